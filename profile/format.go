@@ -1,0 +1,92 @@
+// Package profile reads and writes weave profile files and holds their data model.
+package profile
+
+// The weave profile format, version 1.
+//
+// The runtime (runtime/weave_rt.c, function write_profile) writes it at exit;
+// Read and Write in this package read and write it. Any change to the format
+// is made here first.
+//
+// A profile is UTF-8 text, one record per line, '\n'-terminated. The first
+// line is
+//
+//	weave profile 1
+//
+// where 1 is the format version. A reader rejects a higher version. Every
+// following line is a record: a one-character tag, then fields separated by
+// single spaces. Numbers are unsigned decimal unless stated; -1 means "none".
+// Ids are dense, start at 0, and a record is always defined before a record
+// that refers to it. Lines starting with '#' are comments.
+//
+//	M key value             metadata; value is the rest of the line.
+//	                        Keys written by the runtime: pid, ppid, argv (the
+//	                        command line, arguments separated by spaces),
+//	                        start_ns / end_ns (CLOCK_REALTIME), complete (1, or
+//	                        0 when the profile was written from a crash or
+//	                        abort), runtime (ABI version).
+//	S id text               an interned string; text is the rest of the line,
+//	                        with '\\' written as `\\` and newline as `\n`.
+//	F id name file line     a woven function: name and file are string ids.
+//	A id fn file line col op type size
+//	                        an allocation call site: fn is a function id, file a
+//	                        string id, op the string id of the called function's
+//	                        name ("malloc", "calloc", ...), type the string id
+//	                        of T when the size argument was sizeof(T)-shaped
+//	                        (else -1), size sizeof(T) (else 0).
+//	T id tid                a thread: id is its number in this profile (the
+//	                        main thread is normally 0), tid its kernel thread id.
+//	N id parent thread kind ref
+//	                        a calling-context-tree node. parent is a node id or
+//	                        -1 for a thread's root; thread a T id; kind is 'R'
+//	                        (root; ref -1), 'F' (a woven function; ref is an F
+//	                        id) or 'A' (an allocation leaf; ref is an A id).
+//	C node calls            the number of times the node was entered (F nodes;
+//	                        omitted when 0).
+//	H node a0 a1 a2 a3 b0 b1 b2 b3 f0 f1 f2 f3 g0 g1 g2 g3
+//	                        heap counters of a node (A nodes; omitted when all
+//	                        are 0), each by mprof's size class 0=s (0-32 bytes),
+//	                        1=m (33-256), 2=l (257-2048), 3=x (>2048): a =
+//	                        allocations, b = bytes allocated, f = frees of
+//	                        blocks allocated here, g = bytes of those blocks.
+//	                        A realloc counts as a free of the old block and an
+//	                        allocation of the new one.
+//	B size allocs frees bytes freed_bytes
+//	                        mprof's bin table: one line per non-empty bin;
+//	                        size 0..1024 is the exact request size, 1025 the
+//	                        bin of all larger requests.
+//	E records               end marker: the number of records (lines after the
+//	                        first, comments excluded, E excluded). A file
+//	                        without it, or with a wrong count, is truncated.
+//
+// Room to grow: a reader skips records whose tag it does not know, so new
+// record kinds (per-node timings, /proc/self/maps snapshots, a heap timeline,
+// trace events) can be added without a version change; a change to an
+// existing record's meaning needs a new version.
+//
+// Example (a program whose main calls make_widget, which mallocs 40 bytes
+// once and never frees them):
+//
+//	weave profile 1
+//	M pid 4242
+//	M complete 1
+//	S 0 main
+//	S 1 widgets.c
+//	S 2 make_widget
+//	S 3 malloc
+//	S 4 struct widget
+//	F 0 0 1 70
+//	F 1 2 1 20
+//	A 0 1 1 22 12 3 4 40
+//	T 0 4242
+//	N 0 -1 0 R -1
+//	N 1 0 0 F 0
+//	N 2 1 0 F 1
+//	N 3 2 0 A 0
+//	C 1 1
+//	C 2 1
+//	H 3 0 1 0 0 0 40 0 0 0 0 0 0 0 0 0 0
+//	B 40 1 0 40 0
+//	E 19
+
+// Version is the newest profile format version this package reads and writes.
+const Version = 1

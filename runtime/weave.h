@@ -1,0 +1,152 @@
+/* weave.h: the interface between woven code and the weave runtime (ABI 1).
+
+   The weaver pastes this file, unchanged, at the top of every woven
+   translation unit, before its first linemarker; the runtime includes it.
+   Woven code is compiled with -x cpp-output, so this file must stay free of
+   preprocessor directives and macros, and warning-free at -Wall -Wextra
+   under gcc and clang.
+
+   Per thread the runtime keeps a pseudo-stack of calling-context-tree nodes:
+   stack[0] is the thread's root, stack[depth] == cur is the node of the
+   innermost woven function. Each woven function body starts with
+
+     struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave), unused))
+         = __weave_enter(&FNS[k]);
+
+   __weave_enter moves to the child of cur for that function (created on
+   first use) and returns where to go back to; the cleanup guard goes back
+   on every return path, after the return value is computed. After setjmp returns (either time) the woven code
+   calls __weave_setjmp_return so the stack re-synchronises to the frame that
+   called setjmp. Allocation calls go to __weave_malloc & co. with a static
+   site record.
+
+   The fast paths below are gnu_inline + always_inline: they are inlined into
+   woven code and never emitted there; the runtime defines the same functions
+   out of line, so taking their address or building without inlining still
+   links. */
+
+typedef __typeof__(sizeof 0) __weave_size_t;
+
+/* A woven function. One static record per function definition. */
+struct __weave_fn {
+	const char *name;
+	const char *file; /* original source file, from the linemarkers */
+	unsigned line;    /* line of the function's name */
+	unsigned flags;   /* reserved, 0 */
+};
+
+/* Allocation operations, stored in __weave_site.op. */
+enum __weave_op {
+	__WEAVE_MALLOC = 1,
+	__WEAVE_CALLOC,
+	__WEAVE_REALLOC,
+	__WEAVE_REALLOCARRAY,
+	__WEAVE_FREE,
+	__WEAVE_STRDUP,
+	__WEAVE_STRNDUP,
+	__WEAVE_ALIGNED_ALLOC,
+	__WEAVE_POSIX_MEMALIGN,
+	__WEAVE_MEMALIGN,
+	__WEAVE_VALLOC,
+	__WEAVE_PVALLOC
+};
+
+/* A call site of an allocation function. One static record per call. */
+struct __weave_site {
+	const struct __weave_fn *fn; /* enclosing function */
+	const char *file;
+	unsigned line, col;
+	unsigned op;                 /* enum __weave_op */
+	unsigned flags;              /* reserved, 0 */
+	const char *type;            /* T of sizeof(T) in the size argument, or 0 */
+	__weave_size_t type_size;    /* sizeof(T), or 0 */
+};
+
+/* The first fields of a context-tree node; the rest is private to the
+   runtime. key is the __weave_fn (function nodes) or __weave_site (allocation
+   leaves) the node stands for; cache is the child most recently entered from
+   this node, never 0 (the runtime points it at a dummy node). */
+struct __weave_node {
+	const void *key;
+	struct __weave_node *cache;
+	unsigned long long calls;
+};
+
+/* One pseudo-stack entry. t0 is reserved for entry timestamps. */
+struct __weave_slot {
+	struct __weave_node *node;
+	unsigned long long t0;
+};
+
+/* Per-thread state. cap == 0 until the thread is set up, which sends the
+   first __weave_enter of every thread to the slow path. */
+struct __weave_thread {
+	struct __weave_node *cur;    /* == stack[depth].node */
+	struct __weave_slot *stack;
+	unsigned depth, cap;
+};
+
+/* What a woven function's guard holds: the node and depth to go back to.
+   parent == 0 means the enter did not push (runtime off, depth cap). Keeping
+   both here, not only in the stack, makes a pop correct even when a signal
+   handler ran woven code between the stores of an enter. */
+struct __weave_frame {
+	struct __weave_node *parent;
+	unsigned depth;
+};
+
+extern __thread struct __weave_thread __weave_tls;
+
+struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn);
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter(const struct __weave_fn *fn)
+{
+	struct __weave_thread *t = &__weave_tls;
+	struct __weave_node *p = t->cur;
+	struct __weave_node *c = p->cache;
+	unsigned d = t->depth;
+	struct __weave_frame f;
+	if (__builtin_expect(c->key != fn || d + 1 >= t->cap, 0))
+		return __weave_enter_slow(fn);
+	c->calls++;
+	t->depth = d + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->stack[d + 1].node = c;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->cur = c;
+	f.parent = p;
+	f.depth = d;
+	return f;
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
+__weave_leave(struct __weave_frame *f)
+{
+	struct __weave_thread *t = &__weave_tls;
+	if (__builtin_expect(f->parent != 0, 1)) {
+		t->depth = f->depth;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->cur = f->parent;
+	}
+}
+
+/* Called with setjmp's result, in the frame that called setjmp, whose
+   guard is f; returns v. Re-synchronises the pseudo-stack after a longjmp
+   dropped frames: the caller is again the innermost frame. */
+int __weave_setjmp_return(struct __weave_frame *f, int v);
+
+/* Allocation advice. Each behaves exactly like the library function it
+   stands for (same result, same errno), and records the block. */
+void *__weave_malloc(const struct __weave_site *s, __weave_size_t n);
+void *__weave_calloc(const struct __weave_site *s, __weave_size_t n, __weave_size_t size);
+void *__weave_realloc(const struct __weave_site *s, void *p, __weave_size_t n);
+void *__weave_reallocarray(const struct __weave_site *s, void *p, __weave_size_t n, __weave_size_t size);
+void __weave_free(const struct __weave_site *s, void *p);
+char *__weave_strdup(const struct __weave_site *s, const char *str);
+char *__weave_strndup(const struct __weave_site *s, const char *str, __weave_size_t n);
+void *__weave_aligned_alloc(const struct __weave_site *s, __weave_size_t align, __weave_size_t n);
+int __weave_posix_memalign(const struct __weave_site *s, void **p, __weave_size_t align, __weave_size_t n);
+void *__weave_memalign(const struct __weave_site *s, __weave_size_t align, __weave_size_t n);
+void *__weave_valloc(const struct __weave_site *s, __weave_size_t n);
+void *__weave_pvalloc(const struct __weave_site *s, __weave_size_t n);
