@@ -111,9 +111,9 @@ __weave_enter(const struct __weave_fn *fn)
 		return __weave_enter_slow(fn);
 	c->calls++;
 	t->depth = d + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
 	t->stack[d + 1].node = c;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
 	t->cur = c;
 	f.parent = p;
 	f.depth = d;
@@ -126,7 +126,7 @@ __weave_leave(struct __weave_frame *f)
 	struct __weave_thread *t = &__weave_tls;
 	if (__builtin_expect(f->parent != 0, 1)) {
 		t->depth = f->depth;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
 		t->cur = f->parent;
 	}
 }

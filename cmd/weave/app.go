@@ -2,37 +2,49 @@ package main
 
 import (
 	"errors"
+	"os"
 
 	"github.com/urfave/cli/v2"
+
+	"weave/driver"
 )
 
-// newApp returns the weave command line: weaving is the default action,
-// the rest are subcommands, each in its own file.
+// newApp returns the weave command line: weaving a file is the default
+// action (its arguments are compiler flags, so the root parses them
+// itself), the rest are subcommands, each in its own file.
 func newApp() *cli.App {
 	return &cli.App{
-		Name:  "weave",
-		Usage: "weave memory and time profiling into C programs",
-		Commands: []*cli.Command{
-			reportCommand,
-		},
+		Name:      "weave",
+		Usage:     "weave memory and time profiling into C programs",
+		UsageText: "weave [-v] -o out.c prog.c [cc flags]\n   weave cc [cc arguments]\n   weave report [options] [profile]\n   weave runtime [-o weave_rt.c]",
+		Description: "Without a subcommand, weave preprocesses prog.c with $WEAVE_CC (default cc) and the\n" +
+			"given flags, weaves profiling advice into it and writes the result to out.c, which any\n" +
+			"C compiler builds together with the runtime (weave runtime -o weave_rt.c).",
+		SkipFlagParsing: true,
 		HideHelpCommand: true,
+		Commands: []*cli.Command{
+			ccCommand,
+			reportCommand,
+			runtimeCommand,
+		},
+		Action: weaveAction,
 	}
 }
 
-// exitError carries a process exit status chosen by a subcommand, e.g. the
-// status of a compiler run on the user's behalf.
-type exitError struct {
-	code int
-	err  error
+// newConfig returns the driver configuration from the environment.
+func newConfig(c *cli.Context) *driver.Config {
+	return &driver.Config{
+		Compiler: driver.CompilerFromEnv(),
+		Stdout:   c.App.Writer,
+		Stderr:   c.App.ErrWriter,
+		Strict:   os.Getenv("WEAVE_STRICT") == "1",
+	}
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
 func exitCode(err error) int {
-	var ee *exitError
+	var ee *driver.ExitError
 	if errors.As(err, &ee) {
-		return ee.code
+		return ee.Code
 	}
 	return 1
 }

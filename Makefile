@@ -1,0 +1,35 @@
+# weave: see README.md.
+
+GO ?= go
+BIN := bin
+OUT := out
+
+.PHONY: all build demo test test-short deps vet clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/weave ./cmd/weave
+
+# demo weaves mprof's producer/consumer example, runs it and prints the report.
+demo: build
+	@mkdir -p $(OUT)
+	$(BIN)/weave cc -O2 -g -o $(OUT)/widgets testdata/widgets.c
+	cd $(OUT) && WEAVE_OUT=widgets.prof ./widgets 100000
+	$(BIN)/weave report $(OUT)/widgets.prof
+
+# test runs every test, the corpus ones (c-torture, benchmarksgame) included.
+test:
+	$(GO) vet ./...
+	$(GO) test -timeout 60m ./...
+
+test-short:
+	$(GO) test -short ./...
+
+# deps installs what the tests use besides Go and gcc (Debian/Ubuntu, as root).
+deps:
+	apt-get update -qq
+	apt-get install -y -qq valgrind clang >/dev/null
+
+clean:
+	rm -rf $(BIN) $(OUT)

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// weaveBin is the weave binary under test, built once by TestMain.
+var weaveBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "weave-test-")
+	if err != nil {
+		panic(err)
+	}
+	weaveBin = filepath.Join(dir, "weave")
+	if out, err := exec.Command("go", "build", "-o", weaveBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building weave: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what a program run did.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs argv in dir with extra environment variables.
+func run(t *testing.T, dir string, env []string, argv ...string) result {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%v: %v", argv, err)
+	}
+	return result{stdout.String(), stderr.String(), code}
+}
+
+// mustRun runs argv and fails the test unless it exits 0.
+func mustRun(t *testing.T, dir string, env []string, argv ...string) result {
+	t.Helper()
+	r := run(t, dir, env, argv...)
+	if r.code != 0 {
+		t.Fatalf("%s: exit %d\n%s%s", strings.Join(argv, " "), r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// stripSummary removes the runtime's exit summary from a program's stderr.
+func stripSummary(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if !strings.HasPrefix(l, "==weave==") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// totals are the heap totals both weave and valgrind report.
+type totals struct {
+	Allocs         int64 `json:"allocs"`
+	Frees          int64 `json:"frees"`
+	BytesAllocated int64 `json:"bytes_allocated"`
+	BytesInUse     int64 `json:"bytes_in_use"`
+	BlocksInUse    int64 `json:"blocks_in_use"`
+}
+
+// reportTotals runs weave report --format json on a profile.
+func reportTotals(t *testing.T, profile string) totals {
+	t.Helper()
+	r := mustRun(t, "", nil, weaveBin, "report", "--format", "json", profile)
+	var rep struct {
+		Totals totals `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("report json: %v\n%s", err, r.stdout)
+	}
+	return rep.Totals
+}
+
+var (
+	vgUsage = regexp.MustCompile(`total heap usage: ([\d,]+) allocs, ([\d,]+) frees, ([\d,]+) bytes allocated`)
+	vgInUse = regexp.MustCompile(`in use at exit: ([\d,]+) bytes in ([\d,]+) blocks`)
+)
+
+func atoi(s string) int64 {
+	n, _ := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
+	return n
+}
+
+// valgrindTotals runs a program under valgrind memcheck and returns its
+// heap totals.
+func valgrindTotals(t *testing.T, dir string, argv ...string) totals {
+	t.Helper()
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind not installed")
+	}
+	r := run(t, dir, nil, append([]string{"valgrind", "--leak-check=no"}, argv...)...)
+	u := vgUsage.FindStringSubmatch(r.stderr)
+	i := vgInUse.FindStringSubmatch(r.stderr)
+	if u == nil || i == nil {
+		t.Fatalf("no valgrind heap summary in:\n%s", r.stderr)
+	}
+	return totals{Allocs: atoi(u[1]), Frees: atoi(u[2]), BytesAllocated: atoi(u[3]), BytesInUse: atoi(i[1]), BlocksInUse: atoi(i[2])}
+}
+
+// program is a test program: its sources (relative to testdata) and args.
+type program struct {
+	name string
+	srcs []string
+	args []string
+}
+
+var programs = []program{
+	{"widgets", []string{"widgets.c"}, nil},
+	{"returns", []string{"returns.c"}, nil},
+	{"recursion", []string{"recursion.c"}, nil},
+	{"macros", []string{"macros.c"}, nil},
+	{"longjmp", []string{"longjmp.c"}, nil},
+	{"ownalloc", []string{"ownalloc.c"}, nil},
+	{"twotu", []string{"twotu/main.c", "twotu/shapes.c"}, nil},
+}
+
+// build compiles a program plain and woven with compiler cc, checks the
+// woven build adds no warnings, and returns both binaries.
+func build(t *testing.T, dir, cc string, p program, flags ...string) (plain, woven string) {
+	t.Helper()
+	var srcs []string
+	for _, s := range p.srcs {
+		abs, _ := filepath.Abs(filepath.Join("../../testdata", s))
+		srcs = append(srcs, abs)
+	}
+	plain = filepath.Join(dir, p.name+".plain")
+	woven = filepath.Join(dir, p.name+".woven")
+	args := append(append([]string{"-Wall", "-Wextra"}, flags...), srcs...)
+	pr := mustRun(t, dir, nil, append(append([]string{cc}, args...), "-o", plain)...)
+	wr := mustRun(t, dir, []string{"WEAVE_CC=" + cc}, append(append([]string{weaveBin, "cc"}, args...), "-o", woven)...)
+	if wr.stderr != pr.stderr {
+		t.Errorf("woven build's diagnostics differ from the plain build's:\nplain:\n%s\nwoven:\n%s", pr.stderr, wr.stderr)
+	}
+	return plain, woven
+}
+
+// TestPrograms weaves each test program with gcc and clang, and checks the
+// woven program behaves as the plain one and its heap totals equal
+// valgrind's.
+func TestPrograms(t *testing.T) {
+	for _, cc := range []string{"gcc", "clang"} {
+		if _, err := exec.LookPath(cc); err != nil {
+			t.Logf("%s not installed", cc)
+			continue
+		}
+		for _, p := range programs {
+			p, cc := p, cc
+			t.Run(cc+"/"+p.name, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				plain, woven := build(t, dir, cc, p, "-O2", "-g")
+				want := run(t, dir, nil, append([]string{plain}, p.args...)...)
+				prof := filepath.Join(dir, "out.prof")
+				got := run(t, dir, []string{"WEAVE_OUT=" + prof}, append([]string{woven}, p.args...)...)
+				if got.stdout != want.stdout || stripSummary(got.stderr) != want.stderr || got.code != want.code {
+					t.Fatalf("woven run differs:\nplain: exit %d\n%s%s\nwoven: exit %d\n%s%s",
+						want.code, want.stdout, want.stderr, got.code, got.stdout, got.stderr)
+				}
+				if !strings.Contains(got.stderr, "==weave== HEAP SUMMARY") {
+					t.Errorf("no heap summary on stderr:\n%s", got.stderr)
+				}
+				wt := reportTotals(t, prof)
+				if p.name == "ownalloc" {
+					if wt.Allocs != 0 {
+						t.Errorf("the program's own malloc was advised: %+v", wt)
+					}
+					return
+				}
+				vt := valgrindTotals(t, dir, append([]string{plain}, p.args...)...)
+				if wt != vt {
+					t.Errorf("weave totals %+v, valgrind %+v", wt, vt)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// weaveAction is `weave [-v] -o out.c prog.c [cc flags]`.
+func weaveAction(c *cli.Context) error {
+	args := c.Args().Slice()
+	var out, src string
+	var flags []string
+	verbose := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-h" || a == "--help" || a == "-help":
+			return cli.ShowAppHelp(c)
+		case a == "-v" || a == "--verbose":
+			verbose = true
+		case a == "-o":
+			if i+1 >= len(args) {
+				return errors.New("-o needs a file name")
+			}
+			out = args[i+1]
+			i++
+		case strings.HasPrefix(a, "-o"):
+			out = a[2:]
+		case strings.HasPrefix(a, "--"):
+			return fmt.Errorf("unknown flag %s (compiler flags take one dash; see weave --help)", a)
+		case strings.HasPrefix(a, "-"):
+			flags = append(flags, a)
+			if flagTakesValue(a) && i+1 < len(args) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+		default:
+			if src != "" {
+				return fmt.Errorf("one source file at a time (got %s and %s); use weave cc for many", src, a)
+			}
+			src = a
+		}
+	}
+	if src == "" {
+		return errors.New("no input file (usage: weave -o out.c prog.c [cc flags])")
+	}
+	cfg := newConfig(c)
+	cfg.Verbose = verbose
+	return cfg.WeaveFile(src, out, flags)
+}
+
+// flagTakesValue reports whether a compiler flag takes the next argument.
+func flagTakesValue(f string) bool {
+	switch f {
+	case "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-idirafter", "-iquote", "-x":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,360 @@
+// Package weave inserts profiling advice into a parsed, preprocessed C translation unit.
+package weave
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"modernc.org/cc/v4"
+
+	"weave/parse"
+)
+
+// Options control weaving.
+type Options struct {
+	// Prologue is the runtime interface (runtime.Header()) pasted at the
+	// top of the woven text.
+	Prologue string
+}
+
+// Result is a woven translation unit.
+type Result struct {
+	Text      []byte     // the woven preprocessed text, to compile with -x cpp-output
+	Functions []Function // every function defined in the user's files
+	Sites     []Site     // every allocation call advised
+	Skipped   []Function // functions left unwoven (Reason says why)
+}
+
+// Function is a function definition found in the user's files.
+type Function struct {
+	Name   string
+	File   string
+	Line   int
+	Reason string // why it was not woven; empty if woven
+}
+
+// Site is an advised allocation call.
+type Site struct {
+	Func      string // enclosing function
+	Op        string // malloc, calloc, ...
+	File      string
+	Line, Col int
+	Type      string // T when the size was sizeof(T)-shaped
+	TypeSize  int64
+}
+
+// allocOps maps the advised library functions to the runtime operation
+// (weave.h, enum __weave_op) and the indices of their size and count
+// arguments (-1: none).
+var allocOps = map[string]struct {
+	op          string
+	size, count int
+}{
+	"malloc":         {"__WEAVE_MALLOC", 0, -1},
+	"calloc":         {"__WEAVE_CALLOC", 1, 0},
+	"realloc":        {"__WEAVE_REALLOC", 1, -1},
+	"reallocarray":   {"__WEAVE_REALLOCARRAY", 2, 1},
+	"free":           {"__WEAVE_FREE", -1, -1},
+	"strdup":         {"__WEAVE_STRDUP", -1, -1},
+	"strndup":        {"__WEAVE_STRNDUP", -1, -1},
+	"aligned_alloc":  {"__WEAVE_ALIGNED_ALLOC", 1, -1},
+	"posix_memalign": {"__WEAVE_POSIX_MEMALIGN", 2, -1},
+	"memalign":       {"__WEAVE_MEMALIGN", 1, -1},
+	"valloc":         {"__WEAVE_VALLOC", 0, -1},
+	"pvalloc":        {"__WEAVE_PVALLOC", 0, -1},
+}
+
+// setjmpNames are the functions after whose return the pseudo-stack must
+// re-synchronise (glibc's setjmp and sigsetjmp macros expand to _setjmp and
+// __sigsetjmp).
+var setjmpNames = map[string]bool{
+	"setjmp": true, "_setjmp": true, "sigsetjmp": true, "__sigsetjmp": true,
+}
+
+type weaver struct {
+	u        *parse.Unit
+	buf      *editBuffer
+	tag      string // per-unit suffix of the generated table names
+	res      *Result
+	defined  map[string]bool // functions defined in this unit
+	fnRecs   []string        // initializers of the function table
+	siteRecs []string        // initializers of the site table
+}
+
+// Weave weaves u. It returns an error only for an internal failure; a
+// function that cannot be woven safely is left alone and listed in Skipped.
+func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			res, err = nil, fmt.Errorf("internal error: %v", e)
+		}
+	}()
+	sum := sha256.Sum256(append([]byte(u.Name+"\x00"), u.Text...))
+	w := &weaver{
+		u:       u,
+		buf:     newEditBuffer(u.Text),
+		tag:     hex.EncodeToString(sum[:6]),
+		res:     &Result{},
+		defined: map[string]bool{},
+	}
+	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
+		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
+			w.defined[ed.FunctionDefinition.Declarator.Name()] = true
+		}
+	}
+	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
+		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
+			fd := ed.FunctionDefinition
+			w.function(fd.Declarator, fd.CompoundStatement, cc.NodeSource(fd.DeclarationSpecifiers))
+		}
+	}
+	w.emitTables(opts.Prologue)
+	w.res.Text = w.buf.Bytes()
+	return w.res, nil
+}
+
+func (w *weaver) fnTable() string   { return "__weave_fns_" + w.tag }
+func (w *weaver) siteTable() string { return "__weave_sites_" + w.tag }
+
+// function weaves one function definition (and, through the body walk,
+// any GNU nested functions in it).
+func (w *weaver) function(d *cc.Declarator, body *cc.CompoundStatement, specs string) {
+	loc, _ := w.u.Location(d)
+	if loc.System || loc.File == "" || strings.HasPrefix(loc.File, "<") {
+		return
+	}
+	fn := Function{Name: d.Name(), File: loc.File, Line: loc.Line}
+	fn.Reason = w.skipReason(d, body, specs)
+	k := len(w.fnRecs)
+	w.fnRecs = append(w.fnRecs, fmt.Sprintf("{%s, %s, %d, 0}", cString(fn.Name), cString(fn.File), fn.Line))
+	fnRef := fmt.Sprintf("&%s[%d]", w.fnTable(), k)
+	w.res.Functions = append(w.res.Functions, fn)
+	woven := fn.Reason == ""
+	if !woven {
+		w.res.Skipped = append(w.res.Skipped, fn)
+	} else {
+		w.buf.Insert(guardOffset(body), fmt.Sprintf(
+			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave), unused)) = __weave_enter(%s);", fnRef))
+	}
+	w.body(body, fn.Name, fnRef, woven)
+}
+
+// guardOffset is where the guard goes: after the body's '{' and any
+// __label__ declarations, which must come first in a block.
+func guardOffset(body *cc.CompoundStatement) int {
+	off := body.Token.Position().Offset + 1
+	for l := body.BlockItemList; l != nil; l = l.BlockItemList {
+		bi := l.BlockItem
+		if bi == nil || bi.Case != cc.BlockItemLabel {
+			break
+		}
+		off = bi.LabelDeclaration.Token2.Position().Offset + 1
+	}
+	return off
+}
+
+// skipReason says why a function must be left unwoven, or "".
+func (w *weaver) skipReason(d *cc.Declarator, body *cc.CompoundStatement, specs string) string {
+	attrs := specs + " " + cc.NodeSource(d)
+	switch {
+	case strings.Contains(attrs, "naked"):
+		return "naked function"
+	case strings.Contains(attrs, "no_instrument_function"):
+		return "no_instrument_function attribute"
+	}
+	for _, t := range cc.NodeTokens(body) {
+		if t.Ch == rune(cc.IDENTIFIER) && strings.Trim(t.SrcStr(), "_") == "musttail" {
+			return "uses musttail"
+		}
+	}
+	return ""
+}
+
+// body advises the allocation and setjmp calls of a function body.
+func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef string, woven bool) {
+	walk(body, func(n cc.Node) bool {
+		switch x := n.(type) {
+		case *cc.BlockItem:
+			if x.Case == cc.BlockItemFuncDef { // GNU nested function
+				w.function(x.Declarator, x.CompoundStatement, cc.NodeSource(x.DeclarationSpecifiers))
+				return false
+			}
+		case *cc.PostfixExpression:
+			if x.Case == cc.PostfixExpressionCall {
+				w.call(x, fnName, fnRef, woven)
+			}
+		}
+		return true
+	})
+}
+
+// call advises one call expression if it calls an allocation function or
+// setjmp from the C library.
+func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef string, woven bool) {
+	pe, ok := x.PostfixExpression.(*cc.PrimaryExpression)
+	if !ok || pe.Case != cc.PrimaryExpressionIdent {
+		return
+	}
+	name := pe.Token.SrcStr()
+	a, isAlloc := allocOps[name]
+	if !isAlloc && !setjmpNames[name] || !w.isLibraryFunction(pe, name) {
+		return
+	}
+	if !isAlloc {
+		if woven {
+			w.buf.Insert(pe.Token.Position().Offset, "__weave_setjmp_return(&__weave_f, ")
+			w.buf.Insert(x.Token2.Position().Offset+1, ")")
+		}
+		return
+	}
+	loc, col := w.u.Location(pe.Token)
+	site := Site{Func: fnName, Op: name, File: loc.File, Line: loc.Line, Col: col}
+	args := argList(x.ArgumentExpressionList)
+	if a.size >= 0 && a.size < len(args) {
+		site.Type, site.TypeSize = sizeofType(args[a.size])
+		if site.Type == "" && a.count >= 0 && a.count < len(args) {
+			site.Type, site.TypeSize = sizeofType(args[a.count])
+		}
+	}
+	j := len(w.siteRecs)
+	typ := "0"
+	if site.Type != "" {
+		typ = cString(site.Type)
+	}
+	w.siteRecs = append(w.siteRecs, fmt.Sprintf("{%s, %s, %d, %d, %s, 0, %s, %d}",
+		fnRef, cString(site.File), site.Line, site.Col, a.op, typ, site.TypeSize))
+	w.res.Sites = append(w.res.Sites, site)
+	off := pe.Token.Position().Offset
+	w.buf.Replace(off, off+len(pe.Token.Src()), "__weave_"+name)
+	sep := ", "
+	if len(args) == 0 {
+		sep = ""
+	}
+	w.buf.Insert(x.Token.Position().Offset+1, fmt.Sprintf("&%s[%d]%s", w.siteTable(), j, sep))
+}
+
+// isLibraryFunction reports whether the identifier resolves to an external
+// function that this unit does not define: the C library's, not a local
+// variable or the program's own allocator of the same name.
+func (w *weaver) isLibraryFunction(pe *cc.PrimaryExpression, name string) bool {
+	if w.defined[name] {
+		return false
+	}
+	d, ok := pe.ResolvedTo().(*cc.Declarator)
+	if !ok || d == nil {
+		return false
+	}
+	if d.Type() == nil || d.Type().Kind() != cc.Function {
+		return false
+	}
+	return d.Linkage() == cc.External
+}
+
+func argList(l *cc.ArgumentExpressionList) (r []cc.ExpressionNode) {
+	for ; l != nil; l = l.ArgumentExpressionList {
+		r = append(r, l.AssignmentExpression)
+	}
+	return r
+}
+
+// sizeofType finds sizeof(T) or sizeof expr in a size argument such as
+// sizeof(T), n * sizeof(T), sizeof *p or sizeof(struct hdr) + n, and
+// returns T's name and size.
+func sizeofType(arg cc.Node) (name string, size int64) {
+	walk(arg, func(n cc.Node) bool {
+		if name != "" {
+			return false
+		}
+		u, ok := n.(*cc.UnaryExpression)
+		if !ok {
+			return true
+		}
+		switch u.Case {
+		case cc.UnaryExpressionSizeofType:
+			name = strings.Join(strings.Fields(cc.NodeSource(u.TypeName)), " ")
+			if t := u.TypeName.Type(); t != nil {
+				size = t.Size()
+			}
+			return false
+		case cc.UnaryExpressionSizeofExpr:
+			if t := u.UnaryExpression.Type(); t != nil {
+				name = typeName(t)
+				size = t.Size()
+			}
+			return false
+		}
+		return true
+	})
+	if size <= 0 {
+		return "", 0
+	}
+	return name, size
+}
+
+// typeName names a type the way its user wrote it: the typedef name if it
+// has one.
+func typeName(t cc.Type) string {
+	if td := t.Typedef(); td != nil {
+		return td.Name()
+	}
+	return t.String()
+}
+
+// emitTables adds the prologue before the first line and the function and
+// site tables after the last.
+func (w *weaver) emitTables(prologue string) {
+	var pre strings.Builder
+	pre.WriteString(prologue)
+	if !strings.HasSuffix(prologue, "\n") {
+		pre.WriteString("\n")
+	}
+	attrs := `__attribute__((__weak__, __visibility__("hidden")))`
+	if n := len(w.fnRecs); n > 0 {
+		fmt.Fprintf(&pre, "extern const struct __weave_fn %s[%d] %s;\n", w.fnTable(), n, attrs)
+	}
+	if n := len(w.siteRecs); n > 0 {
+		fmt.Fprintf(&pre, "extern const struct __weave_site %s[%d] %s;\n", w.siteTable(), n, attrs)
+	}
+	if len(w.u.Text) == 0 || w.u.Text[0] != '#' {
+		loc := w.u.Lines.Lookup(1)
+		file := loc.File
+		if file == "" {
+			file = w.u.Name
+		}
+		fmt.Fprintf(&pre, "# 1 %s\n", cString(file))
+	}
+	w.buf.Insert(0, pre.String())
+
+	var post strings.Builder
+	post.WriteString("\n# 1 \"<weave>\"\n")
+	if n := len(w.fnRecs); n > 0 {
+		fmt.Fprintf(&post, "const struct __weave_fn %s[%d] %s = {\n\t%s\n};\n", w.fnTable(), n, attrs, strings.Join(w.fnRecs, ",\n\t"))
+	}
+	if n := len(w.siteRecs); n > 0 {
+		fmt.Fprintf(&post, "const struct __weave_site %s[%d] %s = {\n\t%s\n};\n", w.siteTable(), n, attrs, strings.Join(w.siteRecs, ",\n\t"))
+	}
+	w.buf.Insert(len(w.u.Text), post.String())
+	sort.SliceStable(w.res.Skipped, func(i, j int) bool { return w.res.Skipped[i].Line < w.res.Skipped[j].Line })
+}
+
+// cString returns s as a C string literal.
+func cString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < ' ' || c >= 0x7f:
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
