@@ -131,6 +131,7 @@ func (cfg *Config) run(argv []string) error {
 // CC runs a compiler command line (without argv[0]) with every C source
 // woven and the runtime linked in.
 func (cfg *Config) CC(args []string) error {
+	args = expandResponseFiles(args)
 	c := parseCmdline(args)
 	cc := cfg.Compiler
 	nC := 0
@@ -171,7 +172,7 @@ func (cfg *Config) CC(args []string) error {
 		}
 	}
 	if c.compile || c.asm {
-		return nil
+		return cfg.compileOthers(c)
 	}
 	link := append([]string{}, cc...)
 	for _, f := range c.flags {
@@ -189,6 +190,25 @@ func (cfg *Config) CC(args []string) error {
 		link = append(link, "-o", c.output)
 	}
 	return cfg.run(link)
+}
+
+// compileOthers compiles the inputs of a -c or -S command line that are
+// not C (assembly, C++, ...) with the real compiler, untouched.
+func (cfg *Config) compileOthers(c *cmdline) error {
+	var others []string
+	for _, in := range c.inputs {
+		if in.lang != "c" {
+			others = append(others, in.name)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	argv := append(append(append([]string{}, cfg.Compiler...), c.flags...), others...)
+	if c.output != "" && len(c.inputs) == 1 {
+		argv = append(argv, "-o", c.output)
+	}
+	return cfg.run(argv)
 }
 
 // compileOne weaves src and compiles it to out (an object, or assembly

@@ -25,7 +25,7 @@ type Unit struct {
 // and returns the preprocessed text. The compiler's own diagnostics go to
 // stderr unchanged.
 func Preprocess(compiler, flags []string, file string, stderr *bytes.Buffer) ([]byte, error) {
-	args := append(append(append([]string{}, compiler[1:]...), flags...), "-E", file)
+	args := append(append(append([]string{}, compiler[1:]...), flags...), "-E", "-x", "c", file)
 	cmd := exec.Command(compiler[0], args...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -84,7 +84,7 @@ func Parse(name string, text []byte) (*Unit, error) {
 	ast, err := cc.Translate(cfg, []cc.Source{
 		{Name: "<predefined>", Value: predefined},
 		{Name: "<builtin>", Value: cc.Builtin},
-		{Name: name, Value: text},
+		{Name: name, Value: floatNTypedefs(text)},
 	})
 	if err != nil {
 		return nil, u.remapError(err)
@@ -111,7 +111,7 @@ func (u *Unit) remapError(err error) error {
 		}
 		phys, _ := strconv.Atoi(m[2])
 		loc := u.Lines.Lookup(phys)
-		out = append(out, fmt.Sprintf("%s:%d:%s: %s", loc.File, loc.Line, m[3], l[len(m[0]):]))
+		out = append(out, fmt.Sprintf("%s:%d:%s: error: %s", loc.File, loc.Line, m[3], l[len(m[0]):]))
 	}
 	if len(out) == 0 {
 		out = lines
@@ -133,4 +133,24 @@ func (e *Error) Error() string { return e.Msg }
 func (u *Unit) Location(n cc.Node) (loc Location, col int) {
 	p := n.Position()
 	return u.Lines.Lookup(p.Line), p.Column
+}
+
+var floatNNames = regexp.MustCompile(`\b_Float(32|64|32x|64x|128)\b`)
+
+// floatNTypedefs makes text parseable when it declares the _FloatN types as
+// typedefs, as glibc does for compilers that lack them (clang): cc/v4 knows
+// them only as keywords. It renames them to identifiers of the same length,
+// so every byte offset stays the same; the text is only parsed, never
+// written, with the new names.
+func floatNTypedefs(text []byte) []byte {
+	if !bytes.Contains(text, []byte("typedef float _Float32;")) {
+		return text
+	}
+	return floatNNames.ReplaceAllFunc(text, func(m []byte) []byte {
+		r := append([]byte("__wf"), m[6:]...) // "_Float" -> "__wf" + padding
+		for len(r) < len(m) {
+			r = append(r, '_')
+		}
+		return r
+	})
 }

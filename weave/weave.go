@@ -2,6 +2,7 @@
 package weave
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -108,7 +109,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
 			fd := ed.FunctionDefinition
-			w.function(fd.Declarator, fd.CompoundStatement, cc.NodeSource(fd.DeclarationSpecifiers))
+			w.function(fd, fd.Declarator, fd.CompoundStatement)
 		}
 	}
 	w.emitTables(opts.Prologue)
@@ -121,13 +122,13 @@ func (w *weaver) siteTable() string { return "__weave_sites_" + w.tag }
 
 // function weaves one function definition (and, through the body walk,
 // any GNU nested functions in it).
-func (w *weaver) function(d *cc.Declarator, body *cc.CompoundStatement, specs string) {
+func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatement) {
 	loc, _ := w.u.Location(d)
 	if loc.System || loc.File == "" || strings.HasPrefix(loc.File, "<") {
 		return
 	}
 	fn := Function{Name: d.Name(), File: loc.File, Line: loc.Line}
-	fn.Reason = w.skipReason(d, body, specs)
+	fn.Reason = w.skipReason(def, body)
 	k := len(w.fnRecs)
 	w.fnRecs = append(w.fnRecs, fmt.Sprintf("{%s, %s, %d, 0}", cString(fn.Name), cString(fn.File), fn.Line))
 	fnRef := fmt.Sprintf("&%s[%d]", w.fnTable(), k)
@@ -145,10 +146,17 @@ func (w *weaver) function(d *cc.Declarator, body *cc.CompoundStatement, specs st
 // guardOffset is where the guard goes: after the body's '{' and any
 // __label__ declarations, which must come first in a block.
 func guardOffset(body *cc.CompoundStatement) int {
-	off := body.Token.Position().Offset + 1
+	lbrace := body.Token.Position().Offset
+	off := lbrace + 1
 	for l := body.BlockItemList; l != nil; l = l.BlockItemList {
 		bi := l.BlockItem
-		if bi == nil || bi.Case != cc.BlockItemLabel {
+		if bi == nil {
+			break
+		}
+		if bi.Position().Offset <= lbrace { // cc/v4's synthetic __func__ declaration
+			continue
+		}
+		if bi.Case != cc.BlockItemLabel {
 			break
 		}
 		off = bi.LabelDeclaration.Token2.Position().Offset + 1
@@ -156,19 +164,21 @@ func guardOffset(body *cc.CompoundStatement) int {
 	return off
 }
 
-// skipReason says why a function must be left unwoven, or "".
-func (w *weaver) skipReason(d *cc.Declarator, body *cc.CompoundStatement, specs string) string {
-	attrs := specs + " " + cc.NodeSource(d)
+// skipReason says why a function must be left unwoven, or "". It looks at
+// the text: the declaration up to the body for attributes, the body for
+// musttail (a guard would run after the tail call, which is then no longer
+// a tail call).
+func (w *weaver) skipReason(def cc.Node, body *cc.CompoundStatement) string {
+	lb := body.Token.Position().Offset
+	rb := body.Token2.Position().Offset
+	decl := w.u.Text[def.Position().Offset:lb]
 	switch {
-	case strings.Contains(attrs, "naked"):
+	case bytes.Contains(decl, []byte("naked")):
 		return "naked function"
-	case strings.Contains(attrs, "no_instrument_function"):
+	case bytes.Contains(decl, []byte("no_instrument_function")):
 		return "no_instrument_function attribute"
-	}
-	for _, t := range cc.NodeTokens(body) {
-		if t.Ch == rune(cc.IDENTIFIER) && strings.Trim(t.SrcStr(), "_") == "musttail" {
-			return "uses musttail"
-		}
+	case bytes.Contains(w.u.Text[lb:rb], []byte("musttail")):
+		return "uses musttail"
 	}
 	return ""
 }
@@ -179,7 +189,7 @@ func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef string, woven bo
 		switch x := n.(type) {
 		case *cc.BlockItem:
 			if x.Case == cc.BlockItemFuncDef { // GNU nested function
-				w.function(x.Declarator, x.CompoundStatement, cc.NodeSource(x.DeclarationSpecifiers))
+				w.function(x, x.Declarator, x.CompoundStatement)
 				return false
 			}
 		case *cc.PostfixExpression:

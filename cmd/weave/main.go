@@ -2,13 +2,61 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"weave/parse"
 )
 
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
-		fmt.Fprintf(os.Stderr, "weave: %v\n", err)
+	if err := newApp().Run(aliasArgs(os.Args)); err != nil {
+		var pe *parse.Error
+		if errors.As(err, &pe) { // already file:line:col: error: message
+			fmt.Fprintln(os.Stderr, pe)
+		} else {
+			fmt.Fprintf(os.Stderr, "weave: %v\n", err)
+		}
 		os.Exit(exitCode(err))
 	}
+}
+
+// aliasArgs turns the other ways of calling weave into subcommands:
+// through a link named weave-cc (CC=weave-cc, for build systems that want
+// one word), and as a compiler launcher in ccache's convention, `weave gcc
+// args...` (CMAKE_C_COMPILER_LAUNCHER=weave), which is `weave cc` with that
+// compiler.
+func aliasArgs(args []string) []string {
+	base := filepath.Base(args[0])
+	if base == "weave-cc" || strings.HasPrefix(base, "weave-cc.") {
+		return append([]string{args[0], "cc"}, args[1:]...)
+	}
+	if len(args) > 1 && isCompiler(args[1]) {
+		os.Setenv("WEAVE_CC", args[1])
+		return append([]string{args[0], "cc"}, args[2:]...)
+	}
+	return args
+}
+
+// isCompiler reports whether a launcher's first argument names a compiler:
+// an executable, not a source file or subcommand.
+func isCompiler(arg string) bool {
+	if strings.HasPrefix(arg, "-") || strings.HasSuffix(arg, ".c") || strings.HasSuffix(arg, ".i") {
+		return false
+	}
+	switch arg {
+	case "gcc", "clang":
+		return true
+	case "cc", "report", "runtime", "help": // subcommands win; `weave cc` uses $WEAVE_CC
+		return false
+	}
+	p, err := exec.LookPath(arg)
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }

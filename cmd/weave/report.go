@@ -1,13 +1,103 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"weave/profile"
+	"weave/report"
+)
 
 // reportCommand prints the tables of a profile.
 var reportCommand = &cli.Command{
 	Name:      "report",
 	Usage:     "print the tables of a profile",
 	ArgsUsage: "[profile]",
-	Action: func(c *cli.Context) error {
-		return nil // TODO(report): implemented in package report
+	Description: "Prints mprof's tables for a profile written by a woven program: memory leaks,\n" +
+		"allocation bins, direct allocation and the allocation call graph. Without an\n" +
+		"argument, reads the newest weave-*.prof in the current directory.",
+	Flags: []cli.Flag{
+		&cli.StringFlag{
+			Name:  "format",
+			Value: "text",
+			Usage: "output format: " + strings.Join(report.Formats(), " or "),
+		},
+		&cli.IntFlag{
+			Name:  "depth",
+			Value: report.DefaultDepth,
+			Usage: "functions in a leak table chain, innermost first (0: whole chains)",
+		},
+		&cli.BoolFlag{
+			Name:  "sites",
+			Usage: "distinguish call sites within a function in the leak table",
+		},
+		&cli.StringFlag{
+			Name:  "tables",
+			Value: "all",
+			Usage: "tables to print, comma-separated: " + strings.Join(report.AllTables, ","),
+		},
 	},
+	Action: runReport,
+}
+
+func runReport(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return fmt.Errorf("report: too many arguments (want at most one profile)")
+	}
+	rd, err := report.Lookup(c.String("format"))
+	if err != nil {
+		return err
+	}
+	tables, err := report.ParseTables(c.String("tables"))
+	if err != nil {
+		return err
+	}
+	depth := c.Int("depth")
+	if depth < 0 {
+		return fmt.Errorf("--depth %d: want 0 (whole chains) or more", depth)
+	}
+	path := c.Args().First()
+	if path == "" {
+		if path, err = newestProfile("."); err != nil {
+			return err
+		}
+	}
+	p, err := profile.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	r, err := report.New(p, report.Options{Depth: depth, Sites: c.Bool("sites"), Tables: tables})
+	if err != nil {
+		return err
+	}
+	return rd.Render(c.App.Writer, r)
+}
+
+// newestProfile returns the most recently modified weave-*.prof in dir.
+func newestProfile(dir string) (string, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "weave-*.prof"))
+	if err != nil {
+		return "", err
+	}
+	var best string
+	var bestInfo os.FileInfo
+	for _, name := range names {
+		fi, err := os.Stat(name)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if bestInfo == nil || fi.ModTime().After(bestInfo.ModTime()) ||
+			fi.ModTime().Equal(bestInfo.ModTime()) && name > best {
+			best, bestInfo = name, fi
+		}
+	}
+	if best == "" {
+		return "", errors.New("no weave-*.prof profile in the current directory (name one: weave report FILE)")
+	}
+	return best, nil
 }

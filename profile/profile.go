@@ -1,0 +1,235 @@
+package profile
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Profile is one weave profile: the calling-context trees of a program's
+// threads, with call counts on function nodes and heap counters on
+// allocation leaves, plus mprof's global bin table.
+//
+// Read fills every slice indexed by id (Funcs[i].ID == i, and so on), and
+// links the nodes: Parent, Children, Thread.Root. Write reads the same fields.
+type Profile struct {
+	Meta    []Meta    // M records, in file order
+	Funcs   []*Func   // F records, by id
+	Sites   []*Site   // A records, by id
+	Threads []*Thread // T records, by id
+	Nodes   []*Node   // N records, by id
+	Bins    []Bin     // B records, by increasing size
+}
+
+// Meta is one metadata record (M key value).
+type Meta struct {
+	Key, Value string
+}
+
+// Func is a woven function (an F record). The same function may appear as
+// several Funcs, e.g. a static inline function of a header woven into
+// several translation units; consumers that merge them key on (Name, File).
+type Func struct {
+	ID   int
+	Name string
+	File string
+	Line int
+}
+
+// Site is an allocation call site (an A record).
+type Site struct {
+	ID       int
+	Func     *Func // enclosing function
+	File     string
+	Line     int
+	Col      int
+	Op       string // the called function: "malloc", "calloc", ...
+	Type     string // T when the size argument was sizeof(T)-shaped, else ""
+	TypeSize uint64 // sizeof(T), or 0
+}
+
+// Thread is a thread of the profiled program (a T record).
+type Thread struct {
+	ID   int
+	TID  uint64 // kernel thread id
+	Root *Node  // its calling-context tree; nil if the file has no R node for it
+}
+
+// Kind is the kind of a calling-context-tree node.
+type Kind byte
+
+// Node kinds, as written in N records.
+const (
+	KindRoot  Kind = 'R' // a thread's root
+	KindFunc  Kind = 'F' // a woven function
+	KindAlloc Kind = 'A' // an allocation leaf
+)
+
+// Node is a calling-context-tree node (an N record, with its C and H
+// records folded in).
+type Node struct {
+	ID       int
+	Parent   *Node   // nil for a root
+	Children []*Node // by id
+	Thread   *Thread
+	Kind     Kind
+	Func     *Func // KindFunc nodes
+	Site     *Site // KindAlloc nodes
+	Calls    uint64
+	Heap     Heap // KindAlloc nodes
+}
+
+// Size classes of mprof, the index of the arrays in Heap.
+const (
+	Small  = iota // 0-32 bytes
+	Medium        // 33-256
+	Large         // 257-2048
+	XLarge        // more than 2048
+	NumClasses
+)
+
+// ClassNames are mprof's one-letter names of the size classes.
+var ClassNames = [NumClasses]string{"s", "m", "l", "x"}
+
+// SizeClass returns the size class of a request of n bytes.
+func SizeClass(n uint64) int {
+	switch {
+	case n <= 32:
+		return Small
+	case n <= 256:
+		return Medium
+	case n <= 2048:
+		return Large
+	}
+	return XLarge
+}
+
+// Heap holds the heap counters of an allocation leaf, by size class.
+type Heap struct {
+	Allocs     [NumClasses]uint64 // allocations
+	Bytes      [NumClasses]uint64 // bytes allocated
+	Frees      [NumClasses]uint64 // frees of blocks allocated here
+	FreedBytes [NumClasses]uint64 // bytes of those blocks
+}
+
+// IsZero reports whether all counters are 0.
+func (h *Heap) IsZero() bool { return *h == Heap{} }
+
+// Add adds the counters of o to h.
+func (h *Heap) Add(o *Heap) {
+	for c := range NumClasses {
+		h.Allocs[c] += o.Allocs[c]
+		h.Bytes[c] += o.Bytes[c]
+		h.Frees[c] += o.Frees[c]
+		h.FreedBytes[c] += o.FreedBytes[c]
+	}
+}
+
+// TotalAllocs returns the number of allocations over all size classes.
+func (h *Heap) TotalAllocs() uint64 { return sum(h.Allocs) }
+
+// TotalBytes returns the bytes allocated over all size classes.
+func (h *Heap) TotalBytes() uint64 { return sum(h.Bytes) }
+
+// TotalFrees returns the number of frees over all size classes.
+func (h *Heap) TotalFrees() uint64 { return sum(h.Frees) }
+
+// TotalFreedBytes returns the bytes freed over all size classes.
+func (h *Heap) TotalFreedBytes() uint64 { return sum(h.FreedBytes) }
+
+func sum(a [NumClasses]uint64) uint64 {
+	var s uint64
+	for _, v := range a {
+		s += v
+	}
+	return s
+}
+
+// LargeBin is the size of the bin that counts every request larger than
+// 1024 bytes.
+const LargeBin = 1025
+
+// Bin is one line of mprof's bin table (a B record).
+type Bin struct {
+	Size       int // request size 0..1024, or LargeBin
+	Allocs     uint64
+	Frees      uint64
+	Bytes      uint64
+	FreedBytes uint64
+}
+
+// MetaValue returns the value of the first metadata record with the key.
+func (p *Profile) MetaValue(key string) (string, bool) {
+	for _, m := range p.Meta {
+		if m.Key == key {
+			return m.Value, true
+		}
+	}
+	return "", false
+}
+
+// String returns a readable dump of the profile, for debugging: metadata,
+// each thread's tree indented by depth, and the bins.
+func (p *Profile) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "weave profile %d\n", Version)
+	for _, m := range p.Meta {
+		fmt.Fprintf(&b, "meta %s=%q\n", m.Key, m.Value)
+	}
+	for _, t := range p.Threads {
+		fmt.Fprintf(&b, "thread %d tid %d\n", t.ID, t.TID)
+		if t.Root == nil {
+			continue
+		}
+		type item struct {
+			n     *Node
+			depth int
+		}
+		stack := []item{{t.Root, 1}}
+		for len(stack) > 0 {
+			it := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			b.WriteString(strings.Repeat("  ", it.depth))
+			b.WriteString(it.n.describe())
+			b.WriteByte('\n')
+			for i := len(it.n.Children) - 1; i >= 0; i-- {
+				stack = append(stack, item{it.n.Children[i], it.depth + 1})
+			}
+		}
+	}
+	for _, bin := range p.Bins {
+		size := fmt.Sprint(bin.Size)
+		if bin.Size == LargeBin {
+			size = ">1024"
+		}
+		fmt.Fprintf(&b, "bin %s allocs %d frees %d bytes %d freed %d\n",
+			size, bin.Allocs, bin.Frees, bin.Bytes, bin.FreedBytes)
+	}
+	return b.String()
+}
+
+// describe returns a one-line description of n for String.
+func (n *Node) describe() string {
+	var s string
+	switch n.Kind {
+	case KindRoot:
+		s = fmt.Sprintf("#%d root", n.ID)
+	case KindFunc:
+		s = fmt.Sprintf("#%d %s %s:%d", n.ID, escape(n.Func.Name), escape(n.Func.File), n.Func.Line)
+	case KindAlloc:
+		st := n.Site
+		s = fmt.Sprintf("#%d %s at %s:%d:%d in %s", n.ID, escape(st.Op), escape(st.File), st.Line, st.Col, escape(st.Func.Name))
+		if st.Type != "" {
+			s += fmt.Sprintf(" sizeof(%s)=%d", escape(st.Type), st.TypeSize)
+		}
+	default:
+		s = fmt.Sprintf("#%d kind %q", n.ID, n.Kind)
+	}
+	if n.Calls != 0 {
+		s += fmt.Sprintf(" calls %d", n.Calls)
+	}
+	if !n.Heap.IsZero() {
+		h := &n.Heap
+		s += fmt.Sprintf(" allocs %v bytes %v frees %v freed %v", h.Allocs, h.Bytes, h.Frees, h.FreedBytes)
+	}
+	return s
+}

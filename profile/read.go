@@ -1,0 +1,556 @@
+package profile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Errors of Read, for errors.Is. The error returned adds the details.
+var (
+	ErrNotProfile = errors.New("not a weave profile")
+	ErrTruncated  = errors.New("truncated profile")
+)
+
+// VersionError reports a profile of a format version this package does not
+// read.
+type VersionError struct {
+	Version int
+}
+
+func (e *VersionError) Error() string {
+	if e.Version > Version {
+		return fmt.Sprintf("profile version %d is newer than this weave reads (%d)", e.Version, Version)
+	}
+	return fmt.Sprintf("unsupported profile version %d", e.Version)
+}
+
+// ReadFile reads the profile in the named file. Its errors start with the
+// file name: "weave-42.prof: line 12: bad N record: undefined parent 40".
+func ReadFile(path string) (*Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // *PathError, already names the file
+	}
+	defer f.Close()
+	p, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Read reads a profile in the format described in format.go. Records with an
+// unknown tag are skipped; comments are dropped.
+func Read(r io.Reader) (*Profile, error) {
+	br := bufio.NewReader(r)
+	if err := readHeader(br); err != nil {
+		return nil, err
+	}
+	d := &decoder{p: &Profile{}, line: 1}
+	var (
+		ended   bool // the E record was read
+		records int  // records read, E excluded
+	)
+	for {
+		text, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if text == "" && err == io.EOF {
+			break
+		}
+		d.line++
+		complete := strings.HasSuffix(text, "\n")
+		text = strings.TrimSuffix(text, "\n")
+		if ended {
+			return nil, fmt.Errorf("line %d: record after the E record", d.line)
+		}
+		if strings.HasPrefix(text, "#") {
+			continue
+		}
+		if text == "" {
+			return nil, fmt.Errorf("line %d: empty line", d.line)
+		}
+		tag, rest, _ := strings.Cut(text, " ")
+		if tag == "E" {
+			n, perr := strconv.ParseUint(rest, 10, 64)
+			if perr != nil {
+				if !complete {
+					return nil, fmt.Errorf("%w: incomplete last line %d", ErrTruncated, d.line)
+				}
+				return nil, fmt.Errorf("line %d: bad E record: %q is not a count", d.line, rest)
+			}
+			if n != uint64(records) {
+				return nil, fmt.Errorf("%w: E record at line %d counts %d records, found %d",
+					ErrTruncated, d.line, n, records)
+			}
+			ended = true
+			continue
+		}
+		records++
+		if rerr := d.record(tag, rest); rerr != nil {
+			if !complete {
+				// A writer stopped in the middle of this line.
+				return nil, fmt.Errorf("%w: incomplete last line %d", ErrTruncated, d.line)
+			}
+			return nil, fmt.Errorf("line %d: bad %s record: %v", d.line, tag, rerr)
+		}
+	}
+	if !ended {
+		return nil, fmt.Errorf("%w: no E record after line %d", ErrTruncated, d.line)
+	}
+	if err := d.finish(); err != nil {
+		return nil, err
+	}
+	return d.p, nil
+}
+
+// readHeader reads and checks the first line, "weave profile 1".
+func readHeader(br *bufio.Reader) error {
+	const prefix = "weave profile "
+	line, err := br.ReadSlice('\n')
+	switch {
+	case err == bufio.ErrBufferFull:
+		return ErrNotProfile // a long first line: not text we wrote
+	case err == io.EOF:
+		if strings.HasPrefix(prefix, string(line)) || strings.HasPrefix(string(line), prefix) {
+			if len(line) == 0 {
+				return fmt.Errorf("%w: empty file", ErrTruncated)
+			}
+			return fmt.Errorf("%w: incomplete first line", ErrTruncated)
+		}
+		return ErrNotProfile
+	case err != nil:
+		return err
+	}
+	s := strings.TrimSuffix(string(line), "\n")
+	vs, ok := strings.CutPrefix(s, prefix)
+	if !ok {
+		return ErrNotProfile
+	}
+	v, err := strconv.Atoi(vs)
+	if err != nil || vs != strconv.Itoa(v) {
+		return ErrNotProfile
+	}
+	if v != Version {
+		return &VersionError{v}
+	}
+	return nil
+}
+
+// decoder holds the state of Read between records.
+type decoder struct {
+	p       *Profile
+	line    int
+	strs    idTable[string]
+	funcs   idTable[*Func]
+	sites   idTable[*Site]
+	threads idTable[*Thread]
+	nodes   idTable[*Node]
+	heapDef map[int]bool // nodes with an H record
+	callDef map[int]bool // nodes with a C record
+	binDef  map[int]bool
+}
+
+// idTable holds the records of one kind by id. Ids are dense but need not
+// come in order: a record defined ahead of the next id waits in pending,
+// so a corrupt id costs one map entry, not a slice of that length.
+type idTable[T any] struct {
+	s       []T
+	pending map[uint64]T
+}
+
+func (t *idTable[T]) define(id uint64, v T) error {
+	if _, ok := t.get(id); ok {
+		return fmt.Errorf("id %d defined twice", id)
+	}
+	if id > uint64(len(t.s)) {
+		if t.pending == nil {
+			t.pending = map[uint64]T{}
+		}
+		t.pending[id] = v
+		return nil
+	}
+	t.s = append(t.s, v)
+	for {
+		next, ok := t.pending[uint64(len(t.s))]
+		if !ok {
+			return nil
+		}
+		delete(t.pending, uint64(len(t.s)))
+		t.s = append(t.s, next)
+	}
+}
+
+func (t *idTable[T]) get(id uint64) (T, bool) {
+	if id < uint64(len(t.s)) {
+		return t.s[id], true
+	}
+	v, ok := t.pending[id]
+	return v, ok
+}
+
+// lookup returns record id, or an error naming what if it is undefined.
+func (t *idTable[T]) lookup(id uint64, what string) (T, error) {
+	v, ok := t.get(id)
+	if !ok {
+		if id == none {
+			return v, fmt.Errorf("%s -1", what)
+		}
+		return v, fmt.Errorf("undefined %s %d", what, id)
+	}
+	return v, nil
+}
+
+// dense returns the records, or an error if an id is missing.
+func (t *idTable[T]) dense(tag string) ([]T, error) {
+	if len(t.pending) > 0 {
+		return nil, fmt.Errorf("%w: %s record %d is missing", ErrNotDense, tag, len(t.s))
+	}
+	return t.s, nil
+}
+
+// str returns string id, or an error naming what if it is undefined.
+func (d *decoder) str(id uint64, what string) (string, error) {
+	return d.strs.lookup(id, what+" string")
+}
+
+// fields splits rest into exactly n space-separated fields.
+func fields(rest string, n int) ([]string, error) {
+	f := strings.Split(rest, " ")
+	if rest == "" {
+		f = nil
+	}
+	if len(f) != n {
+		return nil, fmt.Errorf("%d fields, want %d", len(f), n)
+	}
+	return f, nil
+}
+
+// none is how nums returns -1.
+const none = ^uint64(0)
+
+// nums parses fields as unsigned numbers, named for errors; a field whose
+// name ends in '?' may be -1, returned as none.
+func nums(f []string, names ...string) ([]uint64, error) {
+	out := make([]uint64, len(f))
+	for i, s := range f {
+		name, optional := strings.CutSuffix(names[i], "?")
+		if optional && s == "-1" {
+			out[i] = none
+			continue
+		}
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || v == none {
+			return nil, fmt.Errorf("%s %q is not a number", name, s)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// record decodes one record; the caller adds the line and tag to errors.
+func (d *decoder) record(tag, rest string) error {
+	p := d.p
+	switch tag {
+	case "M":
+		key, value, _ := strings.Cut(rest, " ")
+		if key == "" {
+			return errors.New("no key")
+		}
+		p.Meta = append(p.Meta, Meta{key, value})
+
+	case "S":
+		ids, text, _ := strings.Cut(rest, " ")
+		id, err := nums([]string{ids}, "id")
+		if err != nil {
+			return err
+		}
+		s, err := unescape(text)
+		if err != nil {
+			return err
+		}
+		return d.strs.define(id[0], s)
+
+	case "F":
+		f, err := fields(rest, 4)
+		if err != nil {
+			return err
+		}
+		v, err := nums(f, "id", "name", "file", "line")
+		if err != nil {
+			return err
+		}
+		fn := &Func{ID: int(v[0]), Line: int(v[3])}
+		if fn.Name, err = d.str(v[1], "name"); err != nil {
+			return err
+		}
+		if fn.File, err = d.str(v[2], "file"); err != nil {
+			return err
+		}
+		return d.funcs.define(v[0], fn)
+
+	case "A":
+		f, err := fields(rest, 8)
+		if err != nil {
+			return err
+		}
+		v, err := nums(f, "id", "fn", "file", "line", "col", "op", "type?", "size")
+		if err != nil {
+			return err
+		}
+		s := &Site{ID: int(v[0]), Line: int(v[3]), Col: int(v[4]), TypeSize: v[7]}
+		if s.Func, err = d.funcs.lookup(v[1], "function"); err != nil {
+			return err
+		}
+		if s.File, err = d.str(v[2], "file"); err != nil {
+			return err
+		}
+		if s.Op, err = d.str(v[5], "op"); err != nil {
+			return err
+		}
+		if v[6] != none {
+			if s.Type, err = d.str(v[6], "type"); err != nil {
+				return err
+			}
+		}
+		return d.sites.define(v[0], s)
+
+	case "T":
+		f, err := fields(rest, 2)
+		if err != nil {
+			return err
+		}
+		v, err := nums(f, "id", "tid")
+		if err != nil {
+			return err
+		}
+		return d.threads.define(v[0], &Thread{ID: int(v[0]), TID: v[1]})
+
+	case "N":
+		return d.node(rest)
+
+	case "C":
+		f, err := fields(rest, 2)
+		if err != nil {
+			return err
+		}
+		v, err := nums(f, "node", "calls")
+		if err != nil {
+			return err
+		}
+		n, err := d.nodes.lookup(v[0], "node")
+		if err != nil {
+			return err
+		}
+		if d.callDef == nil {
+			d.callDef = map[int]bool{}
+		}
+		if d.callDef[n.ID] {
+			return fmt.Errorf("second C record for node %d", n.ID)
+		}
+		d.callDef[n.ID] = true
+		n.Calls = v[1]
+
+	case "H":
+		f, err := fields(rest, 1+4*NumClasses)
+		if err != nil {
+			return err
+		}
+		names := []string{"node"}
+		for _, c := range "abfg" {
+			for i := range NumClasses {
+				names = append(names, fmt.Sprintf("%c%d", c, i))
+			}
+		}
+		v, err := nums(f, names...)
+		if err != nil {
+			return err
+		}
+		n, err := d.nodes.lookup(v[0], "node")
+		if err != nil {
+			return err
+		}
+		if n.Kind != KindAlloc {
+			return fmt.Errorf("node %d is not an allocation leaf", n.ID)
+		}
+		if d.heapDef == nil {
+			d.heapDef = map[int]bool{}
+		}
+		if d.heapDef[n.ID] {
+			return fmt.Errorf("second H record for node %d", n.ID)
+		}
+		d.heapDef[n.ID] = true
+		for i := range NumClasses {
+			n.Heap.Allocs[i] = v[1+i]
+			n.Heap.Bytes[i] = v[1+NumClasses+i]
+			n.Heap.Frees[i] = v[1+2*NumClasses+i]
+			n.Heap.FreedBytes[i] = v[1+3*NumClasses+i]
+		}
+
+	case "B":
+		f, err := fields(rest, 5)
+		if err != nil {
+			return err
+		}
+		v, err := nums(f, "size", "allocs", "frees", "bytes", "freed_bytes")
+		if err != nil {
+			return err
+		}
+		if v[0] > LargeBin {
+			return fmt.Errorf("size %d is beyond the last bin (%d)", v[0], LargeBin)
+		}
+		size := int(v[0])
+		if d.binDef == nil {
+			d.binDef = map[int]bool{}
+		}
+		if d.binDef[size] {
+			return fmt.Errorf("second B record for size %d", size)
+		}
+		d.binDef[size] = true
+		p.Bins = append(p.Bins, Bin{size, v[1], v[2], v[3], v[4]})
+
+	default:
+		// An unknown record: a newer writer's; skip it.
+	}
+	return nil
+}
+
+// node decodes an N record: id parent thread kind ref.
+func (d *decoder) node(rest string) error {
+	f, err := fields(rest, 5)
+	if err != nil {
+		return err
+	}
+	kind := f[3]
+	f = slices.Delete(f, 3, 4)
+	v, err := nums(f, "id", "parent?", "thread", "ref?")
+	if err != nil {
+		return err
+	}
+	n := &Node{ID: int(v[0])}
+	if n.Thread, err = d.threads.lookup(v[2], "thread"); err != nil {
+		return err
+	}
+	if len(kind) != 1 {
+		return fmt.Errorf("kind %q, want R, F or A", kind)
+	}
+	n.Kind = Kind(kind[0])
+	switch n.Kind {
+	case KindRoot:
+		if v[1] != none || v[3] != none {
+			return errors.New("a root has parent -1 and ref -1")
+		}
+		if n.Thread.Root != nil {
+			return fmt.Errorf("thread %d has a second root", n.Thread.ID)
+		}
+	case KindFunc:
+		if n.Func, err = d.funcs.lookup(v[3], "function"); err != nil {
+			return err
+		}
+	case KindAlloc:
+		if n.Site, err = d.sites.lookup(v[3], "site"); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("kind %q, want R, F or A", kind)
+	}
+	if n.Kind != KindRoot {
+		if v[1] == none {
+			return fmt.Errorf("a %c node needs a parent", n.Kind)
+		}
+		if n.Parent, err = d.nodes.lookup(v[1], "parent"); err != nil {
+			return err
+		}
+		if n.Parent.Kind == KindAlloc {
+			return fmt.Errorf("parent %d is an allocation leaf", n.Parent.ID)
+		}
+		if n.Parent.Thread != n.Thread {
+			return fmt.Errorf("thread %d, but parent %d is in thread %d", n.Thread.ID, n.Parent.ID, n.Parent.Thread.ID)
+		}
+	}
+	if err := d.nodes.define(v[0], n); err != nil {
+		return err
+	}
+	if n.Parent != nil {
+		n.Parent.Children = append(n.Parent.Children, n)
+	} else {
+		n.Thread.Root = n
+	}
+	return nil
+}
+
+// finish checks that ids are dense, and sorts the bins by size and each
+// node's children by id.
+func (d *decoder) finish() error {
+	p := d.p
+	var err error
+	if _, err = d.strs.dense("S"); err != nil {
+		return err
+	}
+	if p.Funcs, err = d.funcs.dense("F"); err != nil {
+		return err
+	}
+	if p.Sites, err = d.sites.dense("A"); err != nil {
+		return err
+	}
+	if p.Threads, err = d.threads.dense("T"); err != nil {
+		return err
+	}
+	if p.Nodes, err = d.nodes.dense("N"); err != nil {
+		return err
+	}
+	slices.SortFunc(p.Bins, func(a, b Bin) int { return a.Size - b.Size })
+	byID := func(a, b *Node) int { return a.ID - b.ID }
+	for _, n := range p.Nodes {
+		if !slices.IsSortedFunc(n.Children, byID) {
+			slices.SortFunc(n.Children, byID)
+		}
+	}
+	return nil
+}
+
+// ErrNotDense reports a profile whose ids of a record kind have a gap.
+var ErrNotDense = errors.New("ids not dense")
+
+// unescape decodes S record text: `\\` is a backslash, `\n` a newline.
+func unescape(s string) (string, error) {
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if i == len(s) {
+			return "", errors.New(`text ends in a lone \`)
+		}
+		switch s[i] {
+		case '\\':
+			b.WriteByte('\\')
+		case 'n':
+			b.WriteByte('\n')
+		default:
+			return "", fmt.Errorf(`unknown escape \%c`, s[i])
+		}
+	}
+	return b.String(), nil
+}
+
+// escape encodes S record text, the inverse of unescape.
+func escape(s string) string {
+	if !strings.ContainsAny(s, "\\\n") {
+		return s
+	}
+	return strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace(s)
+}

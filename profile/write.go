@@ -1,0 +1,203 @@
+package profile
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Write writes p in the format described in format.go, version Version.
+//
+// Strings are interned in order of first use (F records, then A records);
+// other records are written by kind, each kind in id order, except that a
+// node's parent always precedes it. So a profile read from a file in that
+// canonical order is written back byte for byte. Comments and records of
+// unknown kinds, skipped by Read, are not written.
+func (p *Profile) Write(w io.Writer) error {
+	if err := p.checkIDs(); err != nil {
+		return err
+	}
+	e := &encoder{w: bufio.NewWriter(w), ids: map[string]int{}}
+	fmt.Fprintf(e.w, "weave profile %d\n", Version)
+	for _, m := range p.Meta {
+		if m.Key == "" || strings.ContainsAny(m.Key, " \n") || strings.Contains(m.Value, "\n") {
+			return fmt.Errorf("profile: metadata %q=%q cannot be written", m.Key, m.Value)
+		}
+		e.record("M %s %s", m.Key, m.Value)
+	}
+
+	// The string table, written before its first use.
+	for _, f := range p.Funcs {
+		e.intern(f.Name)
+		e.intern(f.File)
+	}
+	for _, s := range p.Sites {
+		e.intern(s.File)
+		e.intern(s.Op)
+		if s.Type != "" {
+			e.intern(s.Type)
+		}
+	}
+	for i, s := range e.strs {
+		e.record("S %d %s", i, escape(s))
+	}
+
+	for _, f := range p.Funcs {
+		e.record("F %d %d %d %d", f.ID, e.ids[f.Name], e.ids[f.File], f.Line)
+	}
+	for _, s := range p.Sites {
+		typ := -1
+		if s.Type != "" {
+			typ = e.ids[s.Type]
+		}
+		e.record("A %d %d %d %d %d %d %d %d", s.ID, s.Func.ID, e.ids[s.File], s.Line, s.Col, e.ids[s.Op], typ, s.TypeSize)
+	}
+	for _, t := range p.Threads {
+		e.record("T %d %d", t.ID, t.TID)
+	}
+	written := make([]bool, len(p.Nodes))
+	var node func(n *Node)
+	node = func(n *Node) {
+		if written[n.ID] {
+			return
+		}
+		written[n.ID] = true
+		switch n.Kind {
+		case KindRoot:
+			e.record("N %d -1 %d R -1", n.ID, n.Thread.ID)
+			return
+		case KindFunc:
+			node(n.Parent)
+			e.record("N %d %d %d F %d", n.ID, n.Parent.ID, n.Thread.ID, n.Func.ID)
+		case KindAlloc:
+			node(n.Parent)
+			e.record("N %d %d %d A %d", n.ID, n.Parent.ID, n.Thread.ID, n.Site.ID)
+		}
+	}
+	for _, n := range p.Nodes {
+		node(n)
+	}
+	for _, n := range p.Nodes {
+		if n.Calls != 0 {
+			e.record("C %d %d", n.ID, n.Calls)
+		}
+	}
+	for _, n := range p.Nodes {
+		if !n.Heap.IsZero() {
+			h := &n.Heap
+			var b strings.Builder
+			for _, a := range [...]*[NumClasses]uint64{&h.Allocs, &h.Bytes, &h.Frees, &h.FreedBytes} {
+				for _, v := range a {
+					fmt.Fprintf(&b, " %d", v)
+				}
+			}
+			e.record("H %d%s", n.ID, b.String())
+		}
+	}
+	for _, b := range p.Bins {
+		e.record("B %d %d %d %d %d", b.Size, b.Allocs, b.Frees, b.Bytes, b.FreedBytes)
+	}
+	fmt.Fprintf(e.w, "E %d\n", e.records)
+	return e.w.Flush()
+}
+
+// encoder holds the state of Write.
+type encoder struct {
+	w       *bufio.Writer
+	records int
+	strs    []string
+	ids     map[string]int
+}
+
+func (e *encoder) record(format string, args ...any) {
+	fmt.Fprintf(e.w, format, args...)
+	e.w.WriteByte('\n')
+	e.records++
+}
+
+func (e *encoder) intern(s string) {
+	if _, ok := e.ids[s]; !ok {
+		e.ids[s] = len(e.strs)
+		e.strs = append(e.strs, s)
+	}
+}
+
+// checkIDs checks what Write relies on: every slice is indexed by id, every
+// reference points into p, and the nodes form trees.
+func (p *Profile) checkIDs() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("profile: cannot write: "+format, args...)
+	}
+	for i, f := range p.Funcs {
+		if f == nil || f.ID != i {
+			return bad("Funcs[%d] is nil or has another ID", i)
+		}
+	}
+	for i, s := range p.Sites {
+		if s == nil || s.ID != i {
+			return bad("Sites[%d] is nil or has another ID", i)
+		}
+		if s.Func == nil || s.Func.ID >= len(p.Funcs) || p.Funcs[s.Func.ID] != s.Func {
+			return bad("site %d: function not in the profile", i)
+		}
+	}
+	for i, t := range p.Threads {
+		if t == nil || t.ID != i {
+			return bad("Threads[%d] is nil or has another ID", i)
+		}
+	}
+	inNodes := func(n *Node) bool { return n != nil && n.ID < len(p.Nodes) && p.Nodes[n.ID] == n }
+	for i, n := range p.Nodes {
+		if n == nil || n.ID != i {
+			return bad("Nodes[%d] is nil or has another ID", i)
+		}
+		if n.Thread == nil || n.Thread.ID >= len(p.Threads) || p.Threads[n.Thread.ID] != n.Thread {
+			return bad("node %d: thread not in the profile", i)
+		}
+		switch n.Kind {
+		case KindRoot:
+			if n.Parent != nil {
+				return bad("root node %d has a parent", i)
+			}
+		case KindFunc:
+			if n.Func == nil || n.Func.ID >= len(p.Funcs) || p.Funcs[n.Func.ID] != n.Func {
+				return bad("node %d: function not in the profile", i)
+			}
+		case KindAlloc:
+			if n.Site == nil || n.Site.ID >= len(p.Sites) || p.Sites[n.Site.ID] != n.Site {
+				return bad("node %d: site not in the profile", i)
+			}
+		default:
+			return bad("node %d: kind %q", i, n.Kind)
+		}
+		if n.Kind != KindRoot && (!inNodes(n.Parent) || n.Parent.Kind == KindAlloc || n.Parent.Thread != n.Thread) {
+			return bad("node %d: parent not a root or function node of its thread", i)
+		}
+	}
+	// Parent chains must end at a root: no cycles.
+	state := make([]byte, len(p.Nodes)) // 0 unseen, 1 on the chain, 2 done
+	for _, n := range p.Nodes {
+		var chain []*Node
+		for m := n; m != nil && state[m.ID] == 0; m = m.Parent {
+			state[m.ID] = 1
+			chain = append(chain, m)
+		}
+		if last := chain; len(last) > 0 {
+			if top := last[len(last)-1].Parent; top != nil && state[top.ID] == 1 {
+				return bad("node %d: parent chain has a cycle", top.ID)
+			}
+		}
+		for _, m := range chain {
+			state[m.ID] = 2
+		}
+	}
+	seen := map[int]bool{}
+	for _, b := range p.Bins {
+		if b.Size < 0 || b.Size > LargeBin || seen[b.Size] {
+			return bad("bin size %d out of range or repeated", b.Size)
+		}
+		seen[b.Size] = true
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+)
+
+func init() { Register("json", jsonRenderer{}) }
+
+// jsonRenderer writes the report as one indented JSON object. The tables
+// not built are left out.
+type jsonRenderer struct{}
+
+func (jsonRenderer) Render(w io.Writer, r *Report) error {
+	out := struct {
+		Program  string            `json:"program,omitempty"`
+		Complete bool              `json:"complete"`
+		Metadata map[string]string `json:"metadata,omitempty"`
+		Totals   Totals            `json:"totals"`
+		Depth    int               `json:"leak_depth"`
+		Sites    bool              `json:"leak_sites"`
+		Tables   []string          `json:"tables"`
+		Leaks    *[]Leak           `json:"leaks,omitempty"`
+		Bins     *[]Bin            `json:"bins,omitempty"`
+		Direct   *Direct           `json:"direct,omitempty"`
+		Graph    *[]Entry          `json:"graph,omitempty"`
+	}{
+		Program:  r.Program,
+		Complete: r.Complete,
+		Metadata: r.Metadata,
+		Totals:   r.Totals,
+		Depth:    r.Depth,
+		Sites:    r.Sites,
+		Tables:   r.Tables,
+		Direct:   r.Direct,
+	}
+	if r.Has(TableLeaks) {
+		out.Leaks = &r.Leaks
+	}
+	if r.Has(TableBins) {
+		out.Bins = &r.Bins
+	}
+	if r.Has(TableGraph) {
+		out.Graph = &r.Graph
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,638 @@
+// Package report builds mprof's four tables from a weave profile and renders them.
+package report
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"weave/profile"
+)
+
+// DefaultDepth is mprof's number of functions in a leak table chain.
+const DefaultDepth = 5
+
+// Table names, for Options.Tables and the --tables flag.
+const (
+	TableLeaks  = "leaks"
+	TableBins   = "bins"
+	TableDirect = "direct"
+	TableGraph  = "graph"
+)
+
+// AllTables lists the tables in the order they are rendered.
+var AllTables = []string{TableLeaks, TableBins, TableDirect, TableGraph}
+
+// Options select what New builds.
+type Options struct {
+	// Depth is the number of functions in a leak table chain, innermost
+	// first; 0 or less keeps whole chains. The command line's default is
+	// DefaultDepth, as in mprof.
+	Depth int
+	// Sites distinguishes allocation call sites within a function in the
+	// leak table: the innermost entry of a chain names the file:line of
+	// the allocation call.
+	Sites bool
+	// Tables are the tables to build, of AllTables; nil builds all.
+	Tables []string
+}
+
+// ParseTables parses a comma-separated list of table names ("leaks,graph");
+// "" and "all" select every table.
+func ParseTables(s string) ([]string, error) {
+	if s == "" || s == "all" {
+		return slices.Clone(AllTables), nil
+	}
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(AllTables, name) {
+			return nil, fmt.Errorf("unknown table %q (want %s or all)", name, strings.Join(AllTables, ", "))
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// Report is the model the renderers lay out: totals and mprof's tables.
+// A table not selected by Options.Tables is nil; a selected one is non-nil,
+// even when empty. The JSON renderer names the fields (json.go); the types
+// below carry their own JSON names.
+type Report struct {
+	Program  string // the command line (metadata argv)
+	Complete bool   // false when the profile was written from a crash or abort
+	Metadata map[string]string
+	Totals   Totals
+	Depth    int      // Options.Depth; 0: whole chains
+	Sites    bool     // Options.Sites
+	Tables   []string // the tables built, in AllTables order
+
+	Leaks  []Leak
+	Bins   []Bin
+	Direct *Direct
+	Graph  []Entry
+
+	labels map[Func]string
+}
+
+// Has reports whether the report holds the named table.
+func (r *Report) Has(table string) bool { return slices.Contains(r.Tables, table) }
+
+// Label returns how renderers name f: its name, followed by its file when
+// another function of the same name exists (two static functions).
+func (r *Report) Label(f Func) string {
+	if l, ok := r.labels[f]; ok {
+		return l
+	}
+	return f.Name
+}
+
+// Totals sums the heap counters of the whole profile.
+type Totals struct {
+	Allocs         uint64 `json:"allocs"`
+	Frees          uint64 `json:"frees"`
+	BytesAllocated uint64 `json:"bytes_allocated"`
+	BytesFreed     uint64 `json:"bytes_freed"`
+	BytesInUse     uint64 `json:"bytes_in_use"`
+	BlocksInUse    uint64 `json:"blocks_in_use"`
+	Threads        int    `json:"threads"`
+}
+
+// Func identifies a function: the F records of one name and file (a static
+// inline function woven into several translation units) are one Func.
+type Func struct {
+	Name string `json:"name"`
+	File string `json:"file"`
+}
+
+// BySize holds a quantity by mprof's size class: s (0-32 bytes), m
+// (33-256), l (257-2048), x (more than 2048).
+type BySize [profile.NumClasses]uint64
+
+// Pct returns each class's share of the total, in percent.
+func (b BySize) Pct() PctBySize {
+	var p PctBySize
+	t := total(b)
+	for c, v := range b {
+		p[c] = pct(v, t)
+	}
+	return p
+}
+
+// PctBySize holds percentages by size class.
+type PctBySize [profile.NumClasses]float64
+
+// MarshalJSON writes {"s":..,"m":..,"l":..,"x":..}.
+func (b BySize) MarshalJSON() ([]byte, error) { return classJSON(b[:]) }
+
+// MarshalJSON writes {"s":..,"m":..,"l":..,"x":..}.
+func (p PctBySize) MarshalJSON() ([]byte, error) { return classJSON(p[:]) }
+
+func classJSON[T any](v []T) ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, x := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		num, err := json.Marshal(x)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "%q:%s", profile.ClassNames[i], num)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// Leak is a row of the memory leak table: the blocks not freed that were
+// allocated under one partial call chain.
+type Leak struct {
+	Chain      []Frame `json:"chain"` // innermost function first
+	BytesKept  uint64  `json:"bytes_kept"`
+	PctKept    float64 `json:"pct_kept"` // of all bytes kept
+	BlocksKept uint64  `json:"blocks_kept"`
+	Allocs     uint64  `json:"allocs"` // allocations under the chain
+	Frees      uint64  `json:"frees"`  // frees of those
+}
+
+// Frame is a function in a leak chain.
+type Frame struct {
+	Func
+	// Site is the file:line of the allocation call, on the innermost
+	// frame when Options.Sites is set.
+	Site string `json:"site,omitempty"`
+}
+
+// Bin is a row of the allocation bin table: the requests of one size.
+type Bin struct {
+	Size      int     `json:"size"` // 0..1024, or profile.LargeBin for every larger size
+	Allocs    uint64  `json:"allocs"`
+	PctAllocs float64 `json:"pct_allocs"`
+	Bytes     uint64  `json:"bytes"`
+	PctBytes  float64 `json:"pct_bytes"`
+	Frees     uint64  `json:"frees"`
+	BytesKept uint64  `json:"bytes_kept"`
+	PctKept   float64 `json:"pct_kept"` // of all bytes kept
+	// Types are the types that allocation sites recorded (sizeof(T) in the
+	// size argument) and that fit this size: "T", or "T[k]" for k of them.
+	Types []string `json:"types"`
+}
+
+// Direct is the direct allocation table.
+type Direct struct {
+	Total     DirectRow   `json:"total"`     // all functions
+	Functions []DirectRow `json:"functions"` // by bytes, decreasing
+}
+
+// DirectRow is a row of the direct allocation table: what one function
+// allocated itself, by calling the allocator.
+type DirectRow struct {
+	Func        *Func     `json:"func,omitempty"` // nil in the total row
+	PctMem      float64   `json:"pct_mem"`        // of all bytes allocated
+	Bytes       uint64    `json:"bytes"`
+	BytesKept   uint64    `json:"bytes_kept"`
+	Calls       uint64    `json:"calls"` // allocation calls made by the function
+	BytesBySize BySize    `json:"bytes_by_size"`
+	KeptBySize  BySize    `json:"kept_by_size"`
+	PctMemSize  PctBySize `json:"pct_mem_by_size"`  // of all bytes allocated
+	PctKeptSize PctBySize `json:"pct_kept_by_size"` // of all bytes kept
+}
+
+// Entry is an entry of the allocation call graph: a function, or a cycle of
+// mutually recursive functions merged as gprof does.
+type Entry struct {
+	Index       int      `json:"index"`
+	Name        string   `json:"name"`            // the function's label, or "<cycle N>"
+	Func        *Func    `json:"func,omitempty"`  // nil for a cycle
+	Cycle       int      `json:"cycle,omitempty"` // N of a cycle
+	Members     []Member `json:"members,omitempty"`
+	SelfDesc    uint64   `json:"self_desc"` // bytes allocated by the entry and its callees
+	PctSelfDesc float64  `json:"pct_self_desc"`
+	Self        uint64   `json:"self"` // bytes allocated by the entry itself
+	SelfBySize  BySize   `json:"self_by_size"`
+	Calls       uint64   `json:"calls"`           // calls from outside the entry
+	Recursive   uint64   `json:"recursive_calls"` // calls from within
+	Callers     []Arc    `json:"callers"`
+	Callees     []Arc    `json:"callees"`
+}
+
+// Member is a function of a cycle.
+type Member struct {
+	Func
+	Label      string `json:"label"`
+	Self       uint64 `json:"self"`
+	SelfBySize BySize `json:"self_by_size"`
+	Calls      uint64 `json:"calls"`
+}
+
+// Arc is a caller or callee line of a graph entry.
+type Arc struct {
+	Index  int     `json:"index"` // of the entry at the other end
+	Name   string  `json:"name"`
+	Bytes  uint64  `json:"bytes"` // allocated under this arc
+	BySize BySize  `json:"by_size"`
+	Frac   float64 `json:"frac"` // Bytes / the entry's SelfDesc
+	// Calls made over the arc, out of TotalCalls: on a caller line, all
+	// calls of the entry from outside it; on a callee line, the callee's.
+	Calls      uint64 `json:"calls"`
+	TotalCalls uint64 `json:"total_calls"`
+}
+
+// New builds the report of p.
+func New(p *profile.Profile, opt Options) (*Report, error) {
+	tables := opt.Tables
+	if tables == nil {
+		tables = AllTables
+	}
+	for _, t := range tables {
+		if !slices.Contains(AllTables, t) {
+			return nil, fmt.Errorf("unknown table %q", t)
+		}
+	}
+	depth := max(opt.Depth, 0)
+	r := &Report{Complete: true, Depth: depth, Sites: opt.Sites, labels: map[Func]string{}}
+	for _, t := range AllTables {
+		if slices.Contains(tables, t) {
+			r.Tables = append(r.Tables, t)
+		}
+	}
+	if len(p.Meta) > 0 {
+		r.Metadata = map[string]string{}
+		for _, m := range p.Meta {
+			if _, dup := r.Metadata[m.Key]; !dup {
+				r.Metadata[m.Key] = m.Value
+			}
+		}
+	}
+	r.Program = r.Metadata["argv"]
+	r.Complete = r.Metadata["complete"] != "0"
+
+	b := newBuilder(p)
+	for name, fs := range b.byName {
+		if len(fs) > 1 {
+			for _, f := range fs {
+				r.labels[f] = fmt.Sprintf("%s (%s)", name, f.File)
+			}
+		}
+	}
+	r.Totals = b.totals()
+	r.Totals.Threads = len(p.Threads)
+	if r.Has(TableLeaks) {
+		r.Leaks = b.leaks(depth, opt.Sites, r.Totals.BytesInUse)
+	}
+	if r.Has(TableBins) {
+		r.Bins = b.bins(p.Bins)
+	}
+	if r.Has(TableDirect) {
+		r.Direct = b.direct()
+	}
+	if r.Has(TableGraph) {
+		r.Graph = b.graph(r)
+	}
+	return r, nil
+}
+
+// builder holds the profile indexed for building tables: functions merged
+// by (name, file), and every thread's tree flattened.
+type builder struct {
+	p      *profile.Profile
+	funcs  []Func       // by function index (fid)
+	fidOf  map[Func]int //
+	byName map[string][]Func
+
+	nodeFid []int           // node id -> fid of a KindFunc node, else -1
+	order   []*profile.Node // all nodes, parents before children
+	sub     []profile.Heap  // node id -> heap counters of its subtree
+	leaves  []*profile.Node // allocation leaves with counters
+	// leafFid is the function that made a leaf's allocation: its site's.
+	// virtual marks leaves whose parent is not a node of that function (the
+	// runtime's depth cap dropped its node); the function is then taken to
+	// sit between the parent and the leaf.
+	leafFid []int
+	virtual []bool
+}
+
+func newBuilder(p *profile.Profile) *builder {
+	b := &builder{p: p, fidOf: map[Func]int{}, byName: map[string][]Func{}}
+	fid := func(f *profile.Func) int {
+		k := Func{f.Name, f.File}
+		id, ok := b.fidOf[k]
+		if !ok {
+			id = len(b.funcs)
+			b.fidOf[k] = id
+			b.funcs = append(b.funcs, k)
+			b.byName[k.Name] = append(b.byName[k.Name], k)
+		}
+		return id
+	}
+	funcFid := make([]int, len(p.Funcs))
+	for i, f := range p.Funcs {
+		funcFid[i] = fid(f)
+	}
+	n := len(p.Nodes)
+	b.nodeFid = make([]int, n)
+	b.leafFid = make([]int, n)
+	b.virtual = make([]bool, n)
+	b.sub = make([]profile.Heap, n)
+	for _, t := range p.Threads {
+		if t.Root == nil {
+			continue
+		}
+		stack := []*profile.Node{t.Root}
+		for len(stack) > 0 {
+			nd := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			b.order = append(b.order, nd)
+			for i := len(nd.Children) - 1; i >= 0; i-- {
+				stack = append(stack, nd.Children[i])
+			}
+		}
+	}
+	for _, nd := range b.order {
+		b.nodeFid[nd.ID], b.leafFid[nd.ID] = -1, -1
+		switch nd.Kind {
+		case profile.KindFunc:
+			b.nodeFid[nd.ID] = funcFid[nd.Func.ID]
+		case profile.KindAlloc:
+			f := funcFid[nd.Site.Func.ID]
+			b.leafFid[nd.ID] = f
+			b.virtual[nd.ID] = nd.Parent == nil || nd.Parent.Kind != profile.KindFunc || b.nodeFid[nd.Parent.ID] != f
+			if !nd.Heap.IsZero() {
+				b.leaves = append(b.leaves, nd)
+			}
+		}
+	}
+	for i := len(b.order) - 1; i >= 0; i-- {
+		nd := b.order[i]
+		b.sub[nd.ID].Add(&nd.Heap)
+		if nd.Parent != nil {
+			b.sub[nd.Parent.ID].Add(&b.sub[nd.ID])
+		}
+	}
+	return b
+}
+
+func (b *builder) totals() Totals {
+	var h profile.Heap
+	for _, l := range b.leaves {
+		h.Add(&l.Heap)
+	}
+	t := Totals{
+		Allocs:         h.TotalAllocs(),
+		Frees:          h.TotalFrees(),
+		BytesAllocated: h.TotalBytes(),
+		BytesFreed:     h.TotalFreedBytes(),
+	}
+	t.BytesInUse = sub0(t.BytesAllocated, t.BytesFreed)
+	t.BlocksInUse = sub0(t.Allocs, t.Frees)
+	return t
+}
+
+// sub0 returns a-b, or 0 if b > a (a profile that freed more than it
+// allocated is inconsistent; kept memory is never negative).
+func sub0(a, b uint64) uint64 {
+	if b > a {
+		return 0
+	}
+	return a - b
+}
+
+// pct returns 100*a/b, or 0 when b is 0.
+func pct(a, b uint64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+// kept returns the bytes by size class allocated and not freed.
+func kept(h *profile.Heap) BySize {
+	var k BySize
+	for c := range profile.NumClasses {
+		k[c] = sub0(h.Bytes[c], h.FreedBytes[c])
+	}
+	return k
+}
+
+func total(b BySize) uint64 {
+	var s uint64
+	for _, v := range b {
+		s += v
+	}
+	return s
+}
+
+// leaks builds the memory leak table: leaves grouped by the innermost depth
+// functions of their chains (and by call site if sites), keeping the groups
+// with blocks not freed.
+func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
+	type group struct {
+		chain []int
+		site  string
+		heap  profile.Heap
+	}
+	groups := map[string]*group{}
+	var keys []string
+	for _, l := range b.leaves {
+		chain := []int{b.leafFid[l.ID]}
+		up := l.Parent
+		if !b.virtual[l.ID] {
+			up = up.Parent // the parent is the allocating function itself
+		}
+		for ; up != nil && up.Kind == profile.KindFunc && (depth <= 0 || len(chain) < depth); up = up.Parent {
+			chain = append(chain, b.nodeFid[up.ID])
+		}
+		var key strings.Builder
+		for _, f := range chain {
+			fmt.Fprintf(&key, "%d,", f)
+		}
+		site := ""
+		if sites {
+			site = fmt.Sprintf("%s:%d", l.Site.File, l.Site.Line)
+			key.WriteString(site)
+		}
+		g := groups[key.String()]
+		if g == nil {
+			g = &group{chain: chain, site: site}
+			groups[key.String()] = g
+			keys = append(keys, key.String())
+		}
+		g.heap.Add(&l.Heap)
+	}
+	rows := []Leak{}
+	for _, k := range keys {
+		g := groups[k]
+		h := &g.heap
+		row := Leak{
+			BytesKept:  sub0(h.TotalBytes(), h.TotalFreedBytes()),
+			BlocksKept: sub0(h.TotalAllocs(), h.TotalFrees()),
+			Allocs:     h.TotalAllocs(),
+			Frees:      h.TotalFrees(),
+		}
+		if row.BytesKept == 0 && row.BlocksKept == 0 {
+			continue
+		}
+		row.PctKept = pct(row.BytesKept, totalKept)
+		for i, f := range g.chain {
+			fr := Frame{Func: b.funcs[f]}
+			if i == 0 {
+				fr.Site = g.site
+			}
+			row.Chain = append(row.Chain, fr)
+		}
+		rows = append(rows, row)
+	}
+	slices.SortStableFunc(rows, func(a, c Leak) int {
+		return cmp.Or(
+			cmp.Compare(c.BytesKept, a.BytesKept),
+			cmp.Compare(c.BlocksKept, a.BlocksKept),
+			cmp.Compare(chainString(a.Chain), chainString(c.Chain)))
+	})
+	return rows
+}
+
+func chainString(chain []Frame) string {
+	var s []string
+	for _, f := range chain {
+		s = append(s, f.Name+"\x00"+f.File+"\x00"+f.Site)
+	}
+	return strings.Join(s, "\x01")
+}
+
+// bins builds the allocation bin table from the profile's B records.
+//
+// Types are a heuristic, because the profile records sizes per bin and
+// size classes per site, not sizes per site: a bin of size n lists the type
+// T of every site that recorded sizeof(T), with sizeof(T) dividing n, and
+// that made at least one allocation in n's size class; it lists T when
+// n == sizeof(T) and T[n/sizeof(T)] otherwise. The bin of requests over
+// 1024 bytes, whose sizes are unknown, lists T[] (T if sizeof(T) > 1024) for
+// sites with allocations in class x, or in class l with sizeof(T) > 1024.
+func (b *builder) bins(in []profile.Bin) []Bin {
+	type typ struct {
+		name string
+		size uint64
+	}
+	allocs := map[typ]*BySize{}
+	for _, l := range b.leaves {
+		s := l.Site
+		if s.Type == "" || s.TypeSize == 0 {
+			continue
+		}
+		k := typ{s.Type, s.TypeSize}
+		if allocs[k] == nil {
+			allocs[k] = &BySize{}
+		}
+		for c := range profile.NumClasses {
+			allocs[k][c] += l.Heap.Allocs[c]
+		}
+	}
+	types := make([]typ, 0, len(allocs))
+	for k := range allocs {
+		types = append(types, k)
+	}
+	slices.SortFunc(types, func(a, c typ) int { return cmp.Or(cmp.Compare(a.name, c.name), cmp.Compare(a.size, c.size)) })
+
+	var sum profile.Bin
+	for _, bin := range in {
+		sum.Allocs += bin.Allocs
+		sum.Bytes += bin.Bytes
+		sum.Frees += bin.Frees
+		sum.FreedBytes += bin.FreedBytes
+	}
+	totalKept := sub0(sum.Bytes, sum.FreedBytes)
+	rows := []Bin{}
+	for _, bin := range in {
+		if bin.Allocs == 0 && bin.Bytes == 0 && bin.Frees == 0 {
+			continue
+		}
+		row := Bin{
+			Size:      bin.Size,
+			Allocs:    bin.Allocs,
+			PctAllocs: pct(bin.Allocs, sum.Allocs),
+			Bytes:     bin.Bytes,
+			PctBytes:  pct(bin.Bytes, sum.Bytes),
+			Frees:     bin.Frees,
+			BytesKept: sub0(bin.Bytes, bin.FreedBytes),
+			Types:     []string{},
+		}
+		row.PctKept = pct(row.BytesKept, totalKept)
+		for _, t := range types {
+			a := allocs[t]
+			var name string
+			if bin.Size == profile.LargeBin {
+				switch {
+				case a[profile.XLarge] == 0 && (a[profile.Large] == 0 || t.size <= 1024):
+					continue
+				case t.size > 1024:
+					name = t.name
+				default:
+					name = t.name + "[]"
+				}
+			} else {
+				n := uint64(bin.Size)
+				if a[profile.SizeClass(n)] == 0 || n%t.size != 0 {
+					continue
+				}
+				name = t.name
+				if k := n / t.size; k != 1 {
+					name = fmt.Sprintf("%s[%d]", t.name, k)
+				}
+			}
+			if !slices.Contains(row.Types, name) {
+				row.Types = append(row.Types, name)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// direct builds the direct allocation table: the leaves merged per
+// allocating function.
+func (b *builder) direct() *Direct {
+	heaps := make([]profile.Heap, len(b.funcs))
+	var all profile.Heap
+	for _, l := range b.leaves {
+		heaps[b.leafFid[l.ID]].Add(&l.Heap)
+		all.Add(&l.Heap)
+	}
+	allBytes, allKept := all.TotalBytes(), total(kept(&all))
+	row := func(h *profile.Heap) DirectRow {
+		r := DirectRow{
+			Bytes:       h.TotalBytes(),
+			Calls:       h.TotalAllocs(),
+			BytesBySize: h.Bytes,
+			KeptBySize:  kept(h),
+		}
+		r.BytesKept = total(r.KeptBySize)
+		r.PctMem = pct(r.Bytes, allBytes)
+		for c := range profile.NumClasses {
+			r.PctMemSize[c] = pct(r.BytesBySize[c], allBytes)
+			r.PctKeptSize[c] = pct(r.KeptBySize[c], allKept)
+		}
+		return r
+	}
+	d := &Direct{Total: row(&all), Functions: []DirectRow{}}
+	for fid := range heaps {
+		if heaps[fid].IsZero() {
+			continue
+		}
+		r := row(&heaps[fid])
+		r.Func = &b.funcs[fid]
+		d.Functions = append(d.Functions, r)
+	}
+	slices.SortStableFunc(d.Functions, func(a, c DirectRow) int {
+		return cmp.Or(
+			cmp.Compare(c.Bytes, a.Bytes),
+			cmp.Compare(c.Calls, a.Calls),
+			cmp.Compare(a.Func.Name, c.Func.Name),
+			cmp.Compare(a.Func.File, c.Func.File))
+	})
+	return d
+}

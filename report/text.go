@@ -1,0 +1,407 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"weave/profile"
+)
+
+func init() { Register("text", textRenderer{}) }
+
+// textRenderer writes the report as plain-text tables that fit in 100
+// columns, except for long function names and leak chains, which come last
+// on their lines.
+type textRenderer struct{}
+
+// maxWidth is the terminal width the text report is laid out for.
+const maxWidth = 100
+
+func (textRenderer) Render(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	textHeader(bw, r)
+	for _, t := range r.Tables {
+		bw.WriteString("\n")
+		switch t {
+		case TableLeaks:
+			textLeaks(bw, r)
+		case TableBins:
+			textBins(bw, r)
+		case TableDirect:
+			textDirect(bw, r)
+		case TableGraph:
+			textGraph(bw, r)
+		}
+	}
+	return bw.Flush()
+}
+
+// textHeader writes the program, the run and the totals:
+//
+//	weave memory profile of ./widgets 10000
+//	pid 4242, 1 thread, ran 0.250 s
+//
+//	               blocks        bytes
+//	allocated      10,000    2,040,000
+//	...
+func textHeader(w *bufio.Writer, r *Report) {
+	title := "weave memory profile"
+	if r.Program != "" {
+		title += " of " + r.Program
+	}
+	fmt.Fprintln(w, title)
+	var facts []string
+	if pid := r.Metadata["pid"]; pid != "" {
+		facts = append(facts, "pid "+pid)
+	}
+	facts = append(facts, plural(r.Totals.Threads, "thread"))
+	start, err1 := strconv.ParseInt(r.Metadata["start_ns"], 10, 64)
+	end, err2 := strconv.ParseInt(r.Metadata["end_ns"], 10, 64)
+	if err1 == nil && err2 == nil && end >= start {
+		facts = append(facts, fmt.Sprintf("ran %.3f s", time.Duration(end-start).Seconds()))
+	}
+	fmt.Fprintln(w, strings.Join(facts, ", "))
+	if !r.Complete {
+		fmt.Fprintln(w, "INCOMPLETE: written when the program crashed or aborted; counts stop there")
+	}
+	fmt.Fprintln(w)
+	t := table{cols: []column{{left: true}, {head: "blocks"}, {head: "bytes"}}}
+	tt := r.Totals
+	t.add("allocated", num(tt.Allocs), num(tt.BytesAllocated))
+	t.add("freed", num(tt.Frees), num(tt.BytesFreed))
+	t.add("in use at exit", num(tt.BlocksInUse), num(tt.BytesInUse))
+	t.write(w)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// textLeaks writes the memory leak table:
+//
+//	bytes kept  %kept  blocks kept  allocs  frees  chain
+//	 1,023,876  100.0        5,019   5,019      0  make_widget <- make_red_widget <- main
+func textLeaks(w *bufio.Writer, r *Report) {
+	deep := "whole chains"
+	if r.Depth > 0 {
+		deep = fmt.Sprintf("up to %d deep", r.Depth)
+	}
+	fmt.Fprintf(w, "MEMORY LEAKS: blocks never freed, by partial call chain (innermost first, %s)\n\n", deep)
+	if len(r.Leaks) == 0 {
+		fmt.Fprintln(w, "No leaks: every block allocated was freed.")
+		return
+	}
+	t := table{cols: []column{
+		{head: "bytes kept"}, {head: "%kept"}, {head: "blocks kept"}, {head: "allocs"}, {head: "frees"},
+		{head: "chain", left: true},
+	}}
+	for _, l := range r.Leaks {
+		var chain []string
+		for _, f := range l.Chain {
+			s := r.Label(f.Func)
+			if f.Site != "" {
+				s = f.Name + " (" + f.Site + ")" // the site tells static functions apart
+			}
+			chain = append(chain, s)
+		}
+		t.add(num(l.BytesKept), pct1(l.PctKept), num(l.BlocksKept), num(l.Allocs), num(l.Frees),
+			strings.Join(chain, " <- "))
+	}
+	t.write(w)
+}
+
+// textBins writes the allocation bin table:
+//
+//	size  allocs  %allocs      bytes  %bytes  frees  bytes kept  %kept  types
+//	 204  10,000    100.0  2,040,000   100.0  4,981   1,023,876  100.0  struct widget
+func textBins(w *bufio.Writer, r *Report) {
+	fmt.Fprintln(w, "ALLOCATION BINS: requests by size; types guessed from the sizeof(T) of allocation sites")
+	fmt.Fprintln(w)
+	if len(r.Bins) == 0 {
+		fmt.Fprintln(w, "No allocations.")
+		return
+	}
+	t := table{cols: []column{
+		{head: "size"}, {head: "allocs"}, {head: "%allocs"}, {head: "bytes"}, {head: "%bytes"},
+		{head: "frees"}, {head: "bytes kept"}, {head: "%kept"}, {head: "types", left: true},
+	}}
+	for _, b := range r.Bins {
+		size := strconv.Itoa(b.Size)
+		if b.Size == profile.LargeBin {
+			size = ">1024"
+		}
+		t.add(size, num(b.Allocs), pct1(b.PctAllocs), num(b.Bytes), pct1(b.PctBytes),
+			num(b.Frees), num(b.BytesKept), pct1(b.PctKept), strings.Join(b.Types, ", "))
+	}
+	t.write(w)
+}
+
+// textDirect writes the direct allocation table:
+//
+//	                                    ---- %mem ----  ---- %kept ---
+//	 %mem      bytes  bytes kept   calls   s   m   l   x   s   m   l   x  function
+//	100.0  2,040,000   1,023,876  10,000     100             100          <total>
+func textDirect(w *bufio.Writer, r *Report) {
+	fmt.Fprintln(w, "DIRECT ALLOCATION: what each function allocated itself, by calling the allocator")
+	fmt.Fprintln(w, "(%mem, %kept: of all bytes allocated, of all bytes kept, by size class s m l x)")
+	fmt.Fprintln(w)
+	t := table{
+		cols: slices.Concat(
+			[]column{{head: "%mem"}, {head: "bytes"}, {head: "bytes kept"}, {head: "calls"}},
+			classCols(), classCols(),
+			[]column{{head: "function", left: true}}),
+		spans: []span{{"%mem", 4, 7}, {"%kept", 8, 11}},
+	}
+	row := func(d *DirectRow, name string) {
+		cells := []string{pct1(d.PctMem), num(d.Bytes), num(d.BytesKept), num(d.Calls)}
+		cells = append(cells, classPcts(d.PctMemSize)...)
+		cells = append(cells, classPcts(d.PctKeptSize)...)
+		t.add(append(cells, name)...)
+	}
+	row(&r.Direct.Total, "<total>")
+	for i := range r.Direct.Functions {
+		d := &r.Direct.Functions[i]
+		row(d, r.Label(*d.Func))
+	}
+	t.write(w)
+}
+
+// textGraph writes the allocation call graph, gprof style:
+//
+//	                                                -- size % --
+//	index   %s+d  self+desc  self  called       s   m   l   x   frac  name
+//	...
+func textGraph(w *bufio.Writer, r *Report) {
+	fmt.Fprint(w, `ALLOCATION CALL GRAPH: an entry per function (or cycle of recursive functions) on a path
+to an allocation: its callers, its own [index] line, its callees.
+  entry line:   self+desc = bytes allocated by it and its callees, self = by itself,
+                called = its calls (+ calls from within its cycle or itself)
+  caller line:  bytes it allocated on behalf of that caller, calls from it / all calls
+  callee line:  bytes the callee allocated on its behalf, calls to it / all its calls
+  frac = share of the entry's self+desc; s m l x = % of bytes by size class
+
+`)
+	if len(r.Graph) == 0 {
+		fmt.Fprintln(w, "No allocations.")
+		return
+	}
+	t := table{
+		cols: slices.Concat(
+			[]column{{head: "index", left: true}, {head: "%s+d"}, {head: "self+desc"}, {head: "self"}},
+			classCols(),
+			[]column{{head: "frac"}, {head: "called"}, {head: "name", left: true}}),
+		spans: []span{{"size %", 4, 7}},
+	}
+	arc := func(a *Arc) {
+		cells := []string{"", "", num(a.Bytes), ""}
+		cells = append(cells, classPcts(a.BySize.Pct())...)
+		cells = append(cells, pct0(100*a.Frac)+"%", num(a.Calls)+"/"+num(a.TotalCalls),
+			fmt.Sprintf("  %s [%d]", a.Name, a.Index))
+		t.add(cells...)
+	}
+	for i := range r.Graph {
+		e := &r.Graph[i]
+		t.rule()
+		for j := range e.Callers {
+			arc(&e.Callers[j])
+		}
+		called := num(e.Calls)
+		if e.Recursive > 0 {
+			called += "+" + num(e.Recursive)
+		}
+		cells := []string{fmt.Sprintf("[%d]", e.Index), pct1(e.PctSelfDesc), num(e.SelfDesc), num(e.Self)}
+		cells = append(cells, classPcts(e.SelfBySize.Pct())...)
+		cells = append(cells, "", called, fmt.Sprintf("%s [%d]", e.Name, e.Index))
+		t.add(cells...)
+		for _, m := range e.Members {
+			cells := []string{"", "", "", num(m.Self)}
+			cells = append(cells, classPcts(m.SelfBySize.Pct())...)
+			cells = append(cells, "", num(m.Calls), fmt.Sprintf("  %s %s [%d]", m.Label, e.Name, e.Index))
+			t.add(cells...)
+		}
+		for j := range e.Callees {
+			arc(&e.Callees[j])
+		}
+	}
+	t.rule()
+	t.write(w)
+}
+
+// num formats n with thousands separators: 1,023,876.
+func num(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// pct1 formats a percentage with one decimal.
+func pct1(p float64) string { return strconv.FormatFloat(p, 'f', 1, 64) }
+
+// pct0 formats a percentage as a whole number, "<1" below 1 and never 100
+// unless it is all.
+func pct0(p float64) string {
+	r := math.Round(p)
+	switch {
+	case r == 0 && p > 0:
+		return "<1"
+	case r == 100 && p < 100:
+		return "99"
+	}
+	return strconv.Itoa(int(r))
+}
+
+// classPcts formats a size breakdown with pct0, blank for 0.
+func classPcts(p PctBySize) []string {
+	out := make([]string, len(p))
+	for i, v := range p {
+		if v != 0 {
+			out[i] = pct0(v)
+		}
+	}
+	return out
+}
+
+// table lays out rows of cells in columns two spaces apart, right-aligned
+// unless the column says left; the last column is not padded.
+type table struct {
+	cols  []column
+	spans []span     // titles over groups of columns
+	rows  [][]string // nil is a rule
+}
+
+type column struct {
+	head  string
+	left  bool
+	min   int  // minimum width
+	tight bool // one space before the column, not two
+}
+
+// classCols are the columns of a size breakdown, s m l x.
+func classCols() []column {
+	var c []column
+	for i, n := range profile.ClassNames {
+		c = append(c, column{head: n, min: 3, tight: i > 0})
+	}
+	return c
+}
+
+// span is a title centered over columns from..to, inclusive.
+type span struct {
+	title    string
+	from, to int
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+func (t *table) rule()               { t.rows = append(t.rows, nil) }
+
+// gap returns the number of spaces before column i.
+func (t *table) gap(i int) int {
+	if t.cols[i].tight {
+		return 1
+	}
+	return 2
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+func (t *table) write(w *bufio.Writer) {
+	widths := make([]int, len(t.cols))
+	for i, c := range t.cols {
+		widths[i] = max(c.min, width(c.head))
+	}
+	for _, row := range t.rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], width(cell))
+		}
+	}
+	// Widen the last column of a span whose title does not fit.
+	spanWidth := func(s span) int {
+		n := 0
+		for i := s.from; i <= s.to; i++ {
+			n += widths[i]
+		}
+		for i := s.from + 1; i <= s.to; i++ {
+			n += t.gap(i)
+		}
+		return n
+	}
+	for _, s := range t.spans {
+		if need := width(s.title) + 4; spanWidth(s) < need {
+			widths[s.to] += need - spanWidth(s)
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		for i, cell := range cells {
+			if i > 0 {
+				b.WriteString(strings.Repeat(" ", t.gap(i)))
+			}
+			pad := strings.Repeat(" ", widths[i]-width(cell))
+			switch {
+			case !t.cols[i].left:
+				b.WriteString(pad + cell)
+			case i < len(cells)-1:
+				b.WriteString(cell + pad)
+			default:
+				b.WriteString(cell)
+			}
+		}
+		w.WriteString(strings.TrimRight(b.String(), " "))
+		w.WriteByte('\n')
+	}
+	if len(t.spans) > 0 {
+		var b strings.Builder
+		col := 0 // the column b has reached
+		for _, s := range t.spans {
+			for ; col < s.from; col++ {
+				b.WriteString(strings.Repeat(" ", widths[col]+t.gap(col+1)))
+			}
+			sw := spanWidth(s)
+			title := " " + s.title + " "
+			left := (sw - width(title)) / 2
+			b.WriteString(strings.Repeat("-", left) + title + strings.Repeat("-", sw-left-width(title)))
+			col = s.to
+			if col+1 < len(widths) {
+				b.WriteString(strings.Repeat(" ", t.gap(col+1)))
+			}
+			col++
+		}
+		w.WriteString(strings.TrimRight(b.String(), " "))
+		w.WriteByte('\n')
+	}
+	heads := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		heads[i] = c.head
+	}
+	line(heads)
+	full := 0
+	for i, wd := range widths {
+		full += wd
+		if i > 0 {
+			full += t.gap(i)
+		}
+	}
+	for _, row := range t.rows {
+		if row == nil {
+			w.WriteString(strings.Repeat("-", min(full, maxWidth)) + "\n")
+			continue
+		}
+		line(row)
+	}
+}

@@ -1,0 +1,155 @@
+// Package runtime embeds the weave C runtime and builds it for a compiler.
+package runtime
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+//go:embed weave.h
+var header string
+
+//go:embed weave_rt.c
+var source string
+
+// includeLine is the line of weave_rt.c that Source replaces by the header.
+const includeLine = `#include "weave.h"`
+
+// Header returns the text of weave.h, the interface between woven code and
+// the runtime.
+func Header() string { return header }
+
+var amalgamation = sync.OnceValue(func() string {
+	lines := strings.SplitAfter(source, "\n")
+	for i, l := range lines {
+		if strings.TrimRight(l, "\r\n") != includeLine {
+			continue
+		}
+		h := header
+		if !strings.HasSuffix(h, "\n") {
+			h += "\n"
+		}
+		var b strings.Builder
+		for _, l := range lines[:i] {
+			b.WriteString(l)
+		}
+		// Line markers keep compiler diagnostics pointing at the two files.
+		b.WriteString("#line 1 \"weave.h\"\n")
+		b.WriteString(h)
+		fmt.Fprintf(&b, "#line %d \"weave_rt.c\"\n", i+2)
+		for _, l := range lines[i+1:] {
+			b.WriteString(l)
+		}
+		return b.String()
+	}
+	panic("runtime: weave_rt.c lacks the line " + includeLine)
+})
+
+// Source returns the runtime as a single C file: weave_rt.c with its
+// #include "weave.h" line replaced by the header.
+func Source() string { return amalgamation() }
+
+// Flags the runtime is always compiled with. The caller's flags come after
+// the first group (so e.g. -O0 or -g can be added), the second group last.
+var (
+	baseFlags  = []string{"-std=gnu11", "-O2", "-pthread"}
+	finalFlags = []string{"-fPIC", "-c", "-x", "c", "-"}
+)
+
+var versions sync.Map // compiler argv (NUL-joined) -> its --version output
+
+func compilerVersion(cc []string) (string, error) {
+	key := strings.Join(cc, "\x00")
+	if v, ok := versions.Load(key); ok {
+		return v.(string), nil
+	}
+	cmd := exec.Command(cc[0], append(cc[1:len(cc):len(cc)], "--version")...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("runtime: %s --version: %v: %s", strings.Join(cc, " "), err, bytes.TrimSpace(out))
+	}
+	versions.Store(key, string(out))
+	return string(out), nil
+}
+
+func cacheDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	dir := filepath.Join(base, "weave")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("runtime: %v", err)
+	}
+	return dir, nil
+}
+
+// Object compiles Source with the compiler command cc (e.g. ["gcc"] or
+// ["ccache", "gcc"]) and the extra flags (e.g. -m32, -fsanitize=thread),
+// and returns the path of the object file. Objects are cached in
+// os.UserCacheDir()/weave, named by a hash of cc, flags, the source and the
+// compiler's --version output; an existing one is reused. Concurrent calls,
+// from any number of processes, are safe: each compiles to its own
+// temporary file and renames it into place.
+func Object(cc []string, flags []string) (string, error) {
+	if len(cc) == 0 || cc[0] == "" {
+		return "", errors.New("runtime: no compiler given")
+	}
+	version, err := compilerVersion(cc)
+	if err != nil {
+		return "", err
+	}
+	src := Source()
+	h := sha256.New()
+	for _, s := range cc {
+		fmt.Fprintf(h, "cc %q\n", s)
+	}
+	for _, s := range flags {
+		fmt.Fprintf(h, "flag %q\n", s)
+	}
+	fmt.Fprintf(h, "source %d\n%s\nversion %d\n%s", len(src), src, len(version), version)
+	dir, err := cacheDir()
+	if err != nil {
+		return "", err
+	}
+	obj := filepath.Join(dir, "rt-"+hex.EncodeToString(h.Sum(nil))+".o")
+	if fi, err := os.Stat(obj); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		return obj, nil
+	}
+
+	tmp, err := os.CreateTemp(dir, "rt-*.o.tmp")
+	if err != nil {
+		return "", fmt.Errorf("runtime: %v", err)
+	}
+	tmpName := tmp.Name()
+	tmp.Close()
+	defer os.Remove(tmpName) // a no-op once renamed
+
+	args := append([]string(nil), cc[1:]...)
+	args = append(args, baseFlags...)
+	args = append(args, flags...)
+	args = append(args, finalFlags...)
+	args = append(args, "-o", tmpName)
+	cmd := exec.Command(cc[0], args...)
+	cmd.Stdin = strings.NewReader(src)
+	var stderr bytes.Buffer
+	cmd.Stdout = &stderr
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("runtime: compiling the runtime: %s %s: %v\n%s",
+			cc[0], strings.Join(args, " "), err, stderr.Bytes())
+	}
+	if err := os.Rename(tmpName, obj); err != nil {
+		return "", fmt.Errorf("runtime: %v", err)
+	}
+	return obj, nil
+}

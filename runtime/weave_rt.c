@@ -1,0 +1,1996 @@
+//go:build ignore
+
+/* weave_rt.c: the weave runtime (ABI 1).
+
+   Linked into every woven program. It keeps, per thread, a pseudo-stack
+   whose entries point into a calling-context tree (CCT), charges every
+   allocation made through __weave_malloc & co. to a leaf of that tree, and
+   at exit prints a heap summary on stderr and writes the profile described
+   in profile/format.go.
+
+   Overview
+   --------
+   Nodes. All CCT nodes live in one global node array addressed by a 32-bit
+   index (only NODE_BITS = 28 bits are used, so that a side-table entry can
+   hold one). The array is a fixed table of chunk pointers, each chunk
+   CHUNK_NODES nodes mmap'd on first use. Index 0 is never used ("none").
+   Threads take NODE_BATCH indices at a time from a global atomic counter, so
+   creating a node takes no lock. Trees are per thread: a node's fields are
+   written by the thread that created it (its owner) only, except the
+   "remote" free counters, which other threads add to atomically.
+
+   Kinds: R (a thread's root), F (a woven function, key = struct __weave_fn),
+   A (an allocation leaf, key = struct __weave_site, always a child of an R
+   or F node, holding the heap counters of struct heapc).
+
+   Child lookup. weave.h's __weave_enter hits when cur->cache is the child
+   for the function; otherwise __weave_enter_slow looks the child up in the
+   thread's open-addressing hash keyed by (parent index, key), creating it on
+   first use. Allocation leaves use the same hash, with a one-entry cache per
+   parent (u.acache) in front of it.
+
+   Side table. Live blocks are kept in NSHARDS open-addressing tables keyed
+   by address (never a header before the block), each entry 16 bytes:
+   {address, size << NODE_BITS | node}. A shard has its own spinlock; tables
+   are mmap'd, grown by 5/4 at load 0.85 (shrunk at load 1/4), which keeps
+   them between 18.8 and 23.5 bytes per live block once they are past their
+   initial page. Block sizes that do not fit in SIZE_BITS bits (>= 64 GiB)
+   are kept in a small extra list.
+
+   Re-entrancy. Every __weave_* function sets the thread's in_rt flag for
+   its whole run (the real library call included); a __weave_* call or a
+   slow-path enter made while it is set (a signal handler interrupting the
+   runtime, or a woven allocator called by the real one) just calls the real
+   function and records nothing, resp. does not push. Every lock is taken
+   with in_rt set, so a signal handler never waits on a lock its own thread
+   holds.
+
+   Choices (documented behaviour)
+   ------------------------------
+   - free(p) of a block the runtime never saw: passes through, counts
+     nothing. free(NULL): no count.
+   - realloc(p, n) of a block the runtime never saw: the real realloc runs,
+     and the new block is recorded as allocated at this site (no free is
+     counted for the unknown old block).
+   - realloc(p, 0) returning NULL counts as a free of p (glibc frees p).
+     realloc(NULL, n) is malloc(n). A failed realloc leaves p recorded.
+   - calloc/reallocarray overflow: the real function fails, nothing recorded.
+   - Recorded size is always the requested size (pvalloc included, which
+     glibc rounds up to whole pages; strdup/strndup: length of the copy + 1).
+   - A malloc returning an address still in the side table means that block
+     was freed behind the runtime's back (by unwoven code): the stale entry is
+     counted as freed, charged to the node that allocated it.
+   - Allocation before any woven function ran, or in a thread that never ran
+     woven code, is charged to the thread's root (threads are set up lazily
+     from the allocation and free paths too).
+   - Maximum pseudo-stack depth MAX_DEPTH: deeper enters do not push. The
+     stack is an address-space reservation (PROT_NONE) committed on demand
+     with mprotect, so it never moves: an enter interrupted by a signal
+     handler whose woven code grows the stack still writes to valid memory.
+   - __weave_setjmp_return also re-synchronises for a frame whose enter did
+     not push (parent == 0): its depth field then holds the depth the
+     function ran at.
+
+   Environment, read once at start-up
+   ----------------------------------
+   WEAVE_OUT      profile path; "%p" is replaced by the pid. An existing
+                  file of that name is replaced (atomically). Set but empty:
+                  no profile is written. Unset: weave-<prog>.<pid>.prof in
+                  the current directory, never replacing an existing file
+                  (weave-<prog>.<pid>.<n>.prof is tried next).
+   WEAVE_SUMMARY  "0": no heap summary on stderr.
+   WEAVE_LEAKS    number of leak contexts in the summary (default 5).
+   WEAVE_STATS    "1": add a line with the runtime's own memory use.
+
+   The //go:build line at the top keeps the go tool from taking this file
+   for cgo source of package runtime, which embeds it (runtime.go).
+*/
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "weave.h"
+
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef __weave_size_t wsize;
+
+#define RT_ABI 1
+#define NODE_BITS 28
+#define MAX_NODES (1u << NODE_BITS)
+#define NODE_MASK (MAX_NODES - 1)
+#define CHUNK_BITS 16
+#define CHUNK_NODES (1u << CHUNK_BITS)
+#define NCHUNKS (MAX_NODES >> CHUNK_BITS)
+#define NODE_BATCH 256u
+#define SIZE_BITS (64 - NODE_BITS)
+#define SIZE_SAT ((1ull << SIZE_BITS) - 1)
+#define NSHARDS 128u
+#define SHARD_MIN 256u /* entries: one page */
+#define NBINS 1026
+#define CHASH_INIT 1024u
+#define STACK_INIT 4096u
+#define MAX_DEPTH (1u << 20)
+#define NBIG 64
+#define ARENA_CHUNK 65536u
+
+enum { KIND_R, KIND_F, KIND_A };
+enum { ST_NEW, ST_LIVE, ST_DEAD, ST_FAILED };
+
+/* Heap counters of an A node, by size class (s, m, l, x). */
+struct heapc {
+	u64 a[4], b[4];   /* allocations, bytes allocated: owner only */
+	u64 f[4], g[4];   /* frees, bytes freed, by the owner: owner only */
+	u64 rf[4], rg[4]; /* frees, bytes freed, by other threads: atomic */
+};
+
+struct rt_node {
+	struct __weave_node pub; /* key, cache, calls: see weave.h */
+	union {
+		struct rt_node *acache; /* R, F: the A child used last */
+		struct heapc *heap;     /* A: its counters */
+	} u;
+	u32 self;       /* own index */
+	u32 parent;     /* parent's index; 0 for a root */
+	u32 next;       /* next node created by the same thread; 0 at the end */
+	u32 thread : 30; /* owner's number (the profile's T id) */
+	u32 kind : 2;
+};
+
+/* mprof's bin table row. */
+struct bin {
+	u64 allocs, frees, bytes, fbytes;
+};
+
+/* A thread known to the runtime. Never freed (its nodes stay for the
+   profile). Fields are written by the owner thread, except as noted. */
+struct rt_thread {
+	struct rt_thread *next; /* g_threads list; g_lock */
+	u32 num;                /* T id, dense, in registration order */
+	int tid;                /* kernel thread id */
+	u32 root;               /* root node index */
+	u32 nnext, nend;        /* current node batch */
+	u32 first, last;        /* creation-order node list */
+	u32 nnodes;             /* nodes published: atomic (release/acquire) */
+	u32 snap;               /* nnodes as seen by the exit writer; writer only */
+	u32 *chash;             /* child hash: node indices, 0 = empty */
+	u32 cmask, ccount;
+	char *harena;           /* heapc bump arena */
+	wsize hleft;
+	struct bin *bins;       /* NBINS rows; set to 0 at thread exit; the
+	                           owner reads it freely, writes it and the exit
+	                           writer reads it under g_lock */
+	struct __weave_slot *stack; /* reservation of reserved slots */
+	wsize reserved;
+};
+
+/* Per-thread private state. */
+struct rt_local {
+	struct rt_thread *thr; /* set up: ST_LIVE or ST_DEAD */
+	int state;             /* ST_* */
+	int in_rt;             /* inside the runtime: see "Re-entrancy" */
+};
+
+/* Side-table entry; addr == 0 is an empty slot. */
+struct ent {
+	uintptr_t addr;
+	u64 val; /* size << NODE_BITS | node */
+};
+
+struct shard {
+	u32 lock;
+	u32 cap, count;
+	u32 grow_at, shrink_at;
+	struct ent *tab;
+} __attribute__((aligned(64)));
+
+/* Globals and their threading contracts
+   -------------------------------------
+   __weave_tls   per thread. Initial value: cur = &rt_boot, cap = 0, so the
+                 first enter of every thread takes the slow path.
+   rt_local      per thread.
+   rt_dummy      read only: the node every empty cache points to; its key
+                 (its own address) matches no function or site.
+   rt_boot       read only: cur of a thread that is not set up.
+   g_chunks      node chunk pointers: set once by CAS (release); read with
+                 acquire loads (node_at).
+   g_node_next   next free node index: atomic fetch-add by batch.
+   g_shards      side table: each shard's fields under its own lock.
+   g_big         sizes that do not fit SIZE_BITS: under g_big_lock.
+   g_lock        mutex (slow paths only): thread set-up and exit,
+                 g_threads, g_nthreads, g_arena*, the exit writer; taken by
+                 fork's prepare handler. Lock order: g_lock, then shard locks,
+                 then g_big_lock.
+   g_threads     list of every thread ever set up, in T id order; g_lock.
+   g_shared_bins bins of threads that exited (merged by their destructor)
+                 and of frees/allocations made after that: atomic adds.
+   g_key, g_once, g_cfg_*, g_start_ns: written once by rt_global_init
+                 (pthread_once), read only afterwards.
+   g_finished    atomic: the exit writer ran (or is running). */
+
+static __thread struct rt_local rt_local;
+
+static struct rt_node rt_dummy = {
+	.pub = {.key = &rt_dummy, .cache = &rt_dummy.pub},
+	.u = {.acache = &rt_dummy},
+};
+static struct rt_node rt_boot = {
+	.pub = {.key = &rt_dummy, .cache = &rt_dummy.pub},
+	.u = {.acache = &rt_dummy},
+};
+
+__thread struct __weave_thread __weave_tls = {&rt_boot.pub, 0, 0, 0};
+
+static struct rt_node *g_chunks[NCHUNKS];
+static u32 g_node_next;
+static struct shard g_shards[NSHARDS];
+static struct {
+	uintptr_t addr;
+	u64 size;
+} g_big[NBIG];
+static u32 g_big_lock;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_thread *g_threads, **g_threads_tail = &g_threads;
+static u32 g_nthreads;
+static char *g_arena;
+static wsize g_arena_left;
+static struct bin g_shared_bins[NBINS];
+static pthread_key_t g_key;
+static int g_key_ok;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static int g_finished;
+static u64 g_start_ns;
+static int g_cfg_out_set; /* WEAVE_OUT is set */
+static char g_cfg_out[4096];
+static int g_cfg_summary = 1;
+static u32 g_cfg_leaks = 5;
+static int g_cfg_stats;
+
+/* ---------------------------------------------------------------- helpers */
+
+#define fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+static void *rt_map(wsize n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static inline u64 mix64(u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static inline void spin_lock(u32 *l)
+{
+	unsigned n = 0;
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+			if (++n < 100)
+				cpu_relax();
+			else
+				sched_yield();
+		}
+	}
+}
+
+static inline void spin_unlock(u32 *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static inline void rt_enter(struct rt_local *l)
+{
+	l->in_rt = 1;
+	fence();
+}
+
+static inline void rt_exit(struct rt_local *l)
+{
+	fence();
+	l->in_rt = 0;
+}
+
+static inline int size_class(u64 n)
+{
+	return n <= 32 ? 0 : n <= 256 ? 1 : n <= 2048 ? 2 : 3;
+}
+
+static inline u32 bin_of(u64 n)
+{
+	return n <= 1024 ? (u32)n : 1025;
+}
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+static u64 parse_u64(const char *s, u64 def)
+{
+	u64 v = 0;
+	if (!s || !*s)
+		return def;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return def;
+		v = v * 10 + (u64)(*s - '0');
+		if (v > 1000000)
+			return 1000000;
+	}
+	return v;
+}
+
+/* ------------------------------------------------------------------ nodes */
+
+static inline struct rt_node *node_at(u32 i)
+{
+	return __atomic_load_n(&g_chunks[i >> CHUNK_BITS], __ATOMIC_ACQUIRE) + (i & (CHUNK_NODES - 1));
+}
+
+static int chunk_map(u32 c)
+{
+	struct rt_node *p, *none = NULL;
+	if (__atomic_load_n(&g_chunks[c], __ATOMIC_ACQUIRE))
+		return 1;
+	p = rt_map((wsize)CHUNK_NODES * sizeof *p);
+	if (!p)
+		return 0;
+	if (!__atomic_compare_exchange_n(&g_chunks[c], &none, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		munmap(p, (wsize)CHUNK_NODES * sizeof *p);
+	return 1;
+}
+
+static int node_refill(struct rt_thread *T)
+{
+	u32 i;
+	if (__atomic_load_n(&g_node_next, __ATOMIC_RELAXED) >= MAX_NODES)
+		return 0;
+	i = __atomic_fetch_add(&g_node_next, NODE_BATCH, __ATOMIC_RELAXED);
+	if (i >= MAX_NODES || !chunk_map(i >> CHUNK_BITS))
+		return 0;
+	T->nnext = i ? i : 1; /* index 0 means "none" */
+	T->nend = i + NODE_BATCH;
+	return 1;
+}
+
+static struct heapc *heapc_new(struct rt_thread *T)
+{
+	struct heapc *h;
+	if (T->hleft < sizeof *h) {
+		char *p = rt_map(ARENA_CHUNK);
+		if (!p)
+			return NULL;
+		T->harena = p;
+		T->hleft = ARENA_CHUNK;
+	}
+	h = (struct heapc *)(void *)T->harena;
+	T->harena += sizeof *h;
+	T->hleft -= sizeof *h;
+	return h;
+}
+
+/* Creates a node owned by T. Owner thread only. */
+static struct rt_node *node_new(struct rt_thread *T, const struct rt_node *parent, const void *key, int kind)
+{
+	struct heapc *h = NULL;
+	struct rt_node *n;
+	u32 i;
+	if (T->nnext == T->nend && !node_refill(T))
+		return NULL;
+	if (kind == KIND_A && !(h = heapc_new(T)))
+		return NULL;
+	i = T->nnext++;
+	n = node_at(i);
+	n->pub.key = key;
+	n->pub.cache = &rt_dummy.pub;
+	n->pub.calls = 0;
+	if (kind == KIND_A)
+		n->u.heap = h;
+	else
+		n->u.acache = &rt_dummy;
+	n->self = i;
+	n->parent = parent ? parent->self : 0;
+	n->next = 0;
+	n->thread = T->num;
+	n->kind = (u32)kind;
+	if (T->last)
+		node_at(T->last)->next = i;
+	else
+		T->first = i;
+	T->last = i;
+	__atomic_store_n(&T->nnodes, T->nnodes + 1, __ATOMIC_RELEASE);
+	return n;
+}
+
+static inline u32 chash_of(u32 parent, const void *key)
+{
+	return (u32)mix64((u64)(uintptr_t)key + (u64)parent * 0x9e3779b97f4a7c15ull);
+}
+
+static int chash_grow(struct rt_thread *T)
+{
+	u32 ncap = T->chash ? (T->cmask + 1) * 2 : CHASH_INIT, i;
+	u32 *nt = rt_map((wsize)ncap * sizeof *nt);
+	if (!nt)
+		return 0;
+	if (T->chash) {
+		for (i = 0; i <= T->cmask; i++) {
+			u32 k = T->chash[i], j;
+			struct rt_node *n;
+			if (!k)
+				continue;
+			n = node_at(k);
+			j = chash_of(n->parent, n->pub.key) & (ncap - 1);
+			while (nt[j])
+				j = (j + 1) & (ncap - 1);
+			nt[j] = k;
+		}
+		munmap(T->chash, (wsize)(T->cmask + 1) * sizeof *nt);
+	}
+	T->chash = nt;
+	T->cmask = ncap - 1;
+	return 1;
+}
+
+/* Finds or creates p's child for key. Owner thread only. */
+static struct rt_node *child(struct rt_thread *T, struct rt_node *p, const void *key, int kind)
+{
+	struct rt_node *n;
+	u32 i;
+	if ((T->ccount + 1) * 2 > T->cmask + 1 && !chash_grow(T))
+		return NULL;
+	for (i = chash_of(p->self, key) & T->cmask; T->chash[i]; i = (i + 1) & T->cmask) {
+		n = node_at(T->chash[i]);
+		if (n->pub.key == key && n->parent == p->self)
+			return n;
+	}
+	n = node_new(T, p, key, kind);
+	if (!n)
+		return NULL;
+	T->chash[i] = n->self;
+	T->ccount++;
+	return n;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+static void rt_thread_exit(void *arg);
+static void rt_fork_prepare(void);
+static void rt_fork_parent(void);
+static void rt_fork_child(void);
+
+static void rt_global_init(void)
+{
+	const char *s;
+	g_start_ns = now_ns();
+	g_key_ok = pthread_key_create(&g_key, rt_thread_exit) == 0;
+	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
+	s = getenv("WEAVE_OUT");
+	if (s) {
+		wsize n = strlen(s);
+		if (n >= sizeof g_cfg_out)
+			n = sizeof g_cfg_out - 1;
+		memcpy(g_cfg_out, s, n);
+		g_cfg_out[n] = 0;
+		g_cfg_out_set = 1;
+	}
+	s = getenv("WEAVE_SUMMARY");
+	g_cfg_summary = !(s && strcmp(s, "0") == 0);
+	g_cfg_leaks = (u32)parse_u64(getenv("WEAVE_LEAKS"), 5);
+	if (g_cfg_leaks > 1000)
+		g_cfg_leaks = 1000;
+	s = getenv("WEAVE_STATS");
+	g_cfg_stats = s && strcmp(s, "1") == 0;
+}
+
+static void *arena_alloc(wsize n)
+{
+	void *r;
+	n = (n + 15) & ~(wsize)15;
+	if (n > g_arena_left) {
+		char *p = rt_map(ARENA_CHUNK);
+		if (!p)
+			return NULL;
+		g_arena = p;
+		g_arena_left = ARENA_CHUNK;
+	}
+	r = g_arena;
+	g_arena += n;
+	g_arena_left -= n;
+	return r;
+}
+
+/* Reserves the thread's pseudo-stack and commits its first STACK_INIT
+   slots. */
+static struct __weave_slot *stack_reserve(wsize *reserved)
+{
+	wsize n = MAX_DEPTH;
+	for (; n >= STACK_INIT; n /= 2) {
+		void *p = mmap(NULL, n * sizeof(struct __weave_slot), PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		if (mprotect(p, STACK_INIT * sizeof(struct __weave_slot), PROT_READ | PROT_WRITE) != 0) {
+			munmap(p, n * sizeof(struct __weave_slot));
+			return NULL;
+		}
+		*reserved = n;
+		return p;
+	}
+	return NULL;
+}
+
+static int stack_grow(struct rt_thread *T, struct __weave_thread *t)
+{
+	wsize cap = t->cap, ncap = cap * 2;
+	if (cap >= T->reserved)
+		return 0;
+	if (ncap > T->reserved)
+		ncap = T->reserved;
+	if (mprotect(t->stack + cap, (ncap - cap) * sizeof *t->stack, PROT_READ | PROT_WRITE) != 0)
+		return 0;
+	t->cap = (unsigned)ncap;
+	return 1;
+}
+
+/* Sets up the calling thread: its root, stack, bins and T record. Called
+   with in_rt set, in state ST_NEW. */
+static struct rt_thread *thread_setup(struct rt_local *l)
+{
+	struct __weave_thread *t = &__weave_tls;
+	struct rt_thread *T;
+	struct rt_node *root = NULL;
+	struct bin *bins = NULL;
+	struct __weave_slot *stack = NULL;
+	wsize reserved = 0;
+
+	pthread_once(&g_once, rt_global_init);
+	l->state = ST_FAILED;
+	bins = rt_map(NBINS * sizeof *bins);
+	stack = stack_reserve(&reserved);
+	pthread_mutex_lock(&g_lock);
+	T = arena_alloc(sizeof *T);
+	if (!T || !bins || !stack)
+		goto fail;
+	memset(T, 0, sizeof *T);
+	T->num = g_nthreads;
+	T->bins = bins;
+	T->stack = stack;
+	T->reserved = reserved;
+	if (!chash_grow(T) || !(root = node_new(T, NULL, NULL, KIND_R)))
+		goto fail;
+	T->root = root->self;
+	T->tid = (int)syscall(SYS_gettid);
+	g_nthreads++;
+	*g_threads_tail = T;
+	g_threads_tail = &T->next;
+	pthread_mutex_unlock(&g_lock);
+
+	stack[0].node = &root->pub;
+	t->stack = stack;
+	t->depth = 0;
+	t->cap = STACK_INIT;
+	fence();
+	t->cur = &root->pub;
+	if (g_key_ok)
+		pthread_setspecific(g_key, T);
+	l->thr = T;
+	l->state = ST_LIVE;
+	return T;
+fail:
+	/* The arena record and any node indices taken are lost: harmless. */
+	pthread_mutex_unlock(&g_lock);
+	if (T && T->chash)
+		munmap(T->chash, (wsize)(T->cmask + 1) * sizeof *T->chash);
+	if (bins)
+		munmap(bins, NBINS * sizeof *bins);
+	if (stack)
+		munmap(stack, reserved * sizeof *stack);
+	return NULL;
+}
+
+static inline struct rt_thread *thread_get(struct rt_local *l)
+{
+	if (__builtin_expect(l->thr != NULL, 1))
+		return l->thr;
+	return l->state == ST_NEW ? thread_setup(l) : NULL;
+}
+
+/* pthread key destructor: the thread is exiting. Releases its stack and
+   bins; its nodes stay. Later woven code in this thread (other TSD
+   destructors) does not push, and its allocations are charged below the
+   node current at that time. */
+static void rt_thread_exit(void *arg)
+{
+	struct rt_thread *T = arg;
+	struct rt_local *l = &rt_local;
+	struct __weave_thread *t = &__weave_tls;
+	struct bin *b;
+	int was = l->in_rt;
+	u32 i;
+
+	if (!T || l->thr != T || l->state != ST_LIVE)
+		return;
+	rt_enter(l);
+	t->cap = 0;
+	fence();
+	t->depth = 0;
+	fence();
+	t->cur = &node_at(T->root)->pub;
+	t->stack = NULL;
+	munmap(T->stack, T->reserved * sizeof *T->stack);
+	T->stack = NULL;
+	pthread_mutex_lock(&g_lock);
+	b = T->bins;
+	T->bins = NULL;
+	for (i = 0; i < NBINS; i++) {
+		if (!(b[i].allocs | b[i].frees))
+			continue;
+		__atomic_fetch_add(&g_shared_bins[i].allocs, b[i].allocs, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_shared_bins[i].frees, b[i].frees, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_shared_bins[i].bytes, b[i].bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_shared_bins[i].fbytes, b[i].fbytes, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&g_lock);
+	munmap(b, NBINS * sizeof *b);
+	l->state = ST_DEAD;
+	fence();
+	l->in_rt = was;
+}
+
+static void rt_fork_prepare(void)
+{
+	u32 i;
+	rt_local.in_rt++;
+	fence();
+	pthread_mutex_lock(&g_lock);
+	for (i = 0; i < NSHARDS; i++)
+		spin_lock(&g_shards[i].lock);
+	spin_lock(&g_big_lock);
+}
+
+static void rt_fork_parent(void)
+{
+	u32 i;
+	spin_unlock(&g_big_lock);
+	for (i = 0; i < NSHARDS; i++)
+		spin_unlock(&g_shards[i].lock);
+	pthread_mutex_unlock(&g_lock);
+	fence();
+	rt_local.in_rt--;
+}
+
+static void rt_fork_child(void)
+{
+	if (rt_local.thr)
+		rt_local.thr->tid = (int)syscall(SYS_gettid);
+	rt_fork_parent();
+}
+
+/* ------------------------------------------------------------ side table */
+
+static inline u32 home(u64 h, u32 cap)
+{
+	return (u32)(((h >> 32) * (u64)cap) >> 32);
+}
+
+static inline struct shard *shard_of(uintptr_t a, u64 *h)
+{
+	*h = mix64((u64)a);
+	return &g_shards[*h & (NSHARDS - 1)];
+}
+
+/* Rebuilds s with room for cap entries (rounded up to whole pages).
+   Shard lock held. */
+static int shard_resize(struct shard *s, u32 cap)
+{
+	wsize bytes = ((wsize)cap * sizeof(struct ent) + 4095) & ~(wsize)4095;
+	struct ent *nt = rt_map(bytes);
+	u32 ncap = (u32)(bytes / sizeof(struct ent)), i;
+	if (!nt)
+		return 0;
+	for (i = 0; i < s->cap; i++) {
+		struct ent e = s->tab[i];
+		u32 j;
+		if (!e.addr)
+			continue;
+		for (j = home(mix64((u64)e.addr), ncap); nt[j].addr; j = j + 1 == ncap ? 0 : j + 1)
+			;
+		nt[j] = e;
+	}
+	if (s->tab)
+		munmap(s->tab, (wsize)s->cap * sizeof(struct ent));
+	s->tab = nt;
+	s->cap = ncap;
+	s->grow_at = (u32)((u64)ncap * 85 / 100);
+	s->shrink_at = ncap > SHARD_MIN ? ncap / 4 : 0;
+	return 1;
+}
+
+/* Inserts a -> val. If a is already there (a stale entry), replaces it and
+   returns the old one in *old (else old->addr == 0). Returns 0 when out of
+   memory. */
+static int side_insert(uintptr_t a, u64 val, struct ent *old)
+{
+	u64 h;
+	struct shard *s = shard_of(a, &h);
+	int ok = 1;
+	u32 i;
+	old->addr = 0;
+	spin_lock(&s->lock);
+	if (s->count >= s->grow_at) {
+		u32 ncap = s->cap < SHARD_MIN ? SHARD_MIN : s->cap + s->cap / 4;
+		if (!shard_resize(s, ncap)) {
+			ok = 0;
+			goto out;
+		}
+	}
+	for (i = home(h, s->cap);; i = i + 1 == s->cap ? 0 : i + 1) {
+		struct ent *e = &s->tab[i];
+		if (!e->addr) {
+			e->addr = a;
+			e->val = val;
+			s->count++;
+			break;
+		}
+		if (e->addr == a) {
+			*old = *e;
+			e->val = val;
+			break;
+		}
+	}
+out:
+	spin_unlock(&s->lock);
+	return ok;
+}
+
+/* Removes a; returns 1 and its entry if it was there. */
+static int side_remove(uintptr_t a, struct ent *out)
+{
+	u64 h;
+	struct shard *s = shard_of(a, &h);
+	u32 i, j, k;
+	int found = 0;
+	spin_lock(&s->lock);
+	if (!s->cap)
+		goto out;
+	for (i = home(h, s->cap);; i = i + 1 == s->cap ? 0 : i + 1) {
+		if (!s->tab[i].addr)
+			goto out;
+		if (s->tab[i].addr == a)
+			break;
+	}
+	*out = s->tab[i];
+	found = 1;
+	/* Backward-shift deletion: move later entries of the cluster into the
+	   hole when it lies on their probe path. */
+	for (j = i, k = i;;) {
+		u32 hk;
+		k = k + 1 == s->cap ? 0 : k + 1;
+		if (!s->tab[k].addr)
+			break;
+		hk = home(mix64((u64)s->tab[k].addr), s->cap);
+		if (j < k ? (hk <= j || hk > k) : (hk <= j && hk > k)) {
+			s->tab[j] = s->tab[k];
+			j = k;
+		}
+	}
+	s->tab[j].addr = 0;
+	s->count--;
+	if (s->count < s->shrink_at) {
+		u32 ncap = s->count + s->count / 2;
+		shard_resize(s, ncap < SHARD_MIN ? SHARD_MIN : ncap);
+	}
+out:
+	spin_unlock(&s->lock);
+	return found;
+}
+
+static void big_put(uintptr_t a, u64 size)
+{
+	int i;
+	spin_lock(&g_big_lock);
+	for (i = 0; i < NBIG; i++) {
+		if (!g_big[i].addr) {
+			g_big[i].addr = a;
+			g_big[i].size = size;
+			break;
+		}
+	}
+	spin_unlock(&g_big_lock);
+}
+
+static u64 big_take(uintptr_t a)
+{
+	u64 size = SIZE_SAT;
+	int i;
+	spin_lock(&g_big_lock);
+	for (i = 0; i < NBIG; i++) {
+		if (g_big[i].addr == a) {
+			g_big[i].addr = 0;
+			size = g_big[i].size;
+			break;
+		}
+	}
+	spin_unlock(&g_big_lock);
+	return size;
+}
+
+/* ------------------------------------------------------------- recording */
+
+static inline void bin_count(struct rt_thread *T, u64 size, int is_free)
+{
+	struct bin *b = T ? T->bins : NULL;
+	u32 i = bin_of(size);
+	if (__builtin_expect(b != NULL, 1)) {
+		if (is_free) {
+			b[i].frees++;
+			b[i].fbytes += size;
+		} else {
+			b[i].allocs++;
+			b[i].bytes += size;
+		}
+		return;
+	}
+	b = &g_shared_bins[i];
+	__atomic_fetch_add(is_free ? &b->frees : &b->allocs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(is_free ? &b->fbytes : &b->bytes, size, __ATOMIC_RELAXED);
+}
+
+/* Counts the free of the block of side-table entry e, charged to the node
+   that allocated it. T is the calling thread (may be 0). */
+static void charge_free(struct rt_thread *T, const struct ent *e)
+{
+	struct rt_node *n = node_at((u32)(e->val & NODE_MASK));
+	struct heapc *h = n->u.heap;
+	u64 size = e->val >> NODE_BITS;
+	int c;
+	if (size == SIZE_SAT)
+		size = big_take(e->addr);
+	c = size_class(size);
+	if (T && n->thread == T->num) {
+		h->f[c]++;
+		h->g[c] += size;
+	} else {
+		__atomic_fetch_add(&h->rf[c], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&h->rg[c], size, __ATOMIC_RELAXED);
+	}
+	bin_count(T, size, 1);
+}
+
+/* Records block p of n bytes, allocated at site s. in_rt is set. */
+static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p, u64 n)
+{
+	struct rt_thread *T = thread_get(l);
+	struct rt_node *cur, *a;
+	struct heapc *h;
+	struct ent old;
+	u64 rec = n < SIZE_SAT ? n : SIZE_SAT;
+	int c;
+	if (!T || !p)
+		return;
+	cur = (struct rt_node *)(void *)__weave_tls.cur;
+	a = cur->u.acache;
+	if (__builtin_expect(a->pub.key != s, 0)) {
+		if (cur == &rt_boot || !(a = child(T, cur, s, KIND_A)))
+			return;
+		cur->u.acache = a;
+	}
+	if (!side_insert((uintptr_t)p, rec << NODE_BITS | a->self, &old))
+		return;
+	if (old.addr)
+		charge_free(T, &old);
+	if (rec == SIZE_SAT)
+		big_put((uintptr_t)p, n);
+	h = a->u.heap;
+	c = size_class(n);
+	h->a[c]++;
+	h->b[c] += n;
+	bin_count(T, n, 0);
+}
+
+/* Forgets block p (about to be freed). in_rt is set. */
+static void note_free(struct rt_local *l, void *p)
+{
+	struct rt_thread *T = thread_get(l);
+	struct ent e;
+	if (side_remove((uintptr_t)p, &e))
+		charge_free(T, &e);
+}
+
+/* ------------------------------------------------------- woven interface */
+
+struct __weave_frame __weave_enter(const struct __weave_fn *fn)
+{
+	struct __weave_thread *t = &__weave_tls;
+	struct __weave_node *p = t->cur;
+	struct __weave_node *c = p->cache;
+	unsigned d = t->depth;
+	struct __weave_frame f;
+	if (__builtin_expect(c->key != fn || d + 1 >= t->cap, 0))
+		return __weave_enter_slow(fn);
+	c->calls++;
+	t->depth = d + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->stack[d + 1].node = c;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->cur = c;
+	f.parent = p;
+	f.depth = d;
+	return f;
+}
+
+void __weave_leave(struct __weave_frame *f)
+{
+	struct __weave_thread *t = &__weave_tls;
+	if (__builtin_expect(f->parent != 0, 1)) {
+		t->depth = f->depth;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->cur = f->parent;
+	}
+}
+
+struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
+{
+	struct __weave_thread *t = &__weave_tls;
+	struct rt_local *l = &rt_local;
+	struct __weave_frame f = {0, t->depth};
+	struct rt_thread *T;
+	struct __weave_node *p, *c;
+	unsigned d;
+
+	if (l->in_rt)
+		return f;
+	rt_enter(l);
+	T = l->thr;
+	if (!T && l->state == ST_NEW)
+		T = thread_setup(l);
+	if (!T || l->state != ST_LIVE)
+		goto out;
+	d = t->depth;
+	f.depth = d;
+	if (d + 1 >= t->cap && !stack_grow(T, t))
+		goto out;
+	p = t->cur;
+	c = p->cache;
+	if (c->key != fn) {
+		struct rt_node *n = child(T, (struct rt_node *)(void *)p, fn, KIND_F);
+		if (!n)
+			goto out;
+		c = &n->pub;
+		p->cache = c;
+	}
+	/* The push, exactly as in __weave_enter. */
+	c->calls++;
+	t->depth = d + 1;
+	fence();
+	t->stack[d + 1].node = c;
+	fence();
+	t->cur = c;
+	f.parent = p;
+out:
+	rt_exit(l);
+	return f;
+}
+
+int __weave_setjmp_return(struct __weave_frame *f, int v)
+{
+	struct __weave_thread *t = &__weave_tls;
+	unsigned d = f->parent ? f->depth + 1 : f->depth;
+	/* cap == 0 (thread not set up, or exited): nothing to re-synchronise. */
+	if (d < t->cap) {
+		t->depth = d;
+		fence();
+		t->cur = t->stack[d].node;
+	}
+	return v;
+}
+
+/* The allocation advice. Pattern: if re-entered, call the real function
+   only; else set in_rt, call the real function, keep its errno across the
+   bookkeeping. */
+
+#define RT_ALLOC(call, size)                                        \
+	struct rt_local *l = &rt_local;                             \
+	void *r;                                                    \
+	int e;                                                      \
+	if (__builtin_expect(l->in_rt, 0))                          \
+		return call;                                        \
+	rt_enter(l);                                                \
+	r = call;                                                   \
+	if (__builtin_expect(r != NULL, 1)) {                       \
+		e = errno;                                          \
+		note_alloc(l, s, r, size);                          \
+		errno = e;                                          \
+	}                                                           \
+	rt_exit(l);                                                 \
+	return r
+
+void *__weave_malloc(const struct __weave_site *s, wsize n)
+{
+	RT_ALLOC(malloc(n), n);
+}
+
+void *__weave_calloc(const struct __weave_site *s, wsize n, wsize size)
+{
+	/* Success implies n * size did not overflow. */
+	RT_ALLOC(calloc(n, size), (u64)n * size);
+}
+
+void *__weave_aligned_alloc(const struct __weave_site *s, wsize align, wsize n)
+{
+	RT_ALLOC(aligned_alloc(align, n), n);
+}
+
+void *__weave_memalign(const struct __weave_site *s, wsize align, wsize n)
+{
+	RT_ALLOC(memalign(align, n), n);
+}
+
+void *__weave_valloc(const struct __weave_site *s, wsize n)
+{
+	RT_ALLOC(valloc(n), n);
+}
+
+void *__weave_pvalloc(const struct __weave_site *s, wsize n)
+{
+	RT_ALLOC(pvalloc(n), n);
+}
+
+char *__weave_strdup(const struct __weave_site *s, const char *str)
+{
+	RT_ALLOC(strdup(str), strlen(r) + 1);
+}
+
+char *__weave_strndup(const struct __weave_site *s, const char *str, wsize n)
+{
+	RT_ALLOC(strndup(str, n), strlen(r) + 1);
+}
+
+int __weave_posix_memalign(const struct __weave_site *s, void **pp, wsize align, wsize n)
+{
+	struct rt_local *l = &rt_local;
+	int rc, e;
+	if (l->in_rt)
+		return posix_memalign(pp, align, n);
+	rt_enter(l);
+	rc = posix_memalign(pp, align, n);
+	if (rc == 0) {
+		e = errno;
+		note_alloc(l, s, *pp, n);
+		errno = e;
+	}
+	rt_exit(l);
+	return rc;
+}
+
+void __weave_free(const struct __weave_site *s, void *p)
+{
+	struct rt_local *l = &rt_local;
+	int e;
+	(void)s;
+	if (__builtin_expect(l->in_rt, 0)) {
+		free(p);
+		return;
+	}
+	rt_enter(l);
+	if (p) {
+		e = errno;
+		note_free(l, p);
+		errno = e;
+	}
+	free(p);
+	rt_exit(l);
+}
+
+/* realloc and reallocarray (m == 0: realloc(p, n)). */
+static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, int array)
+{
+	struct rt_local *l = &rt_local;
+	struct rt_thread *T;
+	struct ent old;
+	wsize total = n;
+	void *r;
+	int e, known;
+
+#define REAL (array ? reallocarray(p, n, m) : realloc(p, n))
+	if (l->in_rt || (array && __builtin_mul_overflow(n, m, &total)))
+		return REAL; /* overflow: fails with ENOMEM, nothing to record */
+	rt_enter(l);
+	if (!p) {
+		r = REAL;
+		if (r) {
+			e = errno;
+			note_alloc(l, s, r, total);
+			errno = e;
+		}
+		rt_exit(l);
+		return r;
+	}
+	/* Forget p before the real call: once it is freed its address may be
+	   handed to another thread, which will record it. */
+	e = errno;
+	T = thread_get(l);
+	known = side_remove((uintptr_t)p, &old);
+	errno = e;
+	r = REAL;
+	e = errno;
+	if (r || total == 0) {
+		/* Moved, resized in place, or (glibc, size 0) freed. */
+		if (known)
+			charge_free(T, &old);
+		if (r)
+			note_alloc(l, s, r, total);
+	} else if (known) {
+		/* Failed: p is still allocated. */
+		struct ent stale;
+		side_insert(old.addr, old.val, &stale);
+	}
+	errno = e;
+	rt_exit(l);
+	return r;
+#undef REAL
+}
+
+void *__weave_realloc(const struct __weave_site *s, void *p, wsize n)
+{
+	return re_alloc(s, p, n, 0, 0);
+}
+
+void *__weave_reallocarray(const struct __weave_site *s, void *p, wsize n, wsize size)
+{
+	return re_alloc(s, p, n, size, 1);
+}
+
+/* ------------------------------------------------------------ exit output */
+
+/* Buffered output to a file descriptor. */
+struct out {
+	int fd;
+	int err;
+	char *buf;
+	wsize len, cap;
+	u64 records;
+};
+
+static void out_flush(struct out *o)
+{
+	wsize off = 0;
+	while (off < o->len && !o->err) {
+		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			o->err = n < 0 ? errno : EIO;
+		else
+			off += (wsize)n;
+	}
+	o->len = 0;
+}
+
+static void out_mem(struct out *o, const char *s, wsize n)
+{
+	if (o->fd < 0)
+		return; /* counting only */
+	while (n) {
+		wsize k = o->cap - o->len;
+		if (!k) {
+			out_flush(o);
+			continue;
+		}
+		if (k > n)
+			k = n;
+		memcpy(o->buf + o->len, s, k);
+		o->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void out_str(struct out *o, const char *s)
+{
+	out_mem(o, s, strlen(s));
+}
+
+static void out_ch(struct out *o, char c)
+{
+	out_mem(o, &c, 1);
+}
+
+static void out_u64(struct out *o, u64 v)
+{
+	char b[24];
+	int i = sizeof b;
+	do
+		b[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	out_mem(o, b + i, sizeof b - (wsize)i);
+}
+
+/* A field: " v", or " -1" when v is ~0. */
+static void out_field(struct out *o, u64 v)
+{
+	out_ch(o, ' ');
+	if (v == ~0ull)
+		out_str(o, "-1");
+	else
+		out_u64(o, v);
+}
+
+static void out_commas(struct out *o, u64 v)
+{
+	char b[32];
+	int i = sizeof b, n = 0;
+	do {
+		if (n && n % 3 == 0)
+			b[--i] = ',';
+		b[--i] = (char)('0' + v % 10);
+		n++;
+	} while (v /= 10);
+	out_mem(o, b + i, sizeof b - (wsize)i);
+}
+
+/* Temporary memory of the exit writer. */
+struct tmpmem {
+	void *p[16];
+	wsize n[16];
+	int k;
+};
+
+static void *tmp_alloc(struct tmpmem *m, wsize n)
+{
+	void *p;
+	if (m->k == 16 || !(p = rt_map(n ? n : 1)))
+		return NULL;
+	m->p[m->k] = p;
+	m->n[m->k++] = n ? n : 1;
+	return p;
+}
+
+static void tmp_free(struct tmpmem *m)
+{
+	while (m->k > 0) {
+		m->k--;
+		munmap(m->p[m->k], m->n[m->k]);
+	}
+}
+
+/* Pointer -> dense id. */
+struct pmap {
+	const void **key;
+	u32 *id;
+	u32 mask, n;
+};
+
+static int pmap_init(struct pmap *m, struct tmpmem *tm, u32 want)
+{
+	u32 cap = 64;
+	while (cap < 2 * want + 64)
+		cap *= 2;
+	m->key = tmp_alloc(tm, (wsize)cap * sizeof *m->key);
+	m->id = tmp_alloc(tm, (wsize)cap * sizeof *m->id);
+	m->mask = cap - 1;
+	m->n = 0;
+	return m->key && m->id;
+}
+
+static u32 pmap_get(struct pmap *m, const void *k, int *fresh)
+{
+	u32 i = (u32)mix64((u64)(uintptr_t)k) & m->mask;
+	for (; m->key[i]; i = (i + 1) & m->mask) {
+		if (m->key[i] == k) {
+			*fresh = 0;
+			return m->id[i];
+		}
+	}
+	m->key[i] = k;
+	*fresh = 1;
+	return m->id[i] = m->n++;
+}
+
+struct writer {
+	struct out *o;
+	struct pmap strs; /* keyed by string content, see intern */
+	struct pmap fns, sites;
+	const struct __weave_fn **fn_of;   /* by F id */
+	const struct __weave_site **site_of; /* by A id */
+};
+
+static u32 str_hash(const char *s)
+{
+	u32 h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Returns the id of string s, writing an S record the first time. */
+static u32 intern(struct writer *w, const char *s)
+{
+	struct pmap *m = &w->strs;
+	u32 i;
+	const char *c;
+	if (!s)
+		s = "?";
+	for (i = str_hash(s) & m->mask; m->key[i]; i = (i + 1) & m->mask)
+		if (strcmp(m->key[i], s) == 0)
+			return m->id[i];
+	m->key[i] = s;
+	m->id[i] = m->n++;
+	out_str(w->o, "S");
+	out_field(w->o, m->id[i]);
+	out_ch(w->o, ' ');
+	for (c = s; *c; c++) {
+		if (*c == '\\')
+			out_str(w->o, "\\\\");
+		else if (*c == '\n')
+			out_str(w->o, "\\n");
+		else
+			out_ch(w->o, *c);
+	}
+	out_ch(w->o, '\n');
+	w->o->records++;
+	return m->id[i];
+}
+
+static const char *op_name(unsigned op)
+{
+	static const char *const names[] = {
+		"?", "malloc", "calloc", "realloc", "reallocarray", "free", "strdup", "strndup",
+		"aligned_alloc", "posix_memalign", "memalign", "valloc", "pvalloc",
+	};
+	return op < sizeof names / sizeof names[0] ? names[op] : "?";
+}
+
+/* Interns fn's strings and returns its F id (~0 for none). */
+static u32 note_fn(struct writer *w, const struct __weave_fn *fn)
+{
+	int fresh;
+	u32 id;
+	if (!fn)
+		return ~0u;
+	id = pmap_get(&w->fns, fn, &fresh);
+	if (fresh) {
+		w->fn_of[id] = fn;
+		intern(w, fn->name);
+		intern(w, fn->file);
+	}
+	return id;
+}
+
+static void note_site(struct writer *w, const struct __weave_site *s)
+{
+	int fresh;
+	u32 id = pmap_get(&w->sites, s, &fresh);
+	if (!fresh)
+		return;
+	w->site_of[id] = s;
+	note_fn(w, s->fn);
+	intern(w, s->file);
+	intern(w, op_name(s->op));
+	if (s->type)
+		intern(w, s->type);
+}
+
+static void heap_read(const struct heapc *h, u64 v[16])
+{
+	int c;
+	for (c = 0; c < 4; c++) {
+		v[c] = h->a[c];
+		v[4 + c] = h->b[c];
+		v[8 + c] = h->f[c] + __atomic_load_n(&h->rf[c], __ATOMIC_RELAXED);
+		v[12 + c] = h->g[c] + __atomic_load_n(&h->rg[c], __ATOMIC_RELAXED);
+	}
+}
+
+struct leak {
+	u32 node;
+	u64 bytes, blocks;
+};
+
+struct totals {
+	u64 allocs, frees, bytes, fbytes, live_bytes, live_blocks;
+	u64 nodes, leak_nodes;
+	u32 nleaks;
+	struct leak *leaks;
+};
+
+/* Appends /proc/self/cmdline, arguments separated by spaces. */
+static void out_cmdline(struct out *o)
+{
+	char b[4096];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC), sep = 0;
+	ssize_t n, i;
+	if (fd < 0)
+		return;
+	while ((n = read(fd, b, sizeof b)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (!b[i]) {
+				sep = 1;
+				continue;
+			}
+			if (sep)
+				out_ch(o, ' ');
+			sep = 0;
+			out_ch(o, b[i] == '\n' || b[i] == '\r' ? ' ' : b[i]);
+		}
+	}
+	close(fd);
+}
+
+/* Writes the profile to o and fills t. g_lock held. */
+static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
+{
+	struct writer w = {.o = o};
+	struct rt_thread *T;
+	u32 maxidx = __atomic_load_n(&g_node_next, __ATOMIC_RELAXED), *ids, nid = 0, i, k;
+	u64 nnodes = 0, v[16];
+	struct bin *bins;
+
+	if (maxidx > MAX_NODES)
+		maxidx = MAX_NODES;
+	for (T = g_threads; T; T = T->next) {
+		T->snap = __atomic_load_n(&T->nnodes, __ATOMIC_ACQUIRE);
+		nnodes += T->snap;
+	}
+	t->nodes = nnodes;
+	if (g_cfg_leaks)
+		t->leaks = tmp_alloc(tm, g_cfg_leaks * sizeof *t->leaks);
+	ids = tmp_alloc(tm, (wsize)maxidx * sizeof *ids + 4);
+	bins = tmp_alloc(tm, NBINS * sizeof *bins);
+	if (!ids || !bins || !pmap_init(&w.fns, tm, (u32)nnodes) || !pmap_init(&w.sites, tm, (u32)nnodes) ||
+	    !pmap_init(&w.strs, tm, (u32)nnodes * 3 + 16) ||
+	    !(w.fn_of = tmp_alloc(tm, (wsize)(w.fns.mask + 1) * sizeof *w.fn_of)) ||
+	    !(w.site_of = tmp_alloc(tm, (wsize)(w.sites.mask + 1) * sizeof *w.site_of))) {
+		o->err = ENOMEM;
+		return;
+	}
+
+	out_str(o, "weave profile 1\n");
+	out_str(o, "M pid");
+	out_field(o, (u64)getpid());
+	out_str(o, "\nM ppid");
+	out_field(o, (u64)getppid());
+	out_str(o, "\nM argv ");
+	out_cmdline(o);
+	out_str(o, "\nM start_ns");
+	out_field(o, g_start_ns);
+	out_str(o, "\nM end_ns");
+	out_field(o, now_ns());
+	out_str(o, "\nM complete 1\nM runtime");
+	out_field(o, RT_ABI);
+	out_ch(o, '\n');
+	o->records += 7;
+
+	/* Pass 1: strings, functions, sites. */
+	for (T = g_threads; T; T = T->next) {
+		for (i = T->first, k = 0; k < T->snap; k++) {
+			struct rt_node *n = node_at(i);
+			if (n->kind == KIND_F)
+				note_fn(&w, n->pub.key);
+			else if (n->kind == KIND_A)
+				note_site(&w, n->pub.key);
+			if (k + 1 < T->snap)
+				i = n->next;
+		}
+	}
+	for (i = 0; i < w.fns.n; i++) {
+		const struct __weave_fn *fn = w.fn_of[i];
+		out_ch(o, 'F');
+		out_field(o, i);
+		out_field(o, intern(&w, fn->name));
+		out_field(o, intern(&w, fn->file));
+		out_field(o, fn->line);
+		out_ch(o, '\n');
+	}
+	for (i = 0; i < w.sites.n; i++) {
+		const struct __weave_site *s = w.site_of[i];
+		int fresh;
+		out_ch(o, 'A');
+		out_field(o, i);
+		out_field(o, s->fn ? pmap_get(&w.fns, s->fn, &fresh) : ~0ull);
+		out_field(o, intern(&w, s->file));
+		out_field(o, s->line);
+		out_field(o, s->col);
+		out_field(o, intern(&w, op_name(s->op)));
+		out_field(o, s->type ? intern(&w, s->type) : ~0ull);
+		out_field(o, s->type_size);
+		out_ch(o, '\n');
+	}
+	o->records += w.fns.n + w.sites.n;
+	for (T = g_threads; T; T = T->next) {
+		out_ch(o, 'T');
+		out_field(o, T->num);
+		out_field(o, (u64)T->tid);
+		out_ch(o, '\n');
+		o->records++;
+	}
+
+	/* Pass 2: nodes. A parent is always created before its children, by
+	   the same thread. */
+	for (T = g_threads; T; T = T->next) {
+		for (i = T->first, k = 0; k < T->snap; k++) {
+			struct rt_node *n = node_at(i);
+			int fresh;
+			ids[i] = nid++;
+			out_ch(o, 'N');
+			out_field(o, ids[i]);
+			out_field(o, n->kind == KIND_R ? ~0ull : ids[n->parent]);
+			out_field(o, n->thread);
+			out_ch(o, ' ');
+			out_ch(o, "RFA"[n->kind]);
+			out_field(o, n->kind == KIND_R ? ~0ull
+				     : pmap_get(n->kind == KIND_F ? &w.fns : &w.sites, n->pub.key, &fresh));
+			out_ch(o, '\n');
+			o->records++;
+			if (k + 1 < T->snap)
+				i = n->next;
+		}
+	}
+
+	/* Pass 3: counters, totals, leaks. */
+	for (T = g_threads; T; T = T->next) {
+		for (i = T->first, k = 0; k < T->snap; k++) {
+			struct rt_node *n = node_at(i);
+			u64 calls = n->pub.calls;
+			if (n->kind == KIND_F && calls) {
+				out_ch(o, 'C');
+				out_field(o, ids[i]);
+				out_field(o, calls);
+				out_ch(o, '\n');
+				o->records++;
+			}
+			if (n->kind == KIND_A) {
+				u64 nz = 0, a = 0, b = 0, f = 0, g = 0;
+				int c;
+				heap_read(n->u.heap, v);
+				for (c = 0; c < 16; c++)
+					nz |= v[c];
+				if (nz) {
+					out_ch(o, 'H');
+					out_field(o, ids[i]);
+					for (c = 0; c < 16; c++)
+						out_field(o, v[c]);
+					out_ch(o, '\n');
+					o->records++;
+				}
+				for (c = 0; c < 4; c++) {
+					a += v[c];
+					b += v[4 + c];
+					f += v[8 + c];
+					g += v[12 + c];
+				}
+				t->allocs += a;
+				t->bytes += b;
+				t->frees += f;
+				t->fbytes += g;
+				if (a > f) {
+					/* Keep the g_cfg_leaks largest, by bytes then
+					   blocks, in t->leaks (sorted). */
+					struct leak L = {i, b > g ? b - g : 0, a - f};
+					u32 j;
+					t->leak_nodes++;
+					if (t->leaks) {
+						for (j = t->nleaks; j > 0; j--) {
+							struct leak *p = &t->leaks[j - 1];
+							if (p->bytes > L.bytes || (p->bytes == L.bytes && p->blocks >= L.blocks))
+								break;
+							if (j < g_cfg_leaks)
+								t->leaks[j] = *p;
+						}
+						if (j < g_cfg_leaks) {
+							t->leaks[j] = L;
+							if (t->nleaks < g_cfg_leaks)
+								t->nleaks++;
+						}
+					}
+				}
+			}
+			if (k + 1 < T->snap)
+				i = n->next;
+		}
+	}
+	t->live_blocks = t->allocs > t->frees ? t->allocs - t->frees : 0;
+	t->live_bytes = t->bytes > t->fbytes ? t->bytes - t->fbytes : 0;
+
+	/* Bins. */
+	for (i = 0; i < NBINS; i++) {
+		bins[i].allocs = __atomic_load_n(&g_shared_bins[i].allocs, __ATOMIC_RELAXED);
+		bins[i].frees = __atomic_load_n(&g_shared_bins[i].frees, __ATOMIC_RELAXED);
+		bins[i].bytes = __atomic_load_n(&g_shared_bins[i].bytes, __ATOMIC_RELAXED);
+		bins[i].fbytes = __atomic_load_n(&g_shared_bins[i].fbytes, __ATOMIC_RELAXED);
+	}
+	for (T = g_threads; T; T = T->next) {
+		if (!T->bins)
+			continue;
+		for (i = 0; i < NBINS; i++) {
+			bins[i].allocs += T->bins[i].allocs;
+			bins[i].frees += T->bins[i].frees;
+			bins[i].bytes += T->bins[i].bytes;
+			bins[i].fbytes += T->bins[i].fbytes;
+		}
+	}
+	for (i = 0; i < NBINS; i++) {
+		if (!(bins[i].allocs | bins[i].frees))
+			continue;
+		out_ch(o, 'B');
+		out_field(o, i);
+		out_field(o, bins[i].allocs);
+		out_field(o, bins[i].frees);
+		out_field(o, bins[i].bytes);
+		out_field(o, bins[i].fbytes);
+		out_ch(o, '\n');
+		o->records++;
+	}
+	out_ch(o, 'E');
+	out_field(o, o->records);
+	out_ch(o, '\n');
+}
+
+/* A fixed-capacity string. */
+struct sbuf {
+	char s[4200];
+	wsize n;
+};
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	wsize k = strlen(s);
+	if (k > sizeof b->s - 1 - b->n)
+		k = sizeof b->s - 1 - b->n;
+	memcpy(b->s + b->n, s, k);
+	b->n += k;
+	b->s[b->n] = 0;
+}
+
+static void sb_mem(struct sbuf *b, const char *s, wsize k)
+{
+	if (k > sizeof b->s - 1 - b->n)
+		k = sizeof b->s - 1 - b->n;
+	memcpy(b->s + b->n, s, k);
+	b->n += k;
+	b->s[b->n] = 0;
+}
+
+static void sb_u64(struct sbuf *b, u64 v)
+{
+	char d[24];
+	int i = sizeof d;
+	do
+		d[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	sb_mem(b, d + i, sizeof d - (wsize)i);
+}
+
+/* The program's name: basename of /proc/self/exe, else of argv[0]. */
+static void prog_name(struct sbuf *b)
+{
+	char p[4096];
+	const char *base;
+	ssize_t n = readlink("/proc/self/exe", p, sizeof p - 1);
+	wsize k;
+	if (n <= 0) {
+		int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, p, sizeof p - 1);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (n <= 0) {
+		sb_str(b, "prog");
+		return;
+	}
+	p[n] = 0;
+	k = strlen(p);
+	if (k > 10 && strcmp(p + k - 10, " (deleted)") == 0)
+		p[k - 10] = 0;
+	base = strrchr(p, '/');
+	base = base ? base + 1 : p;
+	sb_str(b, *base ? base : "prog");
+}
+
+/* Writes the profile into the file chosen by WEAVE_OUT (see the top
+   comment); path gets the final name. Returns 0, or -1 with errno set. */
+static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
+{
+	struct sbuf tmp = {.n = 0}, name = {.n = 0};
+	struct out o = {.fd = -1};
+	const char *slash;
+	int fd, e;
+	u64 pid = (u64)getpid();
+
+	if (g_cfg_out_set) {
+		const char *c;
+		for (c = g_cfg_out; *c; c++) {
+			if (c[0] == '%' && c[1] == 'p') {
+				sb_u64(path, pid);
+				c++;
+			} else {
+				sb_mem(path, c, 1);
+			}
+		}
+	} else {
+		sb_str(path, "weave-");
+		prog_name(&name);
+		sb_str(path, name.s);
+		sb_str(path, ".");
+		sb_u64(path, pid);
+		sb_str(path, ".prof");
+	}
+	slash = strrchr(path->s, '/');
+	if (slash)
+		sb_mem(&tmp, path->s, (wsize)(slash + 1 - path->s));
+	sb_str(&tmp, ".");
+	sb_str(&tmp, slash ? slash + 1 : path->s);
+	sb_str(&tmp, ".tmp.");
+	sb_u64(&tmp, pid);
+
+	o.buf = tmp_alloc(tm, 1 << 18);
+	o.cap = 1 << 18;
+	if (!o.buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	o.fd = fd;
+	write_profile(&o, t, tm);
+	out_flush(&o);
+	if (close(fd) != 0 && !o.err)
+		o.err = errno;
+	if (o.err) {
+		unlink(tmp.s);
+		errno = o.err;
+		return -1;
+	}
+	if (g_cfg_out_set) {
+		if (rename(tmp.s, path->s) != 0) {
+			e = errno;
+			unlink(tmp.s);
+			errno = e;
+			return -1;
+		}
+		return 0;
+	}
+	/* Never replace another run's profile: link() fails if the name
+	   exists; try weave-<prog>.<pid>.<n>.prof next. */
+	for (u32 n = 1;; n++) {
+		if (link(tmp.s, path->s) == 0)
+			break;
+		e = errno;
+		if (e != EEXIST) {
+			/* No hard links here: reserve the name, then rename. */
+			fd = open(path->s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+			if (fd >= 0) {
+				close(fd);
+				if (rename(tmp.s, path->s) == 0)
+					return 0;
+				e = errno;
+				unlink(path->s);
+				unlink(tmp.s);
+				errno = e;
+				return -1;
+			}
+			if (errno != EEXIST) {
+				unlink(tmp.s);
+				errno = e;
+				return -1;
+			}
+		}
+		if (n > 1000) {
+			unlink(tmp.s);
+			errno = EEXIST;
+			return -1;
+		}
+		path->n = 0;
+		sb_str(path, "weave-");
+		sb_str(path, name.s);
+		sb_str(path, ".");
+		sb_u64(path, pid);
+		sb_str(path, ".");
+		sb_u64(path, n);
+		sb_str(path, ".prof");
+	}
+	unlink(tmp.s);
+	return 0;
+}
+
+/* Totals only, when no profile is written. g_lock held. */
+static void count_only(struct totals *t, struct tmpmem *tm)
+{
+	struct out o = {.fd = -1};
+	write_profile(&o, t, tm);
+}
+
+static const char *errdesc(int e)
+{
+	const char *s = strerrordesc_np(e);
+	return s ? s : "unknown error";
+}
+
+static void summary(struct totals *t, const char *path, int perr)
+{
+	static char buf[8192];
+	struct out o = {.fd = 2, .buf = buf, .cap = sizeof buf};
+	const char *P = "==weave== ";
+	u32 i;
+
+	out_str(&o, P);
+	out_str(&o, "HEAP SUMMARY:\n");
+	out_str(&o, P);
+	out_str(&o, "    in use at exit: ");
+	out_commas(&o, t->live_bytes);
+	out_str(&o, " bytes in ");
+	out_commas(&o, t->live_blocks);
+	out_str(&o, " blocks\n");
+	out_str(&o, P);
+	out_str(&o, "  total heap usage: ");
+	out_commas(&o, t->allocs);
+	out_str(&o, " allocs, ");
+	out_commas(&o, t->frees);
+	out_str(&o, " frees, ");
+	out_commas(&o, t->bytes);
+	out_str(&o, " bytes allocated\n");
+	out_str(&o, P);
+	out_ch(&o, '\n');
+	if (!t->live_blocks) {
+		out_str(&o, P);
+		out_str(&o, "All heap blocks were freed -- no leaks are possible\n");
+	} else if (t->nleaks) {
+		out_str(&o, P);
+		out_str(&o, "top leaks:\n");
+		for (i = 0; i < t->nleaks; i++) {
+			struct rt_node *a = node_at(t->leaks[i].node), *n;
+			const struct __weave_site *s = a->pub.key;
+			int depth = 0;
+			out_str(&o, P);
+			out_str(&o, "  ");
+			out_commas(&o, t->leaks[i].bytes);
+			out_str(&o, " bytes in ");
+			out_commas(&o, t->leaks[i].blocks);
+			out_str(&o, " blocks at ");
+			out_str(&o, s->file ? s->file : "?");
+			out_ch(&o, ':');
+			out_u64(&o, s->line);
+			for (n = node_at(a->parent); n->kind == KIND_F; n = node_at(n->parent)) {
+				const struct __weave_fn *fn = n->pub.key;
+				if (depth == 8) {
+					out_str(&o, " <- ...");
+					break;
+				}
+				out_str(&o, depth++ ? " <- " : " ");
+				out_str(&o, fn->name ? fn->name : "?");
+			}
+			if (!depth && s->fn) {
+				/* Charged to the thread's root: no woven frame. */
+				out_ch(&o, ' ');
+				out_str(&o, s->fn->name ? s->fn->name : "?");
+			}
+			out_ch(&o, '\n');
+		}
+		if (t->leak_nodes > t->nleaks) {
+			out_str(&o, P);
+			out_str(&o, "  ... and ");
+			out_commas(&o, t->leak_nodes - t->nleaks);
+			out_str(&o, " more\n");
+		}
+	}
+	if (g_cfg_stats) {
+		u64 tab = 0, live = 0;
+		for (i = 0; i < NSHARDS; i++) {
+			spin_lock(&g_shards[i].lock);
+			tab += (u64)g_shards[i].cap * sizeof(struct ent);
+			live += g_shards[i].count;
+			spin_unlock(&g_shards[i].lock);
+		}
+		out_str(&o, P);
+		out_str(&o, "runtime: ");
+		out_commas(&o, t->nodes);
+		out_str(&o, " nodes (");
+		out_u64(&o, sizeof(struct rt_node));
+		out_str(&o, " bytes each), side table ");
+		out_commas(&o, tab);
+		out_str(&o, " bytes for ");
+		out_commas(&o, live);
+		out_str(&o, " live blocks");
+		if (live) {
+			u64 x = tab * 100 / live;
+			out_str(&o, " (");
+			out_u64(&o, x / 100);
+			out_ch(&o, '.');
+			out_ch(&o, (char)('0' + x / 10 % 10));
+			out_ch(&o, (char)('0' + x % 10));
+			out_str(&o, " bytes per block)");
+		}
+		out_str(&o, ", ");
+		out_u64(&o, g_nthreads);
+		out_str(&o, " threads\n");
+	}
+	if (path && !perr) {
+		out_str(&o, P);
+		out_str(&o, "profile written to ");
+		out_str(&o, path);
+		out_str(&o, " (weave report ");
+		out_str(&o, path);
+		out_str(&o, ")\n");
+	} else if (path) {
+		out_str(&o, P);
+		out_str(&o, "cannot write profile ");
+		out_str(&o, path);
+		out_str(&o, ": ");
+		out_str(&o, errdesc(perr));
+		out_ch(&o, '\n');
+	}
+	out_flush(&o);
+}
+
+__attribute__((constructor(101))) static void rt_init(void)
+{
+	struct rt_local *l = &rt_local;
+	if (l->in_rt)
+		return;
+	rt_enter(l);
+	pthread_once(&g_once, rt_global_init);
+	if (l->state == ST_NEW)
+		thread_setup(l); /* the main thread is normally T 0 */
+	rt_exit(l);
+}
+
+/* Runs after the program's atexit handlers and after other (default
+   priority) destructors of the executable. Other threads may still run:
+   their counts are read as they are. */
+__attribute__((destructor(101))) static void rt_fini(void)
+{
+	struct rt_local *l = &rt_local;
+	struct totals t;
+	struct tmpmem tm = {.k = 0};
+	struct sbuf path = {.n = 0};
+	int was = l->in_rt, perr = 0, save;
+
+	if (__atomic_exchange_n(&g_finished, 1, __ATOMIC_ACQ_REL))
+		return;
+	rt_enter(l);
+	pthread_once(&g_once, rt_global_init);
+	memset(&t, 0, sizeof t);
+	save = !g_cfg_out_set || g_cfg_out[0];
+	pthread_mutex_lock(&g_lock);
+	if (save && save_profile(&path, &t, &tm) != 0)
+		perr = errno ? errno : EIO;
+	if (!save || perr) {
+		tmp_free(&tm);
+		memset(&t, 0, sizeof t);
+		count_only(&t, &tm);
+	}
+	if (g_cfg_summary)
+		summary(&t, save ? path.s : NULL, perr);
+	pthread_mutex_unlock(&g_lock);
+	tmp_free(&tm);
+	fence();
+	l->in_rt = was;
+}
