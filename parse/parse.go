@@ -84,7 +84,7 @@ func Parse(name string, text []byte) (*Unit, error) {
 	ast, err := cc.Translate(cfg, []cc.Source{
 		{Name: "<predefined>", Value: predefined},
 		{Name: "<builtin>", Value: cc.Builtin},
-		{Name: name, Value: floatNTypedefs(text)},
+		{Name: name, Value: parseable(text)},
 	})
 	if err != nil {
 		return nil, u.remapError(err)
@@ -135,14 +135,25 @@ func (u *Unit) Location(n cc.Node) (loc Location, col int) {
 	return u.Lines.Lookup(p.Line), p.Column
 }
 
-var floatNNames = regexp.MustCompile(`\b_Float(32|64|32x|64x|128)\b`)
+var (
+	floatNNames = regexp.MustCompile(`\b_Float(32|64|32x|64x|128)\b`)
+	float16     = regexp.MustCompile(`\b(_Float16|__bf16)\b`)
+)
 
-// floatNTypedefs makes text parseable when it declares the _FloatN types as
-// typedefs, as glibc does for compilers that lack them (clang): cc/v4 knows
-// them only as keywords. It renames them to identifiers of the same length,
-// so every byte offset stays the same; the text is only parsed, never
-// written, with the new names.
-func floatNTypedefs(text []byte) []byte {
+// parseable works around what cc/v4 cannot parse in compilers' headers,
+// always with replacements of the same length, so every byte offset stays
+// the same; the text is only parsed, never written, with them:
+//   - _Float16 and __bf16 (gcc's x86 intrinsic headers) are not supported
+//     on amd64: they become short, which is as good for weaving;
+//   - where the _FloatN types are typedefs, as glibc declares them for
+//     compilers that lack them (clang), cc/v4 still takes them for keywords:
+//     they are renamed to identifiers.
+func parseable(text []byte) []byte {
+	if bytes.Contains(text, []byte("_Float16")) || bytes.Contains(text, []byte("__bf16")) {
+		text = float16.ReplaceAllFunc(text, func(m []byte) []byte {
+			return append([]byte("short"), bytes.Repeat([]byte(" "), len(m)-5)...)
+		})
+	}
 	if !bytes.Contains(text, []byte("typedef float _Float32;")) {
 		return text
 	}

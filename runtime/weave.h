@@ -115,6 +115,10 @@ __weave_enter(const struct __weave_fn *fn)
 	t->stack[d + 1].node = c;
 	__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
 	t->cur = c;
+	/* Hide from the optimiser that p is non-null here: otherwise it may
+	   duplicate the rest of the woven function onto the fast and slow
+	   paths (code growth, and calls from two return addresses). */
+	__asm__("" : "+r"(p));
 	f.parent = p;
 	f.depth = d;
 	return f;

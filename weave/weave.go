@@ -128,7 +128,7 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 		return
 	}
 	fn := Function{Name: d.Name(), File: loc.File, Line: loc.Line}
-	fn.Reason = w.skipReason(def, body)
+	fn.Reason = w.skipReason(def, d, body)
 	k := len(w.fnRecs)
 	w.fnRecs = append(w.fnRecs, fmt.Sprintf("{%s, %s, %d, 0}", cString(fn.Name), cString(fn.File), fn.Line))
 	fnRef := fmt.Sprintf("&%s[%d]", w.fnTable(), k)
@@ -168,11 +168,16 @@ func guardOffset(body *cc.CompoundStatement) int {
 // the text: the declaration up to the body for attributes, the body for
 // musttail (a guard would run after the tail call, which is then no longer
 // a tail call).
-func (w *weaver) skipReason(def cc.Node, body *cc.CompoundStatement) string {
+func (w *weaver) skipReason(def cc.Node, d *cc.Declarator, body *cc.CompoundStatement) string {
 	lb := body.Token.Position().Offset
 	rb := body.Token2.Position().Offset
 	decl := w.u.Text[def.Position().Offset:lb]
 	switch {
+	case d.IsInline() && !d.IsStatic():
+		// A C99 inline definition (or gnu89 extern inline) may have no
+		// out-of-line copy: every call must be inlined, and the guard can
+		// tip the compiler's inlining decision the other way.
+		return "inline function with external linkage"
 	case bytes.Contains(decl, []byte("naked")):
 		return "naked function"
 	case bytes.Contains(decl, []byte("no_instrument_function")):
