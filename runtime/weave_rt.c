@@ -14,8 +14,9 @@
    index (only NODE_BITS = 28 bits are used, so that a side-table entry can
    hold one). The array is a fixed table of chunk pointers, each chunk
    CHUNK_NODES nodes mmap'd on first use. Index 0 is never used ("none").
-   Threads take NODE_BATCH indices at a time from a global atomic counter, so
-   creating a node takes no lock. Trees are per thread: a node's fields are
+   Threads take batches of indices from a global atomic counter (16 at
+   first, doubling up to NODE_BATCH, so that short-lived threads waste
+   little), so creating a node takes no lock. Trees are per thread: a node's fields are
    written by the thread that created it (its owner) only, except the
    "remote" free counters, which other threads add to atomically.
 
@@ -34,7 +35,9 @@
    {address, size << NODE_BITS | node}. A shard has its own spinlock; tables
    are mmap'd, grown by 5/4 at load 0.85 (shrunk at load 1/4), which keeps
    them between 18.8 and 23.5 bytes per live block once they are past their
-   initial page. Block sizes that do not fit in SIZE_BITS bits (>= 64 GiB)
+   initial page (linear probing, backward-shift deletion, slot = (hash *
+   cap) >> 32, so a rehash writes the new table almost sequentially). Block
+   sizes that do not fit in SIZE_BITS bits (>= 64 GiB)
    are kept in a small extra list.
 
    Re-entrancy. Every __weave_* function sets the thread's in_rt flag for
@@ -119,7 +122,7 @@ typedef __weave_size_t wsize;
 #define NSHARDS 128u
 #define SHARD_MIN 256u /* entries: one page */
 #define NBINS 1026
-#define CHASH_INIT 1024u
+#define CHASH_INIT 256u /* first child hash: from the shared arena */
 #define STACK_INIT 4096u
 #define MAX_DEPTH (1u << 20)
 #define NBIG 64
@@ -161,13 +164,12 @@ struct rt_thread {
 	int tid;                /* kernel thread id */
 	u32 root;               /* root node index */
 	u32 nnext, nend;        /* current node batch */
+	u32 batch;              /* size of the next batch */
 	u32 first, last;        /* creation-order node list */
 	u32 nnodes;             /* nodes published: atomic (release/acquire) */
 	u32 snap;               /* nnodes as seen by the exit writer; writer only */
 	u32 *chash;             /* child hash: node indices, 0 = empty */
 	u32 cmask, ccount;
-	char *harena;           /* heapc bump arena */
-	wsize hleft;
 	struct bin *bins;       /* NBINS rows; set to 0 at thread exit; the
 	                           owner reads it freely, writes it and the exit
 	                           writer reads it under g_lock */
@@ -216,7 +218,8 @@ struct shard {
    g_shared_bins bins of threads that exited (merged by their destructor)
                  and of frees/allocations made after that: atomic adds.
    g_key, g_once, g_cfg_*, g_start_ns: written once by rt_global_init
-                 (pthread_once), read only afterwards.
+                 (pthread_once), read only afterwards (g_start_ns is reset
+                 in a fork child, which has one thread).
    g_finished    atomic: the exit writer ran (or is running). */
 
 static __thread struct rt_local rt_local;
@@ -348,6 +351,8 @@ static u64 parse_u64(const char *s, u64 def)
 
 /* ------------------------------------------------------------------ nodes */
 
+static void *arena_alloc(wsize n);
+
 static inline struct rt_node *node_at(u32 i)
 {
 	return __atomic_load_n(&g_chunks[i >> CHUNK_BITS], __ATOMIC_ACQUIRE) + (i & (CHUNK_NODES - 1));
@@ -368,31 +373,22 @@ static int chunk_map(u32 c)
 
 static int node_refill(struct rt_thread *T)
 {
-	u32 i;
+	u32 i, n = T->batch ? T->batch : 16;
 	if (__atomic_load_n(&g_node_next, __ATOMIC_RELAXED) >= MAX_NODES)
 		return 0;
-	i = __atomic_fetch_add(&g_node_next, NODE_BATCH, __ATOMIC_RELAXED);
-	if (i >= MAX_NODES || !chunk_map(i >> CHUNK_BITS))
+	i = __atomic_fetch_add(&g_node_next, n, __ATOMIC_RELAXED);
+	if (i >= MAX_NODES)
+		return 0;
+	if (n > MAX_NODES - i)
+		n = MAX_NODES - i;
+	/* A batch may straddle two chunks. */
+	if (!chunk_map(i >> CHUNK_BITS) || !chunk_map((i + n - 1) >> CHUNK_BITS))
 		return 0;
 	T->nnext = i ? i : 1; /* index 0 means "none" */
-	T->nend = i + NODE_BATCH;
+	T->nend = i + n;
+	if (T->batch < NODE_BATCH)
+		T->batch = n * 2;
 	return 1;
-}
-
-static struct heapc *heapc_new(struct rt_thread *T)
-{
-	struct heapc *h;
-	if (T->hleft < sizeof *h) {
-		char *p = rt_map(ARENA_CHUNK);
-		if (!p)
-			return NULL;
-		T->harena = p;
-		T->hleft = ARENA_CHUNK;
-	}
-	h = (struct heapc *)(void *)T->harena;
-	T->harena += sizeof *h;
-	T->hleft -= sizeof *h;
-	return h;
 }
 
 /* Creates a node owned by T. Owner thread only. */
@@ -403,8 +399,13 @@ static struct rt_node *node_new(struct rt_thread *T, const struct rt_node *paren
 	u32 i;
 	if (T->nnext == T->nend && !node_refill(T))
 		return NULL;
-	if (kind == KIND_A && !(h = heapc_new(T)))
-		return NULL;
+	if (kind == KIND_A) {
+		pthread_mutex_lock(&g_lock);
+		h = arena_alloc(sizeof *h);
+		pthread_mutex_unlock(&g_lock);
+		if (!h)
+			return NULL;
+	}
 	i = T->nnext++;
 	n = node_at(i);
 	n->pub.key = key;
@@ -433,10 +434,12 @@ static inline u32 chash_of(u32 parent, const void *key)
 	return (u32)mix64((u64)(uintptr_t)key + (u64)parent * 0x9e3779b97f4a7c15ull);
 }
 
+/* The first table (CHASH_INIT entries) comes from the shared arena, with
+   g_lock held by the caller (thread_setup); larger ones are mmap'd. */
 static int chash_grow(struct rt_thread *T)
 {
 	u32 ncap = T->chash ? (T->cmask + 1) * 2 : CHASH_INIT, i;
-	u32 *nt = rt_map((wsize)ncap * sizeof *nt);
+	u32 *nt = T->chash ? rt_map((wsize)ncap * sizeof *nt) : arena_alloc((wsize)ncap * sizeof *nt);
 	if (!nt)
 		return 0;
 	if (T->chash) {
@@ -451,7 +454,8 @@ static int chash_grow(struct rt_thread *T)
 				j = (j + 1) & (ncap - 1);
 			nt[j] = k;
 		}
-		munmap(T->chash, (wsize)(T->cmask + 1) * sizeof *nt);
+		if (T->cmask + 1 > CHASH_INIT)
+			munmap(T->chash, (wsize)(T->cmask + 1) * sizeof *nt);
 	}
 	T->chash = nt;
 	T->cmask = ncap - 1;
@@ -509,6 +513,8 @@ static void rt_global_init(void)
 	g_cfg_stats = s && strcmp(s, "1") == 0;
 }
 
+/* Memory that is never freed (thread records, first child hashes, heap
+   counters). g_lock held. Zeroed (fresh mmap). */
 static void *arena_alloc(wsize n)
 {
 	void *r;
@@ -606,8 +612,6 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 fail:
 	/* The arena record and any node indices taken are lost: harmless. */
 	pthread_mutex_unlock(&g_lock);
-	if (T && T->chash)
-		munmap(T->chash, (wsize)(T->cmask + 1) * sizeof *T->chash);
 	if (bins)
 		munmap(bins, NBINS * sizeof *bins);
 	if (stack)
@@ -686,10 +690,13 @@ static void rt_fork_parent(void)
 	rt_local.in_rt--;
 }
 
+/* In the child, the other threads' records stay (as of the fork); the
+   forking thread gets its new tid, and the profile its own start time. */
 static void rt_fork_child(void)
 {
 	if (rt_local.thr)
 		rt_local.thr->tid = (int)syscall(SYS_gettid);
+	g_start_ns = now_ns();
 	rt_fork_parent();
 }
 
@@ -700,10 +707,20 @@ static inline u32 home(u64 h, u32 cap)
 	return (u32)(((h >> 32) * (u64)cap) >> 32);
 }
 
+/* Returns a's shard, and starts loading a's home slot so that the cache
+   miss overlaps taking the lock. tab and cap are read without the lock
+   (atomically): a stale pair only makes a useless prefetch, which never
+   faults. */
 static inline struct shard *shard_of(uintptr_t a, u64 *h)
 {
+	struct shard *s;
+	struct ent *tab;
 	*h = mix64((u64)a);
-	return &g_shards[*h & (NSHARDS - 1)];
+	s = &g_shards[*h & (NSHARDS - 1)];
+	tab = __atomic_load_n(&s->tab, __ATOMIC_RELAXED);
+	if (tab)
+		__builtin_prefetch(&tab[home(*h, __atomic_load_n(&s->cap, __ATOMIC_RELAXED))], 1);
+	return s;
 }
 
 /* Rebuilds s with room for cap entries (rounded up to whole pages).
@@ -726,8 +743,8 @@ static int shard_resize(struct shard *s, u32 cap)
 	}
 	if (s->tab)
 		munmap(s->tab, (wsize)s->cap * sizeof(struct ent));
-	s->tab = nt;
-	s->cap = ncap;
+	__atomic_store_n(&s->tab, nt, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->cap, ncap, __ATOMIC_RELAXED);
 	s->grow_at = (u32)((u64)ncap * 85 / 100);
 	s->shrink_at = ncap > SHARD_MIN ? ncap / 4 : 0;
 	return 1;
@@ -1101,6 +1118,9 @@ void __weave_free(const struct __weave_site *s, void *p)
 	}
 	rt_enter(l);
 	if (p) {
+		/* The allocator will read the chunk header (glibc: just below
+		   p); let that miss overlap the side table's. */
+		__builtin_prefetch((char *)p - sizeof(wsize));
 		e = errno;
 		note_free(l, p);
 		errno = e;

@@ -1,0 +1,1069 @@
+package runtime
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The test programs in testdata are hand-written "woven-style" C: they
+// include weave.h (through testdata/woven.h), open every function body with
+// the __weave_enter guard and call __weave_malloc & co. with static site
+// records, as the weaver's output does.
+
+func TestMain(m *testing.M) {
+	if os.Getenv("WEAVE_RT_TEST_HELPER") != "" {
+		// A subprocess of TestObjectCache: use the cache it was given.
+		os.Exit(m.Run())
+	}
+	// Keep compiled runtimes out of the user's cache.
+	dir, err := os.MkdirTemp("", "weave-rt-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func need(t testing.TB, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not found", tool)
+		}
+	}
+}
+
+var objects sync.Map // "cc flags" -> *objResult
+
+type objResult struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// object builds (once per test binary) the runtime for cc and flags.
+func object(t testing.TB, cc string, flags ...string) string {
+	t.Helper()
+	need(t, cc)
+	v, _ := objects.LoadOrStore(cc+" "+strings.Join(flags, " "), &objResult{})
+	r := v.(*objResult)
+	r.once.Do(func() { r.path, r.err = Object([]string{cc}, flags) })
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.path
+}
+
+// build compiles testdata/<prog>.c with cc against the runtime built with
+// the same compiler and sanitizer flags.
+func build(t testing.TB, cc, prog string, sanitize ...string) string {
+	t.Helper()
+	obj := object(t, cc, sanitize...)
+	exe := filepath.Join(t.TempDir(), prog)
+	args := []string{"-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-I.", "-Itestdata"}
+	args = append(args, sanitize...)
+	args = append(args, filepath.Join("testdata", prog+".c"), obj, "-o", exe, "-pthread")
+	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, out)
+	}
+	return exe
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+	dir            string // the working directory it ran in
+}
+
+// run runs exe in a fresh directory. env entries are added to the
+// environment; WEAVE_OUT defaults to <dir>/out.prof.
+func run(t testing.TB, exe string, env []string, args ...string) result {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WEAVE_OUT="+filepath.Join(dir, "out.prof"))
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String(), dir: dir}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", exe, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("%s: timed out", exe)
+	}
+	return r
+}
+
+func (r result) profile() string { return filepath.Join(r.dir, "out.prof") }
+
+// heapSummary is what valgrind's HEAP SUMMARY (and the runtime's) says.
+type heapSummary struct {
+	InUseBytes, InUseBlocks, Allocs, Frees, Bytes uint64
+}
+
+var (
+	inUseRE = regexp.MustCompile(`in use at exit: ([\d,]+) bytes in ([\d,]+) blocks`)
+	totalRE = regexp.MustCompile(`total heap usage: ([\d,]+) allocs, ([\d,]+) frees, ([\d,]+) bytes allocated`)
+)
+
+func num(s string) uint64 {
+	n, err := strconv.ParseUint(strings.ReplaceAll(s, ",", ""), 10, 64)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// summaryOf parses the summary in the lines of text starting with prefix.
+func summaryOf(t testing.TB, text, prefix string) heapSummary {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			lines = append(lines, l)
+		}
+	}
+	joined := strings.Join(lines, "\n")
+	a, b := inUseRE.FindStringSubmatch(joined), totalRE.FindStringSubmatch(joined)
+	if a == nil || b == nil {
+		t.Fatalf("no heap summary (%q) in:\n%s", prefix, text)
+	}
+	return heapSummary{num(a[1]), num(a[2]), num(b[1]), num(b[2]), num(b[3])}
+}
+
+func weaveSummary(t testing.TB, r result) heapSummary {
+	t.Helper()
+	return summaryOf(t, r.stderr, "==weave== ")
+}
+
+var valgrindPrefix = regexp.MustCompile(`(?m)^==\d+== `)
+
+// valgrind runs exe under memcheck and returns its heap summary.
+func valgrind(t testing.TB, exe string, args ...string) heapSummary {
+	t.Helper()
+	need(t, "valgrind")
+	cmd := exec.Command("valgrind", append([]string{"--leak-check=no", exe}, args...)...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "WEAVE_OUT=", "WEAVE_SUMMARY=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("valgrind %s: %v\n%s", exe, err, out)
+	}
+	text := valgrindPrefix.ReplaceAllString(string(out), "==vg== ")
+	return summaryOf(t, text, "==vg== ")
+}
+
+// ---------------------------------------------------------------- profiles
+
+type pnode struct {
+	parent, thread int
+	kind           byte
+	ref            int
+}
+
+type psite struct {
+	fn, file, line, col, op, typ, size int
+}
+
+type profile struct {
+	meta    map[string]string
+	strs    []string
+	fns     [][3]int // name, file, line
+	sites   []psite
+	threads []int // tids
+	nodes   []pnode
+	calls   map[int]uint64
+	heap    map[int][16]uint64
+	bins    map[int][4]uint64
+}
+
+// readProfile reads and checks a profile against profile/format.go: the
+// header, every record's shape, dense ids defined before use, tree shape,
+// and the E count.
+func readProfile(t testing.TB, path string) *profile {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := &profile{meta: map[string]string{}, calls: map[int]uint64{}, heap: map[int][16]uint64{}, bins: map[int][4]uint64{}}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	lineNo, records, ended := 0, 0, false
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("%s:%d: %s", path, lineNo, fmt.Sprintf(format, args...))
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		lineNo++
+		if lineNo == 1 {
+			if line != "weave profile 1" {
+				fail("bad header %q", line)
+			}
+			continue
+		}
+		if ended {
+			fail("record after E")
+		}
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if line == "" {
+			fail("empty line")
+		}
+		tag, rest, _ := strings.Cut(line, " ")
+		if tag == "M" || tag == "S" {
+			a, b, ok := strings.Cut(rest, " ")
+			if !ok && tag == "M" {
+				fail("bad M record")
+			}
+			if tag == "M" {
+				p.meta[a] = b
+			} else {
+				if a != strconv.Itoa(len(p.strs)) {
+					fail("string id %s, want %d", a, len(p.strs))
+				}
+				b = strings.NewReplacer(`\\`, `\`, `\n`, "\n").Replace(b)
+				p.strs = append(p.strs, b)
+			}
+			records++
+			continue
+		}
+		var v []int
+		for _, fld := range strings.Fields(rest) {
+			n, err := strconv.Atoi(fld)
+			if tag == "N" && len(v) == 3 && len(fld) == 1 {
+				n, err = int(fld[0]), nil // kind
+			}
+			if err != nil || n < -1 {
+				fail("bad field %q", fld)
+			}
+			v = append(v, n)
+		}
+		want := map[string]int{"F": 4, "A": 8, "T": 2, "N": 5, "C": 2, "H": 17, "B": 5, "E": 1}[tag]
+		if want == 0 {
+			fail("unknown tag %q", tag)
+		}
+		if len(v) != want {
+			fail("%s record with %d fields, want %d", tag, len(v), want)
+		}
+		str := func(id int, none bool) {
+			if (id == -1 && !none) || id >= len(p.strs) {
+				fail("bad string id %d", id)
+			}
+		}
+		switch tag {
+		case "F":
+			if v[0] != len(p.fns) {
+				fail("F id %d, want %d", v[0], len(p.fns))
+			}
+			str(v[1], false)
+			str(v[2], false)
+			p.fns = append(p.fns, [3]int{v[1], v[2], v[3]})
+		case "A":
+			if v[0] != len(p.sites) {
+				fail("A id %d, want %d", v[0], len(p.sites))
+			}
+			if v[1] < -1 || v[1] >= len(p.fns) {
+				fail("bad function id %d", v[1])
+			}
+			str(v[2], false)
+			str(v[5], false)
+			str(v[6], true)
+			p.sites = append(p.sites, psite{v[1], v[2], v[3], v[4], v[5], v[6], v[7]})
+		case "T":
+			if v[0] != len(p.threads) {
+				fail("T id %d, want %d", v[0], len(p.threads))
+			}
+			p.threads = append(p.threads, v[1])
+		case "N":
+			n := pnode{v[1], v[2], byte(v[3]), v[4]}
+			if v[0] != len(p.nodes) {
+				fail("N id %d, want %d", v[0], len(p.nodes))
+			}
+			if n.thread < 0 || n.thread >= len(p.threads) {
+				fail("bad thread %d", n.thread)
+			}
+			switch n.kind {
+			case 'R':
+				if n.parent != -1 || n.ref != -1 {
+					fail("root with parent or ref")
+				}
+			case 'F', 'A':
+				if n.parent < 0 || n.parent >= len(p.nodes) {
+					fail("parent %d not defined", n.parent)
+				}
+				par := p.nodes[n.parent]
+				if par.kind == 'A' || par.thread != n.thread {
+					fail("bad parent %d", n.parent)
+				}
+				if n.kind == 'F' && (n.ref < 0 || n.ref >= len(p.fns)) ||
+					n.kind == 'A' && (n.ref < 0 || n.ref >= len(p.sites)) {
+					fail("bad ref %d", n.ref)
+				}
+			default:
+				fail("bad kind %c", n.kind)
+			}
+			p.nodes = append(p.nodes, n)
+		case "C":
+			if v[0] < 0 || v[0] >= len(p.nodes) || p.nodes[v[0]].kind != 'F' || v[1] == 0 {
+				fail("bad C record")
+			}
+			p.calls[v[0]] = uint64(v[1])
+		case "H":
+			if v[0] < 0 || v[0] >= len(p.nodes) || p.nodes[v[0]].kind != 'A' {
+				fail("bad H node")
+			}
+			var h [16]uint64
+			nz := false
+			for i := range h {
+				h[i] = uint64(v[i+1])
+				nz = nz || h[i] != 0
+			}
+			if !nz {
+				fail("all-zero H record")
+			}
+			p.heap[v[0]] = h
+		case "B":
+			if v[0] < 0 || v[0] > 1025 {
+				fail("bad bin %d", v[0])
+			}
+			p.bins[v[0]] = [4]uint64{uint64(v[1]), uint64(v[2]), uint64(v[3]), uint64(v[4])}
+		case "E":
+			if v[0] != records {
+				fail("E %d, but %d records", v[0], records)
+			}
+			ended = true
+			continue
+		}
+		records++
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !ended {
+		t.Fatalf("%s: no E record", path)
+	}
+	for _, k := range []string{"pid", "ppid", "argv", "start_ns", "end_ns", "complete", "runtime"} {
+		if _, ok := p.meta[k]; !ok {
+			t.Errorf("%s: no M %s", path, k)
+		}
+	}
+	if p.meta["complete"] != "1" || p.meta["runtime"] != "1" {
+		t.Errorf("%s: metadata %v", path, p.meta)
+	}
+	return p
+}
+
+// totals sums the H records: allocs, frees, bytes, freed bytes.
+func (p *profile) totals() heapSummary {
+	var s heapSummary
+	var freed uint64
+	for _, h := range p.heap {
+		for c := 0; c < 4; c++ {
+			s.Allocs += h[c]
+			s.Bytes += h[4+c]
+			s.Frees += h[8+c]
+			freed += h[12+c]
+		}
+	}
+	s.InUseBlocks, s.InUseBytes = s.Allocs-s.Frees, s.Bytes-freed
+	return s
+}
+
+// chain is the function names from n's parent up, "f<g<main" style.
+func (p *profile) chain(n int) string {
+	var names []string
+	for n = p.nodes[n].parent; n >= 0 && p.nodes[n].kind == 'F'; n = p.nodes[n].parent {
+		names = append(names, p.strs[p.fns[p.nodes[n].ref][0]])
+	}
+	return strings.Join(names, "<")
+}
+
+// leaves returns the A nodes allocating at the given line of a test
+// program.
+func (p *profile) leaves(line int) []int {
+	var r []int
+	for i, n := range p.nodes {
+		if n.kind == 'A' && p.sites[n.ref].line == line {
+			r = append(r, i)
+		}
+	}
+	return r
+}
+
+// checkConsistent checks that the profile's H and B records agree with the
+// heap summary the runtime printed.
+func checkConsistent(t testing.TB, p *profile, s heapSummary) {
+	t.Helper()
+	if got := p.totals(); got != s {
+		t.Errorf("H records sum to %+v, summary says %+v", got, s)
+	}
+	var b [4]uint64
+	for _, v := range p.bins {
+		for i := range b {
+			b[i] += v[i]
+		}
+	}
+	if b != [4]uint64{s.Allocs, s.Frees, s.Bytes, s.Bytes - s.InUseBytes} {
+		t.Errorf("B records sum to %v, summary says %+v", b, s)
+	}
+}
+
+// ------------------------------------------------------------------- tests
+
+func TestSource(t *testing.T) {
+	h, err := os.ReadFile("weave.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Header() != string(h) {
+		t.Error("Header() differs from weave.h")
+	}
+	src := Source()
+	if strings.Contains(src, includeLine) {
+		t.Error("Source() still includes weave.h")
+	}
+	if strings.Count(src, string(h)) != 1 {
+		t.Error("Source() does not contain the header exactly once")
+	}
+	if !strings.Contains(src, "__weave_enter_slow(const struct __weave_fn *fn)\n{") {
+		t.Error("Source() lacks the runtime")
+	}
+}
+
+// TestWarnings: the runtime compiles warning-free with gcc and clang.
+func TestWarnings(t *testing.T) {
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			t.Parallel()
+			object(t, cc, "-Wall", "-Wextra", "-Werror")
+			object(t, cc, "-O0", "-Wall", "-Wextra", "-Werror")
+		})
+	}
+}
+
+// TestObjectCache: Object reuses its cached object, and concurrent builds
+// from several processes agree and leave no temporary files.
+func TestObjectCache(t *testing.T) {
+	need(t, "gcc")
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	const n = 6
+	outs := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestObjectHelper$")
+			cmd.Env = append(os.Environ(), "WEAVE_RT_TEST_HELPER=1")
+			outs[i], errs[i] = cmd.Output()
+		}()
+	}
+	wg.Wait()
+	var path string
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("helper %d: %v\n%s", i, errs[i], outs[i])
+		}
+		got := strings.TrimSpace(strings.SplitN(string(outs[i]), "\n", 2)[0])
+		if i == 0 {
+			path = got
+		} else if got != path {
+			t.Fatalf("helpers disagree: %q vs %q", got, path)
+		}
+	}
+	if !strings.HasPrefix(path, filepath.Join(cache, "weave", "rt-")) || !strings.HasSuffix(path, ".o") {
+		t.Fatalf("object %q not in the cache %s", path, cache)
+	}
+	entries, err := os.ReadDir(filepath.Join(cache, "weave"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("cache holds %d files, want 1", len(entries))
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Object([]string{"gcc"}, []string{"-Wall"})
+	if err != nil || again != path {
+		t.Fatalf("Object again = %q, %v; want %q", again, err, path)
+	}
+	if fi2, _ := os.Stat(path); !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Error("cached object was rebuilt")
+	}
+	other, err := Object([]string{"gcc"}, []string{"-Wall", "-DX=1"})
+	if err != nil || other == path {
+		t.Fatalf("Object with other flags = %q, %v", other, err)
+	}
+	if _, err := Object([]string{"gcc"}, []string{"-fno-such-flag-weave"}); err == nil {
+		t.Error("Object with broken flags succeeded")
+	}
+	if _, err := Object([]string{"no-such-compiler-weave"}, nil); err == nil {
+		t.Error("Object with a missing compiler succeeded")
+	}
+}
+
+// TestObjectHelper is run by TestObjectCache in subprocesses.
+func TestObjectHelper(t *testing.T) {
+	if os.Getenv("WEAVE_RT_TEST_HELPER") == "" {
+		t.Skip("helper for TestObjectCache")
+	}
+	p, err := Object([]string{"gcc"}, []string{"-Wall"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println(p)
+}
+
+// TestWidgets: mprof's example; totals equal valgrind's, the leak line
+// names the calling context.
+func TestWidgets(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "widgets")
+	r := run(t, exe, nil)
+	got := weaveSummary(t, r)
+	if vg := valgrind(t, exe); got != vg {
+		t.Errorf("runtime says %+v, valgrind %+v", got, vg)
+	}
+	want := heapSummary{1020000, 5000, 10000, 5000, 2040000}
+	if got != want {
+		t.Errorf("summary %+v, want %+v", got, want)
+	}
+	if !regexp.MustCompile(`(?m)^==weave==   1,020,000 bytes in 5,000 blocks at \S*widgets.c:\d+ make_widget <- make_red_widget <- main$`).MatchString(r.stderr) {
+		t.Errorf("no leak line in:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "==weave== profile written to "+r.profile()) {
+		t.Errorf("no profile line in:\n%s", r.stderr)
+	}
+	p := readProfile(t, r.profile())
+	checkConsistent(t, p, got)
+	if len(p.sites) != 1 || p.strs[p.sites[0].typ] != "struct widget" || p.sites[0].size != 204 ||
+		p.strs[p.sites[0].op] != "malloc" {
+		t.Errorf("sites %+v", p.sites)
+	}
+	chains := map[string][16]uint64{}
+	for n, h := range p.heap {
+		chains[p.chain(n)] = h
+	}
+	red, blue := chains["make_widget<make_red_widget<main"], chains["make_widget<make_blue_widget<main"]
+	if red != [16]uint64{1: 5000, 5: 1020000} || blue != [16]uint64{1: 5000, 5: 1020000, 9: 5000, 13: 1020000} {
+		t.Errorf("heap counters %v", chains)
+	}
+	if p.bins[204] != [4]uint64{10000, 5000, 2040000, 1020000} || len(p.bins) != 1 {
+		t.Errorf("bins %v", p.bins)
+	}
+	// Calls: main once, make_widget 5000 times under each colour.
+	for n, c := range p.calls {
+		name := p.strs[p.fns[p.nodes[n].ref][0]]
+		want := map[string]uint64{"main": 1, "make_widget": 5000, "make_red_widget": 5000,
+			"make_blue_widget": 5000, "consume": 10000}[name]
+		if c != want {
+			t.Errorf("%s called %d times, want %d", name, c, want)
+		}
+	}
+}
+
+// TestAllFunctions: every allocation function and realloc's corner cases
+// give valgrind's totals.
+func TestAllFunctions(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "allfns")
+	r := run(t, exe, nil)
+	got := weaveSummary(t, r)
+	if vg := valgrind(t, exe); got != vg {
+		t.Errorf("runtime says %+v, valgrind %+v", got, vg)
+	}
+	p := readProfile(t, r.profile())
+	checkConsistent(t, p, got)
+	ops := map[string]bool{}
+	for _, s := range p.sites {
+		ops[p.strs[s.op]] = true
+	}
+	for _, op := range []string{"malloc", "calloc", "realloc", "reallocarray", "strdup", "strndup",
+		"aligned_alloc", "posix_memalign", "memalign", "valloc"} {
+		if !ops[op] {
+			t.Errorf("no allocation site for %s", op)
+		}
+	}
+	if p.bins[1025][0] == 0 || p.bins[0][0] != 2 {
+		t.Errorf("bins 0 and 1025: %v %v", p.bins[0], p.bins[1025])
+	}
+}
+
+// TestClang: the runtime and a program built with clang agree with gcc.
+func TestClang(t *testing.T) {
+	t.Parallel()
+	for _, prog := range []string{"widgets", "allfns", "longjmp"} {
+		g := weaveSummary(t, run(t, build(t, "gcc", prog), nil))
+		c := weaveSummary(t, run(t, build(t, "clang", prog), nil))
+		if g != c {
+			t.Errorf("%s: gcc %+v, clang %+v", prog, g, c)
+		}
+	}
+}
+
+// TestLongjmp: after longjmp and __weave_setjmp_return, allocations are
+// charged to the frame that called setjmp.
+func TestLongjmp(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "longjmp")
+	r := run(t, exe, nil)
+	got := weaveSummary(t, r)
+	if vg := valgrind(t, exe); got != vg {
+		t.Errorf("runtime says %+v, valgrind %+v", got, vg)
+	}
+	p := readProfile(t, r.profile())
+	checkConsistent(t, p, got)
+	want := map[uint64]string{11: "c<b<a<main", 13: "after<a<main", 17: "a<main", 19: "main"}
+	for n, h := range p.heap {
+		if c := p.chain(n); want[h[4]] != c {
+			t.Errorf("%d-byte block charged to %q, want %q", h[4], c, want[h[4]])
+		}
+	}
+	if len(p.heap) != 4 {
+		t.Errorf("%d allocating contexts, want 4", len(p.heap))
+	}
+}
+
+// threadTotals is what testdata/threads.c must report for n blocks per
+// thread.
+func threadTotals(n uint64) heapSummary {
+	const nt = 8
+	var s heapSummary
+	for i := uint64(0); i < n; i++ {
+		size := i % 3000
+		s.Allocs++
+		s.Bytes += size
+		if i%4 < 2 {
+			s.Frees++
+		} else {
+			s.InUseBlocks++
+			s.InUseBytes += size
+		}
+	}
+	for i := uint64(0); i < n/2; i++ {
+		s.Allocs++
+		s.Frees++
+		s.Bytes += 24 + i%8
+	}
+	s.Allocs++ // the thread's blocks array, freed by main
+	s.Frees++
+	s.Bytes += 8 * n
+	return heapSummary{s.InUseBytes * nt, s.InUseBlocks * nt, s.Allocs * nt, s.Frees * nt, s.Bytes * nt}
+}
+
+func checkThreads(t *testing.T, r result, n uint64) {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	got := weaveSummary(t, r)
+	if want := threadTotals(n); got != want {
+		t.Errorf("summary %+v, want %+v", got, want)
+	}
+	p := readProfile(t, r.profile())
+	checkConsistent(t, p, got)
+	if len(p.threads) != 9 {
+		t.Errorf("%d threads, want 9", len(p.threads))
+	}
+	// Each worker's alloc_phase leaf: n allocations, half of them freed,
+	// a quarter by the neighbouring thread.
+	leaves := 0
+	for node, h := range p.heap {
+		if p.chain(node) != "alloc_phase<worker" {
+			continue
+		}
+		leaves++
+		var a, f uint64
+		for c := 0; c < 4; c++ {
+			a, f = a+h[c], f+h[8+c]
+		}
+		if a != n || f != (n+1)/2 {
+			t.Errorf("alloc_phase leaf: %d allocs %d frees, want %d %d", a, f, n, (n+1)/2)
+		}
+	}
+	if leaves != 8 {
+		t.Errorf("%d alloc_phase leaves, want 8", leaves)
+	}
+}
+
+// TestThreads: 8 threads x 100k allocations, frees across threads: exact
+// totals.
+func TestThreads(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "threads")
+	checkThreads(t, run(t, exe, nil), 100000)
+}
+
+// TestTSan: the runtime is free of data races under ThreadSanitizer, with
+// gcc and clang; a racy program proves TSan is watching.
+func TestTSan(t *testing.T) {
+	for _, cc := range []string{"clang", "gcc"} {
+		t.Run(cc, func(t *testing.T) {
+			t.Parallel()
+			tsan := []string{"-fsanitize=thread"}
+			r := run(t, build(t, cc, "threads", tsan...), nil, "10000")
+			if strings.Contains(r.stderr, "ThreadSanitizer") {
+				t.Fatalf("ThreadSanitizer reports:\n%s", r.stderr)
+			}
+			checkThreads(t, r, 10000)
+			for _, prog := range []string{"nowoven", "fork", "deep", "churn"} {
+				r := run(t, build(t, cc, prog, tsan...), nil, "20000")
+				if strings.Contains(r.stderr, "ThreadSanitizer") || r.code != 0 {
+					t.Errorf("%s: exit %d\n%s", prog, r.code, r.stderr)
+				}
+			}
+			r = run(t, build(t, cc, "racy", tsan...), nil)
+			if !strings.Contains(r.stderr, "WARNING: ThreadSanitizer: data race") {
+				t.Errorf("TSan missed the race in racy.c:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+// TestThreadChurn: 2000 short-lived threads, each with its own tree.
+func TestThreadChurn(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "churn"), nil)
+	got := weaveSummary(t, r)
+	if r.code != 0 || got != (heapSummary{0, 0, 6000, 6000, 128000}) {
+		t.Fatalf("exit %d, summary %+v\n%s", r.code, got, r.stderr)
+	}
+	p := readProfile(t, r.profile())
+	checkConsistent(t, p, got)
+	if len(p.threads) != 2001 {
+		t.Errorf("%d threads, want 2001", len(p.threads))
+	}
+}
+
+// TestExitWhileRunning: main returns while other threads allocate, create
+// contexts and threads; the runtime must still exit cleanly with a
+// well-formed profile (the counts themselves are a snapshot).
+func TestExitWhileRunning(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "running")
+	for i := 0; i < 10; i++ {
+		r := run(t, exe, nil)
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+		weaveSummary(t, r)
+		readProfile(t, r.profile())
+	}
+}
+
+// TestUnknownPointers: blocks the runtime never saw pass through free and
+// realloc; a block freed behind its back is noticed when its address comes
+// back.
+func TestUnknownPointers(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "unknown"), nil)
+	got := weaveSummary(t, r)
+	want := heapSummary{0, 0, 3, 3, 224}
+	if r.stdout != "reused\n" {
+		want = heapSummary{48, 1, 3, 2, 224}
+	}
+	if r.code != 0 || got != want {
+		t.Errorf("exit %d, summary %+v, want %+v\n%s", r.code, got, want, r.stderr)
+	}
+	checkConsistent(t, readProfile(t, r.profile()), got)
+}
+
+// TestErrno: errno is preserved across successful calls and set as by the
+// library on failures.
+func TestErrno(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "errno"), nil)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	got := weaveSummary(t, r)
+	if got.InUseBlocks != 0 || got.Allocs != 11 || !strings.Contains(r.stderr, "All heap blocks were freed") {
+		t.Errorf("summary %+v\n%s", got, r.stderr)
+	}
+	checkConsistent(t, readProfile(t, r.profile()), got)
+}
+
+// TestEmpty: a program that allocates nothing.
+func TestEmpty(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "empty"), nil)
+	got := weaveSummary(t, r)
+	if got != (heapSummary{}) || !strings.Contains(r.stderr, "==weave== All heap blocks were freed -- no leaks are possible\n") {
+		t.Errorf("summary:\n%s", r.stderr)
+	}
+	p := readProfile(t, r.profile())
+	if len(p.threads) != 1 || len(p.nodes) != 2 || len(p.heap) != 0 || len(p.bins) != 0 || len(p.sites) != 0 {
+		t.Errorf("profile %+v", p)
+	}
+	if p.nodes[1].kind != 'F' || p.calls[1] != 1 || p.strs[p.fns[0][0]] != "main" {
+		t.Errorf("nodes %+v calls %v", p.nodes, p.calls)
+	}
+	if pid := p.meta["pid"]; p.threads[0] != atoi(t, pid) || !strings.HasSuffix(p.meta["argv"], "empty") {
+		t.Errorf("metadata %v, threads %v", p.meta, p.threads)
+	}
+}
+
+func atoi(t testing.TB, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestProfileName: without WEAVE_OUT the profile goes to
+// weave-<prog>.<pid>.prof, never replacing an existing file.
+func TestProfileName(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "empty")
+	for _, clash := range []bool{false, true} {
+		var args []string
+		if clash {
+			args = []string{"clash"}
+		}
+		r := runNoOut(t, exe, args...)
+		entries, _ := os.ReadDir(r.dir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		m := regexp.MustCompile(`profile written to (weave-empty\.(\d+)(\.1)?\.prof) `).FindStringSubmatch(r.stderr)
+		if m == nil || (m[3] != "") != clash {
+			t.Fatalf("clash=%v: %s", clash, r.stderr)
+		}
+		want := []string{m[1]}
+		if clash {
+			want = []string{"weave-empty." + m[2] + ".1.prof", "weave-empty." + m[2] + ".prof"}
+			if b, _ := os.ReadFile(filepath.Join(r.dir, want[1])); string(b) != "mine\n" {
+				t.Errorf("existing file replaced: %q", b)
+			}
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, want) {
+			t.Errorf("clash=%v: files %v, want %v", clash, names, want)
+		}
+		readProfile(t, filepath.Join(r.dir, m[1]))
+	}
+}
+
+// runNoOut is run without any WEAVE_ variable in the environment.
+func runNoOut(t testing.TB, exe string, args ...string) result {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "WEAVE_") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", exe, err, stderr.String())
+	}
+	return result{stderr: stderr.String(), dir: dir}
+}
+
+// TestEnv: WEAVE_SUMMARY=0, WEAVE_OUT= (no profile), WEAVE_LEAKS, %p.
+func TestEnv(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "allfns")
+	r := run(t, exe, []string{"WEAVE_SUMMARY=0"})
+	if r.stderr != "" {
+		t.Errorf("WEAVE_SUMMARY=0 printed %q", r.stderr)
+	}
+	readProfile(t, r.profile())
+
+	r = run(t, exe, []string{"WEAVE_OUT="})
+	if entries, _ := os.ReadDir(r.dir); len(entries) != 0 || strings.Contains(r.stderr, "profile") {
+		t.Errorf("WEAVE_OUT= wrote a profile: %v\n%s", entries, r.stderr)
+	}
+	weaveSummary(t, r)
+
+	r = run(t, exe, []string{"WEAVE_LEAKS=2", "WEAVE_OUT=sub%p/x.%p.prof"})
+	if !strings.Contains(r.stderr, "cannot write profile sub") {
+		t.Errorf("missing directory not reported:\n%s", r.stderr)
+	}
+	if n := strings.Count(r.stderr, " blocks at "); n != 2 || !strings.Contains(r.stderr, "==weave==   ... and 4 more\n") {
+		t.Errorf("WEAVE_LEAKS=2: %d leak lines\n%s", n, r.stderr)
+	}
+	weaveSummary(t, r)
+
+	r = run(t, exe, []string{"WEAVE_OUT=p.%p.prof", "WEAVE_LEAKS=0"})
+	m := regexp.MustCompile(`profile written to p\.(\d+)\.prof`).FindStringSubmatch(r.stderr)
+	if m == nil || strings.Contains(r.stderr, "top leaks") {
+		t.Fatalf("WEAVE_OUT=p.%%p.prof:\n%s", r.stderr)
+	}
+	p := readProfile(t, filepath.Join(r.dir, "p."+m[1]+".prof"))
+	if p.meta["pid"] != m[1] {
+		t.Errorf("pid %s in p.%s.prof", p.meta["pid"], m[1])
+	}
+	if entries, _ := os.ReadDir(r.dir); len(entries) != 1 {
+		t.Errorf("files left: %v", entries)
+	}
+}
+
+// TestNoWovenFunction: allocations outside any woven frame, in the main
+// thread and in a thread that never runs woven code, go to the roots.
+func TestNoWovenFunction(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "nowoven"), nil)
+	got := weaveSummary(t, r)
+	if want := (heapSummary{500, 2, 3, 1, 600}); got != want {
+		t.Errorf("summary %+v, want %+v", got, want)
+	}
+	p := readProfile(t, r.profile())
+	checkConsistent(t, p, got)
+	if len(p.threads) != 2 {
+		t.Errorf("%d threads", len(p.threads))
+	}
+	for n, h := range p.heap {
+		par := p.nodes[p.nodes[n].parent]
+		if par.kind != 'R' {
+			t.Errorf("node %d not below a root", n)
+		}
+		// The 100-byte block: main thread's, freed by the other thread.
+		if h[5] == 100 && (h[9] != 1 || par.thread != 0) {
+			t.Errorf("100-byte block: %v", h)
+		}
+		if h[6] == 300 && par.thread != 1 {
+			t.Errorf("300-byte block in thread %d", par.thread)
+		}
+	}
+	if !regexp.MustCompile(`300 bytes in 1 blocks at \S+nowoven.c:\d+ start\n`).MatchString(r.stderr) {
+		t.Errorf("leak lines:\n%s", r.stderr)
+	}
+}
+
+// TestSignal: a signal handler that allocates, interrupting allocation:
+// no deadlock, crash, or leak.
+func TestSignal(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "signal"), nil)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "handled ") {
+		t.Fatalf("exit %d, %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	got := weaveSummary(t, r)
+	if got.InUseBlocks != 0 || got.Allocs != got.Frees {
+		t.Errorf("summary %+v", got)
+	}
+	checkConsistent(t, readProfile(t, r.profile()), got)
+}
+
+// TestFork: parent and child each write their own profile.
+func TestFork(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "fork")
+	dir := t.TempDir()
+	r := run(t, exe, []string{"WEAVE_OUT=" + filepath.Join(dir, "p.%p.prof")})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "p.*.prof"))
+	if len(files) != 2 {
+		t.Fatalf("profiles %v", files)
+	}
+	byPid := map[string]*profile{}
+	for _, f := range files {
+		p := readProfile(t, f)
+		if filepath.Base(f) != "p."+p.meta["pid"]+".prof" {
+			t.Errorf("%s has pid %s", f, p.meta["pid"])
+		}
+		byPid[p.meta["pid"]] = p
+	}
+	var parent, child *profile
+	for _, p := range byPid {
+		if byPid[p.meta["ppid"]] != nil {
+			child = p
+		} else {
+			parent = p
+		}
+	}
+	if parent == nil || child == nil {
+		t.Fatal("no parent/child pair")
+	}
+	if parent.totals().Bytes != 10 || child.totals().Bytes != 30 {
+		t.Errorf("parent %+v child %+v", parent.totals(), child.totals())
+	}
+	if child.threads[0] != atoi(t, child.meta["pid"]) {
+		t.Errorf("child's thread tid %d, pid %s", child.threads[0], child.meta["pid"])
+	}
+}
+
+// TestDeep: recursion beyond the maximum pseudo-stack depth.
+func TestDeep(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "deep"), nil)
+	got := weaveSummary(t, r)
+	if r.code != 0 || got != (heapSummary{6, 3, 3, 0, 6}) {
+		t.Fatalf("exit %d, summary %+v\n%s", r.code, got, r.stderr)
+	}
+	p := readProfile(t, r.profile())
+	for n, h := range p.heap {
+		c := p.chain(n)
+		switch h[4] {
+		case 1:
+			if d := strings.Count(c, "deep"); d < 1<<20-10 || d > 1<<20 {
+				t.Errorf("deepest block at depth %d", d)
+			}
+		case 2:
+			if c != "run" {
+				t.Errorf("2-byte block at %q", c)
+			}
+		case 3:
+			if c != "main" {
+				t.Errorf("3-byte block at %q", c)
+			}
+		}
+	}
+}
+
+// BenchmarkPairs runs testdata/bench.c and reports its ns per
+// malloc+free pair, plain and through the runtime.
+func BenchmarkPairs(b *testing.B) {
+	exe := build(b, "gcc", "bench")
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(exe, "5000000", "1000000")
+		cmd.Env = append(os.Environ(), "WEAVE_OUT=", "WEAVE_SUMMARY=0")
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(l)
+			v, _ := strconv.ParseFloat(f[1], 64)
+			b.ReportMetric(v, f[0]+"-ns")
+		}
+	}
+}
