@@ -164,7 +164,18 @@ type corpusStats struct {
 	ok       int
 	fellBack int
 	failed   []string
+	known    []string            // differ woven, for a reason in knownDifferences
 	reasons  map[string][]string // fallback reason → programs
+}
+
+// knownDifferences are corpus programs whose woven build behaves
+// differently for a reason that is not a change of C semantics.
+var knownDifferences = map[string]string{
+	// Tests gcc's inlining: f and g each inline a static __inline__
+	// function containing a label and compare the label addresses. The
+	// woven function body is bigger, gcc declines to inline it ("call is
+	// cold and code would grow"), and both addresses become equal.
+	"990208-1": "checks gcc's inlining decision, which the woven body changes",
 }
 
 func (s *corpusStats) add(f func(*corpusStats)) {
@@ -179,9 +190,12 @@ func (s *corpusStats) report(t *testing.T, corpus string, start time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b strings.Builder
-	ran := s.ok + s.fellBack + len(s.failed)
-	fmt.Fprintf(&b, "%s: %d run unwoven, %d woven ok, %d fell back, %d failed (%d excluded: failed unwoven; %v)\n",
-		corpus, ran, s.ok, s.fellBack, len(s.failed), len(s.excluded), time.Since(start).Round(time.Second))
+	ran := s.ok + s.fellBack + len(s.failed) + len(s.known)
+	fmt.Fprintf(&b, "%s: %d run unwoven, %d woven ok, %d fell back, %d failed, %d known differences (%d excluded: failed unwoven; %v)\n",
+		corpus, ran, s.ok, s.fellBack, len(s.failed), len(s.known), len(s.excluded), time.Since(start).Round(time.Second))
+	for _, k := range s.known {
+		fmt.Fprintf(&b, "%s: known difference: %s: %s\n", corpus, k, knownDifferences[k])
+	}
 	if len(s.excluded) > 0 {
 		sort.Strings(s.excluded)
 		fmt.Fprintf(&b, "%s: excluded: %s\n", corpus, strings.Join(s.excluded, " "))
@@ -250,6 +264,10 @@ func checkCorpusProgram(t *testing.T, s *corpusStats, p corpusProgram) {
 		t.Skipf("excluded: "+format, args...)
 	}
 	failed := func(format string, args ...any) {
+		if why, ok := knownDifferences[p.name]; ok {
+			s.add(func(s *corpusStats) { s.known = append(s.known, p.name) })
+			t.Skipf("known difference (%s): "+format, append([]any{why}, args...)...)
+		}
 		s.add(func(s *corpusStats) { s.failed = append(s.failed, p.name) })
 		t.Fatalf(format, args...)
 	}
