@@ -5,166 +5,366 @@ import (
 	"strings"
 )
 
-// A command line of a C compiler driver, taken apart.
+// stage is how far a compiler driver command line goes.
+type stage int
+
+const (
+	stageLink    stage = iota // compile and link (the default)
+	stageCompile              // -c: objects
+	stageAsm                  // -S: assembly
+)
+
+// A command line of a C compiler driver, taken apart. Arguments keep their
+// order: it matters for linking (-l after the objects that need it) and for
+// -x, which applies to the inputs after it.
 type cmdline struct {
-	inputs  []input  // source and object files, in order
-	flags   []string // every flag, in order, with its value if separate
-	output  string   // -o
-	compile bool     // -c
-	asm     bool     // -S
-	pre     bool     // -E
-	depOnly bool     // -M or -MM without -MD/-MMD: only write dependencies
-	shared  bool     // -shared
-	depGen  bool     // -MD or -MMD
-	depFile string   // -MF
-	depTarg bool     // -MT or -MQ given
+	args   []arg
+	inputs []*input
+
+	stage       stage
+	output      string // -o
+	passthrough bool   // nothing to weave: -E, -M, -fsyntax-only, --help, ...
+	shared      bool   // -shared
+	relocatable bool   // -r: a partial link, no runtime
+	nostdlib    bool   // -nostdlib, -nodefaultlibs, -nolibc
+	static      bool   // -static, -static-pie
+	pthread     bool   // -pthread
+
+	depGen    bool   // -MD or -MMD: dependencies as a side effect
+	depFile   string // -MF
+	depTarget bool   // -MT or -MQ given
 }
 
+// An arg is one argument: a flag (with its separate value, if any) or an
+// input file.
+type arg struct {
+	flag  string
+	value string // the separate value of flags such as -o, -I, -MF
+	sep   bool   // value is a separate argument
+	in    *input // non-nil for an input file
+}
+
+// words returns the argument as it is written on a command line.
+func (a arg) words() []string {
+	if a.in != nil {
+		return []string{a.in.name}
+	}
+	if a.sep {
+		return []string{a.flag, a.value}
+	}
+	return []string{a.flag}
+}
+
+// An input is an input file of the command line.
 type input struct {
 	name string
-	lang string // "c" for C sources (by suffix or -x c), else "" (pass through)
+	lang string // the -x language in effect ("" if none)
+	kind inputKind
 }
 
-// flagsWithValue are the driver flags whose value is the next argument.
+type inputKind int
+
+const (
+	inOther inputKind = iota // passed to the real compiler untouched
+	inC                      // C source: preprocessed, woven, compiled
+	inI                      // preprocessed C (.i): woven, compiled
+)
+
+// flagsWithValue are the driver flags whose value is the next argument
+// (gcc's and clang's).
 var flagsWithValue = map[string]bool{
 	"-o": true, "-I": true, "-D": true, "-U": true, "-include": true, "-imacros": true,
 	"-isystem": true, "-idirafter": true, "-iquote": true, "-iprefix": true, "-iwithprefix": true,
-	"-isysroot": true, "-x": true, "-MF": true, "-MT": true, "-MQ": true, "-L": true, "-l": true,
-	"-Xlinker": true, "-Xpreprocessor": true, "-Xassembler": true, "-T": true, "-e": true,
-	"-u": true, "-z": true, "-aux-info": true, "-arch": true, "-target": true, "--param": true,
+	"-iwithprefixbefore": true, "-isysroot": true, "-imultilib": true, "-imultiarch": true,
+	"-x": true, "-MF": true, "-MT": true, "-MQ": true, "-L": true, "-l": true,
+	"-Xlinker": true, "-Xpreprocessor": true, "-Xassembler": true, "-Xclang": true, "-mllvm": true,
+	"-T": true, "-e": true, "-u": true, "-z": true, "-A": true, "-B": true, "-G": true, "-V": true, "-b": true,
+	"-aux-info": true, "-arch": true, "-target": true, "--target": true, "--param": true, "--sysroot": true,
+	"-wrapper": true, "-dumpbase": true, "-dumpdir": true, "-dumpbase-ext": true, "-specs": true,
+	"-gcc-toolchain": true, "--gcc-toolchain": true, "-install_name": true, "-framework": true,
+	"--include": true, "--output": true, "--language": true,
+	"-main-file-name": true, "-ivfsoverlay": true, "-iframework": true, "-isystem-after": true,
 }
 
-// parseCmdline splits a driver command line (without argv[0]).
+// passthroughFlags stop the driver from weaving: the real compiler gets the
+// command line as it is.
+func passthroughFlag(a string) bool {
+	switch a {
+	case "-E", "-M", "-MM", "-fsyntax-only", "-###", "--help", "-help", "--version", "-dumpversion",
+		"-dumpfullversion", "-dumpmachine", "-dumpspecs", "--target-help":
+		return true
+	}
+	return strings.HasPrefix(a, "-print-") || strings.HasPrefix(a, "--print-") || strings.HasPrefix(a, "--help=")
+}
+
+// parseCmdline splits a driver command line (without argv[0]; response
+// files already expanded).
 func parseCmdline(args []string) *cmdline {
 	c := &cmdline{}
 	lang := ""
+	onlyInputs := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if a == "-" || !strings.HasPrefix(a, "-") {
-			l := lang
-			if l == "" && strings.HasSuffix(a, ".c") {
-				l = "c"
-			}
-			if l != "c" {
-				l = ""
-			}
-			c.inputs = append(c.inputs, input{name: a, lang: l})
+		if onlyInputs || a == "-" || !strings.HasPrefix(a, "-") || a == "" {
+			c.addInput(a, lang)
 			continue
 		}
-		val := ""
+		if a == "--" { // gcc does not know it; clang: the rest are inputs
+			onlyInputs = true
+			c.args = append(c.args, arg{flag: a})
+			continue
+		}
+		ar := arg{flag: a}
 		if flagsWithValue[a] && i+1 < len(args) {
-			val = args[i+1]
+			ar.value, ar.sep = args[i+1], true
 			i++
 		}
+		val := ar.value
 		switch {
-		case a == "-o":
+		case a == "-o" || a == "--output":
 			c.output = val
-			continue
-		case a == "-x":
-			lang = val
-			if lang == "none" {
-				lang = ""
-			}
-		case strings.HasPrefix(a, "-x") && len(a) > 2:
-			lang = a[2:]
 		case strings.HasPrefix(a, "-o") && len(a) > 2:
 			c.output = a[2:]
-			continue
+		case strings.HasPrefix(a, "--output="):
+			c.output = a[len("--output="):]
+		case a == "-x" || a == "--language":
+			lang = val
+		case strings.HasPrefix(a, "-x") && len(a) > 2:
+			lang = a[2:]
+		case strings.HasPrefix(a, "--language="):
+			lang = a[len("--language="):]
 		case a == "-c":
-			c.compile = true
+			if c.stage == stageLink {
+				c.stage = stageCompile
+			}
 		case a == "-S":
-			c.asm = true
-		case a == "-E":
-			c.pre = true
-		case a == "-M" || a == "-MM":
-			c.depOnly = true
+			c.stage = stageAsm
 		case a == "-MD" || a == "-MMD":
 			c.depGen = true
 		case a == "-MF":
 			c.depFile = val
-		case a == "-MT" || a == "-MQ":
-			c.depTarg = true
+		case strings.HasPrefix(a, "-MF") && len(a) > 3:
+			c.depFile = a[3:]
+		case strings.HasPrefix(a, "-MT") || strings.HasPrefix(a, "-MQ"):
+			c.depTarget = true
 		case a == "-shared":
 			c.shared = true
+		case a == "-r":
+			c.relocatable = true
+		case a == "-static" || a == "-static-pie":
+			c.static = true
+		case a == "-nostdlib" || a == "-nodefaultlibs" || a == "-nolibc":
+			c.nostdlib = true
+		case a == "-pthread" || a == "--pthread":
+			c.pthread = true
+		case passthroughFlag(a):
+			c.passthrough = true
 		}
-		c.flags = append(c.flags, a)
-		if val != "" {
-			c.flags = append(c.flags, val)
+		if lang == "none" {
+			lang = ""
 		}
-	}
-	if c.depGen && c.depOnly {
-		c.depOnly = false
+		c.args = append(c.args, ar)
 	}
 	return c
 }
 
+func (c *cmdline) addInput(name, lang string) {
+	in := &input{name: name, lang: lang}
+	switch lang {
+	case "c":
+		in.kind = inC
+	case "cpp-output":
+		in.kind = inI
+	case "":
+		switch filepath.Ext(name) {
+		case ".c":
+			in.kind = inC
+		case ".i":
+			in.kind = inI
+		}
+	}
+	c.inputs = append(c.inputs, in)
+	c.args = append(c.args, arg{in: in})
+}
+
+// woven reports whether the command line has inputs to weave.
+func (c *cmdline) woven() int {
+	n := 0
+	for _, in := range c.inputs {
+		if in.kind != inOther {
+			n++
+		}
+	}
+	return n
+}
+
+// Flags are grouped by the step that needs them: the preprocessor (the
+// -E step that feeds the weaver), the compiler proper (which compiles the
+// woven preprocessed text) and the linker.
+
+// isLinkFlag reports whether f (with its value) matters only for linking.
+func isLinkFlag(f string) bool {
+	switch f {
+	case "-l", "-L", "-Xlinker", "-T", "-e", "-u", "-z", "-shared", "-static", "-static-pie", "-pie", "-no-pie",
+		"-r", "-s", "-rdynamic", "-nostdlib", "-nodefaultlibs", "-nolibc", "-nostartfiles", "-static-libgcc",
+		"-shared-libgcc", "-static-libasan", "-symbolic", "-Bsymbolic", "-framework", "-install_name":
+		return true
+	}
+	return strings.HasPrefix(f, "-l") || strings.HasPrefix(f, "-L") || strings.HasPrefix(f, "-Wl,") ||
+		strings.HasPrefix(f, "-fuse-ld=") || strings.HasPrefix(f, "--ld-path=")
+}
+
+// isPreprocessorFlag reports whether f (with its value) matters only for
+// preprocessing.
+func isPreprocessorFlag(f string) bool {
+	switch f {
+	case "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-idirafter", "-iquote", "-iprefix",
+		"-iwithprefix", "-iwithprefixbefore", "-imultilib", "-imultiarch", "-Xpreprocessor", "-nostdinc",
+		"-undef", "-P", "-C", "-CC", "-H", "-trigraphs", "--include", "-iframework", "-isystem-after":
+		return true
+	}
+	return strings.HasPrefix(f, "-I") || strings.HasPrefix(f, "-D") || strings.HasPrefix(f, "-U") ||
+		strings.HasPrefix(f, "-M") || strings.HasPrefix(f, "-Wp,") || strings.HasPrefix(f, "--include=")
+}
+
+// isModeFlag reports whether f selects the stage, the language or the
+// output: the driver sets those itself for each step.
+func isModeFlag(f string) bool {
+	switch f {
+	case "-c", "-S", "-E", "-o", "-x", "--output", "--language":
+		return true
+	}
+	return strings.HasPrefix(f, "-x") || strings.HasPrefix(f, "-o") ||
+		strings.HasPrefix(f, "--output=") || strings.HasPrefix(f, "--language=")
+}
+
 // preprocessFlags are the flags for the -E step: everything but the mode,
-// the output and the link-only flags.
+// the output, the dependency output and the link-only flags. The caller
+// adds the dependency flags for the source at hand.
 func (c *cmdline) preprocessFlags() []string {
 	var r []string
-	for i := 0; i < len(c.flags); i++ {
-		f := c.flags[i]
-		val := flagsWithValue[f] && i+1 < len(c.flags)
+	for _, a := range c.args {
+		f := a.flag
 		switch {
-		case f == "-c" || f == "-S" || f == "-E" || f == "-shared" || f == "-static" || f == "-x":
-		case f == "-l" || f == "-L" || f == "-Xlinker" || f == "-T" || f == "-e" || f == "-u" || f == "-z":
-		case strings.HasPrefix(f, "-l") || strings.HasPrefix(f, "-L") || strings.HasPrefix(f, "-Wl,") || strings.HasPrefix(f, "-x"):
-		case f == "-P":
+		case a.in != nil || f == "--":
+		case isModeFlag(f) || isLinkFlag(f) || f == "-P":
+		case strings.HasPrefix(f, "-M"): // depGenFlags, per source
 		default:
-			r = append(r, f)
-			if val {
-				r = append(r, c.flags[i+1])
-			}
-		}
-		if val {
-			i++
+			r = append(r, a.words()...)
 		}
 	}
 	return r
 }
 
 // compileFlags are the flags for compiling woven preprocessed text:
-// everything but preprocessor, dependency, mode, output and link flags.
+// everything but the preprocessor, dependency, mode, output and link flags.
 func (c *cmdline) compileFlags() []string {
 	var r []string
-	for i := 0; i < len(c.flags); i++ {
-		f := c.flags[i]
-		val := flagsWithValue[f] && i+1 < len(c.flags)
+	for _, a := range c.args {
+		f := a.flag
 		switch {
-		case f == "-c" || f == "-S" || f == "-E" || f == "-x" || strings.HasPrefix(f, "-x"):
-		case f == "-I" || f == "-D" || f == "-U" || f == "-include" || f == "-imacros" || f == "-isystem" ||
-			f == "-idirafter" || f == "-iquote" || f == "-iprefix" || f == "-iwithprefix" || f == "-Xpreprocessor":
-		case strings.HasPrefix(f, "-I") || strings.HasPrefix(f, "-D") || strings.HasPrefix(f, "-U") || strings.HasPrefix(f, "-M"):
-		case f == "-l" || f == "-L" || f == "-Xlinker" || f == "-T" || f == "-e" || f == "-u" || f == "-z":
-		case strings.HasPrefix(f, "-l") || strings.HasPrefix(f, "-L") || strings.HasPrefix(f, "-Wl,") || f == "-shared" || f == "-static":
-		case f == "-Wp," || strings.HasPrefix(f, "-Wp,"):
+		case a.in != nil || f == "--":
+		case isModeFlag(f) || isLinkFlag(f) || isPreprocessorFlag(f):
 		default:
-			r = append(r, f)
-			if val {
-				r = append(r, c.flags[i+1])
-			}
-		}
-		if val {
-			i++
+			r = append(r, a.words()...)
 		}
 	}
 	return r
+}
+
+// fallbackFlags are the flags for compiling one C source unwoven, as the
+// user's command line would: everything but the mode, the output, the
+// dependency output and the link-only flags (the caller adds the
+// dependency flags for the source at hand).
+func (c *cmdline) fallbackFlags() []string { return c.preprocessFlags() }
+
+// depGenFlags returns the dependency flags of the -E step (or an unwoven
+// compile) for C source src whose output is out, so that the dependency
+// file and its target are the ones the real compiler would write for the
+// user's command line (gcc 11+ rules).
+func (c *cmdline) depGenFlags(src, out string) []string {
+	if !c.depGen {
+		return nil
+	}
+	var r []string
+	for _, a := range c.args {
+		if strings.HasPrefix(a.flag, "-M") && a.in == nil && a.flag != "-MF" && !strings.HasPrefix(a.flag, "-MF") {
+			r = append(r, a.words()...)
+		}
+	}
+	file := c.depFile
+	target := ""
+	base := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+	switch {
+	case c.stage != stageLink && c.output != "":
+		if file == "" {
+			file = strings.TrimSuffix(c.output, filepath.Ext(c.output)) + ".d"
+		}
+		target = c.output
+	case c.stage != stageLink:
+		if file == "" {
+			file = base + ".d"
+		}
+		target = base + ".o"
+	case c.output != "":
+		if file == "" {
+			file = strings.TrimSuffix(c.output, filepath.Ext(c.output)) + ".d"
+		}
+		target = c.output
+	default:
+		if file == "" {
+			file = "a-" + base + ".d"
+		}
+		target = base + ".o"
+	}
+	r = append(r, "-MF", file)
+	if !c.depTarget {
+		r = append(r, "-MT", escapeTarget(target))
+	}
+	return r
+}
+
+// escapeTarget quotes a make target as -MQ would; -MT takes it as it is.
+func escapeTarget(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t':
+			for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
+				b.WriteByte('\\')
+			}
+			b.WriteByte('\\')
+		case '$':
+			b.WriteByte('$')
+		case '#':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // targetFlags are the flags that select the ABI or instrumentation the
 // runtime must be built with to link with the program.
 func (c *cmdline) targetFlags() []string {
 	var r []string
-	for _, f := range c.flags {
-		if strings.HasPrefix(f, "-m") || strings.HasPrefix(f, "-fsanitize") || f == "-pthread" {
+	for _, a := range c.args {
+		f := a.flag
+		switch {
+		case a.in != nil:
+		case strings.HasPrefix(f, "-m") && !strings.HasPrefix(f, "-mllvm"):
 			r = append(r, f)
+		case strings.HasPrefix(f, "-fsanitize"), f == "-pthread", f == "--target", f == "-target",
+			strings.HasPrefix(f, "--target="), strings.HasPrefix(f, "--sysroot"), f == "-isysroot":
+			r = append(r, a.words()...)
 		}
 	}
 	return r
 }
 
-// objectName is the object file gcc would write for src under -c.
-func objectName(src, suffix string) string {
+// outputName is the file gcc writes for src under -c (suffix ".o") or -S
+// (".s") without -o: the source's base name, in the current directory.
+func outputName(src, suffix string) string {
 	base := filepath.Base(src)
 	return strings.TrimSuffix(base, filepath.Ext(base)) + suffix
 }

@@ -21,8 +21,9 @@ type Config struct {
 	Compiler []string // the real compiler argv, e.g. ["gcc"] or ["ccache", "gcc"]
 	Stdout   io.Writer
 	Stderr   io.Writer
-	Verbose  bool // list functions left unwoven
-	Strict   bool // a file that cannot be woven is an error, not a warning
+	Stdin    io.Reader // the standard input (os.Stdin if nil), for the source "-"
+	Verbose  bool      // list functions left unwoven
+	Strict   bool      // a file that cannot be woven is an error, not a warning
 }
 
 // CompilerFromEnv returns $WEAVE_CC split into words, else ["cc"].
@@ -34,9 +35,12 @@ func CompilerFromEnv() []string {
 }
 
 // ExitError is a failure whose exit status the caller should exit with.
+// Quiet means the failure has been reported already (by the compiler), so
+// the caller should print nothing more.
 type ExitError struct {
-	Code int
-	Err  error
+	Code  int
+	Err   error
+	Quiet bool
 }
 
 func (e *ExitError) Error() string { return e.Err.Error() }
@@ -56,13 +60,9 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	if err != nil {
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
-	u, err := parse.Parse(src+".i", text)
+	res, err := cfg.weaveUnit(src, text)
 	if err != nil {
 		return nil, err
-	}
-	res, err := weave.Weave(u, weave.Options{Prologue: runtime.Header()})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", src, err)
 	}
 	if cfg.Verbose {
 		for _, f := range res.Skipped {
@@ -70,6 +70,104 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 		}
 	}
 	return res, nil
+}
+
+// weaveUnit parses preprocessed text and weaves it. A panic of the parser
+// or the weaver is returned as an error: the caller may still build the
+// source unwoven.
+func (cfg *Config) weaveUnit(src string, text []byte) (res *weave.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	u, err := parse.Parse(src+".i", text)
+	if err != nil {
+		return nil, err
+	}
+	res, err = weave.Weave(u, weave.Options{Prologue: runtime.Header()})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", src, err)
+	}
+	return res, nil
+}
+
+// weaveText weaves the preprocessed text of src for the compile step and
+// returns the text to compile. Text woven already (weave's own output fed
+// back) is returned as it is. The woven text starts with linemarkers that
+// name src's main file, so that the object's file symbol and debug
+// information name it (not the temporary file), and the runtime interface
+// as a system header.
+func (cfg *Config) weaveText(src string, text []byte) ([]byte, error) {
+	if bytes.Contains(text, []byte("__weave_enter_slow(const struct __weave_fn *fn)")) {
+		return text, nil
+	}
+	res, err := cfg.weaveUnit(src, text)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Verbose {
+		for _, f := range res.Skipped {
+			fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s not woven: %s\n", f.File, f.Line, f.Name, f.Reason)
+		}
+	}
+	return nameMainFile(res.Text, mainFile(text)), nil
+}
+
+// nameMainFile wraps the prologue of woven text (everything before its
+// first linemarker) in linemarkers: the main file first, so that it names
+// the translation unit, then the prologue as a system header "<weave>"
+// included from it.
+func nameMainFile(text []byte, main string) []byte {
+	end := -1
+	for i := 0; i+2 < len(text); {
+		if (i == 0 || text[i-1] == '\n') && text[i] == '#' && text[i+1] == ' ' && text[i+2] >= '0' && text[i+2] <= '9' {
+			end = i
+			break
+		}
+		k := bytes.IndexByte(text[i:], '\n')
+		if k < 0 {
+			break
+		}
+		i += k + 1
+	}
+	if main == "" || end < 0 {
+		return text
+	}
+	var b bytes.Buffer
+	b.Grow(len(text) + 2*len(main) + 32)
+	fmt.Fprintf(&b, "# 0 %s\n# 1 \"<weave>\" 1 3\n", main)
+	b.Write(text[:end])
+	fmt.Fprintf(&b, "# 1 %s 2\n", main)
+	b.Write(text[end:])
+	return b.Bytes()
+}
+
+// mainFile returns the quoted file name of the first linemarker of
+// preprocessed text, or "".
+func mainFile(text []byte) string {
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '#' {
+			return ""
+		}
+		f := bytes.Fields(line[1:])
+		if len(f) >= 2 && f[0][0] >= '0' && f[0][0] <= '9' && f[1][0] == '"' {
+			q := bytes.TrimSpace(line[bytes.IndexByte(line, '"'):])
+			if i := bytes.LastIndexByte(q, '"'); i > 0 {
+				return string(q[:i+1])
+			}
+		}
+	}
+	return ""
 }
 
 // WeaveFile weaves src into out (the `weave -o out.c prog.c` path). out is
@@ -88,7 +186,20 @@ func (cfg *Config) WeaveFile(src, out string, flags []string) error {
 
 // WriteFileAtomic writes data to a temporary file beside path and renames
 // it into place.
+// A path that exists and is not a regular file (/dev/null, a FIFO) is
+// written in place: renaming over it would replace the device.
 func WriteFileAtomic(path string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -113,157 +224,23 @@ func WriteFileAtomic(path string, data []byte) error {
 
 // run runs argv with the configured output streams and returns its exit
 // status as an *ExitError when it fails.
+// The compiler has reported the failure: the error is Quiet.
 func (cfg *Config) run(argv []string) error {
+	argv, cleanup, err := responseFileIfLong(argv)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin = os.Stdin
+	cmd.Stdin = cfg.stdin()
 	cmd.Stdout = cfg.Stdout
 	cmd.Stderr = cfg.Stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return &ExitError{Code: ee.ExitCode(), Err: fmt.Errorf("%s failed: exit status %d", filepath.Base(argv[0]), ee.ExitCode())}
-		}
-		return &ExitError{Code: 127, Err: err}
+	err = exitError(argv[0], cmd.Run())
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Code != 127 {
+		ee.Quiet = true
 	}
-	return nil
-}
-
-// CC runs a compiler command line (without argv[0]) with every C source
-// woven and the runtime linked in.
-func (cfg *Config) CC(args []string) error {
-	args = expandResponseFiles(args)
-	c := parseCmdline(args)
-	cc := cfg.Compiler
-	nC := 0
-	for _, in := range c.inputs {
-		if in.lang == "c" {
-			nC++
-		}
-	}
-	if c.pre || c.depOnly || len(c.inputs) == 0 || (nC == 0 && (c.compile || c.asm)) {
-		return cfg.run(append(append([]string{}, cc...), args...)) // nothing to weave
-	}
-	tmp, err := os.MkdirTemp("", "weave-cc-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-
-	var linkInputs []string
-	for i, in := range c.inputs {
-		if in.lang != "c" {
-			linkInputs = append(linkInputs, in.name)
-			continue
-		}
-		var out string
-		switch {
-		case (c.compile || c.asm) && c.output != "" && nC == 1:
-			out = c.output
-		case c.compile:
-			out = objectName(in.name, ".o")
-		case c.asm:
-			out = objectName(in.name, ".s")
-		default:
-			out = filepath.Join(tmp, fmt.Sprintf("%d-%s", i, objectName(in.name, ".o")))
-			linkInputs = append(linkInputs, out)
-		}
-		if err := cfg.compileOne(c, in.name, out, tmp); err != nil {
-			return err
-		}
-	}
-	if c.compile || c.asm {
-		return cfg.compileOthers(c)
-	}
-	link := append([]string{}, cc...)
-	for _, f := range c.flags {
-		link = append(link, f)
-	}
-	link = append(link, linkInputs...)
-	if !c.shared {
-		rt, err := runtime.Object(cc, c.targetFlags())
-		if err != nil {
-			return fmt.Errorf("building the runtime: %v", err)
-		}
-		link = append(link, rt, "-pthread")
-	}
-	if c.output != "" {
-		link = append(link, "-o", c.output)
-	}
-	return cfg.run(link)
-}
-
-// compileOthers compiles the inputs of a -c or -S command line that are
-// not C (assembly, C++, ...) with the real compiler, untouched.
-func (cfg *Config) compileOthers(c *cmdline) error {
-	var others []string
-	for _, in := range c.inputs {
-		if in.lang != "c" {
-			others = append(others, in.name)
-		}
-	}
-	if len(others) == 0 {
-		return nil
-	}
-	argv := append(append(append([]string{}, cfg.Compiler...), c.flags...), others...)
-	if c.output != "" && len(c.inputs) == 1 {
-		argv = append(argv, "-o", c.output)
-	}
-	return cfg.run(argv)
-}
-
-// compileOne weaves src and compiles it to out (an object, or assembly
-// under -S). If weaving fails the source is compiled unwoven, with a
-// warning, unless cfg.Strict.
-func (cfg *Config) compileOne(c *cmdline, src, out, tmp string) error {
-	mode := "-c"
-	if c.asm && !c.compile {
-		mode = "-S"
-	}
-	pflags := c.preprocessFlags()
-	if c.depGen { // dependencies come from the -E step, named after out
-		if c.depFile == "" {
-			pflags = append(pflags, "-MF", strings.TrimSuffix(out, filepath.Ext(out))+".d")
-		}
-		if !c.depTarg {
-			pflags = append(pflags, "-MT", out)
-		}
-	}
-	res, err := cfg.WeaveSource(src, pflags)
-	if err != nil {
-		var ee *ExitError
-		if errors.As(err, &ee) { // the compiler rejected the source itself
-			return ee
-		}
-		if cfg.Strict {
-			return err
-		}
-		fmt.Fprintf(cfg.Stderr, "weave: warning: %s: not woven: %s\n", src, firstLine(err.Error()))
-		argv := append(append([]string{}, cfg.Compiler...), c.flags...)
-		argv = removeFlag(argv, "-c", "-S")
-		return cfg.run(append(argv, mode, src, "-o", out))
-	}
-	woven := filepath.Join(tmp, objectName(src, ".woven.i"))
-	if err := os.WriteFile(woven, res.Text, 0o644); err != nil {
-		return err
-	}
-	argv := append(append([]string{}, cfg.Compiler...), c.compileFlags()...)
-	return cfg.run(append(argv, "-x", "cpp-output", mode, woven, "-o", out))
-}
-
-func removeFlag(argv []string, flags ...string) []string {
-	var r []string
-	for _, a := range argv {
-		keep := true
-		for _, f := range flags {
-			if a == f {
-				keep = false
-			}
-		}
-		if keep {
-			r = append(r, a)
-		}
-	}
-	return r
+	return err
 }
 
 func firstLine(s string) string {

@@ -3,9 +3,14 @@ package parse
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,10 +42,9 @@ func Preprocess(compiler, flags []string, file string, stderr *bytes.Buffer) ([]
 }
 
 var (
-	configOnce sync.Once
-	config     *cc.Config
-	configErr  error
+	predefOnce sync.Once
 	predefined string
+	predefErr  error
 )
 
 // reservedMacros keeps the predefined macros whose names are reserved
@@ -58,25 +62,78 @@ func reservedMacros(defs string) string {
 	return b.String()
 }
 
-// hostConfig returns the cc/v4 configuration, made once per process (it
-// runs the host compiler). The preprocessed text needs only its builtins.
-func hostConfig() (*cc.Config, error) {
-	configOnce.Do(func() {
-		config, configErr = cc.NewConfig("", "")
-		if configErr == nil {
-			predefined = reservedMacros(config.Predefined)
-			config.UnsignedEnums = true
-			config.IgnoreStaticAssert = true
-			config.IgnoreNegativeShiftAmounts = true
+// hostPredefined returns the host compiler's reserved predefined macros,
+// which cc.Builtin needs. Running the compiler for them costs more than
+// parsing a small file, so they are cached on disk per compiler binary
+// (path, size and modification time); a stale or missing cache is remade.
+func hostPredefined() (string, error) {
+	predefOnce.Do(func() {
+		cc := "cc"
+		if c := os.Getenv("CC"); c != "" && !strings.ContainsAny(c, " \t") {
+			cc = c
+		}
+		path, err := exec.LookPath(cc)
+		if err != nil {
+			predefErr = fmt.Errorf("looking for the host C compiler: %v", err)
+			return
+		}
+		var cache string
+		if st, err := os.Stat(path); err == nil {
+			if dir, err := os.UserCacheDir(); err == nil {
+				sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", path, st.Size(), st.ModTime().UnixNano())))
+				cache = filepath.Join(dir, "weave", "predefined-"+hex.EncodeToString(sum[:8])+".h")
+				if b, err := os.ReadFile(cache); err == nil && len(b) > 0 {
+					predefined = string(b)
+					return
+				}
+			}
+		}
+		cmd := exec.Command(path, "-dM", "-E", "-")
+		cmd.Stdin = strings.NewReader("")
+		cmd.Env = append(os.Environ(), "LC_ALL=C")
+		out, err := cmd.Output()
+		if err != nil {
+			predefErr = fmt.Errorf("%s -dM -E: %v", cc, err)
+			return
+		}
+		predefined = reservedMacros(string(out))
+		if cache != "" && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
+			if f, err := os.CreateTemp(filepath.Dir(cache), ".predefined*"); err == nil {
+				_, werr := f.WriteString(predefined)
+				if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), cache) != nil {
+					os.Remove(f.Name())
+				}
+			}
 		}
 	})
-	return config, configErr
+	return predefined, predefErr
+}
+
+// newConfig returns a cc/v4 configuration for parsing preprocessed text:
+// a fresh one per unit, as Translate may write to it and units are parsed
+// concurrently. (cc.NewConfig would run the compiler twice for include
+// paths that preprocessed text does not need.)
+func newConfig() (*cc.Config, error) {
+	abi, err := cc.NewABI(goruntime.GOOS, goruntime.GOARCH)
+	if err != nil {
+		return nil, err
+	}
+	return &cc.Config{
+		ABI:                        abi,
+		UnsignedEnums:              true,
+		IgnoreStaticAssert:         true,
+		IgnoreNegativeShiftAmounts: true,
+	}, nil
 }
 
 // Parse parses preprocessed text. name is used for positions in errors,
 // which are reported at the original file:line:col.
 func Parse(name string, text []byte) (*Unit, error) {
-	cfg, err := hostConfig()
+	predefined, err := hostPredefined()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := newConfig()
 	if err != nil {
 		return nil, err
 	}

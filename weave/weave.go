@@ -124,7 +124,7 @@ func (w *weaver) siteTable() string { return "__weave_sites_" + w.tag }
 // any GNU nested functions in it).
 func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatement) {
 	loc, _ := w.u.Location(d)
-	if loc.System || loc.File == "" || strings.HasPrefix(loc.File, "<") {
+	if loc.System || loc.File == "" || strings.HasPrefix(loc.File, "<") && loc.File != "<stdin>" { // <built-in>, <command-line>
 		return
 	}
 	fn := Function{Name: d.Name(), File: loc.File, Line: loc.Line}

@@ -1,6 +1,12 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"errors"
+
+	"github.com/urfave/cli/v2"
+
+	"weave/driver"
+)
 
 // ccCommand is `weave cc`: a C compiler driver that weaves every C source.
 var ccCommand = &cli.Command{
@@ -8,8 +14,18 @@ var ccCommand = &cli.Command{
 	Usage:           "compile and link like cc, with every C source woven and the runtime linked in",
 	ArgsUsage:       "[cc arguments]",
 	SkipFlagParsing: true,
+	HideHelp:        true, // --help goes to the real compiler
 	Action: func(c *cli.Context) error {
 		cfg := newConfig(c)
-		return cfg.CC(c.Args().Slice())
+		if launcherCompiler != nil {
+			cfg.Compiler = launcherCompiler
+		}
+		err := cfg.CC(c.Args().Slice())
+		var ee *driver.ExitError
+		if errors.As(err, &ee) && ee.Quiet {
+			// The compiler has said why; exit as it did.
+			return cli.Exit("", ee.Code)
+		}
+		return err
 	},
 }

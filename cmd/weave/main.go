@@ -24,21 +24,41 @@ func main() {
 	}
 }
 
+// launcherCompiler is the real compiler named on the command line when
+// weave runs as a compiler launcher (`weave gcc ...`, `weave ccache gcc
+// ...`); nil otherwise, and then `weave cc` uses $WEAVE_CC.
+var launcherCompiler []string
+
 // aliasArgs turns the other ways of calling weave into subcommands:
 // through a link named weave-cc (CC=weave-cc, for build systems that want
 // one word), and as a compiler launcher in ccache's convention, `weave gcc
 // args...` (CMAKE_C_COMPILER_LAUNCHER=weave), which is `weave cc` with that
-// compiler.
+// compiler. A launcher may follow (`weave ccache gcc args...`, CMake's
+// CMAKE_C_COMPILER_LAUNCHER="weave;ccache"): the compiler is then both.
 func aliasArgs(args []string) []string {
 	base := filepath.Base(args[0])
 	if base == "weave-cc" || strings.HasPrefix(base, "weave-cc.") {
 		return append([]string{args[0], "cc"}, args[1:]...)
 	}
 	if len(args) > 1 && isCompiler(args[1]) {
-		os.Setenv("WEAVE_CC", args[1])
-		return append([]string{args[0], "cc"}, args[2:]...)
+		n := 2
+		for n < len(args) && isLauncher(args[n-1]) && isCompiler(args[n]) {
+			n++
+		}
+		launcherCompiler = append([]string{}, args[1:n]...)
+		return append([]string{args[0], "cc"}, args[n:]...)
 	}
 	return args
+}
+
+// isLauncher reports whether a compiler word names a compiler launcher,
+// which takes the compiler as its next argument.
+func isLauncher(arg string) bool {
+	switch filepath.Base(arg) {
+	case "ccache", "distcc", "sccache", "icecc", "buildcache", "pump":
+		return true
+	}
+	return false
 }
 
 // isCompiler reports whether a launcher's first argument names a compiler:

@@ -1,0 +1,921 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"debug/elf"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"modernc.org/ccorpus2"
+
+	"weave/runtime"
+)
+
+// This file tests `weave cc` as a compiler driver: each mode of a C
+// compiler driver on small programs (TestCC*), and real projects from
+// modernc.org/ccorpus2 built with their own build systems (TestProject*).
+
+// fellBack matches the driver's warning for a source compiled unwoven.
+var fellBack = regexp.MustCompile(`(?m)^weave: warning: (.*?): not woven: (.*)$`)
+
+// ccSources are the sources of the driver mode tests.
+var ccSources = map[string]string{
+	"util.h": "#ifndef UTIL_H\n#define UTIL_H\nchar *dup_word(const char *w);\nint sum(int n);\n#endif\n",
+	"util.c": `#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+
+char *dup_word(const char *w)
+{
+	char *p = malloc(strlen(w) + 1);
+	return p ? strcpy(p, w) : 0;
+}
+
+int sum(int n)
+{
+	int *a = calloc(n, sizeof *a), s = 0;
+	for (int i = 0; i < n; i++)
+		a[i] = i;
+	for (int i = 0; i < n; i++)
+		s += a[i];
+	free(a);
+	return s;
+}
+`,
+	"main.c": `#include <stdio.h>
+#include <stdlib.h>
+#include "util.h"
+
+int main(void)
+{
+	char *w = dup_word("woven");
+	printf("%s %d\n", w, sum(100));
+	free(w);
+	return 0;
+}
+`,
+	// lib.c and libmain.c: a shared library and a program using it.
+	"lib.c": `#include <stdlib.h>
+int *lib_make(int n)
+{
+	int *a = malloc(n * sizeof *a);
+	for (int i = 0; i < n; i++)
+		a[i] = i * i;
+	return a;
+}
+void lib_drop(int *a) { free(a); }
+`,
+	"libmain.c": `#include <stdio.h>
+#include <stdlib.h>
+int *lib_make(int n);
+void lib_drop(int *a);
+int main(void)
+{
+	long s = 0;
+	for (int k = 0; k < 10; k++) {
+		int *a = lib_make(100);
+		for (int i = 0; i < 100; i++)
+			s += a[i];
+		lib_drop(a);
+	}
+	char *own = malloc(64);
+	printf("%ld\n", s);
+	free(own);
+	return 0;
+}
+`,
+	// asm.S: an assembly source (preprocessed by gcc), which passes through.
+	"asm.S": `#define RET 42
+	.text
+	.globl answer
+	.type answer, @function
+answer:
+	movl $RET, %eax
+	ret
+	.section .note.GNU-stack,"",@progbits
+`,
+	"asmmain.c": "int answer(void);\nint main(void) { return answer() == 42 ? 0 : 1; }\n",
+	// f80.c uses __float80, which gcc accepts and cc/v4 does not parse.
+	"f80.c": `#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+	__float80 x = 1.5;
+	char *p = malloc(8);
+	printf("%d\n", (int)(x * 2));
+	free(p);
+	return 0;
+}
+`,
+	"bad.c": "#include <stdio.h>\nint main(void)\n{\n\tint x = ;\n\treturn 0;\n}\n",
+}
+
+// ccDir returns a fresh directory holding ccSources.
+func ccDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range ccSources {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// needTools skips the test unless the programs are installed.
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+}
+
+// isWoven reports whether an object file (or executable) refers to the
+// weave runtime.
+func isWoven(t *testing.T, path string) bool {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	for _, s := range syms {
+		if strings.HasPrefix(s.Name, "__weave_") {
+			return true
+		}
+	}
+	return false
+}
+
+// profiles returns the weave profiles in dir.
+func profiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.prof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// jsonReport is the part of `weave report --format json` the tests read.
+type jsonReport struct {
+	Totals totals `json:"totals"`
+	Leaks  []struct {
+		Chain []struct {
+			Name string `json:"name"`
+			File string `json:"file"`
+		} `json:"chain"`
+	} `json:"leaks"`
+	Direct struct {
+		Functions []struct {
+			Func struct {
+				Name string `json:"name"`
+				File string `json:"file"`
+			} `json:"func"`
+		} `json:"functions"`
+	} `json:"direct"`
+	Graph []struct {
+		Name    string                 `json:"name"`
+		Func    *struct{ File string } `json:"func"`
+		Callers []struct {
+			Name string `json:"name"`
+		} `json:"callers"`
+	} `json:"graph"`
+}
+
+func readReport(t *testing.T, profile string) jsonReport {
+	t.Helper()
+	r := mustRun(t, "", nil, weaveBin, "report", "--format", "json", profile)
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("report json: %v\n%s", err, r.stdout)
+	}
+	return rep
+}
+
+// graphFiles returns the source files of the functions in a report's
+// call graph.
+func (r jsonReport) graphFiles() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range r.Graph {
+		if e.Func != nil {
+			m[filepath.Base(e.Func.File)] = true
+		}
+	}
+	return m
+}
+
+// TestCCModes runs `weave cc` in each mode of a compiler driver.
+func TestCCModes(t *testing.T) {
+	needTools(t, "gcc")
+	env := []string{"WEAVE_CC=gcc"}
+	wcc := func(t *testing.T, dir string, args ...string) result {
+		t.Helper()
+		return mustRun(t, dir, env, append([]string{weaveBin, "cc"}, args...)...)
+	}
+	// checkRun runs the program and checks its output and its profile.
+	checkRun := func(t *testing.T, dir, prog string) {
+		t.Helper()
+		prof := filepath.Join(dir, filepath.Base(prog)+".prof")
+		r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0"}, prog)
+		if r.stdout != "woven 4950\n" {
+			t.Errorf("%s printed %q", prog, r.stdout)
+		}
+		if tot := reportTotals(t, prof); tot.Allocs != 2 || tot.Frees != 2 {
+			t.Errorf("%s: profile totals %+v, want 2 allocs and 2 frees", prog, tot)
+		}
+	}
+
+	t.Run("compile-link", func(t *testing.T) {
+		dir := ccDir(t)
+		wcc(t, dir, "-O2", "-g", "-Wall", "main.c", "util.c", "-o", "prog", "-lm")
+		checkRun(t, dir, "./prog")
+	})
+	t.Run("static-pthread-Wl", func(t *testing.T) {
+		dir := ccDir(t)
+		wcc(t, dir, "-O1", "-static", "-pthread", "-Wl,-O1,--as-needed", "main.c", "util.c", "-o", "prog")
+		checkRun(t, dir, "./prog")
+	})
+	t.Run("x-c-and-i", func(t *testing.T) {
+		// -x c makes any file C; a .i file is preprocessed C: both are woven.
+		dir := ccDir(t)
+		os.Rename(filepath.Join(dir, "util.c"), filepath.Join(dir, "util.inc"))
+		mustRun(t, dir, nil, "gcc", "-E", "main.c", "-o", "main.i")
+		wcc(t, dir, "-c", "-x", "c", "util.inc", "-x", "none", "main.i")
+		for _, o := range []string{"util.o", "main.o"} {
+			if !isWoven(t, filepath.Join(dir, o)) {
+				t.Errorf("%s is not woven", o)
+			}
+		}
+		r := wcc(t, dir, "-S", "-x", "c", "util.inc", "-o", "-")
+		if !strings.Contains(r.stdout, "__weave_") {
+			t.Error("-S -o - printed no woven assembly")
+		}
+	})
+	t.Run("c-without-o", func(t *testing.T) {
+		dir := ccDir(t)
+		wcc(t, dir, "-c", "util.c")
+		if !isWoven(t, filepath.Join(dir, "util.o")) {
+			t.Error("util.o is not woven")
+		}
+	})
+	t.Run("c-with-o", func(t *testing.T) {
+		dir := ccDir(t)
+		os.Mkdir(filepath.Join(dir, "obj"), 0o755)
+		wcc(t, dir, "-c", "util.c", "-o", "obj/u.o")
+		if !isWoven(t, filepath.Join(dir, "obj/u.o")) {
+			t.Error("obj/u.o is not woven")
+		}
+		if _, err := os.Stat(filepath.Join(dir, "util.o")); err == nil {
+			t.Error("util.o written besides obj/u.o")
+		}
+	})
+	t.Run("many-sources-then-link-only", func(t *testing.T) {
+		dir := ccDir(t)
+		wcc(t, dir, "-c", "main.c", "util.c")
+		for _, o := range []string{"main.o", "util.o"} {
+			if !isWoven(t, filepath.Join(dir, o)) {
+				t.Errorf("%s is not woven", o)
+			}
+		}
+		wcc(t, dir, "main.o", "util.o", "-o", "prog")
+		checkRun(t, dir, "./prog")
+	})
+	t.Run("S", func(t *testing.T) {
+		dir := ccDir(t)
+		wcc(t, dir, "-S", "util.c")
+		asm, err := os.ReadFile(filepath.Join(dir, "util.s"))
+		if err != nil || !bytes.Contains(asm, []byte("__weave_")) {
+			t.Errorf("util.s is not woven assembly (%v)", err)
+		}
+	})
+	t.Run("E-passthrough", func(t *testing.T) {
+		dir := ccDir(t)
+		w := wcc(t, dir, "-E", "-DX=1", "main.c")
+		p := mustRun(t, dir, nil, "gcc", "-E", "-DX=1", "main.c")
+		if w.stdout != p.stdout || strings.Contains(w.stdout, "__weave") {
+			t.Error("weave cc -E differs from gcc -E")
+		}
+	})
+	t.Run("stdin", func(t *testing.T) {
+		dir := ccDir(t)
+		cmd := exec.Command(weaveBin, "cc", "-x", "c", "-", "util.c", "-o", "prog")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Stdin = strings.NewReader(strings.ReplaceAll(ccSources["main.c"], `"util.h"`, `"`+filepath.Join(dir, "util.h")+`"`))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		checkRun(t, dir, "./prog")
+	})
+	t.Run("responsefile", func(t *testing.T) {
+		dir := ccDir(t)
+		os.Mkdir(filepath.Join(dir, "out dir"), 0o755)
+		rsp := "-O1 -c\n'util.c' -o \"out dir/u.o\"\n"
+		os.WriteFile(filepath.Join(dir, "args.rsp"), []byte(rsp), 0o644)
+		wcc(t, dir, "@args.rsp")
+		if !isWoven(t, filepath.Join(dir, "out dir/u.o")) {
+			t.Error("out dir/u.o is not woven")
+		}
+	})
+	t.Run("dependencies", func(t *testing.T) {
+		// The dependency files must be those gcc writes: same names,
+		// targets, sources and headers.
+		for _, args := range [][]string{
+			{"-c", "-MD", "main.c"},
+			{"-c", "-MMD", "main.c", "-o", "obj/main.o"},
+			{"-c", "-MD", "-MF", "deps/x.d", "-MT", "custom", "main.c"},
+			{"-c", "-MMD", "-MP", "-MQ", "a$b c", "util.c", "-o", "obj/u.obj"},
+			{"-c", "-MMD", "main.c", "util.c"},
+			{"-S", "-MMD", "util.c"},
+			{"-MMD", "main.c", "util.c", "-o", "prog"},
+			{"-MMD", "main.c", "util.c"},
+		} {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				plain, woven := ccDir(t), ccDir(t)
+				for _, d := range []string{plain, woven} {
+					os.Mkdir(filepath.Join(d, "obj"), 0o755)
+					os.Mkdir(filepath.Join(d, "deps"), 0o755)
+				}
+				mustRun(t, plain, nil, append([]string{"gcc"}, args...)...)
+				wcc(t, woven, args...)
+				want, got := depFiles(t, plain), depFiles(t, woven)
+				if len(want) == 0 {
+					t.Fatal("gcc wrote no dependency file")
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("dependency files differ:\ngcc:   %q\nweave: %q", want, got)
+				}
+				for _, d := range want {
+					if !strings.Contains(d, ".c") {
+						t.Errorf("dependency file without the source: %q", d)
+					}
+				}
+			})
+		}
+	})
+	t.Run("shared-library", func(t *testing.T) {
+		dir := ccDir(t)
+		wcc(t, dir, "-shared", "-fPIC", "-O2", "lib.c", "-o", "libw.so")
+		wcc(t, dir, "-O2", "libmain.c", "-L.", "-lw", "-Wl,-rpath,"+dir, "-o", "woven")
+		// An unwoven program linked against the woven library works too:
+		// the library carries the runtime.
+		mustRun(t, dir, nil, "gcc", "-O2", "libmain.c", "-L.", "-lw", "-Wl,-rpath,"+dir, "-o", "plain")
+		for _, prog := range []string{"woven", "plain"} {
+			pdir := filepath.Join(dir, prog+".profiles")
+			os.Mkdir(pdir, 0o755)
+			r := mustRun(t, pdir, []string{"WEAVE_SUMMARY=0"}, filepath.Join(dir, prog))
+			if r.stdout != "3283500\n" {
+				t.Errorf("%s printed %q", prog, r.stdout)
+			}
+			profs := profiles(t, pdir)
+			if len(profs) > 1 && !strings.Contains(runtime.Source(), "__weave_rt_self") {
+				t.Skipf("%d profiles for one process: the runtime lacks the one-active-copy guard (__weave_rt_self)", len(profs))
+			}
+			if len(profs) != 1 {
+				t.Fatalf("%s: %d profiles, want 1: %v", prog, len(profs), profs)
+			}
+			rep := readReport(t, profs[0])
+			want := int64(10)
+			files := rep.graphFiles()
+			if prog == "woven" {
+				want = 11 // and main's own block
+				if !files["libmain.c"] {
+					t.Errorf("%s: the call graph lacks the program's functions: %v", prog, files)
+				}
+			}
+			if !files["lib.c"] {
+				t.Errorf("%s: the call graph lacks the library's functions: %v", prog, files)
+			}
+			if rep.Totals.Allocs != want || rep.Totals.Frees != want {
+				t.Errorf("%s: totals %+v, want %d allocs and frees", prog, rep.Totals, want)
+			}
+		}
+	})
+	t.Run("assembly-passthrough", func(t *testing.T) {
+		dir := ccDir(t)
+		wcc(t, dir, "-c", "asm.S", "-o", "woven.o")
+		mustRun(t, dir, nil, "gcc", "-c", "asm.S", "-o", "plain.o")
+		a, _ := os.ReadFile(filepath.Join(dir, "woven.o"))
+		b, _ := os.ReadFile(filepath.Join(dir, "plain.o"))
+		if !bytes.Equal(a, b) {
+			t.Error("asm.S compiled by weave cc differs from gcc's object")
+		}
+		wcc(t, dir, "asmmain.c", "asm.S", "-o", "prog")
+		mustRun(t, dir, []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}, "./prog")
+	})
+	t.Run("unknown-flag", func(t *testing.T) {
+		// -frecord-gcc-switches (which weave does not know) must reach
+		// the compile of the woven code: it records the flags in the object.
+		dir := ccDir(t)
+		wcc(t, dir, "-c", "-frecord-gcc-switches", "--param=max-inline-insns-single=50", "util.c")
+		f, err := elf.Open(filepath.Join(dir, "util.o"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		sec := f.Section(".GCC.command.line")
+		if sec == nil {
+			t.Fatal("no .GCC.command.line section: -frecord-gcc-switches did not reach the compiler")
+		}
+		data, _ := sec.Data()
+		if !bytes.Contains(data, []byte("max-inline-insns-single=50")) {
+			t.Errorf("--param did not reach the compiler: %q", data)
+		}
+	})
+	t.Run("fallback", func(t *testing.T) {
+		dir := ccDir(t)
+		r := wcc(t, dir, "-O2", "f80.c", "-o", "prog")
+		m := fellBack.FindAllStringSubmatch(r.stderr, -1)
+		if len(m) != 1 || m[0][1] != "f80.c" || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("want one line \"weave: warning: f80.c: not woven: ...\", got:\n%s", r.stderr)
+		}
+		out := mustRun(t, dir, []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}, "./prog")
+		if out.stdout != "3\n" {
+			t.Errorf("prog printed %q", out.stdout)
+		}
+	})
+	t.Run("strict", func(t *testing.T) {
+		dir := ccDir(t)
+		r := run(t, dir, append(env, "WEAVE_STRICT=1"), weaveBin, "cc", "-c", "f80.c")
+		if r.code == 0 {
+			t.Fatal("WEAVE_STRICT=1: exit 0 for a file that cannot be woven")
+		}
+		if !regexp.MustCompile(`^weave: error: f80\.c: not woven: .+\n$`).MatchString(r.stderr) {
+			t.Errorf("stderr:\n%s", r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "f80.o")); err == nil {
+			t.Error("f80.o written")
+		}
+	})
+	t.Run("syntax-error", func(t *testing.T) {
+		// The compiler reports the user's error, at the original file:line,
+		// as it would without weave; weave adds nothing.
+		dir := ccDir(t)
+		w := run(t, dir, env, weaveBin, "cc", "-c", "bad.c")
+		p := run(t, dir, nil, "gcc", "-c", "bad.c")
+		if w.code != p.code || w.stderr != p.stderr {
+			t.Errorf("weave cc: exit %d\n%s\ngcc: exit %d\n%s", w.code, w.stderr, p.code, p.stderr)
+		}
+		if !strings.Contains(w.stderr, "bad.c:4:") {
+			t.Errorf("error not at bad.c:4:\n%s", w.stderr)
+		}
+	})
+	t.Run("weave-cc-link", func(t *testing.T) {
+		dir := ccDir(t)
+		link := filepath.Join(dir, "weave-cc")
+		if err := os.Symlink(weaveBin, link); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, dir, env, link, "main.c", "util.c", "-o", "prog")
+		checkRun(t, dir, "./prog")
+	})
+	t.Run("launcher", func(t *testing.T) {
+		dir := ccDir(t)
+		mustRun(t, dir, nil, weaveBin, "gcc", "-c", "main.c", "util.c")
+		mustRun(t, dir, nil, weaveBin, "gcc", "main.o", "util.o", "-o", "prog")
+		checkRun(t, dir, "./prog")
+	})
+	t.Run("ccache", func(t *testing.T) {
+		needTools(t, "ccache")
+		dir := ccDir(t)
+		cenv := []string{"CCACHE_DIR=" + filepath.Join(dir, "ccache"), "WEAVE_CC=ccache gcc"}
+		for i := 0; i < 2; i++ {
+			os.Remove(filepath.Join(dir, "main.o"))
+			os.Remove(filepath.Join(dir, "util.o"))
+			mustRun(t, dir, cenv, weaveBin, "cc", "-O2", "-g", "-c", "main.c", "util.c")
+		}
+		// The launcher form composes too: weave ccache gcc.
+		os.Remove(filepath.Join(dir, "util.o"))
+		mustRun(t, dir, cenv[:1], weaveBin, "ccache", "gcc", "-O2", "-g", "-c", "util.c")
+		if !isWoven(t, filepath.Join(dir, "util.o")) {
+			t.Error("util.o from the cache is not woven")
+		}
+		hits, misses := ccacheStats(t, dir, cenv)
+		if hits != 3 || misses != 2 {
+			t.Errorf("ccache: %d hits and %d misses, want 3 and 2", hits, misses)
+		}
+		mustRun(t, dir, cenv, weaveBin, "cc", "main.o", "util.o", "-o", "prog")
+		checkRun(t, dir, "./prog")
+	})
+	t.Run("runtime-cache-concurrent", func(t *testing.T) {
+		// Many links at once with a cold runtime cache (make -j): each
+		// gets a complete runtime, and the cache ends with one object.
+		dir := ccDir(t)
+		wcc(t, dir, "-c", "main.c", "util.c")
+		cache := filepath.Join(dir, "cache")
+		cenv := append(env, "XDG_CACHE_HOME="+cache)
+		const n = 8
+		var wg sync.WaitGroup
+		results := make([]result, n)
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = run(t, dir, cenv, weaveBin, "cc", "main.o", "util.o", "-o", fmt.Sprintf("prog%d", i))
+			}()
+		}
+		wg.Wait()
+		for i, r := range results {
+			if r.code != 0 {
+				t.Fatalf("link %d: exit %d\n%s", i, r.code, r.stderr)
+			}
+			checkRun(t, dir, fmt.Sprintf("./prog%d", i))
+		}
+		entries, _ := os.ReadDir(filepath.Join(cache, "weave"))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if len(names) != 1 || !strings.HasSuffix(names[0], ".o") {
+			t.Errorf("runtime cache holds %v, want one object", names)
+		}
+	})
+}
+
+// cmakeAtLeast reports whether cmake's version is at least major.minor.
+func cmakeAtLeast(t *testing.T, major, minor int) bool {
+	r := mustRun(t, "", nil, "cmake", "--version")
+	m := regexp.MustCompile(`version (\d+)\.(\d+)`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		return false
+	}
+	a, _ := strconv.Atoi(m[1])
+	b, _ := strconv.Atoi(m[2])
+	return a > major || a == major && b >= minor
+}
+
+// depFiles returns the dependency files under dir, "name: content".
+func depFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var r []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".d") {
+			data, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			r = append(r, rel+": "+string(data))
+		}
+		return nil
+	})
+	return r
+}
+
+// ccacheStats returns ccache's cache hits and misses.
+func ccacheStats(t *testing.T, dir string, env []string) (hits, misses int) {
+	t.Helper()
+	r := mustRun(t, dir, env, "ccache", "--print-stats")
+	for _, l := range strings.Split(r.stdout, "\n") {
+		f := strings.Fields(l)
+		if len(f) != 2 {
+			continue
+		}
+		n, _ := strconv.Atoi(f[1])
+		switch f[0] {
+		case "direct_cache_hit", "preprocessed_cache_hit":
+			hits += n
+		case "cache_miss":
+			misses += n
+		}
+	}
+	return hits, misses
+}
+
+// ---------------------------------------------------------------- projects
+
+// untarCorpus unpacks a .tar.gz of the corpus into dir.
+func untarCorpus(t *testing.T, asset, dir string) {
+	t.Helper()
+	f, err := ccorpus2.FS.Open(asset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if !strings.HasPrefix(p, filepath.Clean(dir)+string(filepath.Separator)) {
+			t.Fatalf("%s: bad path %s", asset, h.Name)
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(p, 0o755)
+		case tar.TypeReg:
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			var data []byte
+			if data, err = io.ReadAll(tr); err == nil {
+				err = os.WriteFile(p, data, os.FileMode(h.Mode)&0o755|0o600)
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// build runs a build command in dir and returns its output, failing the
+// test if it fails or if a source fell back to unwoven.
+func buildStep(t *testing.T, dir string, env []string, argv ...string) string {
+	t.Helper()
+	r := mustRun(t, dir, env, argv...)
+	out := r.stdout + r.stderr
+	if m := fellBack.FindAllString(out, -1); len(m) > 0 {
+		t.Errorf("%s: %d sources not woven:\n%s", strings.Join(argv, " "), len(m), strings.Join(m, "\n"))
+	}
+	return out
+}
+
+func skipProjects(t *testing.T, tools ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("project builds are skipped under -short")
+	}
+	needTools(t, append([]string{"gcc", "make"}, tools...)...)
+}
+
+// TestProjectLua builds Lua 5.4.4 with make -j2 CC="weave cc" (with a cold
+// runtime cache, so both links race for it), runs a script that exercises
+// strings, tables, closures, coroutines and errors, and checks its output
+// equals the plain build's and its profile shows Lua's allocator.
+func TestProjectLua(t *testing.T) {
+	skipProjects(t)
+	root := t.TempDir()
+	script, _ := filepath.Abs("../../testdata/lua/exercise.lua")
+	var lua [2]string
+	for i, kind := range []string{"plain", "woven"} {
+		dir := filepath.Join(root, kind)
+		untarCorpus(t, "assets/www.lua.org/ftp/lua-5.4.4.tar.gz", dir)
+		src := filepath.Join(dir, "lua-5.4.4")
+		cc, env := "gcc", []string(nil)
+		if kind == "woven" {
+			cc = weaveBin + " cc"
+			env = []string{"WEAVE_CC=gcc", "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
+		}
+		buildStep(t, src, env, "make", "-j2", "linux", "CC="+cc)
+		lua[i] = filepath.Join(src, "src", "lua")
+		if kind == "woven" && !isWoven(t, lua[i]) {
+			t.Fatal("the woven lua has no runtime")
+		}
+	}
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "lua.prof")
+	want := run(t, dir, nil, lua[0], script)
+	got := run(t, dir, []string{"WEAVE_OUT=" + prof}, lua[1], script)
+	if want.code != 0 || !strings.Contains(want.stdout, "done\n") {
+		t.Fatalf("plain lua: exit %d\n%s%s", want.code, want.stdout, want.stderr)
+	}
+	if got.stdout != want.stdout || stripSummary(got.stderr) != want.stderr || got.code != want.code {
+		t.Fatalf("woven lua differs:\nplain: exit %d\n%s%s\nwoven: exit %d\n%s%s",
+			want.code, want.stdout, want.stderr, got.code, got.stdout, got.stderr)
+	}
+	rep := readReport(t, prof)
+	if rep.Totals.Allocs < 10000 || rep.Totals.BlocksInUse == 0 {
+		t.Errorf("totals %+v: want many allocations and blocks in use at exit (os.exit without closing the state)", rep.Totals)
+	}
+	leaks := 0
+	for _, l := range rep.Leaks {
+		if len(l.Chain) > 1 && l.Chain[0].Name == "l_alloc" {
+			leaks++
+		}
+	}
+	if leaks == 0 {
+		t.Errorf("no leak chain starts at l_alloc: %+v", rep.Leaks)
+	}
+	direct := false
+	for _, f := range rep.Direct.Functions {
+		direct = direct || f.Func.Name == "l_alloc"
+	}
+	if !direct {
+		t.Error("l_alloc is not in the direct allocation table")
+	}
+	callers := map[string]bool{}
+	for _, e := range rep.Graph {
+		if e.Name == "l_alloc" {
+			for _, c := range e.Callers {
+				callers[c.Name] = true
+			}
+		}
+	}
+	if !callers["luaM_malloc_"] || !callers["luaM_realloc_"] {
+		t.Errorf("l_alloc's callers in the call graph: %v, want luaM_malloc_ and luaM_realloc_", callers)
+	}
+}
+
+// TestProjectSqlite builds the sqlite3 shell (shell.c and sqlite3.c)
+// plain and woven and checks a SQL script gives the same output.
+func TestProjectSqlite(t *testing.T) {
+	skipProjects(t)
+	dir := t.TempDir()
+	for _, f := range []string{"shell.c", "sqlite3.c", "sqlite3.h"} {
+		data, err := ccorpus2.FS.ReadFile("assets/sqlite-amalgamation-3380100/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// -O1: sqlite3.c takes long to compile at -O2 on small machines.
+	args := []string{"-O1", "-DSQLITE_OMIT_LOAD_EXTENSION", "shell.c", "sqlite3.c", "-lpthread", "-lm"}
+	mustRun(t, dir, nil, append(append([]string{"gcc"}, args...), "-o", "sqlite3.plain")...)
+	buildStep(t, dir, []string{"WEAVE_CC=gcc"}, append(append([]string{weaveBin, "cc"}, args...), "-o", "sqlite3.woven")...)
+
+	script, _ := filepath.Abs("../../testdata/sqlite/exercise.sql")
+	sql := func(prog string, env []string) result {
+		cmd := exec.Command(filepath.Join(dir, prog), ":memory:")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		f, err := os.Open(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cmd.Stdin = f
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err = cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return result{stdout.String(), stderr.String(), code}
+	}
+	prof := filepath.Join(dir, "sqlite.prof")
+	want := sql("sqlite3.plain", nil)
+	got := sql("sqlite3.woven", []string{"WEAVE_OUT=" + prof})
+	if want.code != 0 || !strings.Contains(want.stdout, "DONE|1000|real|'it''s'") {
+		t.Fatalf("plain sqlite3: exit %d\n%s%s", want.code, want.stdout, want.stderr)
+	}
+	if got.stdout != want.stdout || stripSummary(got.stderr) != want.stderr || got.code != want.code {
+		t.Fatalf("woven sqlite3 differs:\nplain: exit %d\n%s%s\nwoven: exit %d\n%s%s",
+			want.code, want.stdout, want.stderr, got.code, got.stdout, got.stderr)
+	}
+	rep := readReport(t, prof)
+	if rep.Totals.Allocs < 1000 {
+		t.Errorf("totals %+v: want thousands of allocations", rep.Totals)
+	}
+	if files := rep.graphFiles(); !files["sqlite3.c"] || !files["shell.c"] {
+		t.Errorf("the call graph lacks sqlite3.c or shell.c: %v", files)
+	}
+}
+
+// zlibAsset is zlib 1.2.11 (its tarball holds a configured zconf.h and a
+// stub Makefile, which configure and CMake replace).
+const zlibAsset = "assets/github.com/madler/zlib.tar.gz"
+
+// TestProjectZlibConfigure configures zlib with CC="weave cc", checks its
+// probes reach the same answers as with gcc, and runs make test (static
+// and shared library, 64-bit offsets).
+func TestProjectZlibConfigure(t *testing.T) {
+	skipProjects(t)
+	root := t.TempDir()
+	var conf [2]string
+	var dirs [2]string
+	for i, cc := range []string{"gcc", weaveBin + " cc"} {
+		dir := filepath.Join(root, strconv.Itoa(i))
+		untarCorpus(t, zlibAsset, dir)
+		dirs[i] = filepath.Join(dir, "zlib")
+		out := buildStep(t, dirs[i], []string{"CC=" + cc, "WEAVE_CC=gcc"}, "./configure")
+		conf[i] = strings.ReplaceAll(out, cc, "CC")
+	}
+	if conf[0] != conf[1] {
+		t.Errorf("configure's answers differ:\ngcc:\n%s\nweave cc:\n%s", conf[0], conf[1])
+	}
+	for _, f := range []string{"zconf.h", "Makefile"} {
+		a, _ := os.ReadFile(filepath.Join(dirs[0], f))
+		b, _ := os.ReadFile(filepath.Join(dirs[1], f))
+		if strings.ReplaceAll(string(b), weaveBin+" cc", "gcc") != string(a) {
+			t.Errorf("configure wrote a different %s", f)
+		}
+	}
+	out := buildStep(t, dirs[1], []string{"WEAVE_CC=gcc"}, "make", "test")
+	for _, ok := range []string{"*** zlib test OK ***", "*** zlib shared test OK ***", "*** zlib 64-bit test OK ***"} {
+		if !strings.Contains(out, ok) {
+			t.Errorf("make test did not print %q:\n%s", ok, out)
+		}
+	}
+	for _, f := range []string{"libz.so", "example", "examplesh"} {
+		if !isWoven(t, filepath.Join(dirs[1], f)) {
+			t.Errorf("%s is not woven", f)
+		}
+	}
+}
+
+// TestProjectZlibCMake builds zlib with CMake and runs ctest, with weave
+// as the compiler (CC=weave-cc) and as the compiler and linker launcher;
+// checks the configure checks' answers equal gcc's and that make's
+// incremental build follows the dependency files.
+func TestProjectZlibCMake(t *testing.T) {
+	skipProjects(t, "cmake")
+	root := t.TempDir()
+	bin := filepath.Join(root, "bin")
+	os.Mkdir(bin, 0o755)
+	if err := os.Symlink(weaveBin, filepath.Join(bin, "weave-cc")); err != nil {
+		t.Fatal(err)
+	}
+	configure := func(name string, env []string, args ...string) (src, build string) {
+		t.Helper()
+		dir := filepath.Join(root, name)
+		untarCorpus(t, zlibAsset, dir)
+		src = filepath.Join(dir, "zlib")
+		build = filepath.Join(src, "build")
+		os.Mkdir(build, 0o755)
+		buildStep(t, build, env, append([]string{"cmake"}, append(args, "..")...)...)
+		return src, build
+	}
+	checks := func(build string) string {
+		data, err := os.ReadFile(filepath.Join(build, "CMakeCache.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r []string
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "HAVE_") {
+				r = append(r, l)
+			}
+		}
+		return strings.Join(r, "\n")
+	}
+	_, plain := configure("plain", []string{"CC=gcc"})
+	want := checks(plain)
+	if want == "" {
+		t.Fatal("no HAVE_ results in the plain CMakeCache.txt")
+	}
+
+	forms := []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"weave-cc", []string{"CC=" + filepath.Join(bin, "weave-cc"), "WEAVE_CC=gcc"}, nil},
+		{"launcher", []string{"CC=gcc"}, []string{"-DCMAKE_C_COMPILER_LAUNCHER=" + weaveBin, "-DCMAKE_C_LINKER_LAUNCHER=" + weaveBin}},
+	}
+	for _, f := range forms {
+		t.Run(f.name, func(t *testing.T) {
+			if f.name == "launcher" && !cmakeAtLeast(t, 3, 21) {
+				t.Skip("CMAKE_C_LINKER_LAUNCHER needs CMake 3.21")
+			}
+			src, build := configure(f.name, f.env, f.args...)
+			if got := checks(build); got != want {
+				t.Errorf("CMake checks differ:\ngcc:\n%s\nweave:\n%s", want, got)
+			}
+			buildStep(t, build, f.env, "make", "-j2")
+			out := buildStep(t, build, f.env, "ctest", "--output-on-failure")
+			if !strings.Contains(out, "100% tests passed") {
+				t.Errorf("ctest:\n%s", out)
+			}
+			for _, p := range []string{"libz.so", "example", "minigzip"} {
+				if !isWoven(t, filepath.Join(build, p)) {
+					t.Errorf("%s is not woven", p)
+				}
+			}
+			if len(profiles(t, build)) == 0 {
+				t.Error("the tests wrote no profile")
+			}
+			if f.name != "weave-cc" {
+				return
+			}
+			// Incremental builds: nothing to do, then a header changed.
+			if out := buildStep(t, build, f.env, "make"); strings.Contains(out, "Building C object") {
+				t.Errorf("make rebuilt objects with nothing changed:\n%s", out)
+			}
+			now := []byte("/* touched */\n")
+			h := filepath.Join(src, "inftrees.h")
+			data, _ := os.ReadFile(h)
+			os.WriteFile(h, append(data, now...), 0o644)
+			out = buildStep(t, build, f.env, "make")
+			if !strings.Contains(out, "inftrees.c.o") && !strings.Contains(out, "inftrees.o") {
+				t.Errorf("make did not rebuild inftrees.c after inftrees.h changed:\n%s", out)
+			}
+			if strings.Contains(out, "adler32") {
+				t.Errorf("make rebuilt adler32.c, which does not include inftrees.h:\n%s", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,148 @@
+package driver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseCmdline(t *testing.T) {
+	for _, tc := range []struct {
+		args       string
+		stage      stage
+		output     string
+		pass       bool
+		inputs     string // name:kind, kind c, i or o(ther)
+		pre, comp  string // preprocessFlags, compileFlags
+		linkRelate bool
+	}{
+		{args: "-O2 -c a.c -o a.o -I inc -DX=1", stage: stageCompile, output: "a.o", inputs: "a.c:c",
+			pre: "-O2 -I inc -DX=1", comp: "-O2"},
+		{args: "-S -x c a.txt -x none b.s -lm", stage: stageAsm, inputs: "a.txt:c b.s:o",
+			pre: "", comp: ""},
+		{args: "-E a.c", pass: true, inputs: "a.c:c", pre: "", comp: ""},
+		{args: "-M a.c", pass: true, inputs: "a.c:c", pre: "", comp: ""},
+		{args: "--version", pass: true, pre: "--version", comp: "--version"},
+		{args: "-print-prog-name=ld", pass: true, pre: "-print-prog-name=ld", comp: "-print-prog-name=ld"},
+		{args: "a.c b.o -lm -Wl,-E -o prog -include cfg.h -MD -MF a.d", output: "prog", inputs: "a.c:c b.o:o",
+			pre: "-include cfg.h", comp: ""},
+		{args: "-xc - -xcpp-output x.i", inputs: "-:c x.i:i", pre: "", comp: ""},
+		{args: "-c -Wp,-MD,a.d -Wall -Werror -std=c99 -P a.c", stage: stageCompile, inputs: "a.c:c",
+			pre: "-Wp,-MD,a.d -Wall -Werror -std=c99", comp: "-Wall -Werror -std=c99"},
+		{args: "-c --param max-inline-insns-single=5 -fno-such-flag a.c", stage: stageCompile, inputs: "a.c:c",
+			pre: "--param max-inline-insns-single=5 -fno-such-flag", comp: "--param max-inline-insns-single=5 -fno-such-flag"},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			c := parseCmdline(strings.Fields(tc.args))
+			var ins []string
+			for _, in := range c.inputs {
+				ins = append(ins, in.name+":"+[]string{"o", "c", "i"}[in.kind])
+			}
+			if c.stage != tc.stage || c.output != tc.output || c.passthrough != tc.pass || strings.Join(ins, " ") != tc.inputs {
+				t.Errorf("stage %d output %q passthrough %v inputs %q", c.stage, c.output, c.passthrough, ins)
+			}
+			if got := strings.Join(c.preprocessFlags(), " "); got != tc.pre {
+				t.Errorf("preprocessFlags %q, want %q", got, tc.pre)
+			}
+			if got := strings.Join(c.compileFlags(), " "); got != tc.comp {
+				t.Errorf("compileFlags %q, want %q", got, tc.comp)
+			}
+		})
+	}
+}
+
+func TestDepGenFlags(t *testing.T) {
+	for _, tc := range []struct{ args, src, want string }{
+		{"-c -MD a/b.c", "a/b.c", "-MD -MF b.d -MT b.o"},
+		{"-c -MMD b.c -o obj/b.obj", "b.c", "-MMD -MF obj/b.d -MT obj/b.obj"},
+		{"-c -MMD -MP -MT t -MF x.d b.c", "b.c", "-MMD -MP -MT t -MF x.d"},
+		{"-MD b.c c.c -o prog", "c.c", "-MD -MF prog.d -MT prog"},
+		{"-MD b.c c.c", "c.c", "-MD -MF a-c.d -MT c.o"},
+		{"-c|-MD|b.c|-o|x y$.o", "b.c", `-MD -MF x y$.d -MT x\ y$$.o`},
+		{"-c b.c", "b.c", ""},
+	} {
+		args := strings.Fields(tc.args)
+		if strings.Contains(tc.args, "|") {
+			args = strings.Split(tc.args, "|")
+		}
+		c := parseCmdline(args)
+		out := c.output
+		if out == "" && c.stage == stageCompile {
+			out = outputName(tc.src, ".o")
+		}
+		if got := strings.Join(c.depGenFlags(tc.src, out), " "); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestAddGlobal(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{ global: f; local: *; };", "{ global: __weave_*; f; local: *; };"},
+		{"V_1 {\n global :\n f;\n local: *;\n};\n", "V_1 {\n global : __weave_*;\n f;\n local: *;\n};\n"},
+		{"/* { */ # {\nV { local: *; };", "/* { */ # {\nV { global: __weave_*; local: *; };"},
+		{"{ f; g; };", "{ global: __weave_*; f; g; };"},
+		{"garbage", ""},
+	} {
+		got, ok := addGlobal(tc.in, "__weave_*")
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("addGlobal(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
+
+func TestExportRuntime(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "lib.map")
+	os.WriteFile(m, []byte("V { global: f; local: *; };\n"), 0o644)
+	args := []string{"-shared", "-Wl,-soname,libx.so.1,--version-script," + m, "-Xlinker", "--version-script=" + m,
+		"-Wl,-version-script", "-Wl," + m, "-o", "libx.so"}
+	got := exportRuntime(args, dir)
+	if got[1] != "-Wl,-soname,libx.so.1,--version-script,"+filepath.Join(dir, "version-1.map") ||
+		got[3] != "--version-script="+filepath.Join(dir, "version-2.map") ||
+		got[5] != "-Wl,"+filepath.Join(dir, "version-3.map") {
+		t.Fatalf("exportRuntime: %q", got)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "version-1.map"))
+	if string(data) != "V { global: __weave_*; f; local: *; };\n" {
+		t.Errorf("rewritten script: %q", data)
+	}
+}
+
+func TestResponseFiles(t *testing.T) {
+	args := []string{"-DX=\"a b\"", "it's", `back\slash`, "", "plain"}
+	var lines []string
+	for _, a := range args {
+		lines = append(lines, quoteResponse(a))
+	}
+	if got := splitResponse(strings.Join(lines, "\n")); !reflect.DeepEqual(got, args) {
+		t.Errorf("round trip: %q, want %q", got, args)
+	}
+	long := []string{"gcc"}
+	for i := 0; i < 20000; i++ {
+		long = append(long, fmt.Sprintf("obj/file%d.o", i))
+	}
+	argv, cleanup, err := responseFileIfLong(append([]string{"ccache"}, long...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	if len(argv) != 3 || argv[0] != "ccache" || argv[1] != "gcc" || argv[2][0] != '@' {
+		t.Fatalf("argv %q", argv)
+	}
+	if got := expandResponseFiles(argv[2:]); !reflect.DeepEqual(got, long[1:]) {
+		t.Errorf("response file holds %d args, want %d", len(got), len(long)-1)
+	}
+}
+
+func TestNameMainFile(t *testing.T) {
+	text := []byte("typedef int __weave_t;\nextern int x;\n# 0 \"a.c\"\n# 0 \"<built-in>\"\nint y;\n")
+	got := string(nameMainFile(text, mainFile([]byte("# 0 \"a.c\"\n# 0 \"<built-in>\"\n"))))
+	want := "# 0 \"a.c\"\n# 1 \"<weave>\" 1 3\ntypedef int __weave_t;\nextern int x;\n# 1 \"a.c\" 2\n# 0 \"a.c\"\n# 0 \"<built-in>\"\nint y;\n"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -1,0 +1,419 @@
+package driver
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// launchers are the compiler launchers WEAVE_CC may start with (ccache's
+// convention: `ccache gcc`). The -E step that feeds the weaver runs the
+// compiler without them: it is local and not worth caching.
+var launchers = map[string]bool{
+	"ccache": true, "distcc": true, "sccache": true, "icecc": true, "buildcache": true, "pump": true,
+}
+
+// bareCompiler returns the compiler without its launchers.
+func (cfg *Config) bareCompiler() []string {
+	cc := cfg.Compiler
+	for len(cc) > 1 && launchers[filepath.Base(cc[0])] {
+		cc = cc[1:]
+	}
+	return cc
+}
+
+// CC runs a compiler command line (without argv[0]) as the real compiler
+// would, with every C source woven and the runtime linked in. Command
+// lines with nothing to weave (-E, -M, --version, only non-C inputs under
+// -c, ...) go to the real compiler unchanged.
+//
+// A source that cannot be woven is compiled unwoven, with the one-line
+// warning "weave: warning: file.c: not woven: reason" (an error under
+// cfg.Strict). The compiler's own errors are reported as the compiler
+// reports them; the returned *ExitError is then Quiet.
+func (cfg *Config) CC(args []string) error {
+	if err := cfg.checkCompiler(); err != nil {
+		return err
+	}
+	c := parseCmdline(expandResponseFiles(args))
+	if c.passthrough || len(c.inputs) == 0 ||
+		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||
+		(c.stage == stageLink && c.woven() == 0 && (c.relocatable || c.nostdlib)) {
+		return cfg.run(append(append([]string{}, cfg.Compiler...), args...))
+	}
+
+	tmp, err := os.MkdirTemp("", "weave-cc-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	stop := cleanupOnSignal(tmp)
+	defer stop()
+
+	var stdin []byte
+	for _, in := range c.inputs {
+		if in.name == "-" && stdin == nil {
+			if stdin, err = io.ReadAll(cfg.stdin()); err != nil {
+				return err
+			}
+		}
+	}
+
+	// Compile every input that needs it, in parallel, reporting in order.
+	jobs := make([]*job, len(c.inputs))
+	objects := map[*input]string{}
+	for i, in := range c.inputs {
+		if in.kind == inOther && c.stage == stageLink {
+			continue // the link step compiles it (.S, .cc) or takes it as it is
+		}
+		j := &job{in: in, n: i}
+		switch {
+		case c.stage != stageLink && c.output != "":
+			j.out = c.output
+		case c.stage == stageCompile:
+			j.out = outputName(in.name, ".o")
+		case c.stage == stageAsm:
+			j.out = outputName(in.name, ".s")
+		default:
+			j.out = filepath.Join(tmp, fmt.Sprintf("%d-%s", i, outputName(in.name, ".o")))
+			objects[in] = j.out
+		}
+		jobs[i] = j
+	}
+	cfg.runJobs(c, jobs, tmp, stdin)
+	var failed error
+	for _, j := range jobs {
+		if j == nil {
+			continue
+		}
+		cfg.Stderr.Write(j.stderr.Bytes())
+		if j.err != nil && failed == nil {
+			failed = j.err
+		}
+	}
+	if failed != nil || c.stage != stageLink {
+		return failed
+	}
+	return cfg.link(c, objects, tmp)
+}
+
+// A job compiles one input of the command line.
+type job struct {
+	in     *input
+	n      int    // its index among the inputs
+	out    string // the object (or assembly) to write
+	stderr bytes.Buffer
+	err    error
+}
+
+// runJobs runs the jobs, as many at a time as there are CPUs.
+func (cfg *Config) runJobs(c *cmdline, jobs []*job, tmp string, stdin []byte) {
+	n := 0
+	for _, j := range jobs {
+		if j != nil {
+			n++
+		}
+	}
+	par := min(goruntime.NumCPU(), n)
+	if c.depGen && (c.depFile != "" || c.stage == stageLink && c.output != "") {
+		par = 1 // one dependency file for all: the last source's wins, as with gcc
+	}
+	sem := make(chan struct{}, max(par, 1))
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		if j == nil {
+			continue
+		}
+		if n == 1 {
+			cfg.compile(c, j, tmp, stdin)
+			break
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			cfg.compile(c, j, tmp, stdin)
+			<-sem
+		}()
+	}
+	wg.Wait()
+}
+
+// compile compiles one input under -c or -S, or to a temporary object
+// for the link step.
+func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
+	in := j.in
+	if in.kind == inOther {
+		j.err = cfg.runTo(&j.stderr, nil, cfg.otherArgv(c, in, j.out))
+		return
+	}
+	var stdinText []byte
+	if in.name == "-" {
+		stdinText = stdin
+	}
+	deps := []string(nil)
+	if in.kind == inC {
+		deps = c.depGenFlags(in.name, j.out)
+	}
+
+	// Preprocess (unless the input is preprocessed already).
+	var text []byte
+	var ppErr bytes.Buffer
+	var reason string
+	if in.kind == inC {
+		var err error
+		// -C keeps the comments: -Wimplicit-fallthrough looks for /* FALLTHROUGH */.
+		text, err = cfg.preprocess(append(append(c.preprocessFlags(), "-C"), deps...), in.name, stdinText, &ppErr)
+		if err != nil {
+			reason = "preprocessing failed"
+		}
+	} else if in.name == "-" {
+		text = stdinText
+	} else {
+		var err error
+		if text, err = os.ReadFile(in.name); err != nil {
+			reason = err.Error()
+		}
+	}
+
+	// Weave and compile the woven text.
+	if reason == "" {
+		woven, err := cfg.weaveStdinText(displayName(in.name), text)
+		if err != nil {
+			reason = firstLine(err.Error())
+		} else {
+			wfile := filepath.Join(tmp, fmt.Sprintf("%d-%s", j.n, outputName(in.name, ".woven.i")))
+			if err := os.WriteFile(wfile, woven, 0o644); err != nil {
+				j.err = err
+				return
+			}
+			var ccErr bytes.Buffer
+			argv := append(append(append([]string{}, cfg.Compiler...), c.compileFlags()...),
+				"-x", "cpp-output", modeFlag(c), wfile, "-o", j.out)
+			if err := cfg.runTo(&ccErr, nil, argv); err == nil {
+				j.stderr.Write(ppErr.Bytes())
+				j.stderr.Write(ccErr.Bytes())
+				return
+			}
+			reason = "the woven code does not compile: " + firstDiag(ccErr.String())
+		}
+	}
+	cfg.fallback(c, j, deps, stdinText, reason, tmp)
+}
+
+// stdinName is how gcc names standard input in linemarkers, and
+// stdinAlias a name of the same length the weaver takes for a user's file
+// (it leaves "<...>" files, such as <built-in>, alone).
+const (
+	stdinName  = `"<stdin>"`
+	stdinAlias = `"stdin#0"`
+)
+
+// weaveStdinText is weaveText, also for text read from standard input:
+// its file is renamed for the weaver, and back in the woven text.
+func (cfg *Config) weaveStdinText(src string, text []byte) ([]byte, error) {
+	if src != "<stdin>" || !bytes.Contains(text, []byte(stdinName)) || bytes.Contains(text, []byte(stdinAlias)) {
+		return cfg.weaveText(src, text)
+	}
+	woven, err := cfg.weaveText(src, bytes.ReplaceAll(text, []byte(stdinName), []byte(stdinAlias)))
+	if err != nil {
+		return nil, errors.New(strings.ReplaceAll(err.Error(), "stdin#0", "<stdin>"))
+	}
+	return bytes.ReplaceAll(woven, []byte(stdinAlias), []byte(stdinName)), nil
+}
+
+// fallback compiles the input of j unwoven, as the user's command line
+// would. If that fails too, the failure is the compiler's to report, and
+// weave adds nothing. Otherwise weave warns (or, under Strict, fails).
+func (cfg *Config) fallback(c *cmdline, j *job, deps []string, stdin []byte, reason, tmp string) {
+	lang := "c"
+	if j.in.kind == inI {
+		lang = "cpp-output"
+	}
+	out := j.out
+	if cfg.Strict {
+		out = filepath.Join(tmp, fmt.Sprintf("%d-strict%s", j.n, filepath.Ext(j.out)))
+	}
+	var ccErr bytes.Buffer
+	argv := append(append(append([]string{}, cfg.Compiler...), c.fallbackFlags()...), deps...)
+	argv = append(argv, modeFlag(c), "-x", lang, j.in.name, "-o", out)
+	err := cfg.runTo(&ccErr, stdin, argv)
+	if err != nil {
+		j.stderr.Write(ccErr.Bytes())
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			ee.Quiet = true
+		}
+		j.err = err
+		return
+	}
+	name := displayName(j.in.name)
+	if cfg.Strict {
+		j.err = &ExitError{Code: 1, Err: fmt.Errorf("error: %s: not woven: %s", name, reason)}
+		return
+	}
+	fmt.Fprintf(&j.stderr, "weave: warning: %s: not woven: %s\n", name, reason)
+	j.stderr.Write(ccErr.Bytes())
+}
+
+// otherArgv is the command line compiling an input that is not C (an
+// assembly file, C++) under -c or -S, as the user's command line would.
+func (cfg *Config) otherArgv(c *cmdline, in *input, out string) []string {
+	argv := append([]string{}, cfg.Compiler...)
+	for _, a := range c.args {
+		if a.in != nil || isModeFlag(a.flag) && a.flag != "-c" && a.flag != "-S" {
+			continue
+		}
+		argv = append(argv, a.words()...)
+	}
+	if in.lang != "" {
+		argv = append(argv, "-x", in.lang)
+	}
+	argv = append(argv, in.name)
+	if c.output != "" {
+		argv = append(argv, "-o", out)
+	}
+	return argv
+}
+
+func modeFlag(c *cmdline) string {
+	if c.stage == stageAsm {
+		return "-S"
+	}
+	return "-c"
+}
+
+// displayName is how a source is named in messages.
+func displayName(src string) string {
+	if src == "-" {
+		return "<stdin>"
+	}
+	return src
+}
+
+// preprocess runs the -E step on src (stdin's text if src is "-") and
+// returns the preprocessed text; diagnostics go to stderr.
+func (cfg *Config) preprocess(flags []string, src string, stdin []byte, stderr *bytes.Buffer) ([]byte, error) {
+	cc := cfg.bareCompiler()
+	args := append(append(append([]string{}, cc[1:]...), flags...), "-E", "-x", "c", src)
+	cmd := exec.Command(cc[0], args...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = stderr
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	if err := cmd.Run(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// runTo runs argv with its diagnostics (stderr) into w. Its standard
+// output (the assembly of -S -o -) goes to the driver's.
+func (cfg *Config) runTo(w *bytes.Buffer, stdin []byte, argv []string) error {
+	argv, cleanup, err := responseFileIfLong(argv)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	cmd.Stdout = cfg.Stdout
+	cmd.Stderr = w
+	return exitError(argv[0], cmd.Run())
+}
+
+func exitError(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code := ee.ExitCode()
+		if code < 0 {
+			code = 1
+			if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+				code = 128 + int(st.Signal())
+			}
+		}
+		return &ExitError{Code: code, Err: fmt.Errorf("%s failed: exit status %d", filepath.Base(name), code)}
+	}
+	return &ExitError{Code: 127, Err: err}
+}
+
+func (cfg *Config) stdin() io.Reader {
+	if cfg.Stdin != nil {
+		return cfg.Stdin
+	}
+	return os.Stdin
+}
+
+// checkCompiler refuses a real compiler that is weave itself, which
+// would start weave again and again.
+func (cfg *Config) checkCompiler() error {
+	if len(cfg.Compiler) == 0 {
+		return errors.New("no compiler (WEAVE_CC is empty)")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	self, _ = filepath.EvalSymlinks(self)
+	for _, w := range cfg.bareCompiler()[:1] {
+		p, err := exec.LookPath(w)
+		if err != nil {
+			return nil
+		}
+		if p, _ = filepath.EvalSymlinks(p); p == self {
+			return fmt.Errorf("the real compiler %q is weave itself; set WEAVE_CC to a C compiler", w)
+		}
+	}
+	return nil
+}
+
+// cleanupOnSignal removes dir if the process is interrupted (make's ^C)
+// and exits as the signal would have.
+func cleanupOnSignal(dir string) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			os.RemoveAll(dir)
+			code := 1
+			if sig, ok := s.(syscall.Signal); ok {
+				code = 128 + int(sig)
+			}
+			os.Exit(code)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+// firstDiag returns the first error line of a compiler's output, or its
+// first line.
+func firstDiag(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "error") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return firstLine(strings.TrimSpace(s))
+}

@@ -1,0 +1,246 @@
+package driver
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"weave/runtime"
+)
+
+// link runs the link step: the user's command line in its order, with each
+// woven input replaced by its object, and the runtime added.
+//
+// The runtime goes into every executable and every shared object that
+// weave links. When a process holds several copies (an executable and its
+// libraries), the dynamic linker binds every reference to the __weave_*
+// symbols, from all of them, to the first copy in lookup order: one
+// runtime instance per process (the others' constructors and destructors
+// do nothing; see runtime/weave_rt.c). For that the runtime's symbols must
+// stay exported from shared objects, also under a version script that
+// makes everything else local.
+func (cfg *Config) link(c *cmdline, objects map[*input]string, tmp string) error {
+	argv := append([]string{}, cfg.Compiler...)
+	for _, a := range c.args {
+		switch {
+		case a.in != nil:
+			if obj, ok := objects[a.in]; ok {
+				argv = append(argv, obj)
+			} else if a.in.lang != "" {
+				argv = append(argv, "-x", a.in.lang, a.in.name, "-x", "none")
+			} else {
+				argv = append(argv, a.in.name)
+			}
+		case a.flag == "-o" || a.flag == "--output" || strings.HasPrefix(a.flag, "-o") || strings.HasPrefix(a.flag, "--output="):
+			argv = append(argv, a.words()...)
+		case isModeFlag(a.flag) || strings.HasPrefix(a.flag, "-M") || strings.HasPrefix(a.flag, "-Wp,"):
+			// -x applies to the inputs, which are objects now; dependencies
+			// were written by the compile steps.
+		default:
+			argv = append(argv, a.words()...)
+		}
+	}
+	if !c.relocatable && (!c.nostdlib || len(objects) > 0) {
+		rt, err := runtime.Object(cfg.Compiler, c.targetFlags())
+		if err != nil {
+			return fmt.Errorf("building the runtime: %v", err)
+		}
+		argv = append(argv, rt)
+		if !c.pthread {
+			argv = append(argv, "-pthread")
+		}
+		switch {
+		case c.shared:
+			argv = append(append([]string{}, cfg.Compiler...), exportRuntime(argv[len(cfg.Compiler):], tmp)...)
+		case !c.static:
+			// An executable exports the runtime, so that woven plugins it
+			// loads with dlopen use its copy too.
+			list := filepath.Join(tmp, "runtime.dynlist")
+			if err := os.WriteFile(list, []byte("{ __weave_*; };\n"), 0o644); err != nil {
+				return err
+			}
+			argv = append(argv, "-Wl,--dynamic-list="+list)
+		}
+	}
+	return cfg.run(argv)
+}
+
+// exportRuntime rewrites the linker version scripts of a -shared link
+// (-Wl,--version-script,FILE and its other spellings) so that they export
+// the runtime's symbols: a copy of each script, with __weave_* added to
+// the globals of its first version node.
+func exportRuntime(args []string, tmp string) []string {
+	n := 0
+	rewrite := func(file string) string {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return file // the linker reports it
+		}
+		out, ok := addGlobal(string(data), "__weave_*")
+		if !ok {
+			return file
+		}
+		n++
+		p := filepath.Join(tmp, fmt.Sprintf("version-%d.map", n))
+		if os.WriteFile(p, []byte(out), 0o644) != nil {
+			return file
+		}
+		return p
+	}
+	r := append([]string{}, args...)
+	for i := 0; i < len(r); i++ {
+		a := r[i]
+		switch {
+		case strings.HasPrefix(a, "-Wl,"):
+			parts := strings.Split(a[4:], ",")
+			for k := 0; k < len(parts); k++ {
+				p := parts[k]
+				switch {
+				case (p == "--version-script" || p == "-version-script") && k+1 < len(parts):
+					parts[k+1] = rewrite(parts[k+1])
+					k++
+				case strings.HasPrefix(p, "--version-script="):
+					parts[k] = "--version-script=" + rewrite(p[len("--version-script="):])
+				case strings.HasPrefix(p, "-version-script="):
+					parts[k] = "-version-script=" + rewrite(p[len("-version-script="):])
+				}
+			}
+			r[i] = "-Wl," + strings.Join(parts, ",")
+			// libtool's spelling: -Wl,-version-script -Wl,FILE
+			if last := parts[len(parts)-1]; (last == "--version-script" || last == "-version-script") &&
+				i+1 < len(r) && strings.HasPrefix(r[i+1], "-Wl,") {
+				next := strings.SplitN(r[i+1][4:], ",", 2)
+				next[0] = rewrite(next[0])
+				r[i+1] = "-Wl," + strings.Join(next, ",")
+				i++
+			}
+		case a == "-Xlinker" && i+1 < len(r):
+			v := r[i+1]
+			switch {
+			case (v == "--version-script" || v == "-version-script") && i+3 < len(r) && r[i+2] == "-Xlinker":
+				r[i+3] = rewrite(r[i+3])
+				i += 3
+			case strings.HasPrefix(v, "--version-script="):
+				r[i+1] = "--version-script=" + rewrite(v[len("--version-script="):])
+				i++
+			default:
+				i++
+			}
+		}
+	}
+	return r
+}
+
+// addGlobal adds the symbol pattern sym to the global symbols of the first
+// version node of the version script text.
+func addGlobal(text, sym string) (string, bool) {
+	i := skipScriptSpace(text, 0)
+	// The first node: [name] { ... }
+	for i < len(text) && text[i] != '{' {
+		if text[i] == ';' || text[i] == '}' {
+			return "", false
+		}
+		i = skipScriptSpace(text, i+1)
+	}
+	if i >= len(text) {
+		return "", false
+	}
+	i = skipScriptSpace(text, i+1)
+	if strings.HasPrefix(text[i:], "global") {
+		j := skipScriptSpace(text, i+len("global"))
+		if j < len(text) && text[j] == ':' {
+			return text[:j+1] + " " + sym + ";" + text[j+1:], true
+		}
+	}
+	return text[:i] + "global: " + sym + "; " + text[i:], true
+}
+
+// skipScriptSpace skips white space and comments (/* */, # to the end of
+// the line) of a version script.
+func skipScriptSpace(s string, i int) int {
+	for i < len(s) {
+		switch {
+		case s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r':
+			i++
+		case strings.HasPrefix(s[i:], "/*"):
+			if k := strings.Index(s[i+2:], "*/"); k >= 0 {
+				i += k + 4
+			} else {
+				return len(s)
+			}
+		case s[i] == '#':
+			if k := strings.IndexByte(s[i:], '\n'); k >= 0 {
+				i += k + 1
+			} else {
+				return len(s)
+			}
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// maxArgs is the length of a command line above which the driver passes
+// the arguments in a response file.
+const maxArgs = 100000
+
+// responseFileIfLong returns argv, or, if it is long, argv[0] and a
+// response file holding the rest, and a function removing that file.
+func responseFileIfLong(argv []string) ([]string, func(), error) {
+	n := 0
+	for _, a := range argv {
+		n += len(a) + 1
+	}
+	if n < maxArgs || len(argv) < 2 {
+		return argv, func() {}, nil
+	}
+	// The launchers (ccache, distcc) and gcc and clang all read @file.
+	var b bytes.Buffer
+	for _, a := range argv[1:] {
+		b.WriteString(quoteResponse(a))
+		b.WriteByte('\n')
+	}
+	f, err := os.CreateTemp("", "weave-args-*.rsp")
+	if err != nil {
+		return nil, nil, err
+	}
+	_, err = f.Write(b.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, nil, err
+	}
+	// A launcher takes the compiler as a word of its own.
+	k := 1
+	for k < len(argv) && launchers[filepath.Base(argv[k-1])] {
+		k++
+	}
+	if k > 1 {
+		// rewrite: launcher... compiler @file
+		b.Reset()
+		for _, a := range argv[k:] {
+			b.WriteString(quoteResponse(a))
+			b.WriteByte('\n')
+		}
+		if err := os.WriteFile(f.Name(), b.Bytes(), 0o600); err != nil {
+			os.Remove(f.Name())
+			return nil, nil, err
+		}
+	}
+	out := append(append([]string{}, argv[:k]...), "@"+f.Name())
+	return out, func() { os.Remove(f.Name()) }, nil
+}
+
+// quoteResponse quotes one argument for a response file (gcc's rules:
+// single quotes, backslash escapes).
+func quoteResponse(a string) string {
+	if a != "" && !strings.ContainsAny(a, " \t\n\r\f\v'\"\\") {
+		return a
+	}
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(a, `\`, `\\`), "'", `\'`) + "'"
+}
