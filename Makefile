@@ -29,7 +29,21 @@ test-short:
 # deps installs what the tests use besides Go and gcc (Debian/Ubuntu, as root).
 deps:
 	apt-get update -qq
-	apt-get install -y -qq valgrind clang >/dev/null
+	apt-get install -y -qq valgrind clang uftrace >/dev/null
+
+# bench measures weave's overhead against the uninstrumented programs and
+# peer tools (BENCHMARKS.md); BENCH_SIZE=tiny is the seconds-long smoke run
+# CI does, BENCH_FLAGS passes more flags (go run ./bench -h).
+BENCH_SIZE ?= full
+.PHONY: bench bench-setup
+bench:
+	$(GO) run ./bench -size $(BENCH_SIZE) $(BENCH_FLAGS)
+
+# bench-setup installs the peer tools bench compares against (Debian/Ubuntu, as root).
+bench-setup:
+	apt-get update -qq
+	apt-get install -y -qq valgrind heaptrack uftrace clang >/dev/null
+	apt-get install -y -qq hyperfine >/dev/null || true
 
 clean:
 	rm -rf $(BIN) $(OUT)

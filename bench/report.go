@@ -1,0 +1,431 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// median is the median of the successful samples' f, and how many
+// succeeded.
+func median(ss []sample, f func(sample) float64) (float64, int) {
+	var v []float64
+	for _, s := range ss {
+		if s.Err == "" {
+			v = append(v, f(s))
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN(), 0
+	}
+	sort.Float64s(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2], n
+	}
+	return (v[n/2-1] + v[n/2]) / 2, n
+}
+
+func wallOf(s sample) float64    { return s.Wall.Seconds() }
+func cpuOf(s sample) float64     { return s.CPU.Seconds() }
+func rssOf(s sample) float64     { return float64(s.RSS) }
+func profileOf(s sample) float64 { return float64(s.Profile) }
+
+// failCell says why a cell has no value.
+func failCell(ss []sample) string {
+	for _, s := range ss {
+		if s.Err == "timeout" {
+			return "timeout"
+		}
+	}
+	if len(ss) == 0 {
+		return "–"
+	}
+	return "fail"
+}
+
+// wall is the median wall time of a program's configuration, in seconds.
+func (res *results) wall(p, c string) float64 {
+	v, _ := median(res.cells[p][c], wallOf)
+	return v
+}
+
+// slowdown is a configuration's median wall time over plain's.
+func (res *results) slowdown(p, c string) float64 { return res.wall(p, c) / res.wall(p, "plain") }
+
+// rssRatio is a configuration's median peak RSS over plain's.
+func (res *results) rssRatio(p, c string) float64 {
+	a, _ := median(res.cells[p][c], rssOf)
+	b, _ := median(res.cells[p]["plain"], rssOf)
+	return a / b
+}
+
+// events is the number of allocation events (allocations plus frees, as
+// weave and valgrind count them) a program makes, from weave's profile.
+func (res *results) events(p string) int64 {
+	if st := res.stats[p]; st != nil && st.Err == "" {
+		return st.Allocs + st.Frees
+	}
+	return 0
+}
+
+// perEvent is a configuration's extra time per allocation event, in ns.
+func (res *results) perEvent(p, c string) float64 {
+	n := res.events(p)
+	if n == 0 {
+		return math.NaN()
+	}
+	return (res.wall(p, c) - res.wall(p, "plain")) * 1e9 / float64(n)
+}
+
+// perAlloc is a configuration's extra time per allocation, in ns.
+func (res *results) perAlloc(p, c string) float64 {
+	st := res.stats[p]
+	if st == nil || st.Allocs == 0 {
+		return math.NaN()
+	}
+	return (res.wall(p, c) - res.wall(p, "plain")) * 1e9 / float64(st.Allocs)
+}
+
+// table is a markdown table under construction.
+type table struct{ rows [][]string }
+
+func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) String() string {
+	var b strings.Builder
+	for i, r := range t.rows {
+		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+		if i == 0 {
+			b.WriteString("|" + strings.Repeat("---|", len(r)) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// cell formats v with format, or the reason there is no value.
+func cell(format string, v float64, ss []sample) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return failCell(ss)
+	}
+	return fmt.Sprintf(format, v)
+}
+
+func mib(b float64) float64 { return b / (1 << 20) }
+
+// size formats a byte count.
+func size(n float64) string {
+	switch {
+	case n < 0 || math.IsNaN(n):
+		return "–"
+	case n < 1<<10:
+		return fmt.Sprintf("%.0f B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", n/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", n/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", n/(1<<30))
+}
+
+// markdown renders every table, with the machine and the command.
+func (res *results) markdown() string {
+	var b strings.Builder
+	e := res.env
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("### Run of %s\n\n", e.date.UTC().Format("2006-01-02 15:04 UTC"))
+	p("- command: `%s` (size %s, %d runs of each configuration, interleaved)\n", res.command, res.size, res.runs)
+	p("- machine: %s\n", strings.Join(e.machine, "; "))
+	var tools []string
+	for _, t := range append([]string{"gcc"}, optionalTools...) {
+		if v := e.versions[t]; v != "" {
+			tools = append(tools, v)
+		} else {
+			tools = append(tools, t+": not installed")
+		}
+	}
+	p("- tools: %s\n", strings.Join(tools, "; "))
+	p("- weave: commit %s\n", e.commit)
+	p("- harness time: %s\n\n", res.elapsed.Round(time.Second))
+
+	var t table
+	t.row("program", "what it runs")
+	for _, pr := range res.programs {
+		t.row(pr.name, pr.desc)
+	}
+	p("%s\n", t.String())
+	t = table{}
+	t.row("configuration", "what it is")
+	for _, c := range res.configs {
+		t.row(c.name, c.desc)
+	}
+	p("%s\n", t.String())
+
+	head := []string{""}
+	for _, pr := range res.programs {
+		head = append(head, pr.name)
+	}
+	// Slowdown.
+	p("#### Slowdown: median wall time / plain's\n\n")
+	t = table{}
+	t.row(head...)
+	r := []string{"plain, seconds"}
+	for _, pr := range res.programs {
+		r = append(r, cell("%.3f s", res.wall(pr.name, "plain"), res.cells[pr.name]["plain"]))
+	}
+	t.row(r...)
+	for _, c := range res.configs[1:] {
+		r := []string{c.name}
+		for _, pr := range res.programs {
+			r = append(r, cell("%.2f", res.slowdown(pr.name, c.name), res.cells[pr.name][c.name]))
+		}
+		t.row(r...)
+	}
+	p("%s\n", t.String())
+
+	// Peak RSS.
+	p("#### Peak RSS: median / plain's\n\n")
+	t = table{}
+	t.row(head...)
+	r = []string{"plain, MiB"}
+	for _, pr := range res.programs {
+		v, _ := median(res.cells[pr.name]["plain"], rssOf)
+		r = append(r, cell("%.1f", mib(v), res.cells[pr.name]["plain"]))
+	}
+	t.row(r...)
+	for _, c := range res.configs[1:] {
+		r := []string{c.name}
+		for _, pr := range res.programs {
+			r = append(r, cell("%.2f", res.rssRatio(pr.name, c.name), res.cells[pr.name][c.name]))
+		}
+		t.row(r...)
+	}
+	p("%s\n", t.String())
+
+	// Profile sizes.
+	p("#### Profile size (the file or directory the tool writes; – for none)\n\n")
+	t = table{}
+	t.row(head...)
+	for _, c := range res.configs[1:] {
+		r := []string{c.name}
+		any := false
+		for _, pr := range res.programs {
+			v, n := median(res.cells[pr.name][c.name], profileOf)
+			if n == 0 {
+				r = append(r, failCell(res.cells[pr.name][c.name]))
+				continue
+			}
+			any = any || v >= 0
+			r = append(r, size(v))
+		}
+		if any {
+			t.row(r...)
+		}
+	}
+	p("%s\n", t.String())
+
+	// Per allocation event.
+	var ap []*program
+	for _, pr := range res.programs {
+		if pr.allocs && res.events(pr.name) > 0 {
+			ap = append(ap, pr)
+		}
+	}
+	if len(ap) > 0 {
+		p("#### Cost per allocation event: (median − plain's median) / (allocations + frees), ns\n\n")
+		t = table{}
+		r := []string{""}
+		for _, pr := range ap {
+			r = append(r, pr.name)
+		}
+		t.row(r...)
+		r = []string{"events (weave's count)"}
+		for _, pr := range ap {
+			r = append(r, commas(res.events(pr.name)))
+		}
+		t.row(r...)
+		for _, c := range res.configs[1:] {
+			r := []string{c.name}
+			for _, pr := range ap {
+				r = append(r, cell("%.1f", res.perEvent(pr.name, c.name), res.cells[pr.name][c.name]))
+			}
+			t.row(r...)
+		}
+		p("%s\n", t.String())
+	}
+
+	// Depth.
+	if res.cells["depth-10"] != nil && res.cells["depth-1000"] != nil {
+		p("#### Depth: extra time per allocation at depth 10 and 1000 (ns), and their ratio\n\n")
+		t = table{}
+		t.row("configuration", "depth 10", "depth 1000", "1000 / 10")
+		for _, c := range res.configs[1:] {
+			a, b := res.perAlloc("depth-10", c.name), res.perAlloc("depth-1000", c.name)
+			t.row(c.name, cell("%.1f", a, res.cells["depth-10"][c.name]), cell("%.1f", b, res.cells["depth-1000"][c.name]),
+				cell("%.2f", b/a, res.cells["depth-1000"][c.name]))
+		}
+		p("%s\n", t.String())
+	}
+
+	// Runtime memory.
+	if len(res.stats) > 0 {
+		p("#### weave runtime memory (WEAVE_STATS=1, at exit)\n\n")
+		t = table{}
+		t.row("program", "live blocks", "side table", "bytes per live block", "CCT nodes", "(table + nodes) per live block", "(peak RSS − plain's) per live block", "profile")
+		for _, pr := range res.programs {
+			st := res.stats[pr.name]
+			if st == nil {
+				continue
+			}
+			if st.Err != "" {
+				t.row(pr.name, "fail", "", "", "", "", "", "")
+				continue
+			}
+			all, extra := "–", "–"
+			if st.LiveBlocks > 0 {
+				all = fmt.Sprintf("%.1f", float64(st.TableBytes+st.Nodes*st.NodeBytes)/float64(st.LiveBlocks))
+				a, _ := median(res.cells[pr.name]["weave"], rssOf)
+				b, _ := median(res.cells[pr.name]["plain"], rssOf)
+				if !math.IsNaN(a - b) {
+					extra = fmt.Sprintf("%.1f", (a-b)/float64(st.LiveBlocks))
+				}
+			}
+			t.row(pr.name, commas(st.LiveBlocks), size(float64(st.TableBytes)), fmt.Sprintf("%.2f", st.PerBlock),
+				fmt.Sprintf("%s × %d B", commas(st.Nodes), st.NodeBytes), all, extra, size(float64(st.ProfileBytes)))
+		}
+		p("%s\n", t.String())
+		p("Runtime line of the program with the most live blocks: `%s`\n\n", res.stats[res.mostLive()].Line)
+	}
+
+	// weave report, weaving.
+	if res.report != nil || len(res.weaving) > 0 {
+		p("#### weave's own tools\n\n")
+		t = table{}
+		t.row("command", "median wall", "median CPU", "peak RSS")
+		for _, tr := range append([]*toolRun{res.report}, res.weaving...) {
+			if tr == nil {
+				continue
+			}
+			w, _ := median(tr.samples, wallOf)
+			c, _ := median(tr.samples, cpuOf)
+			m, _ := median(tr.samples, rssOf)
+			t.row(tr.what, cell("%.3f s", w, tr.samples), cell("%.3f s", c, tr.samples), cell("%.1f MiB", mib(m), tr.samples))
+		}
+		p("%s\n", t.String())
+		p("CPU time and peak RSS include the children a command waited for (the preprocessor weave runs).\n\n")
+	}
+
+	p("%s", res.targets())
+	return b.String()
+}
+
+// mostLive is the program whose weave run ended with the most live blocks.
+func (res *results) mostLive() string {
+	best, n := "", int64(-1)
+	for _, pr := range res.programs {
+		if st := res.stats[pr.name]; st != nil && st.LiveBlocks > n {
+			best, n = pr.name, st.LiveBlocks
+		}
+	}
+	return best
+}
+
+// targets is the table of the issue's targets and where weave stands.
+func (res *results) targets() string {
+	var t table
+	t.row("target", "measured", "")
+	check := func(name string, v, limit float64, format string) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.row(name, "not measured", "")
+			return
+		}
+		mark := "met"
+		if v > limit {
+			mark = "**not met**"
+		}
+		t.row(name, fmt.Sprintf(format, v), mark)
+	}
+	nan := math.NaN()
+	get := func(p string, f func(string) float64) float64 {
+		if res.cells[p] == nil {
+			return nan
+		}
+		return f(p)
+	}
+	check("widgets ≤ 1.5x", get("widgets", func(p string) float64 { return res.slowdown(p, "weave") }), 1.5, "%.2fx")
+	check("binary-trees ≤ 2.5x", get("binary-trees", func(p string) float64 { return res.slowdown(p, "weave") }), 2.5, "%.2fx")
+	check("Lua ≤ 1.5x", get("lua", func(p string) float64 { return res.slowdown(p, "weave") }), 1.5, "%.2fx")
+	check("Lua ≤ 20 ns per allocation event", get("lua", func(p string) float64 { return res.perEvent(p, "weave") }), 20, "%.1f ns")
+	worst, wp := nan, ""
+	for _, pr := range res.programs {
+		if v := res.rssRatio(pr.name, "weave"); !math.IsNaN(v) && (math.IsNaN(worst) || v > worst) {
+			worst, wp = v, pr.name
+		}
+	}
+	check("peak RSS ≤ 1.3x (worst program)", worst, 1.3, "%.2fx ("+wp+")")
+	d := nan
+	if res.cells["depth-10"] != nil && res.cells["depth-1000"] != nil {
+		d = res.perAlloc("depth-1000", "weave") / res.perAlloc("depth-10", "weave")
+	}
+	check("per-allocation cost, depth 1000 / depth 10 ≤ 1.2", d, 1.2, "%.2f")
+	pb := nan
+	if m := res.mostLive(); m != "" {
+		st := res.stats[m]
+		if st.LiveBlocks > 0 {
+			pb = float64(st.TableBytes+st.Nodes*st.NodeBytes) / float64(st.LiveBlocks)
+		}
+		check("≤ 24 bytes of runtime memory per live block ("+m+")", pb, 24, "%.1f B")
+	}
+	if len(res.weaving) > 0 {
+		w, _ := median(res.weaving[0].samples, wallOf)
+		m, _ := median(res.weaving[0].samples, rssOf)
+		check("sqlite3.c woven in ≤ 1.0 s", w, 1.0, "%.2f s")
+		check("… and ≤ 300 MB", m/1e6, 300, "%.0f MB")
+	}
+	return "#### Targets (weave, everything on)\n\n" + t.String() + "\n"
+}
+
+// writeJSON keeps every sample, for whoever wants more than medians.
+func (res *results) writeJSON(path string) error {
+	out := map[string]any{"date": res.env.date, "command": res.command, "machine": res.env.machine, "cells": res.cells, "stats": res.stats}
+	var tools []map[string]any
+	for _, tr := range append([]*toolRun{res.report}, res.weaving...) {
+		if tr != nil {
+			tools = append(tools, map[string]any{"what": tr.what, "samples": tr.samples})
+		}
+	}
+	out["tools"] = tools
+	b, err := json.MarshalIndent(out, "", "\t")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+const (
+	beginMark = "<!-- bench:begin: generated by go run ./bench -record; edits here are replaced -->"
+	endMark   = "<!-- bench:end -->"
+)
+
+// record replaces the results section of a markdown file (between the
+// markers; appended if there are none).
+func record(path, md string) error {
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	s := string(b)
+	section := beginMark + "\n\n" + md + endMark
+	i, j := strings.Index(s, beginMark), strings.Index(s, endMark)
+	if i >= 0 && j > i {
+		s = s[:i] + section + s[j+len(endMark):]
+	} else {
+		s = strings.TrimRight(s, "\n") + "\n\n" + section + "\n"
+	}
+	return os.WriteFile(filepath.Clean(path), []byte(s), 0o644)
+}
