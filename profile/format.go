@@ -23,7 +23,8 @@ package profile
 //	                        command line, arguments separated by spaces),
 //	                        start_ns / end_ns (CLOCK_REALTIME), complete (1, or
 //	                        0 when the profile was written from a crash or
-//	                        abort), runtime (ABI version).
+//	                        abort), runtime (ABI version). With timing on
+//	                        (WEAVE_TIME), time_* keys: see the D record.
 //	S id text               an interned string; text is the rest of the line,
 //	                        with '\\' written as `\\` and newline as `\n`.
 //	F id name file line     a woven function: name and file are string ids.
@@ -54,12 +55,37 @@ package profile
 //	                        mprof's bin table: one line per non-empty bin;
 //	                        size 0..1024 is the exact request size, 1025 the
 //	                        bin of all larger requests.
+//	D node ns               self time of a node (R and F nodes; omitted when
+//	                        0): nanoseconds spent in the node's function in
+//	                        that calling context, its callees excluded; for a
+//	                        root, the thread's time outside woven functions.
+//	                        A node's inclusive time is the sum over its
+//	                        subtree. Metadata tells how it was measured:
+//	                          time_mode   "exact": wall-clock time between
+//	                                      entries and exits, minus the
+//	                                      runtime's own cost per call;
+//	                                      "sampled": thread CPU time, the
+//	                                      split among nodes by sampling.
+//	                          time_clock  exact: "tsc" or "monotonic";
+//	                                      sampled: "thread_cputime".
+//	                          time_tsc_hz             exact, tsc: the rate.
+//	                          time_call_overhead_ps   exact: the runtime's
+//	                                      cost per call (an entry and an
+//	                                      exit), measured at start-up.
+//	                          time_overhead_ns        exact: the total of
+//	                                      that cost, subtracted from the
+//	                                      self times.
+//	                          time_signal sampled: "SIGURG" (the signal
+//	                                      used), "busy" (the program had a
+//	                                      handler: no samples) or "replaced"
+//	                                      (the program took it over).
+//	                          time_period_ns, time_samples   sampled.
 //	E records               end marker: the number of records (lines after the
 //	                        first, comments excluded, E excluded). A file
 //	                        without it, or with a wrong count, is truncated.
 //
 // Room to grow: a reader skips records whose tag it does not know, so new
-// record kinds (per-node timings, /proc/self/maps snapshots, a heap timeline,
+// record kinds (D was one; /proc/self/maps snapshots, a heap timeline,
 // trace events) can be added without a version change; a change to an
 // existing record's meaning needs a new version.
 //

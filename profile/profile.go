@@ -75,7 +75,8 @@ type Node struct {
 	Func     *Func // KindFunc nodes
 	Site     *Site // KindAlloc nodes
 	Calls    uint64
-	Heap     Heap // KindAlloc nodes
+	Heap     Heap   // KindAlloc nodes
+	Time     uint64 // self time in ns (a D record; KindRoot and KindFunc nodes)
 }
 
 // Size classes of mprof, the index of the arrays in Heap.
@@ -226,6 +227,9 @@ func (n *Node) describe() string {
 	}
 	if n.Calls != 0 {
 		s += fmt.Sprintf(" calls %d", n.Calls)
+	}
+	if n.Time != 0 {
+		s += fmt.Sprintf(" self %dns", n.Time)
 	}
 	if !n.Heap.IsZero() {
 		h := &n.Heap

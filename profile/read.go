@@ -155,6 +155,7 @@ type decoder struct {
 	nodes   idTable[*Node]
 	heapDef map[int]bool // nodes with an H record
 	callDef map[int]bool // nodes with a C record
+	timeDef map[int]bool // nodes with a D record
 	binDef  map[int]bool
 }
 
@@ -393,6 +394,31 @@ func (d *decoder) record(tag, rest string) error {
 			n.Heap.Frees[i] = v[1+2*NumClasses+i]
 			n.Heap.FreedBytes[i] = v[1+3*NumClasses+i]
 		}
+
+	case "D":
+		f, err := fields(rest, 2)
+		if err != nil {
+			return err
+		}
+		v, err := nums(f, "node", "ns")
+		if err != nil {
+			return err
+		}
+		n, err := d.nodes.lookup(v[0], "node")
+		if err != nil {
+			return err
+		}
+		if n.Kind == KindAlloc {
+			return fmt.Errorf("node %d is an allocation leaf", n.ID)
+		}
+		if d.timeDef == nil {
+			d.timeDef = map[int]bool{}
+		}
+		if d.timeDef[n.ID] {
+			return fmt.Errorf("second D record for node %d", n.ID)
+		}
+		d.timeDef[n.ID] = true
+		n.Time = v[1]
 
 	case "B":
 		f, err := fields(rest, 5)

@@ -98,6 +98,11 @@ func (p *Profile) Write(w io.Writer) error {
 	for _, b := range p.Bins {
 		e.record("B %d %d %d %d %d", b.Size, b.Allocs, b.Frees, b.Bytes, b.FreedBytes)
 	}
+	for _, n := range p.Nodes {
+		if n.Time != 0 && n.Kind != KindAlloc {
+			e.record("D %d %d", n.ID, n.Time)
+		}
+	}
 	fmt.Fprintf(e.w, "E %d\n", e.records)
 	return e.w.Flush()
 }

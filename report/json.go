@@ -24,6 +24,7 @@ func (jsonRenderer) Render(w io.Writer, r *Report) error {
 		Bins     *[]Bin            `json:"bins,omitempty"`
 		Direct   *Direct           `json:"direct,omitempty"`
 		Graph    *[]Entry          `json:"graph,omitempty"`
+		Time     *Time             `json:"time,omitempty"` // the time tables: time.go
 	}{
 		Program:  r.Program,
 		Complete: r.Complete,
@@ -33,6 +34,7 @@ func (jsonRenderer) Render(w io.Writer, r *Report) error {
 		Sites:    r.Sites,
 		Tables:   r.Tables,
 		Direct:   r.Direct,
+		Time:     r.Time,
 	}
 	if r.Has(TableLeaks) {
 		out.Leaks = &r.Leaks

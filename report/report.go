@@ -22,8 +22,9 @@ const (
 	TableGraph  = "graph"
 )
 
-// AllTables lists the tables in the order they are rendered.
-var AllTables = []string{TableLeaks, TableBins, TableDirect, TableGraph}
+// AllTables lists the tables in the order they are rendered: the memory
+// tables, then the time tables (time.go).
+var AllTables = []string{TableLeaks, TableBins, TableDirect, TableGraph, TableFlat, TableTimeGraph, TableTree}
 
 // Options select what New builds.
 type Options struct {
@@ -35,12 +36,17 @@ type Options struct {
 	// leak table: the innermost entry of a chain names the file:line of
 	// the allocation call.
 	Sites bool
-	// Tables are the tables to build, of AllTables; nil builds all.
+	// Tables are the tables to build, of AllTables; nil builds the memory
+	// tables, and the time tables when the profile has times.
 	Tables []string
+	// Threshold hides time table entries below this percentage of all
+	// time (see Time.Threshold); 0 shows all.
+	Threshold float64
 }
 
 // ParseTables parses a comma-separated list of table names ("leaks,graph");
-// "" and "all" select every table.
+// "" and "all" select every table, "memory" and "time" the tables of
+// MemoryTables and TimeTables.
 func ParseTables(s string) ([]string, error) {
 	if s == "" || s == "all" {
 		return slices.Clone(AllTables), nil
@@ -48,11 +54,21 @@ func ParseTables(s string) ([]string, error) {
 	var out []string
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
-		if !slices.Contains(AllTables, name) {
-			return nil, fmt.Errorf("unknown table %q (want %s or all)", name, strings.Join(AllTables, ", "))
+		group := []string{name}
+		switch name {
+		case "memory":
+			group = MemoryTables
+		case "time":
+			group = TimeTables
+		default:
+			if !slices.Contains(AllTables, name) {
+				return nil, fmt.Errorf("unknown table %q (want %s, memory, time or all)", name, strings.Join(AllTables, ", "))
+			}
 		}
-		if !slices.Contains(out, name) {
-			out = append(out, name)
+		for _, name := range group {
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
 		}
 	}
 	return out, nil
@@ -75,6 +91,7 @@ type Report struct {
 	Bins   []Bin
 	Direct *Direct
 	Graph  []Entry
+	Time   *Time // the time tables' model (time.go); nil when none is built
 
 	labels map[Func]string
 }
@@ -247,7 +264,10 @@ type Arc struct {
 func New(p *profile.Profile, opt Options) (*Report, error) {
 	tables := opt.Tables
 	if tables == nil {
-		tables = AllTables
+		tables = MemoryTables
+		if HasTime(p) {
+			tables = AllTables
+		}
 	}
 	for _, t := range tables {
 		if !slices.Contains(AllTables, t) {
@@ -293,6 +313,12 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 	}
 	if r.Has(TableGraph) {
 		r.Graph = b.graph(r)
+	}
+	for _, t := range TimeTables {
+		if r.Has(t) {
+			r.Time = buildTime(b, r, opt.Threshold)
+			break
+		}
 	}
 	return r, nil
 }

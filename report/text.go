@@ -38,6 +38,12 @@ func (textRenderer) Render(w io.Writer, r *Report) error {
 			textDirect(bw, r)
 		case TableGraph:
 			textGraph(bw, r)
+		case TableFlat:
+			textFlat(bw, r)
+		case TableTimeGraph:
+			textTimeGraph(bw, r)
+		case TableTree:
+			textTree(bw, r)
 		}
 	}
 	return bw.Flush()
@@ -52,7 +58,7 @@ func (textRenderer) Render(w io.Writer, r *Report) error {
 //	allocated      10,000    2,040,000
 //	...
 func textHeader(w *bufio.Writer, r *Report) {
-	title := "weave memory profile"
+	title := "weave " + r.profileKind() + " profile"
 	if r.Program != "" {
 		title += " of " + r.Program
 	}
@@ -70,6 +76,12 @@ func textHeader(w *bufio.Writer, r *Report) {
 	fmt.Fprintln(w, strings.Join(facts, ", "))
 	if !r.Complete {
 		fmt.Fprintln(w, "INCOMPLETE: written when the program crashed or aborted; counts stop there")
+	}
+	if r.Time != nil {
+		textTimeSummary(w, r)
+	}
+	if !r.hasMemory() {
+		return
 	}
 	fmt.Fprintln(w)
 	t := table{cols: []column{{left: true}, {head: "blocks"}, {head: "bytes"}}}

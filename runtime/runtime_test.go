@@ -264,7 +264,7 @@ func readProfile(t testing.TB, path string) *profile {
 			}
 			v = append(v, n)
 		}
-		want := map[string]int{"F": 4, "A": 8, "T": 2, "N": 5, "C": 2, "H": 17, "B": 5, "E": 1}[tag]
+		want := map[string]int{"F": 4, "A": 8, "T": 2, "N": 5, "C": 2, "H": 17, "B": 5, "D": 2, "E": 1}[tag]
 		if want == 0 {
 			fail("unknown tag %q", tag)
 		}
@@ -348,6 +348,10 @@ func readProfile(t testing.TB, path string) *profile {
 				fail("all-zero H record")
 			}
 			p.heap[v[0]] = h
+		case "D": // self time (timing_test.go reads the values)
+			if v[0] < 0 || v[0] >= len(p.nodes) || p.nodes[v[0]].kind == 'A' || v[1] <= 0 {
+				fail("bad D record")
+			}
 		case "B":
 			if v[0] < 0 || v[0] > 1025 {
 				fail("bad bin %d", v[0])

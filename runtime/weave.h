@@ -15,10 +15,21 @@
 
    __weave_enter moves to the child of cur for that function (created on
    first use) and returns where to go back to; the cleanup guard goes back
-   on every return path, after the return value is computed. After setjmp returns (either time) the woven code
-   calls __weave_setjmp_return so the stack re-synchronises to the frame that
-   called setjmp. Allocation calls go to __weave_malloc & co. with a static
-   site record.
+   on every return path, after the return value is computed. After setjmp
+   returns (either time) the woven code calls __weave_setjmp_return so the
+   stack re-synchronises to the frame that called setjmp. Allocation calls
+   go to __weave_malloc & co. with a static site record.
+
+   Timing (WEAVE_TIME; weave_rt.c, section "Timing"). In exact mode the
+   runtime sets the thread's timing byte, which sends every enter to
+   __weave_enter_timed: the same push, plus an entry timestamp in the slot's
+   t0. Such a frame comes back with parent == 0 and __WEAVE_TIMED set in
+   depth, so that the untimed pop costs nothing more than before: only when
+   its one branch (parent != 0) fails does it look for timed frames, which
+   go to __weave_leave_timed. In sampled and off modes the fast paths take
+   no timestamps, and the timing byte costs one predictable branch per
+   enter. cur is stored with relaxed atomic stores, so that other threads
+   may read it without a data race.
 
    The fast paths below are gnu_inline + always_inline: they are inlined into
    woven code and never emitted there; the runtime defines the same functions
@@ -79,34 +90,46 @@ struct __weave_slot {
 };
 
 /* Per-thread state. cap == 0 until the thread is set up, which sends the
-   first __weave_enter of every thread to the slow path. */
+   first __weave_enter of every thread to the slow path. timing != 0 (set by
+   the runtime in exact mode) sends every enter to __weave_enter_timed. */
 struct __weave_thread {
 	struct __weave_node *cur;    /* == stack[depth].node */
 	struct __weave_slot *stack;
 	unsigned depth, cap;
+	unsigned char timing;
 };
 
 /* What a woven function's guard holds: the node and depth to go back to.
-   parent == 0 means the enter did not push (runtime off, depth cap). Keeping
-   both here, not only in the stack, makes a pop correct even when a signal
-   handler ran woven code between the stores of an enter. */
+   parent == 0 means the enter did not push (runtime off, depth cap), unless
+   depth has __WEAVE_TIMED set: then it was a timed push (exact mode), at
+   depth (depth & ~__WEAVE_TIMED) + 1. Keeping both here, not only in the
+   stack, makes a pop correct even when a signal handler ran woven code
+   between the stores of an enter. */
 struct __weave_frame {
 	struct __weave_node *parent;
 	unsigned depth;
 };
 
+enum { __WEAVE_TIMED = 0x40000000 };
+
 extern __thread struct __weave_thread __weave_tls;
 
 struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn);
+struct __weave_frame __weave_enter_timed(const struct __weave_fn *fn);
+void __weave_leave_timed(unsigned depth); /* a timed frame's depth field */
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
 __weave_enter(const struct __weave_fn *fn)
 {
 	struct __weave_thread *t = &__weave_tls;
-	struct __weave_node *p = t->cur;
-	struct __weave_node *c = p->cache;
-	unsigned d = t->depth;
+	struct __weave_node *p, *c;
+	unsigned d;
 	struct __weave_frame f;
+	if (__builtin_expect(t->timing, 0))
+		return __weave_enter_timed(fn);
+	p = t->cur;
+	c = p->cache;
+	d = t->depth;
 	if (__builtin_expect(c->key != fn || d + 1 >= t->cap, 0))
 		return __weave_enter_slow(fn);
 	c->calls++;
@@ -114,7 +137,7 @@ __weave_enter(const struct __weave_fn *fn)
 	__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
 	t->stack[d + 1].node = c;
 	__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
-	t->cur = c;
+	__atomic_store_n(&t->cur, c, 0 /* __ATOMIC_RELAXED */);
 	/* Hide from the optimiser that p is non-null here: otherwise it may
 	   duplicate the rest of the woven function onto the fast and slow
 	   paths (code growth, and calls from two return addresses). */
@@ -131,7 +154,11 @@ __weave_leave(struct __weave_frame *f)
 	if (__builtin_expect(f->parent != 0, 1)) {
 		t->depth = f->depth;
 		__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
-		t->cur = f->parent;
+		__atomic_store_n(&t->cur, f->parent, 0 /* __ATOMIC_RELAXED */);
+	} else if (f->depth & __WEAVE_TIMED) {
+		/* By value: the frame's address must not escape, or the
+		   untimed path above would keep it in memory. */
+		__weave_leave_timed(f->depth);
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -19,8 +20,10 @@ var reportCommand = &cli.Command{
 	Usage:     "print the tables of a profile",
 	ArgsUsage: "[profile]",
 	Description: "Prints mprof's tables for a profile written by a woven program: memory leaks,\n" +
-		"allocation bins, direct allocation and the allocation call graph. Without an\n" +
-		"argument, reads the newest weave-*.prof in the current directory.",
+		"allocation bins, direct allocation and the allocation call graph; and, when the\n" +
+		"program ran with timing on (WEAVE_TIME), gprof's flat profile, a time call graph\n" +
+		"and the calling-context tree. Without an argument, reads the newest weave-*.prof\n" +
+		"in the current directory.",
 	Flags: []cli.Flag{
 		&cli.StringFlag{
 			Name:  "format",
@@ -37,9 +40,22 @@ var reportCommand = &cli.Command{
 			Usage: "distinguish call sites within a function in the leak table",
 		},
 		&cli.StringFlag{
-			Name:  "tables",
-			Value: "all",
-			Usage: "tables to print, comma-separated: " + strings.Join(report.AllTables, ","),
+			Name: "tables",
+			Usage: "tables to print, comma-separated: " + strings.Join(report.AllTables, ",") +
+				", memory, time or all (default: the memory tables, and the time tables when the profile has times)",
+		},
+		&cli.BoolFlag{
+			Name:  "time",
+			Usage: "print the time tables (" + strings.Join(report.TimeTables, ",") + ")",
+		},
+		&cli.BoolFlag{
+			Name:  "memory",
+			Usage: "print the memory tables (" + strings.Join(report.MemoryTables, ",") + ")",
+		},
+		&cli.Float64Flag{
+			Name:  "threshold",
+			Value: report.DefaultThreshold,
+			Usage: "hide time table entries below this percentage of all time (0: show all)",
 		},
 	},
 	Action: runReport,
@@ -53,9 +69,20 @@ func runReport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	tables, err := report.ParseTables(c.String("tables"))
-	if err != nil {
-		return err
+	var tables []string // nil: report.New's default
+	if c.IsSet("tables") {
+		if tables, err = report.ParseTables(c.String("tables")); err != nil {
+			return err
+		}
+	}
+	if c.Bool("memory") {
+		tables = appendNew(tables, report.MemoryTables...)
+	}
+	if c.Bool("time") {
+		tables = appendNew(tables, report.TimeTables...)
+	}
+	if c.Float64("threshold") < 0 {
+		return fmt.Errorf("--threshold %g: want a percentage, 0 or more", c.Float64("threshold"))
 	}
 	depth := c.Int("depth")
 	if depth < 0 {
@@ -71,11 +98,22 @@ func runReport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := report.New(p, report.Options{Depth: depth, Sites: c.Bool("sites"), Tables: tables})
+	r, err := report.New(p, report.Options{Depth: depth, Sites: c.Bool("sites"), Tables: tables,
+		Threshold: c.Float64("threshold")})
 	if err != nil {
 		return err
 	}
 	return rd.Render(c.App.Writer, r)
+}
+
+// appendNew appends the names not in list yet.
+func appendNew(list []string, names ...string) []string {
+	for _, n := range names {
+		if !slices.Contains(list, n) {
+			list = append(list, n)
+		}
+	}
+	return list
 }
 
 // newestProfile returns the most recently modified weave-*.prof in dir.

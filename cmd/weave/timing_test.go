@@ -1,0 +1,544 @@
+package main
+
+// End-to-end tests of per-function timing (WEAVE_TIME) with the programs of
+// testdata/timing: call counts against uftrace's, time shares of work in
+// known ratios, recursion, frames that never return, threads, and the
+// report's time tables.
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// timingReport is the part of weave report --format json the tests read.
+type timingReport struct {
+	Tables []string `json:"tables"`
+	Leaks  []any    `json:"leaks"`
+	Time   *struct {
+		Mode       string  `json:"mode"`
+		TotalNS    uint64  `json:"total_ns"`
+		OutsideNS  uint64  `json:"outside_ns"`
+		OverheadNS uint64  `json:"overhead_ns"`
+		CallNS     float64 `json:"call_overhead_ns"`
+		Threads    []struct {
+			ID        int    `json:"id"`
+			TotalNS   uint64 `json:"total_ns"`
+			OutsideNS uint64 `json:"outside_ns"`
+		} `json:"threads"`
+		Functions []timingFunc `json:"functions"`
+		Graph     []struct {
+			Name     string `json:"name"`
+			SelfNS   uint64 `json:"self_ns"`
+			Children uint64 `json:"children_ns"`
+			Callees  []struct {
+				Name       string `json:"name"`
+				SelfNS     uint64 `json:"self_ns"`
+				ChildrenNS uint64 `json:"children_ns"`
+			} `json:"callees"`
+		} `json:"graph"`
+	} `json:"time"`
+}
+
+type timingFunc struct {
+	Name    string `json:"name"`
+	Calls   uint64 `json:"calls"`
+	SelfNS  uint64 `json:"self_ns"`
+	TotalNS uint64 `json:"total_ns"`
+}
+
+func (r *timingReport) fn(t *testing.T, name string) timingFunc {
+	t.Helper()
+	for _, f := range r.Time.Functions {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("no function %s in the time report", name)
+	return timingFunc{}
+}
+
+// timingBuild weaves testdata/timing/<name>.c with gcc -O2.
+func timingBuild(t *testing.T, dir, name string, flags ...string) string {
+	t.Helper()
+	src, _ := filepath.Abs(filepath.Join("../../testdata/timing", name+".c"))
+	exe := filepath.Join(dir, name+".woven")
+	args := append([]string{weaveBin, "cc", "-O2", "-Wall", "-Wextra", "-pthread"}, flags...)
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, append(args, src, "-o", exe)...)
+	return exe
+}
+
+// timingRun runs exe with WEAVE_TIME=mode and returns its report (all
+// time tables, no threshold), and the run's CPU time over its wall time.
+func timingRun(t *testing.T, dir, exe, mode string, args ...string) (*timingReport, float64) {
+	t.Helper()
+	prof := filepath.Join(dir, fmt.Sprintf("%s.%s.%d.prof", filepath.Base(exe), mode, time.Now().UnixNano()))
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WEAVE_TIME="+mode, "WEAVE_OUT="+prof, "WEAVE_SUMMARY=0")
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s (WEAVE_TIME=%s): %v\n%s", exe, strings.Join(args, " "), mode, err, out)
+	}
+	wall := time.Since(start)
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return timingReportOf(t, prof), cpu.Seconds() / wall.Seconds()
+}
+
+func timingReportOf(t *testing.T, prof string) *timingReport {
+	t.Helper()
+	r := mustRun(t, "", nil, weaveBin, "report", "--format", "json", "--threshold", "0", prof)
+	var rep timingReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("report json: %v\n%s", err, r.stdout)
+	}
+	return &rep
+}
+
+var uftraceLine = regexp.MustCompile(`^\s*([\d.]+ \S+)\s+([\d.]+ \S+)\s+(\d+)\s+(\S.*)$`)
+
+// uftraceCalls builds testdata/timing/<name>.c with gcc -O0 -pg, records a
+// run with uftrace and returns its call counts by function.
+func uftraceCalls(t *testing.T, dir, name string, args ...string) map[string]uint64 {
+	t.Helper()
+	if _, err := exec.LookPath("uftrace"); err != nil {
+		t.Skip("uftrace not installed")
+	}
+	src, _ := filepath.Abs(filepath.Join("../../testdata/timing", name+".c"))
+	exe := filepath.Join(dir, name+".pg")
+	mustRun(t, dir, nil, "gcc", "-O0", "-pg", "-pthread", src, "-o", exe)
+	data := filepath.Join(dir, name+".uftrace")
+	mustRun(t, dir, nil, append([]string{"uftrace", "record", "-d", data, exe}, args...)...)
+	out := mustRun(t, dir, nil, "uftrace", "report", "-d", data, "--no-pager")
+	calls := map[string]uint64{}
+	for _, l := range strings.Split(out.stdout, "\n") {
+		if m := uftraceLine.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.ParseUint(m[3], 10, 64)
+			calls[m[4]] = n
+		}
+	}
+	if len(calls) == 0 {
+		t.Fatalf("no functions in uftrace's report:\n%s", out.stdout)
+	}
+	return calls
+}
+
+// TestTimingCallsUftrace: weave's call counts, in every timing mode, equal
+// uftrace's for every function of the test programs (recursion, mutual
+// recursion, a function called from several contexts).
+func TestTimingCallsUftrace(t *testing.T) {
+	for _, p := range []struct {
+		name  string
+		args  []string
+		funcs []string
+	}{
+		{"fib", []string{"18", "501"}, []string{"main", "fib", "is_even", "is_odd", "leaf"}},
+		{"ratio", []string{"6", "7", "1000"}, []string{"main", "run", "work1", "work2", "work3", "empties", "empty"}},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			want := uftraceCalls(t, dir, p.name, p.args...)
+			exe := timingBuild(t, dir, p.name)
+			for _, mode := range []string{"exact", "sampled", "off"} {
+				r, _ := timingRun(t, dir, exe, mode, p.args...)
+				if mode == "off" {
+					if r.Time != nil {
+						t.Errorf("off: the report has times")
+					}
+					continue
+				}
+				if r.Time == nil || r.Time.Mode != mode {
+					t.Fatalf("%s: no time model, or another mode: %+v", mode, r.Time)
+				}
+				for _, name := range p.funcs {
+					if got := r.fn(t, name).Calls; got != want[name] || got == 0 {
+						t.Errorf("%s: %s called %d times, uftrace says %d", mode, name, got, want[name])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestTimingShares: work in ratio 1:2:3 gets self-time shares within 5
+// points of 1/6, 2/6, 3/6 in both modes; in exact mode totals are self plus
+// children, and an empty function's self time is ~0 once the runtime's own
+// cost is subtracted. Exact mode measures wall-clock time: a run that did
+// not get its CPU most of the time (a busy machine) is retried, and the
+// check is skipped if none did.
+func TestTimingShares(t *testing.T) {
+	dir := t.TempDir()
+	exe := timingBuild(t, dir, "ratio")
+	for _, mode := range []string{"sampled", "exact"} {
+		t.Run(mode, func(t *testing.T) {
+			var errs []string
+			busy := 0
+			for attempt := 0; attempt < 5; attempt++ {
+				r, cpu := timingRun(t, dir, exe, mode, "600", "10", "2000000")
+				if mode == "exact" {
+					// What holds however busy the machine is.
+					if errs := checkExact(t, r); len(errs) > 0 {
+						t.Fatal(strings.Join(errs, "\n"))
+					}
+					if cpu < 0.85 {
+						busy++
+						t.Logf("attempt %d: the run had the CPU %.0f%% of its time; retrying", attempt, 100*cpu)
+						continue
+					}
+				}
+				errs = checkShares(t, r, mode)
+				if len(errs) == 0 {
+					return
+				}
+				t.Logf("attempt %d: %s", attempt, strings.Join(errs, "; "))
+			}
+			if busy == 5 {
+				t.Skip("machine too busy for wall-clock shares: no run had the CPU 85% of its time")
+			}
+			t.Error(strings.Join(errs, "\n"))
+		})
+	}
+}
+
+func checkShares(t *testing.T, r *timingReport, mode string) []string {
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	w := []timingFunc{r.fn(t, "work1"), r.fn(t, "work2"), r.fn(t, "work3")}
+	var sum uint64
+	for _, f := range w {
+		sum += f.SelfNS
+	}
+	for i, f := range w {
+		share, want := 100*float64(f.SelfNS)/float64(sum), 100*float64(i+1)/6
+		if math.Abs(share-want) > 5 {
+			bad("%s: self share %.1f%%, want %.1f%% ± 5", f.Name, share, want)
+		}
+	}
+	if frac := float64(sum) / float64(r.Time.TotalNS); frac < 0.8 {
+		bad("work functions have %.0f%% of all time, want most", 100*frac)
+	}
+	if mode != "exact" {
+		return errs
+	}
+	// The empty function: what is left of its self time per call is a
+	// small part of what was subtracted.
+	e := r.fn(t, "empty")
+	if per := float64(e.SelfNS) / float64(e.Calls); per > 0.5*r.Time.CallNS {
+		bad("empty: %.2f ns self per call after subtracting %.2f ns per call", per, r.Time.CallNS)
+	}
+	return errs
+}
+
+// checkExact checks an exact-mode report of ratio: totals are self plus
+// children within 2%; the instrumentation's cost was measured.
+func checkExact(t *testing.T, r *timingReport) []string {
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	// total = self + children, within 2%, for every graph entry.
+	for _, e := range r.Time.Graph {
+		var down uint64
+		for _, c := range e.Callees {
+			down += c.SelfNS + c.ChildrenNS
+		}
+		total := float64(e.SelfNS + e.Children)
+		if got := float64(e.SelfNS + down); total > 0 && math.Abs(got-total) > 0.02*total {
+			bad("%s: self + callees = %.0f ns, total %.0f ns", e.Name, got, total)
+		}
+	}
+	for _, name := range []string{"main", "run"} {
+		f := r.fn(t, name)
+		var kids uint64
+		for _, e := range r.Time.Graph {
+			if e.Name == name {
+				for _, c := range e.Callees {
+					kids += c.SelfNS + c.ChildrenNS
+				}
+			}
+		}
+		if got := float64(f.SelfNS + kids); math.Abs(got-float64(f.TotalNS)) > 0.02*float64(f.TotalNS) {
+			bad("%s: self %d + children %d != total %d", name, f.SelfNS, kids, f.TotalNS)
+		}
+	}
+	if r.Time.OverheadNS == 0 || r.Time.CallNS == 0 {
+		bad("no instrumentation overhead reported: %d ns, %.2f ns per call", r.Time.OverheadNS, r.Time.CallNS)
+	}
+	return errs
+}
+
+// TestTimingRecursion: a recursive function's total counts its outermost
+// activations only, so it is never more than the time of its callers.
+func TestTimingRecursion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exe := timingBuild(t, dir, "fib")
+	for _, mode := range []string{"exact", "sampled"} {
+		r, _ := timingRun(t, dir, exe, mode, "32", "2001")
+		m, fib, even, odd := r.fn(t, "main"), r.fn(t, "fib"), r.fn(t, "is_even"), r.fn(t, "is_odd")
+		if fib.TotalNS > m.TotalNS || even.TotalNS > m.TotalNS || odd.TotalNS > m.TotalNS {
+			t.Errorf("%s: totals above main's %d: fib %d, is_even %d, is_odd %d", mode, m.TotalNS, fib.TotalNS, even.TotalNS, odd.TotalNS)
+		}
+		if fib.TotalNS < fib.SelfNS || fib.SelfNS == 0 {
+			t.Errorf("%s: fib self %d, total %d", mode, fib.SelfNS, fib.TotalNS)
+		}
+		if m.TotalNS > r.Time.TotalNS {
+			t.Errorf("%s: main's total %d above all time %d", mode, m.TotalNS, r.Time.TotalNS)
+		}
+	}
+}
+
+// TestTimingFrames: frames left open by exit() deep in the stack, and
+// frames dropped by longjmp, are charged their time.
+func TestTimingFrames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exe := timingBuild(t, dir, "frames")
+	within := func(a, b uint64, frac float64) bool {
+		return math.Abs(float64(a)-float64(b)) <= frac*float64(max(a, b))
+	}
+	for _, mode := range []string{"exact", "sampled"} {
+		r, _ := timingRun(t, dir, exe, mode, "exit", "100")
+		outer, inner, spin := r.fn(t, "outer"), r.fn(t, "inner"), r.fn(t, "spin")
+		if spin.TotalNS == 0 || !within(outer.TotalNS, spin.TotalNS, 0.1) || !within(inner.TotalNS, spin.TotalNS, 0.1) {
+			t.Errorf("%s exit: outer %d, inner %d, spin %d ns", mode, outer.TotalNS, inner.TotalNS, spin.TotalNS)
+		}
+		r, _ = timingRun(t, dir, exe, mode, "longjmp", "100")
+		jumper, deep, after, m := r.fn(t, "jumper"), r.fn(t, "deep"), r.fn(t, "after"), r.fn(t, "main")
+		if deep.TotalNS == 0 || after.TotalNS == 0 || !within(jumper.TotalNS, deep.TotalNS, 0.1) {
+			t.Errorf("%s longjmp: jumper %d, deep %d, after %d ns", mode, jumper.TotalNS, deep.TotalNS, after.TotalNS)
+		}
+		// The same work: in CPU time, about the same time (wall-clock
+		// time, exact mode's, depends on how busy the machine is).
+		if mode == "sampled" && !within(after.TotalNS, deep.TotalNS, 0.5) {
+			t.Errorf("sampled longjmp: deep %d, after %d ns", deep.TotalNS, after.TotalNS)
+		}
+		if !within(m.TotalNS, jumper.TotalNS+after.TotalNS, 0.1) {
+			t.Errorf("%s longjmp: main %d, jumper + after %d", mode, m.TotalNS, jumper.TotalNS+after.TotalNS)
+		}
+	}
+}
+
+// TestTimingThreads: every thread's time is kept; the report sums them.
+// Sampled mode measures CPU time: the four workers' totals are 1:2:3:4.
+func TestTimingThreads(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exe := timingBuild(t, dir, "threads")
+	for _, mode := range []string{"exact", "sampled"} {
+		r, _ := timingRun(t, dir, exe, mode, "40")
+		if len(r.Time.Threads) != 5 {
+			t.Fatalf("%s: %d threads, want 5", mode, len(r.Time.Threads))
+		}
+		var sum uint64
+		var workers []uint64
+		for _, th := range r.Time.Threads {
+			sum += th.TotalNS
+			if th.ID > 0 {
+				workers = append(workers, th.TotalNS)
+			}
+		}
+		if sum != r.Time.TotalNS {
+			t.Errorf("%s: threads sum to %d, total %d", mode, sum, r.Time.TotalNS)
+		}
+		spin, worker := r.fn(t, "spin"), r.fn(t, "worker")
+		if worker.Calls != 4 || spin.Calls != 10 || worker.TotalNS < spin.TotalNS {
+			t.Errorf("%s: worker %+v, spin %+v", mode, worker, spin)
+		}
+		if mode != "sampled" {
+			continue
+		}
+		// Thread ids follow registration order; sort the totals.
+		for i := range workers {
+			for j := i + 1; j < len(workers); j++ {
+				if workers[j] < workers[i] {
+					workers[i], workers[j] = workers[j], workers[i]
+				}
+			}
+		}
+		unit := float64(workers[0]+workers[1]+workers[2]+workers[3]) / 10
+		for i, w := range workers {
+			if math.Abs(float64(w)-unit*float64(i+1)) > 0.15*unit*float64(i+1) {
+				t.Errorf("sampled: worker CPU times %v, want 1:2:3:4", workers)
+				break
+			}
+		}
+	}
+}
+
+// TestTimingReportTables: --time and --memory select the table groups;
+// the default adds the time tables when the profile has times.
+func TestTimingReportTables(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exe := timingBuild(t, dir, "fib")
+	prof := filepath.Join(dir, "fib.prof")
+	mustRun(t, dir, []string{"WEAVE_TIME=exact", "WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0"}, exe, "15", "11")
+	memHeads := []string{"MEMORY LEAKS", "ALLOCATION BINS", "DIRECT ALLOCATION", "ALLOCATION CALL GRAPH"}
+	timeHeads := []string{"FLAT PROFILE", "TIME CALL GRAPH", "CALLING-CONTEXT TREE", "instrumentation overhead"}
+	// check runs weave report with args; want lists the headings present
+	// (the others of memHeads and timeHeads must be absent).
+	check := func(args []string, want ...string) {
+		t.Helper()
+		out := mustRun(t, "", nil, append(append([]string{weaveBin, "report"}, args...), prof)...).stdout
+		for _, h := range append(memHeads, timeHeads...) {
+			if strings.Contains(out, h) != slices.Contains(want, h) {
+				t.Errorf("report %v: %q present: %v", args, h, !slices.Contains(want, h))
+			}
+		}
+	}
+	all := append(slices.Clone(memHeads), timeHeads...)
+	check(nil, all...)
+	check([]string{"--time"}, timeHeads...)
+	check([]string{"--memory"}, memHeads...)
+	check([]string{"--time", "--memory"}, all...)
+	check([]string{"--tables", "flat,leaks"}, "MEMORY LEAKS", "FLAT PROFILE", "instrumentation overhead")
+	check([]string{"--tables", "time"}, timeHeads...)
+	out := mustRun(t, "", nil, weaveBin, "report", "--time", "--format", "json", prof).stdout
+	var rep struct {
+		Time struct {
+			Functions []map[string]any `json:"functions"`
+		} `json:"time"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Time.Functions {
+		for _, k := range []string{"name", "calls", "self_ns", "total_ns"} {
+			if _, ok := f[k]; !ok {
+				t.Errorf("JSON function %v lacks %s", f, k)
+			}
+		}
+	}
+	if len(rep.Time.Functions) != 5 {
+		t.Errorf("JSON has %d functions, want 5", len(rep.Time.Functions))
+	}
+	// A profile without times: the default is the memory tables only.
+	mustRun(t, dir, []string{"WEAVE_TIME=off", "WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0"}, exe, "5", "3")
+	check(nil, memHeads...)
+	if r := run(t, "", nil, weaveBin, "report", "--threshold", "-1", prof); r.code == 0 {
+		t.Error("--threshold -1 accepted")
+	}
+}
+
+// timingVariants builds testdata/timing/<name>.c plain, woven, and with
+// gcc -pg (for gprof, and for uftrace, which records the mcount calls), all
+// at -O2, and returns a runner per variant: plain, off, sampled, exact,
+// gprof, uftrace (when installed), and ref if ref (-DREF). A runner runs the
+// program with args in dir and returns its stdout and wall time.
+func timingVariants(b *testing.B, dir, name string, ref bool) ([]string, map[string]func(args ...string) (string, time.Duration)) {
+	b.Helper()
+	src, _ := filepath.Abs(filepath.Join("../../testdata/timing", name+".c"))
+	plain, woven, pg := filepath.Join(dir, name+".plain"), filepath.Join(dir, name+".woven"), filepath.Join(dir, name+".pg")
+	builds := [][]string{
+		{"gcc", "-O2", src, "-o", plain},
+		{"gcc", "-O2", "-pg", src, "-o", pg},
+		{weaveBin, "cc", "-O2", src, "-o", woven},
+	}
+	if ref {
+		builds = append(builds, []string{"gcc", "-O2", "-DREF", src, "-o", filepath.Join(dir, name+".ref")})
+	}
+	for _, argv := range builds {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = append(os.Environ(), "WEAVE_CC=gcc")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v\n%s", argv, err, out)
+		}
+	}
+	runner := func(env []string, argv ...string) func(args ...string) (string, time.Duration) {
+		return func(args ...string) (string, time.Duration) {
+			cmd := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], args...)...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), env...)
+			start := time.Now()
+			out, err := cmd.Output()
+			if err != nil {
+				b.Fatalf("%v %v: %v", argv, args, err)
+			}
+			os.RemoveAll(filepath.Join(dir, "uftrace.data"))
+			os.Remove(filepath.Join(dir, "gmon.out"))
+			return string(out), time.Since(start)
+		}
+	}
+	quiet := []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}
+	names := []string{"plain", "off", "sampled", "exact", "gprof"}
+	v := map[string]func(args ...string) (string, time.Duration){
+		"plain":   runner(nil, plain),
+		"off":     runner(append(quiet, "WEAVE_TIME=off"), woven),
+		"sampled": runner(append(quiet, "WEAVE_TIME=sampled"), woven),
+		"exact":   runner(append(quiet, "WEAVE_TIME=exact"), woven),
+		"gprof":   runner(nil, pg),
+	}
+	if ref {
+		names = append(names, "ref")
+		v["ref"] = runner(nil, filepath.Join(dir, name+".ref"))
+	}
+	if _, err := exec.LookPath("uftrace"); err == nil {
+		names = append(names, "uftrace")
+		v["uftrace"] = runner(nil, "uftrace", "record", "-d", filepath.Join(dir, "uftrace.data"), pg)
+	}
+	return names, v
+}
+
+// BenchmarkTimingCalls: ns per call of a small non-inlined function
+// (testdata/timing/calls.c, timed inside the program), plain, woven in each
+// timing mode, under gprof (-pg) and under uftrace, and ref: the same
+// function with two inline rdtsc and a push/pop, the floor for exact mode;
+// the best of 5 interleaved runs of 100M calls (uftrace: 5M, its trace is
+// 32 bytes per call).
+func BenchmarkTimingCalls(b *testing.B) {
+	names, v := timingVariants(b, b.TempDir(), "calls", true)
+	for i := 0; i < b.N; i++ {
+		best := map[string]float64{}
+		for r := 0; r < 5; r++ {
+			for _, name := range names {
+				n := "100000000"
+				if name == "uftrace" {
+					n = "5000000"
+				}
+				out, _ := v[name](n)
+				f := strings.Fields(out)
+				ns, err := strconv.ParseFloat(f[len(f)-1], 64)
+				if err != nil {
+					b.Fatalf("%s: output %q", name, out)
+				}
+				if cur, ok := best[name]; !ok || ns < cur {
+					best[name] = ns
+				}
+			}
+		}
+		for _, name := range names {
+			b.ReportMetric(best[name], name+"-ns/call")
+		}
+	}
+}
+
+// BenchmarkTimingFib: a call-heavy program, fib(32) (7M calls of a tiny
+// function) and 20,010 mutually recursive calls; the whole run's wall time
+// per variant over the plain program's, best of 5 interleaved runs.
+func BenchmarkTimingFib(b *testing.B) {
+	names, v := timingVariants(b, b.TempDir(), "fib", false)
+	for i := 0; i < b.N; i++ {
+		best := map[string]time.Duration{}
+		for r := 0; r < 5; r++ {
+			for _, name := range names {
+				_, d := v[name]("32", "1001")
+				if cur, ok := best[name]; !ok || d < cur {
+					best[name] = d
+				}
+			}
+		}
+		for _, name := range names {
+			b.ReportMetric(float64(best[name])/float64(best["plain"]), name+"-x")
+		}
+		b.ReportMetric(float64(best["plain"].Microseconds())/1000, "plain-ms")
+	}
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"cmp"
+	"slices"
+
+	"weave/profile"
+)
+
+// TreeNode is a node of the calling-context tree with times, the trees of
+// all threads merged by call path (as uftrace graph draws it). The root
+// stands for all threads: its self time is the time outside woven
+// functions.
+type TreeNode struct {
+	Name    string `json:"name"`           // the function's label; "<all threads>" at the root
+	Func    *Func  `json:"func,omitempty"` // nil at the root
+	Calls   uint64 `json:"calls"`
+	SelfNS  uint64 `json:"self_ns"`
+	TotalNS uint64 `json:"total_ns"` // the node and its subtree
+	// Children by total time (decreasing); those below the threshold are
+	// left out, and counted in Hidden and HiddenNS.
+	Children []*TreeNode `json:"children,omitempty"`
+	Hidden   int         `json:"hidden,omitempty"`
+	HiddenNS uint64      `json:"hidden_ns,omitempty"`
+}
+
+// tree merges the threads' trees by path.
+func (tb *timeBuilder) tree(r *Report, tm *Time) *TreeNode {
+	b := tb.b
+	root := &TreeNode{Name: "<all threads>"}
+	type key struct {
+		parent *TreeNode
+		fid    int
+	}
+	nodes := map[key]*TreeNode{}
+	at := make(map[*profile.Node]*TreeNode)
+	for _, n := range b.order {
+		switch n.Kind {
+		case profile.KindRoot:
+			at[n] = root
+			root.SelfNS += n.Time
+			root.TotalNS += tb.incl[n.ID]
+		case profile.KindFunc:
+			parent := at[n.Parent]
+			fid := b.nodeFid[n.ID]
+			k := key{parent, fid}
+			t := nodes[k]
+			if t == nil {
+				f := b.funcs[fid]
+				t = &TreeNode{Name: r.Label(f), Func: &f}
+				nodes[k] = t
+				parent.Children = append(parent.Children, t)
+			}
+			t.Calls += n.Calls
+			t.SelfNS += n.Time
+			t.TotalNS += tb.incl[n.ID]
+			at[n] = t
+		}
+	}
+	// Sort and prune, top-down.
+	stack := []*TreeNode{root}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		slices.SortStableFunc(t.Children, func(x, y *TreeNode) int {
+			return cmp.Or(cmp.Compare(y.TotalNS, x.TotalNS), cmp.Compare(y.Calls, x.Calls), cmp.Compare(x.Name, y.Name))
+		})
+		kept := t.Children[:0]
+		for _, c := range t.Children {
+			if tm.shown(c.TotalNS) {
+				kept = append(kept, c)
+				stack = append(stack, c)
+			} else {
+				t.Hidden++
+				t.HiddenNS += c.TotalNS
+			}
+		}
+		t.Children = kept
+		if len(t.Children) == 0 {
+			t.Children = nil
+		}
+	}
+	return root
+}

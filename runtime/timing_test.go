@@ -1,0 +1,253 @@
+package runtime
+
+// Tests of the runtime's timing (WEAVE_TIME, the "Timing" section of
+// weave_rt.c) with the hand-woven programs of testdata: every mode leaves
+// heap accounting, call counts, threads, fork, longjmp and signals as they
+// are, and writes the time records profile/format.go describes.
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// timing is what a profile says about time: its time_* metadata and its D
+// records (node id -> self ns).
+type timing struct {
+	meta map[string]string
+	self map[int]uint64
+}
+
+func readTiming(t testing.TB, path string) timing {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tm := timing{meta: map[string]string{}, self: map[int]uint64{}}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		switch {
+		case len(fields) >= 3 && fields[0] == "M" && strings.HasPrefix(fields[1], "time_"):
+			tm.meta[fields[1]] = strings.Join(fields[2:], " ")
+		case len(fields) == 3 && fields[0] == "D":
+			id, _ := strconv.Atoi(fields[1])
+			ns, _ := strconv.ParseUint(fields[2], 10, 64)
+			if _, dup := tm.self[id]; dup {
+				t.Fatalf("%s: two D records for node %d", path, id)
+			}
+			tm.self[id] = ns
+		}
+	}
+	return tm
+}
+
+func (tm timing) total() uint64 {
+	var s uint64
+	for _, v := range tm.self {
+		s += v
+	}
+	return s
+}
+
+// TestTimingModes: the heap summary, the profile's counts and its shape do
+// not depend on the timing mode; exact and sampled write D records and
+// their metadata, off writes none.
+func TestTimingModes(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "widgets")
+	var want heapSummary
+	for i, mode := range []string{"off", "sampled", "exact"} {
+		r := run(t, exe, []string{"WEAVE_TIME=" + mode})
+		got := weaveSummary(t, r)
+		if i == 0 {
+			want = got
+		} else if got != want {
+			t.Errorf("%s: summary %+v, off says %+v", mode, got, want)
+		}
+		p := readProfile(t, r.profile())
+		checkConsistent(t, p, got)
+		tm := readTiming(t, r.profile())
+		switch mode {
+		case "off":
+			if len(tm.self) != 0 || len(tm.meta) != 0 {
+				t.Errorf("off: time records %v %v", tm.meta, tm.self)
+			}
+		case "sampled":
+			if tm.meta["time_mode"] != "sampled" || tm.meta["time_signal"] != "SIGURG" || tm.meta["time_period_ns"] == "" {
+				t.Errorf("sampled: metadata %v", tm.meta)
+			}
+		case "exact":
+			if tm.meta["time_mode"] != "exact" || tm.meta["time_overhead_ns"] == "" || tm.meta["time_call_overhead_ps"] == "" {
+				t.Errorf("exact: metadata %v", tm.meta)
+			}
+			// Every function node that ran has some self time; the sum is
+			// about the run's length.
+			for n, c := range p.calls {
+				if c > 0 && tm.self[n] == 0 {
+					t.Errorf("exact: node %d (%s) called %d times has no time", n, p.strs[p.fns[p.nodes[n].ref][0]], c)
+				}
+			}
+			if tm.total() == 0 {
+				t.Error("exact: no time")
+			}
+		}
+	}
+}
+
+// TestTimingValgrind: exact mode allocates nothing from the program's heap
+// (valgrind agrees with the runtime's totals).
+func TestTimingValgrind(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "widgets")
+	r := run(t, exe, []string{"WEAVE_TIME=exact"})
+	got := weaveSummary(t, r)
+	need(t, "valgrind")
+	cmd := exec.Command("valgrind", "--leak-check=no", exe)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "WEAVE_OUT=", "WEAVE_SUMMARY=0", "WEAVE_TIME=exact")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("valgrind %s: %v\n%s", exe, err, out)
+	}
+	vg := summaryOf(t, valgrindPrefix.ReplaceAllString(string(out), "==vg== "), "==vg== ")
+	if got != vg {
+		t.Errorf("exact: runtime says %+v, valgrind %+v", got, vg)
+	}
+}
+
+// TestTimingTSan: exact mode, like sampled mode (TestTSan), is free of
+// data races.
+func TestTimingTSan(t *testing.T) {
+	for _, cc := range []string{"clang", "gcc"} {
+		t.Run(cc, func(t *testing.T) {
+			t.Parallel()
+			tsan := []string{"-fsanitize=thread"}
+			r := run(t, build(t, cc, "threads", tsan...), []string{"WEAVE_TIME=exact"}, "10000")
+			if strings.Contains(r.stderr, "ThreadSanitizer") {
+				t.Fatalf("ThreadSanitizer reports:\n%s", r.stderr)
+			}
+			checkThreads(t, r, 10000)
+			if tm := readTiming(t, r.profile()); len(tm.self) == 0 {
+				t.Error("no D records")
+			}
+		})
+	}
+}
+
+// TestTimingThreads: with 8 threads, every thread's tree has times, in
+// both modes.
+func TestTimingThreads(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "threads")
+	for _, mode := range []string{"exact", "sampled"} {
+		r := run(t, exe, []string{"WEAVE_TIME=" + mode}, "300000")
+		checkThreads(t, r, 300000)
+		p, tm := readProfile(t, r.profile()), readTiming(t, r.profile())
+		timed := map[int]bool{}
+		for n, ns := range tm.self {
+			if ns > 0 {
+				timed[p.nodes[n].thread] = true
+			}
+		}
+		// Sampled mode charges CPU time: main, waiting in pthread_join,
+		// may have none; every worker has some.
+		if len(timed) < 8 {
+			t.Errorf("%s: times in %d threads, want 8 or 9", mode, len(timed))
+		}
+	}
+}
+
+// TestTimingForkLongjmpSignal: fork (both processes write times), longjmp
+// (the stack re-synchronises; allocations are charged as without timing),
+// a SIGPROF handler running woven code, and recursion past the maximum
+// depth, in both modes.
+func TestTimingForkLongjmpSignal(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"exact", "sampled"} {
+		env := []string{"WEAVE_TIME=" + mode}
+
+		dir := t.TempDir()
+		r := run(t, build(t, "gcc", "fork"), append(env, "WEAVE_OUT="+dir+"/p.%p.prof"))
+		if r.code != 0 {
+			t.Fatalf("%s fork: exit %d\n%s", mode, r.code, r.stderr)
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 2 {
+			t.Fatalf("%s fork: profiles %v", mode, entries)
+		}
+		for _, e := range entries {
+			path := dir + "/" + e.Name()
+			readProfile(t, path)
+			if tm := readTiming(t, path); tm.meta["time_mode"] != mode {
+				t.Errorf("%s fork: %s metadata %v", mode, e.Name(), tm.meta)
+			}
+		}
+
+		r = run(t, build(t, "gcc", "longjmp"), env)
+		p := readProfile(t, r.profile())
+		want := map[uint64]string{11: "c<b<a<main", 13: "after<a<main", 17: "a<main", 19: "main"}
+		for n, h := range p.heap {
+			if c := p.chain(n); want[h[4]] != c {
+				t.Errorf("%s longjmp: %d-byte block charged to %q, want %q", mode, h[4], c, want[h[4]])
+			}
+		}
+
+		r = run(t, build(t, "gcc", "signal"), env)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "handled ") {
+			t.Fatalf("%s signal: exit %d, %q\n%s", mode, r.code, r.stdout, r.stderr)
+		}
+		checkConsistent(t, readProfile(t, r.profile()), weaveSummary(t, r))
+
+		r = run(t, build(t, "gcc", "deep"), env)
+		if got := weaveSummary(t, r); r.code != 0 || got != (heapSummary{6, 3, 3, 0, 6}) {
+			t.Fatalf("%s deep: exit %d, summary %+v\n%s", mode, r.code, got, r.stderr)
+		}
+		readProfile(t, r.profile())
+	}
+}
+
+// TestTimingEnv: an unknown WEAVE_TIME warns and samples; WEAVE_TIME_CLOCK
+// picks exact mode's clock.
+func TestTimingEnv(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "empty")
+	r := run(t, exe, []string{"WEAVE_TIME=fast"})
+	if !strings.Contains(r.stderr, "==weave== WEAVE_TIME: want exact, sampled or off; using sampled\n") {
+		t.Errorf("no warning:\n%s", r.stderr)
+	}
+	if tm := readTiming(t, r.profile()); tm.meta["time_mode"] != "sampled" {
+		t.Errorf("WEAVE_TIME=fast: metadata %v", tm.meta)
+	}
+	for _, clock := range []string{"monotonic", "tsc"} {
+		r := run(t, exe, []string{"WEAVE_TIME=exact", "WEAVE_TIME_CLOCK=" + clock})
+		tm := readTiming(t, r.profile())
+		if tm.meta["time_clock"] != clock || len(tm.self) == 0 {
+			t.Errorf("WEAVE_TIME_CLOCK=%s: metadata %v, D records %v", clock, tm.meta, tm.self)
+		}
+		if _, ok := tm.meta["time_tsc_hz"]; ok != (clock == "tsc") {
+			t.Errorf("WEAVE_TIME_CLOCK=%s: time_tsc_hz present %v", clock, ok)
+		}
+	}
+}
+
+// TestTimingSIGURG: a program that handles SIGURG itself.
+func TestTimingSIGURG(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "timing_urg")
+	r := run(t, exe, nil)
+	if tm := readTiming(t, r.profile()); r.code != 0 || tm.meta["time_signal"] != "replaced" {
+		t.Errorf("late handler: exit %d, metadata %v\n%s", r.code, tm.meta, r.stderr)
+	}
+	r = run(t, exe, []string{"URG_EARLY=1"})
+	tm := readTiming(t, r.profile())
+	if r.code != 0 || r.stdout != "1\n" || tm.meta["time_signal"] != "busy" || tm.meta["time_samples"] != "0" {
+		t.Errorf("early handler: exit %d, output %q, metadata %v\n%s", r.code, r.stdout, tm.meta, r.stderr)
+	}
+}
