@@ -1010,6 +1010,28 @@ void __weave_leave(struct __weave_frame *f)
 	}
 }
 
+/* The second-level child cache. A node's one-entry cache (pub.cache)
+   misses whenever a function calls two functions in turn (an interpreter
+   loop, a tree builder calling itself and an allocator); this per-thread
+   direct-mapped table of (parent, function) -> child then answers before
+   the slow path proper, without the hash lookup in child(). It is read
+   outside the runtime (child first, then the tags: an entry rewritten by a
+   signal handler in between fails the tag check) and written only inside
+   rt_enter/rt_exit, where a signal handler's woven code does not write it. */
+enum { CCACHE_SIZE = 512 };
+struct ccache_entry {
+	const struct __weave_node *parent;
+	const void *key;
+	struct __weave_node *child;
+};
+static __thread struct ccache_entry rt_ccache[CCACHE_SIZE];
+
+static inline struct ccache_entry *ccache_slot(const struct __weave_node *p, const void *key)
+{
+	uintptr_t x = (uintptr_t)p ^ ((uintptr_t)key * 0x9e3779b1u);
+	return &rt_ccache[(x ^ (x >> 9) ^ (x >> 17)) / 16 % CCACHE_SIZE];
+}
+
 struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 {
 	struct __weave_thread *t = &__weave_tls;
@@ -1017,10 +1039,29 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 	struct __weave_frame f = {0, t->depth};
 	struct rt_thread *T;
 	struct __weave_node *p, *c;
+	struct ccache_entry *e;
 	unsigned d;
 
 	if (l->in_rt)
 		return f;
+	p = t->cur;
+	d = t->depth;
+	e = ccache_slot(p, fn);
+	c = e->child;
+	fence();
+	if (e->parent == p && e->key == fn && !t->timing && d + 1 < t->cap) {
+		p->cache = c;
+		/* The push, exactly as in __weave_enter. */
+		c->calls++;
+		t->depth = d + 1;
+		fence();
+		t->stack[d + 1].node = c;
+		fence();
+		t->cur = c;
+		f.parent = p;
+		f.depth = d;
+		return f;
+	}
 	rt_enter(l);
 	T = l->thr;
 	if (!T && l->state == ST_NEW)
@@ -1039,6 +1080,13 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 			goto out;
 		c = &n->pub;
 		p->cache = c;
+		e = ccache_slot(p, fn);
+		e->key = 0;
+		fence();
+		e->child = c;
+		e->parent = p;
+		fence();
+		e->key = fn;
 	}
 	/* The push, exactly as in __weave_enter. */
 	c->calls++;
