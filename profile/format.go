@@ -23,17 +23,34 @@ package profile
 //	                        command line, arguments separated by spaces),
 //	                        start_ns / end_ns (CLOCK_REALTIME), complete (1, or
 //	                        0 when the profile was written from a crash or
-//	                        abort), runtime (ABI version). With timing on
-//	                        (WEAVE_TIME), time_* keys: see the D record.
+//	                        abort: the counts stop there), runtime (ABI
+//	                        version), end (how the process ended: exit,
+//	                        _exit, quick_exit, exec (written just before an
+//	                        exec* call), or "signal N"), hidden (1 when
+//	                        library allocations were recorded, see A), and in
+//	                        a fork child inherited and inherited_freed
+//	                        ("blocks bytes": the parent's blocks live at the
+//	                        fork, and those of them the child freed; neither
+//	                        is counted in the child's H records). With timing
+//	                        on (WEAVE_TIME), time_* keys: see the D record.
 //	S id text               an interned string; text is the rest of the line,
 //	                        with '\\' written as `\\` and newline as `\n`.
 //	F id name file line     a woven function: name and file are string ids.
-//	A id fn file line col op type size
+//	A id fn file line col op type size [flags]
 //	                        an allocation call site: fn is a function id, file a
 //	                        string id, op the string id of the called function's
 //	                        name ("malloc", "calloc", ...), type the string id
 //	                        of T when the size argument was sizeof(T)-shaped
-//	                        (else -1), size sizeof(T) (else 0).
+//	                        (else -1), size sizeof(T) (else 0). flags, when
+//	                        present, is a bit set (unknown bits are ignored):
+//	                        1 = hidden, KPROF's "hidden allocation": not a call
+//	                        in woven code but an entry of the allocator (op)
+//	                        called by code that was not woven (the C library's
+//	                        getline, fopen, strdup..., another library). A hidden
+//	                        site has fn -1 and file "(hidden)", line and col 0;
+//	                        its allocations are charged to the thread's
+//	                        innermost woven function at the time: the parent of
+//	                        the A node (or its root).
 //	T id tid                a thread: id is its number in this profile (the
 //	                        main thread is normally 0), tid its kernel thread id.
 //	N id parent thread kind ref

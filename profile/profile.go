@@ -38,14 +38,21 @@ type Func struct {
 // Site is an allocation call site (an A record).
 type Site struct {
 	ID       int
-	Func     *Func // enclosing function
+	Func     *Func // enclosing function; nil for a hidden site
 	File     string
 	Line     int
 	Col      int
 	Op       string // the called function: "malloc", "calloc", ...
 	Type     string // T when the size argument was sizeof(T)-shaped, else ""
 	TypeSize uint64 // sizeof(T), or 0
+	// Hidden marks the site of allocations made by code that was not
+	// woven (a library calling malloc), charged to the innermost woven
+	// function: the A node's parent. See format.go.
+	Hidden bool
 }
+
+// SiteHidden is the flag of a hidden site in an A record's flags field.
+const SiteHidden = 1
 
 // Thread is a thread of the profiled program (a T record).
 type Thread struct {
@@ -218,7 +225,14 @@ func (n *Node) describe() string {
 		s = fmt.Sprintf("#%d %s %s:%d", n.ID, escape(n.Func.Name), escape(n.Func.File), n.Func.Line)
 	case KindAlloc:
 		st := n.Site
-		s = fmt.Sprintf("#%d %s at %s:%d:%d in %s", n.ID, escape(st.Op), escape(st.File), st.Line, st.Col, escape(st.Func.Name))
+		if st.Func == nil {
+			s = fmt.Sprintf("#%d %s at %s:%d:%d", n.ID, escape(st.Op), escape(st.File), st.Line, st.Col)
+		} else {
+			s = fmt.Sprintf("#%d %s at %s:%d:%d in %s", n.ID, escape(st.Op), escape(st.File), st.Line, st.Col, escape(st.Func.Name))
+		}
+		if st.Hidden {
+			s += " hidden"
+		}
 		if st.Type != "" {
 			s += fmt.Sprintf(" sizeof(%s)=%d", escape(st.Type), st.TypeSize)
 		}

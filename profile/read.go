@@ -300,15 +300,26 @@ func (d *decoder) record(tag, rest string) error {
 	case "A":
 		f, err := fields(rest, 8)
 		if err != nil {
-			return err
+			// A ninth field: the flags.
+			if f, err = fields(rest, 9); err != nil {
+				return fmt.Errorf("%d fields, want 8 or 9", len(strings.Split(rest, " ")))
+			}
 		}
-		v, err := nums(f, "id", "fn", "file", "line", "col", "op", "type?", "size")
+		names := []string{"id", "fn?", "file", "line", "col", "op", "type?", "size", "flags"}
+		v, err := nums(f, names[:len(f)]...)
 		if err != nil {
 			return err
 		}
 		s := &Site{ID: int(v[0]), Line: int(v[3]), Col: int(v[4]), TypeSize: v[7]}
-		if s.Func, err = d.funcs.lookup(v[1], "function"); err != nil {
-			return err
+		if len(v) == 9 {
+			s.Hidden = v[8]&SiteHidden != 0
+		}
+		if v[1] != none {
+			if s.Func, err = d.funcs.lookup(v[1], "function"); err != nil {
+				return err
+			}
+		} else if !s.Hidden {
+			return errors.New("function -1 for a site that is not hidden")
 		}
 		if s.File, err = d.str(v[2], "file"); err != nil {
 			return err

@@ -51,7 +51,14 @@ func (p *Profile) Write(w io.Writer) error {
 		if s.Type != "" {
 			typ = e.ids[s.Type]
 		}
-		e.record("A %d %d %d %d %d %d %d %d", s.ID, s.Func.ID, e.ids[s.File], s.Line, s.Col, e.ids[s.Op], typ, s.TypeSize)
+		fn, flags := -1, ""
+		if s.Func != nil {
+			fn = s.Func.ID
+		}
+		if s.Hidden {
+			flags = fmt.Sprintf(" %d", SiteHidden)
+		}
+		e.record("A %d %d %d %d %d %d %d %d%s", s.ID, fn, e.ids[s.File], s.Line, s.Col, e.ids[s.Op], typ, s.TypeSize, flags)
 	}
 	for _, t := range p.Threads {
 		e.record("T %d %d", t.ID, t.TID)
@@ -143,7 +150,10 @@ func (p *Profile) checkIDs() error {
 		if s == nil || s.ID != i {
 			return bad("Sites[%d] is nil or has another ID", i)
 		}
-		if s.Func == nil || s.Func.ID >= len(p.Funcs) || p.Funcs[s.Func.ID] != s.Func {
+		if s.Func == nil && !s.Hidden {
+			return bad("site %d: no function, and not hidden", i)
+		}
+		if s.Func != nil && (s.Func.ID >= len(p.Funcs) || p.Funcs[s.Func.ID] != s.Func) {
 			return bad("site %d: function not in the profile", i)
 		}
 	}

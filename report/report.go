@@ -39,8 +39,8 @@ type Options struct {
 	// Tables are the tables to build, of AllTables; nil builds the memory
 	// tables, and the time tables when the profile has times.
 	Tables []string
-	// Threshold hides time table entries below this percentage of all
-	// time (see Time.Threshold); 0 shows all.
+	// Threshold hides time graph and tree entries (and text flat profile
+	// lines) below this percentage of all time; 0 shows all.
 	Threshold float64
 }
 
@@ -117,6 +117,10 @@ type Totals struct {
 	BytesInUse     uint64 `json:"bytes_in_use"`
 	BlocksInUse    uint64 `json:"blocks_in_use"`
 	Threads        int    `json:"threads"`
+	// Hidden allocations (made by code that was not woven: the C library,
+	// other libraries), included in the counts above.
+	HiddenAllocs uint64 `json:"hidden_allocs,omitempty"`
+	HiddenBytes  uint64 `json:"hidden_bytes,omitempty"`
 }
 
 // Func identifies a function: the F records of one name and file (a static
@@ -175,6 +179,9 @@ type Leak struct {
 	BlocksKept uint64  `json:"blocks_kept"`
 	Allocs     uint64  `json:"allocs"` // allocations under the chain
 	Frees      uint64  `json:"frees"`  // frees of those
+	// Hidden: the blocks were allocated by code that was not woven (a
+	// library), called from the chain's innermost function.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // Frame is a function in a leak chain.
@@ -209,8 +216,12 @@ type Direct struct {
 // DirectRow is a row of the direct allocation table: what one function
 // allocated itself, by calling the allocator.
 type DirectRow struct {
-	Func        *Func     `json:"func,omitempty"` // nil in the total row
-	PctMem      float64   `json:"pct_mem"`        // of all bytes allocated
+	Func *Func `json:"func,omitempty"` // nil in the total row
+	// Hidden: the allocations that code that was not woven (a library)
+	// made when called from Func; a function has a row for its own
+	// allocation calls and one for its hidden allocations.
+	Hidden      bool      `json:"hidden,omitempty"`
+	PctMem      float64   `json:"pct_mem"` // of all bytes allocated
 	Bytes       uint64    `json:"bytes"`
 	BytesKept   uint64    `json:"bytes_kept"`
 	Calls       uint64    `json:"calls"` // allocation calls made by the function
@@ -338,10 +349,15 @@ type builder struct {
 	// leafFid is the function that made a leaf's allocation: its site's.
 	// virtual marks leaves whose parent is not a node of that function (the
 	// runtime's depth cap dropped its node); the function is then taken to
-	// sit between the parent and the leaf.
+	// sit between the parent and the leaf. A hidden leaf's function is its
+	// parent's, or unwovenFunc below a root.
 	leafFid []int
 	virtual []bool
 }
+
+// unwovenFunc stands for the caller of hidden allocations made outside any
+// woven function (before main, in a thread running no woven code).
+var unwovenFunc = profile.Func{Name: "(unwoven)", File: ""}
 
 func newBuilder(p *profile.Profile) *builder {
 	b := &builder{p: p, fidOf: map[Func]int{}, byName: map[string][]Func{}}
@@ -385,7 +401,15 @@ func newBuilder(p *profile.Profile) *builder {
 		case profile.KindFunc:
 			b.nodeFid[nd.ID] = funcFid[nd.Func.ID]
 		case profile.KindAlloc:
-			f := funcFid[nd.Site.Func.ID]
+			var f int
+			switch {
+			case nd.Site.Func != nil:
+				f = funcFid[nd.Site.Func.ID]
+			case nd.Parent != nil && nd.Parent.Kind == profile.KindFunc:
+				f = b.nodeFid[nd.Parent.ID]
+			default:
+				f = fid(&unwovenFunc)
+			}
 			b.leafFid[nd.ID] = f
 			b.virtual[nd.ID] = nd.Parent == nil || nd.Parent.Kind != profile.KindFunc || b.nodeFid[nd.Parent.ID] != f
 			if !nd.Heap.IsZero() {
@@ -404,9 +428,12 @@ func newBuilder(p *profile.Profile) *builder {
 }
 
 func (b *builder) totals() Totals {
-	var h profile.Heap
+	var h, hidden profile.Heap
 	for _, l := range b.leaves {
 		h.Add(&l.Heap)
+		if l.Site.Hidden {
+			hidden.Add(&l.Heap)
+		}
 	}
 	t := Totals{
 		Allocs:         h.TotalAllocs(),
@@ -416,6 +443,7 @@ func (b *builder) totals() Totals {
 	}
 	t.BytesInUse = sub0(t.BytesAllocated, t.BytesFreed)
 	t.BlocksInUse = sub0(t.Allocs, t.Frees)
+	t.HiddenAllocs, t.HiddenBytes = hidden.TotalAllocs(), hidden.TotalBytes()
 	return t
 }
 
@@ -458,9 +486,10 @@ func total(b BySize) uint64 {
 // with blocks not freed.
 func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 	type group struct {
-		chain []int
-		site  string
-		heap  profile.Heap
+		chain  []int
+		site   string
+		hidden bool
+		heap   profile.Heap
 	}
 	groups := map[string]*group{}
 	var keys []string
@@ -477,14 +506,20 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 		for _, f := range chain {
 			fmt.Fprintf(&key, "%d,", f)
 		}
-		site := ""
-		if sites {
+		site, hidden := "", l.Site.Hidden
+		switch {
+		case sites && hidden:
+			site = "hidden " + l.Site.Op
+		case sites:
 			site = fmt.Sprintf("%s:%d", l.Site.File, l.Site.Line)
-			key.WriteString(site)
+		}
+		key.WriteString(site)
+		if hidden {
+			key.WriteString("\x00hidden")
 		}
 		g := groups[key.String()]
 		if g == nil {
-			g = &group{chain: chain, site: site}
+			g = &group{chain: chain, site: site, hidden: hidden}
 			groups[key.String()] = g
 			keys = append(keys, key.String())
 		}
@@ -499,6 +534,7 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 			BlocksKept: sub0(h.TotalAllocs(), h.TotalFrees()),
 			Allocs:     h.TotalAllocs(),
 			Frees:      h.TotalFrees(),
+			Hidden:     g.hidden,
 		}
 		if row.BytesKept == 0 && row.BlocksKept == 0 {
 			continue
@@ -517,9 +553,21 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 		return cmp.Or(
 			cmp.Compare(c.BytesKept, a.BytesKept),
 			cmp.Compare(c.BlocksKept, a.BlocksKept),
-			cmp.Compare(chainString(a.Chain), chainString(c.Chain)))
+			cmp.Compare(chainString(a.Chain), chainString(c.Chain)),
+			compareBool(a.Hidden, c.Hidden))
 	})
 	return rows
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func chainString(chain []Frame) string {
@@ -623,9 +671,14 @@ func (b *builder) bins(in []profile.Bin) []Bin {
 // allocating function.
 func (b *builder) direct() *Direct {
 	heaps := make([]profile.Heap, len(b.funcs))
+	hidden := make([]profile.Heap, len(b.funcs))
 	var all profile.Heap
 	for _, l := range b.leaves {
-		heaps[b.leafFid[l.ID]].Add(&l.Heap)
+		if l.Site.Hidden {
+			hidden[b.leafFid[l.ID]].Add(&l.Heap)
+		} else {
+			heaps[b.leafFid[l.ID]].Add(&l.Heap)
+		}
 		all.Add(&l.Heap)
 	}
 	allBytes, allKept := all.TotalBytes(), total(kept(&all))
@@ -646,19 +699,23 @@ func (b *builder) direct() *Direct {
 	}
 	d := &Direct{Total: row(&all), Functions: []DirectRow{}}
 	for fid := range heaps {
-		if heaps[fid].IsZero() {
-			continue
+		for _, h := range []*profile.Heap{&heaps[fid], &hidden[fid]} {
+			if h.IsZero() {
+				continue
+			}
+			r := row(h)
+			r.Func = &b.funcs[fid]
+			r.Hidden = h == &hidden[fid]
+			d.Functions = append(d.Functions, r)
 		}
-		r := row(&heaps[fid])
-		r.Func = &b.funcs[fid]
-		d.Functions = append(d.Functions, r)
 	}
 	slices.SortStableFunc(d.Functions, func(a, c DirectRow) int {
 		return cmp.Or(
 			cmp.Compare(c.Bytes, a.Bytes),
 			cmp.Compare(c.Calls, a.Calls),
 			cmp.Compare(a.Func.Name, c.Func.Name),
-			cmp.Compare(a.Func.File, c.Func.File))
+			cmp.Compare(a.Func.File, c.Func.File),
+			compareBool(a.Hidden, c.Hidden))
 	})
 	return d
 }

@@ -87,9 +87,18 @@ func textHeader(w *bufio.Writer, r *Report) {
 	t := table{cols: []column{{left: true}, {head: "blocks"}, {head: "bytes"}}}
 	tt := r.Totals
 	t.add("allocated", num(tt.Allocs), num(tt.BytesAllocated))
+	if tt.HiddenAllocs > 0 {
+		t.add("  of which hidden", num(tt.HiddenAllocs), num(tt.HiddenBytes))
+	}
 	t.add("freed", num(tt.Frees), num(tt.BytesFreed))
 	t.add("in use at exit", num(tt.BlocksInUse), num(tt.BytesInUse))
 	t.write(w)
+	if tt.HiddenAllocs > 0 {
+		fmt.Fprintln(w, "(hidden: allocated by code that was not woven, e.g. the C library, charged to its woven caller)")
+	}
+	if r.Metadata["hidden"] == "0" {
+		fmt.Fprintln(w, "(allocations by code that was not woven were not recorded: WEAVE_HIDDEN=0)")
+	}
 }
 
 func plural(n int, what string) string {
@@ -119,10 +128,13 @@ func textLeaks(w *bufio.Writer, r *Report) {
 	}}
 	for _, l := range r.Leaks {
 		var chain []string
-		for _, f := range l.Chain {
+		for i, f := range l.Chain {
 			s := r.Label(f.Func)
-			if f.Site != "" {
+			switch {
+			case f.Site != "":
 				s = f.Name + " (" + f.Site + ")" // the site tells static functions apart
+			case i == 0 && l.Hidden:
+				s += " (hidden)"
 			}
 			chain = append(chain, s)
 		}
@@ -183,7 +195,11 @@ func textDirect(w *bufio.Writer, r *Report) {
 	row(&r.Direct.Total, "<total>")
 	for i := range r.Direct.Functions {
 		d := &r.Direct.Functions[i]
-		row(d, r.Label(*d.Func))
+		name := r.Label(*d.Func)
+		if d.Hidden {
+			name += " (hidden)"
+		}
+		row(d, name)
 	}
 	t.write(w)
 }

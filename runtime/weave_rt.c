@@ -73,6 +73,86 @@
    - __weave_setjmp_return also re-synchronises for a frame whose enter did
      not push (parent == 0): its depth field then holds the depth the
      function ran at.
+   - Recursion is folded (except in exact timing mode, whose self times
+     need one node per activation depth): a function appears at most twice
+     on a path of the tree. Entering f below a node whose path already holds f twice
+     goes to the nearer of the two (the child lookup returns that
+     ancestor; the pseudo-stack still pushes it). For direct recursion
+     main > f > f > f ... the tree is main > f > f', where f' counts every
+     call of f from f (the report's recursive calls) and holds the
+     allocations of all deeper levels. So the tree stays bounded by the
+     program's functions, not its recursion depth; the pseudo-stack (16
+     bytes a level, committed on demand) is the only per-level memory.
+
+   Library ("hidden") allocations
+   ------------------------------
+   The runtime defines malloc, free, calloc, realloc, reallocarray,
+   memalign, aligned_alloc, posix_memalign, valloc and pvalloc, as weak
+   symbols. Linked into the executable they come first in the dynamic
+   linker's lookup order, so every call to them in the process - libc's
+   own (getline, fopen, strdup, qsort, ...), other libraries', code that
+   was not woven - arrives here. Each forwards to the allocator that would
+   have been called without the runtime: the next definition in lookup
+   order (dlsym(RTLD_NEXT): an LD_PRELOADed or linked allocator, a
+   sanitizer's, else glibc's), or glibc's __libc_* functions when dlsym is
+   unavailable. While dlsym runs, allocations come from a small static
+   buffer whose blocks are never passed on.
+   A call made with in_rt clear is recorded as a hidden allocation: its
+   leaf's key is the static site of the operation (rt_hidden[op], fn = 0),
+   charged below the innermost woven frame of the thread. The advice
+   functions call the library function with in_rt set, so what they record
+   is not recorded again. Frees through free() and realloc() always look
+   the block up, so a block allocated on one side (woven or not) and freed
+   on the other is counted once each way.
+   Recording is on when WEAVE_HIDDEN is not "0", the runtime copy is the
+   process's active one (see "Several copies"), and malloc, free, calloc
+   and realloc all resolve to this runtime's (a program, or a statically
+   linked sanitizer, that defines its own malloc wins over the weak
+   definitions: then nothing is interposed and nothing hidden recorded).
+
+   Several copies
+   --------------
+   The driver links the runtime into every executable and shared object it
+   links; the dynamic linker binds all references to __weave_* to the first
+   copy in lookup order (see rt_is_active). The other copies are inactive:
+   their constructor, destructor and exit paths do nothing, and their
+   interposed functions only forward.
+
+   fork, exec and the ways out
+   ---------------------------
+   - fork: the child's counters start at zero (calls, heap counters, bins),
+     its profile lists only the forking thread (as T 0), and the blocks it
+     inherited are retagged "inherited" (node 0): freeing one counts in the
+     M inherited_freed record, not as a free of the child's. Parent and
+     child profiles never count the same event twice. The child writes its
+     own profile (its pid in the default name, or %p in WEAVE_OUT).
+   - exec*: execve, execv, execvp, execvpe, execl, execlp, execle, fexecve
+     and execveat are interposed (weak): the profile is written (M end
+     exec, complete) before the real call; if it fails, the process goes
+     on and its final profile replaces that one. A profile written before
+     exec is never replaced by a later image of the same pid (same
+     WEAVE_OUT): that one takes the next free name (name.1.prof).
+   - exit and return from main: the destructor below runs after the
+     program's atexit handlers and destructors; in the executable it then
+     registers one more atexit handler, which glibc runs after the
+     destructors of every shared object, and which writes the profile. So
+     frees in atexit handlers and library destructors are counted.
+   - _exit and _Exit (interposed, weak) and quick_exit (an at_quick_exit
+     handler registered at start-up, run after the program's) write it too.
+     Calls from a vfork child, or any process whose pid is not the one the
+     runtime knows (a clone without fork handlers), write nothing.
+   - SIGSEGV, SIGBUS, SIGABRT (abort), SIGFPE and SIGILL: unless
+     WEAVE_SIGNALS=0, a handler is installed at start-up for each whose
+     disposition is SIG_DFL. It writes the profile (M complete 0, M end
+     signal N), restores SIG_DFL and lets the signal kill the process as it
+     would have (the faulting instruction runs again; a sent signal is
+     raised again): same signal, same status, same core. A handler the
+     program had installed before is kept and called instead (nothing
+     written: it may recover); one it installs later replaces the
+     runtime's (the kernel holds one per signal) and works as usual.
+   The profile is written once: the first of these wins, except that one
+   written before exec or from a crash handler (provisional) is replaced if
+   the process goes on.
 
    Environment, read once at start-up
    ----------------------------------
@@ -88,18 +168,25 @@
                   is measured; see the "Timing" section at the end.
    WEAVE_TIME_CLOCK  "tsc" or "monotonic": exact mode's clock (default: tsc
                   where the TSC is invariant, else monotonic).
+   WEAVE_HIDDEN   "0": do not record library (hidden) allocations; the
+                  interposed functions still forward. Default on, so that
+                  the totals are the process's, as valgrind counts them.
+   WEAVE_SIGNALS  "0": install no crash signal handlers.
 
    The //go:build line at the top keeps the go tool from taking this file
    for cgo source of package runtime, which embeds it (runtime.go).
 */
 
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +246,11 @@ struct rt_node {
 	   loads and stores. Never initialised: chunks are fresh zeroed mmaps and
 	   node indices are never reused. */
 	u64 time;
+	/* Exact mode: the depth of the node's outermost open activation, or 0
+	   (owner thread). Recursion folding puts one node on the pseudo-stack
+	   at several depths; only the outermost activation's time counts, or
+	   nested activations would count twice. */
+	u32 tdepth;
 };
 
 /* mprof's bin table row. */
@@ -197,6 +289,7 @@ struct rt_local {
 	struct rt_thread *thr; /* set up: ST_LIVE or ST_DEAD */
 	int state;             /* ST_* */
 	int in_rt;             /* inside the runtime: see "Re-entrancy" */
+	int resolving;         /* looking up the real allocator (dlsym) */
 };
 
 /* Side-table entry; addr == 0 is an empty slot. */
@@ -235,7 +328,16 @@ struct shard {
    g_key, g_once, g_cfg_*, g_start_ns: written once by rt_global_init
                  (pthread_once), read only afterwards (g_start_ns is reset
                  in a fork child, which has one thread).
-   g_finished    atomic: the exit writer ran (or is running). */
+   g_finished    atomic: FIN_* below, which profile was written.
+   g_pid         the pid the runtime belongs to: set at start-up and in a
+                 fork child (one thread then); read by the exit paths.
+   g_real        the real allocator: written once by real_resolve (its
+                 state g_real_state, release/acquire), read only after.
+   g_hidden      HIDDEN_*: whether library allocations are recorded;
+                 decided once (hidden_decide), an atomic int.
+   g_prev_act    the signal dispositions found at start-up; written before
+                 the handlers are installed, read only after.
+   g_inh         inherited blocks of a fork child: atomic adds. */
 
 static __thread struct rt_local rt_local;
 
@@ -274,6 +376,25 @@ static char g_cfg_out[4096];
 static int g_cfg_summary = 1;
 static u32 g_cfg_leaks = 5;
 static int g_cfg_stats;
+static int g_cfg_signals = 1;
+static int g_cfg_hidden = 1;
+static int g_cfg_loaded; /* the environment was read */
+
+/* g_finished: nothing written, the final profile written or being
+   written, a provisional one (before exec, from a crash handler) written
+   or being written. */
+enum { FIN_NONE, FIN_FINAL, FIN_PROV, FIN_PROV_BUSY };
+static int g_pid;
+static char g_prev_path[4200]; /* where the provisional profile went */
+static const char *g_end = "exit"; /* how the process ended, for M end */
+static int g_end_sig;
+static int g_in_exe; /* this copy is in the executable */
+static int g_complete = 1; /* for M complete */
+
+/* Blocks a fork child inherited, and those of them it freed. */
+static struct {
+	u64 blocks, bytes, freed, freed_bytes;
+} g_inh;
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -477,7 +598,30 @@ static int chash_grow(struct rt_thread *T)
 	return 1;
 }
 
-/* Finds or creates p's child for key. Owner thread only. */
+static int time_exact(void);
+
+/* Recursion folding (see the top comment): if the path from the root to
+   p holds function key twice, returns the nearer of the two, else 0. Not
+   in exact timing mode: a folded node stands for activations nested in
+   one another, whose self times the tree can then no longer tell apart;
+   there the tree stays exact, one node per depth (up to the depth cap). */
+static struct rt_node *fold(struct rt_node *p, const void *key)
+{
+	struct rt_node *q, *near = NULL;
+	if (time_exact())
+		return NULL;
+	for (q = p; q->kind == KIND_F; q = node_at(q->parent)) {
+		if (q->pub.key != key)
+			continue;
+		if (near)
+			return near;
+		near = q;
+	}
+	return NULL;
+}
+
+/* Finds or creates p's child for key (for a function: folding recursion).
+   Owner thread only. */
 static struct rt_node *child(struct rt_thread *T, struct rt_node *p, const void *key, int kind)
 {
 	struct rt_node *n;
@@ -489,6 +633,8 @@ static struct rt_node *child(struct rt_thread *T, struct rt_node *p, const void 
 		if (n->pub.key == key && n->parent == p->self)
 			return n;
 	}
+	if (kind == KIND_F && (n = fold(p, key)))
+		return n;
 	n = node_new(T, p, key, kind);
 	if (!n)
 		return NULL;
@@ -516,12 +662,18 @@ static void time_drop(struct __weave_thread *t, unsigned d);
 static void time_finish(void);
 static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
 
-static void rt_global_init(void)
+
+static void rt_crash_install(void);
+static int rt_is_active(void);
+
+/* Reads the environment (see the top comment), once it is there: the
+   first allocation may come before the C library set environ up, then
+   the constructor reads it. */
+static void rt_config(void)
 {
 	const char *s;
-	g_start_ns = now_ns();
-	g_key_ok = pthread_key_create(&g_key, rt_thread_exit) == 0;
-	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
+	if (__atomic_load_n(&g_cfg_loaded, __ATOMIC_ACQUIRE) || !environ)
+		return;
 	s = getenv("WEAVE_OUT");
 	if (s) {
 		wsize n = strlen(s);
@@ -538,6 +690,22 @@ static void rt_global_init(void)
 		g_cfg_leaks = 1000;
 	s = getenv("WEAVE_STATS");
 	g_cfg_stats = s && strcmp(s, "1") == 0;
+	s = getenv("WEAVE_HIDDEN");
+	g_cfg_hidden = !(s && strcmp(s, "0") == 0);
+	s = getenv("WEAVE_SIGNALS");
+	g_cfg_signals = !(s && strcmp(s, "0") == 0);
+	__atomic_store_n(&g_cfg_loaded, 1, __ATOMIC_RELEASE);
+	if (g_cfg_signals && rt_is_active())
+		rt_crash_install();
+}
+
+static void rt_global_init(void)
+{
+	g_start_ns = now_ns();
+	g_pid = (int)getpid();
+	g_key_ok = pthread_key_create(&g_key, rt_thread_exit) == 0;
+	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
+	rt_config();
 	time_global_init();
 }
 
@@ -720,14 +888,77 @@ static void rt_fork_parent(void)
 	rt_local.in_rt--;
 }
 
-/* In the child, the other threads' records stay (as of the fork); the
-   forking thread gets its new tid, and the profile its own start time. */
+static int g_forked; /* this process is a fork child */
+
+/* Zeroes counters that other threads may have added to atomically. */
+static void zero_u64(u64 *p, wsize n)
+{
+	while (n--)
+		__atomic_store_n(p++, 0, __ATOMIC_RELAXED);
+}
+
+/* In the child (one thread; the locks are held since rt_fork_prepare):
+   everything counted so far is the parent's, so the child starts from
+   zero (see "fork, exec and the ways out"), times included. The forking thread becomes
+   T 0, with its new tid, and keeps its tree, whose nodes keep their
+   place but lose their counts; the other threads are dropped from the
+   profile. Blocks in the side table are the parent's: retagged to node 0,
+   "inherited". */
 static void rt_fork_child(void)
 {
-	if (rt_local.thr)
-		rt_local.thr->tid = (int)syscall(SYS_gettid);
+	struct rt_thread *me = rt_local.thr, *T;
+	u32 i, k;
+	time_fork_child(); /* before the other threads leave the list */
+	for (T = g_threads; T; T = T->next) {
+		u32 nn = __atomic_load_n(&T->nnodes, __ATOMIC_ACQUIRE);
+		for (i = T->first, k = 0; k < nn; k++) {
+			struct rt_node *n = node_at(i);
+			n->pub.calls = 0;
+			__atomic_store_n(&n->time, 0, __ATOMIC_RELAXED);
+			if (n->kind == KIND_A)
+				zero_u64((u64 *)n->u.heap, sizeof *n->u.heap / sizeof(u64));
+			if (T == me)
+				n->thread = 0;
+			i = n->next;
+		}
+		if (T->bins)
+			memset(T->bins, 0, NBINS * sizeof *T->bins);
+	}
+	zero_u64((u64 *)g_shared_bins, NBINS * (sizeof(struct bin) / sizeof(u64)));
+	zero_u64((u64 *)&g_inh, sizeof g_inh / sizeof(u64));
+	for (i = 0; i < NSHARDS; i++) {
+		struct shard *sh = &g_shards[i];
+		for (k = 0; k < sh->cap; k++) {
+			struct ent *e = &sh->tab[k];
+			u64 size;
+			if (!e->addr)
+				continue;
+			size = e->val >> NODE_BITS;
+			if (size == SIZE_SAT) {
+				int b;
+				for (b = 0; b < NBIG; b++)
+					if (g_big[b].addr == e->addr)
+						size = g_big[b].size;
+			}
+			g_inh.blocks++;
+			g_inh.bytes += size;
+			e->val &= ~(u64)NODE_MASK;
+		}
+	}
+	g_threads = NULL;
+	g_threads_tail = &g_threads;
+	g_nthreads = 0;
+	if (me) {
+		me->tid = (int)syscall(SYS_gettid);
+		me->num = 0;
+		me->next = NULL;
+		g_threads = me;
+		g_threads_tail = &me->next;
+		g_nthreads = 1;
+	}
+	g_pid = (int)getpid();
+	g_forked = 1;
 	g_start_ns = now_ns();
-	time_fork_child();
 	rt_fork_parent();
 }
 
@@ -915,12 +1146,21 @@ static inline void bin_count(struct rt_thread *T, u64 size, int is_free)
    that allocated it. T is the calling thread (may be 0). */
 static void charge_free(struct rt_thread *T, const struct ent *e)
 {
-	struct rt_node *n = node_at((u32)(e->val & NODE_MASK));
-	struct heapc *h = n->u.heap;
+	u32 ni = (u32)(e->val & NODE_MASK);
+	struct rt_node *n;
+	struct heapc *h;
 	u64 size = e->val >> NODE_BITS;
 	int c;
 	if (size == SIZE_SAT)
 		size = big_take(e->addr);
+	if (!ni) {
+		/* Inherited from the parent of a fork: not the child's. */
+		__atomic_fetch_add(&g_inh.freed, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_inh.freed_bytes, size, __ATOMIC_RELAXED);
+		return;
+	}
+	n = node_at(ni);
+	h = n->u.heap;
 	c = size_class(size);
 	if (T && n->thread == T->num) {
 		h->f[c]++;
@@ -1231,9 +1471,14 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 	int e, known;
 
 #define REAL (array ? reallocarray(p, n, m) : realloc(p, n))
-	if (l->in_rt || (array && __builtin_mul_overflow(n, m, &total)))
-		return REAL; /* overflow: fails with ENOMEM, nothing to record */
+	if (l->in_rt)
+		return REAL;
 	rt_enter(l);
+	if (array && __builtin_mul_overflow(n, m, &total)) {
+		r = REAL; /* fails with ENOMEM, nothing to record */
+		rt_exit(l);
+		return r;
+	}
 	if (!p) {
 		r = REAL;
 		if (r) {
@@ -1278,6 +1523,409 @@ void *__weave_reallocarray(const struct __weave_site *s, void *p, wsize n, wsize
 {
 	return re_alloc(s, p, n, size, 1);
 }
+
+/* ------------------------------------------- the real allocator, hidden */
+
+/* A sanitizer (thread, address, memory) replaces the allocator itself and
+   must see every call to it, from its own start-up on: built with one, the
+   runtime interposes nothing and records no hidden allocations. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define RT_INTERPOSE 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define RT_INTERPOSE 0
+#endif
+#endif
+#ifndef RT_INTERPOSE
+#define RT_INTERPOSE 1
+#endif
+
+/* glibc's own entry points, the fallback when dlsym is missing (a static
+   link, or glibc < 2.34 without -ldl). The first five are strong
+   references: in a static link they bring in glibc's malloc, whose strong
+   definitions then win over the weak ones below (no interposition). */
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t) __attribute__((weak));
+extern void *__libc_pvalloc(size_t) __attribute__((weak));
+extern __typeof(dlsym) dlsym __attribute__((weak));
+
+/* The functions the runtime interposes, as they were before it. */
+static struct {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*reallocarray)(void *, size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	void (*exit_)(int);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execv)(const char *, char *const[]);
+	int (*execvp)(const char *, char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
+} g_real;
+static int g_real_state; /* 0: not looked up, 1: being looked up, 2: done */
+
+/* Allocations made while dlsym runs (in the thread looking up): a static
+   buffer, never freed. Each block has its size in the 16 bytes before it. */
+static char g_boot[16384] __attribute__((aligned(64)));
+static wsize g_boot_used;
+
+static __attribute__((unused)) void *boot_alloc(wsize n, wsize align)
+{
+	wsize at, want;
+	if (align < 16)
+		align = 16;
+	if (align > 4096 || n > sizeof g_boot)
+		return NULL;
+	at = (__atomic_load_n(&g_boot_used, __ATOMIC_RELAXED) + 16 + align - 1) & ~(align - 1);
+	want = at + ((n + 15) & ~(wsize)15);
+	if (want > sizeof g_boot)
+		return NULL;
+	__atomic_store_n(&g_boot_used, want, __ATOMIC_RELAXED);
+	memcpy(g_boot + at - 16, &n, sizeof n);
+	return g_boot + at;
+}
+
+static inline __attribute__((unused)) int boot_owns(const void *p)
+{
+	return (const char *)p >= g_boot && (const char *)p < g_boot + sizeof g_boot;
+}
+
+static void *next_sym(const char *name)
+{
+	return dlsym ? dlsym(RTLD_NEXT, name) : NULL;
+}
+
+static void real_resolve(void)
+{
+	struct rt_local *l = &rt_local;
+	int st = 0;
+	if (!__atomic_compare_exchange_n(&g_real_state, &st, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) != 2)
+			sched_yield();
+		return;
+	}
+	l->resolving = 1;
+	fence();
+#define NEXT(f, fallback)                                                  \
+	do {                                                               \
+		*(void **)&g_real.f = next_sym(#f);                        \
+		if (!g_real.f)                                             \
+			g_real.f = fallback;                               \
+	} while (0)
+	NEXT(malloc, __libc_malloc);
+	NEXT(free, __libc_free);
+	NEXT(calloc, __libc_calloc);
+	NEXT(realloc, __libc_realloc);
+	NEXT(reallocarray, NULL);
+	NEXT(memalign, __libc_memalign);
+	NEXT(aligned_alloc, NULL);
+	NEXT(posix_memalign, NULL);
+	NEXT(valloc, __libc_valloc);
+	NEXT(pvalloc, __libc_pvalloc);
+	NEXT(execve, NULL);
+	NEXT(execv, NULL);
+	NEXT(execvp, NULL);
+	NEXT(execvpe, NULL);
+	NEXT(fexecve, NULL);
+	NEXT(execveat, NULL);
+#undef NEXT
+	*(void **)&g_real.exit_ = next_sym("_exit");
+	fence();
+	l->resolving = 0;
+	__atomic_store_n(&g_real_state, 2, __ATOMIC_RELEASE);
+}
+
+static inline void real_ready(void)
+{
+	if (__builtin_expect(__atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) != 2, 0))
+		real_resolve();
+}
+
+/* The real function f (not to be used in the thread looking it up). */
+#define REAL_FN(f) (real_ready(), g_real.f)
+
+/* What glibc does when only memalign is at hand. */
+static void *fb_reallocarray(void *p, size_t n, size_t m)
+{
+	size_t t;
+	if (__builtin_mul_overflow(n, m, &t)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return REAL_FN(realloc)(p, t);
+}
+
+static void *fb_aligned_alloc(size_t align, size_t n)
+{
+	if (!align || (align & (align - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return REAL_FN(memalign)(align, n);
+}
+
+static int fb_posix_memalign(void **pp, size_t align, size_t n)
+{
+	void *p;
+	int e = errno;
+	if (align % sizeof(void *) || !align || (align & (align - 1)))
+		return EINVAL;
+	p = REAL_FN(memalign)(align, n);
+	if (!p) {
+		int r = errno;
+		errno = e;
+		return r;
+	}
+	*pp = p;
+	return 0;
+}
+
+static __attribute__((unused)) void *real_reallocarray(void *p, size_t n, size_t m)
+{
+	return REAL_FN(reallocarray) ? g_real.reallocarray(p, n, m) : fb_reallocarray(p, n, m);
+}
+
+static __attribute__((unused)) void *real_aligned_alloc(size_t align, size_t n)
+{
+	return REAL_FN(aligned_alloc) ? g_real.aligned_alloc(align, n) : fb_aligned_alloc(align, n);
+}
+
+static __attribute__((unused)) int real_posix_memalign(void **pp, size_t align, size_t n)
+{
+	return REAL_FN(posix_memalign) ? g_real.posix_memalign(pp, align, n) : fb_posix_memalign(pp, align, n);
+}
+
+/* The static sites of hidden allocations, by operation. */
+#define HSITE(op) [op] = {0, "(hidden)", 0, 0, op, 0, 0, 0}
+static const struct __weave_site rt_hidden[__WEAVE_PVALLOC + 1] = {
+	HSITE(__WEAVE_MALLOC),	      HSITE(__WEAVE_CALLOC),	    HSITE(__WEAVE_REALLOC),
+	HSITE(__WEAVE_REALLOCARRAY),  HSITE(__WEAVE_ALIGNED_ALLOC), HSITE(__WEAVE_POSIX_MEMALIGN),
+	HSITE(__WEAVE_MEMALIGN),      HSITE(__WEAVE_VALLOC),	    HSITE(__WEAVE_PVALLOC),
+};
+#undef HSITE
+
+static inline int is_hidden_site(const struct __weave_site *s)
+{
+	return s >= rt_hidden && s < rt_hidden + sizeof rt_hidden / sizeof rt_hidden[0];
+}
+
+/* This copy's own functions, whatever the dynamic linker bound the names
+   to. */
+#if RT_INTERPOSE
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmissing-attributes" /* the aliases need none of malloc's */
+#endif
+extern __typeof(malloc) rt_malloc_self __attribute__((alias("malloc"), visibility("hidden")));
+extern __typeof(free) rt_free_self __attribute__((alias("free"), visibility("hidden")));
+extern __typeof(calloc) rt_calloc_self __attribute__((alias("calloc"), visibility("hidden")));
+extern __typeof(realloc) rt_realloc_self __attribute__((alias("realloc"), visibility("hidden")));
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+
+enum { HIDDEN_UNKNOWN, HIDDEN_OFF, HIDDEN_ON };
+static int g_hidden;
+
+static int hidden_decide(void)
+{
+#if !RT_INTERPOSE
+	__atomic_store_n(&g_hidden, HIDDEN_OFF, __ATOMIC_RELAXED);
+	return 0;
+#else
+	struct rt_local *l = &rt_local;
+	void *(*volatile m)(size_t) = malloc;
+	void (*volatile f)(void *) = free;
+	void *(*volatile c)(size_t, size_t) = calloc;
+	void *(*volatile r)(void *, size_t) = realloc;
+	int on = m == rt_malloc_self && f == rt_free_self && c == rt_calloc_self && r == rt_realloc_self &&
+		 rt_is_active();
+	if (on && !l->in_rt && !__atomic_load_n(&g_cfg_loaded, __ATOMIC_ACQUIRE)) {
+		/* An allocation before the constructor (another library's
+		   constructor, say): read the environment now. */
+		rt_enter(l);
+		pthread_once(&g_once, rt_global_init);
+		rt_exit(l);
+	}
+	if (!__atomic_load_n(&g_cfg_loaded, __ATOMIC_ACQUIRE))
+		return on; /* no environment yet (the C library's start-up): the default */
+	on = on && g_cfg_hidden;
+	__atomic_store_n(&g_hidden, on ? HIDDEN_ON : HIDDEN_OFF, __ATOMIC_RELAXED);
+	return on;
+#endif
+}
+
+static inline int hidden_on(void)
+{
+	int h = __atomic_load_n(&g_hidden, __ATOMIC_RELAXED);
+	if (__builtin_expect(h != HIDDEN_UNKNOWN, 1))
+		return h == HIDDEN_ON;
+	return hidden_decide();
+}
+
+/* The interposed allocator. Pattern: inside the runtime (the advice
+   included) or with recording off, forward; else record the result at
+   the hidden site of the operation, as the advice does. */
+
+#define HIDDEN_ALLOC(op, call, size)                                \
+	struct rt_local *l = &rt_local;                             \
+	void *r;                                                    \
+	int e;                                                      \
+	if (__builtin_expect(l->in_rt || !hidden_on(), 0))          \
+		return call;                                        \
+	rt_enter(l);                                                \
+	r = call;                                                   \
+	if (__builtin_expect(r != NULL, 1)) {                       \
+		e = errno;                                          \
+		note_alloc(l, &rt_hidden[op], r, size);             \
+		errno = e;                                          \
+	}                                                           \
+	rt_exit(l);                                                 \
+	return r
+
+#if RT_INTERPOSE
+__attribute__((weak)) void *malloc(size_t n)
+{
+	if (__builtin_expect(rt_local.resolving, 0))
+		return boot_alloc(n, 16);
+	HIDDEN_ALLOC(__WEAVE_MALLOC, REAL_FN(malloc)(n), n);
+}
+
+__attribute__((weak)) void *calloc(size_t n, size_t size)
+{
+	if (__builtin_expect(rt_local.resolving, 0)) {
+		size_t t;
+		return __builtin_mul_overflow(n, size, &t) ? NULL : boot_alloc(t, 16); /* zeroed: static */
+	}
+	HIDDEN_ALLOC(__WEAVE_CALLOC, REAL_FN(calloc)(n, size), (u64)n * size);
+}
+
+__attribute__((weak)) void *memalign(size_t align, size_t n)
+{
+	if (__builtin_expect(rt_local.resolving, 0))
+		return boot_alloc(n, align);
+	HIDDEN_ALLOC(__WEAVE_MEMALIGN, REAL_FN(memalign)(align, n), n);
+}
+
+__attribute__((weak)) void *aligned_alloc(size_t align, size_t n)
+{
+	if (__builtin_expect(rt_local.resolving, 0))
+		return boot_alloc(n, align);
+	HIDDEN_ALLOC(__WEAVE_ALIGNED_ALLOC, real_aligned_alloc(align, n), n);
+}
+
+__attribute__((weak)) void *valloc(size_t n)
+{
+	if (__builtin_expect(rt_local.resolving, 0))
+		return boot_alloc(n, 4096);
+	HIDDEN_ALLOC(__WEAVE_VALLOC, REAL_FN(valloc)(n), n);
+}
+
+__attribute__((weak)) void *pvalloc(size_t n)
+{
+	if (__builtin_expect(rt_local.resolving, 0))
+		return boot_alloc((n + 4095) & ~(size_t)4095, 4096);
+	HIDDEN_ALLOC(__WEAVE_PVALLOC, REAL_FN(pvalloc)(n), n);
+}
+
+__attribute__((weak)) int posix_memalign(void **pp, size_t align, size_t n)
+{
+	struct rt_local *l = &rt_local;
+	int rc, e;
+	if (__builtin_expect(l->resolving, 0))
+	{
+		void *p = boot_alloc(n, align);
+		if (!p)
+			return ENOMEM;
+		*pp = p;
+		return 0;
+	}
+	if (__builtin_expect(l->in_rt || !hidden_on(), 0))
+		return real_posix_memalign(pp, align, n);
+	rt_enter(l);
+	rc = real_posix_memalign(pp, align, n);
+	if (rc == 0) {
+		e = errno;
+		note_alloc(l, &rt_hidden[__WEAVE_POSIX_MEMALIGN], *pp, n);
+		errno = e;
+	}
+	rt_exit(l);
+	return rc;
+}
+
+__attribute__((weak)) void free(void *p)
+{
+	struct rt_local *l = &rt_local;
+	int e;
+	if (__builtin_expect(boot_owns(p) || l->resolving, 0))
+		return; /* a block of the static buffer; or dlsym's: leaked */
+	if (__builtin_expect(l->in_rt || !hidden_on(), 0)) {
+		REAL_FN(free)(p);
+		return;
+	}
+	rt_enter(l);
+	if (p) {
+		__builtin_prefetch((char *)p - sizeof(wsize));
+		e = errno;
+		note_free(l, p);
+		errno = e;
+	}
+	REAL_FN(free)(p);
+	rt_exit(l);
+}
+
+/* realloc of a block from the static buffer: a new block, as realloc. */
+static void *boot_realloc(void *p, size_t n)
+{
+	wsize old;
+	void *r;
+	memcpy(&old, (char *)p - 16, sizeof old);
+	if (rt_local.resolving)
+		r = boot_alloc(n, 16);
+	else
+		r = malloc(n);
+	if (r)
+		memcpy(r, p, old < n ? old : n);
+	return r;
+}
+
+__attribute__((weak)) void *realloc(void *p, size_t n)
+{
+	if (__builtin_expect(boot_owns(p), 0))
+		return boot_realloc(p, n);
+	if (__builtin_expect(rt_local.resolving, 0))
+		return p ? NULL : boot_alloc(n, 16);
+	if (__builtin_expect(rt_local.in_rt || !hidden_on(), 0))
+		return REAL_FN(realloc)(p, n);
+	return re_alloc(&rt_hidden[__WEAVE_REALLOC], p, n, 0, 0);
+}
+
+__attribute__((weak)) void *reallocarray(void *p, size_t n, size_t m)
+{
+	size_t t;
+	if (__builtin_expect(boot_owns(p), 0))
+		return __builtin_mul_overflow(n, m, &t) ? (errno = ENOMEM, NULL) : boot_realloc(p, t);
+	if (__builtin_expect(rt_local.resolving, 0))
+		return p || __builtin_mul_overflow(n, m, &t) ? NULL : boot_alloc(t, 16);
+	if (__builtin_expect(rt_local.in_rt || !hidden_on(), 0))
+		return real_reallocarray(p, n, m);
+	return re_alloc(&rt_hidden[__WEAVE_REALLOCARRAY], p, n, m, 1);
+}
+#endif /* RT_INTERPOSE */
 
 /* ------------------------------------------------------------ exit output */
 
@@ -1586,6 +2234,11 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	out_str(o, "weave profile 1\n");
 	out_str(o, "M pid");
 	out_field(o, (u64)getpid());
+	/* Second, where save_profile looks for it (see exec_profile). */
+	out_str(o, "\nM end ");
+	out_str(o, g_end);
+	if (g_end_sig)
+		out_field(o, (u64)g_end_sig);
 	out_str(o, "\nM ppid");
 	out_field(o, (u64)getppid());
 	out_str(o, "\nM argv ");
@@ -1594,10 +2247,24 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	out_field(o, g_start_ns);
 	out_str(o, "\nM end_ns");
 	out_field(o, now_ns());
-	out_str(o, "\nM complete 1\nM runtime");
+	out_str(o, "\nM complete ");
+	out_ch(o, g_complete ? '1' : '0');
+	out_str(o, "\nM runtime");
 	out_field(o, RT_ABI);
+	out_str(o, "\nM hidden ");
+	out_ch(o, hidden_on() ? '1' : '0');
 	out_ch(o, '\n');
-	o->records += 7;
+	o->records += 9;
+	if (g_forked) {
+		out_str(o, "M inherited");
+		out_field(o, g_inh.blocks);
+		out_field(o, g_inh.bytes);
+		out_str(o, "\nM inherited_freed");
+		out_field(o, __atomic_load_n(&g_inh.freed, __ATOMIC_RELAXED));
+		out_field(o, __atomic_load_n(&g_inh.freed_bytes, __ATOMIC_RELAXED));
+		out_ch(o, '\n');
+		o->records += 2;
+	}
 
 	/* Pass 1: strings, functions, sites. */
 	for (T = g_threads; T; T = T->next) {
@@ -1632,6 +2299,8 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 		out_field(o, intern(&w, op_name(s->op)));
 		out_field(o, s->type ? intern(&w, s->type) : ~0ull);
 		out_field(o, s->type_size);
+		if (is_hidden_site(s))
+			out_str(o, " 1"); /* flags: hidden */
 		out_ch(o, '\n');
 	}
 	o->records += w.fns.n + w.sites.n;
@@ -1828,15 +2497,38 @@ static void prog_name(struct sbuf *b)
 
 /* Writes the profile into the file chosen by WEAVE_OUT (see the top
    comment); path gets the final name. Returns 0, or -1 with errno set. */
+/* Whether path holds a profile this process wrote before an exec (a
+   former image of the same pid): its first lines say so. */
+static int exec_profile(const char *path)
+{
+	char want[96], got[96];
+	struct sbuf w = {.n = 0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	if (fd < 0)
+		return 0;
+	sb_str(&w, "weave profile 1\nM pid ");
+	sb_u64(&w, (u64)getpid());
+	sb_str(&w, "\nM end exec\n");
+	memcpy(want, w.s, w.n);
+	n = read(fd, got, w.n);
+	close(fd);
+	return n == (ssize_t)w.n && memcmp(want, got, w.n) == 0;
+}
+
 static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 {
-	struct sbuf tmp = {.n = 0}, name = {.n = 0};
+	struct sbuf tmp = {.n = 0}, base = {.n = 0};
 	struct out o = {.fd = -1};
 	const char *slash;
-	int fd, e;
+	int fd, e, replace = 0;
 	u64 pid = (u64)getpid();
 
-	if (g_cfg_out_set) {
+	if (g_prev_path[0]) {
+		/* This process's provisional profile: replace it. */
+		sb_str(path, g_prev_path);
+		replace = 1;
+	} else if (g_cfg_out_set) {
 		const char *c;
 		for (c = g_cfg_out; *c; c++) {
 			if (c[0] == '%' && c[1] == 'p') {
@@ -1846,14 +2538,15 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 				sb_mem(path, c, 1);
 			}
 		}
+		replace = !exec_profile(path->s);
 	} else {
 		sb_str(path, "weave-");
-		prog_name(&name);
-		sb_str(path, name.s);
+		prog_name(path);
 		sb_str(path, ".");
 		sb_u64(path, pid);
 		sb_str(path, ".prof");
 	}
+	sb_str(&base, path->s);
 	slash = strrchr(path->s, '/');
 	if (slash)
 		sb_mem(&tmp, path->s, (wsize)(slash + 1 - path->s));
@@ -1881,7 +2574,7 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 		errno = o.err;
 		return -1;
 	}
-	if (g_cfg_out_set) {
+	if (replace) {
 		if (rename(tmp.s, path->s) != 0) {
 			e = errno;
 			unlink(tmp.s);
@@ -1891,7 +2584,7 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 		return 0;
 	}
 	/* Never replace another run's profile: link() fails if the name
-	   exists; try weave-<prog>.<pid>.<n>.prof next. */
+	   exists; try weave-<prog>.<pid>.<n>.prof (<name>.<n>.prof) next. */
 	for (u32 n = 1;; n++) {
 		if (link(tmp.s, path->s) == 0)
 			break;
@@ -1921,13 +2614,16 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 			return -1;
 		}
 		path->n = 0;
-		sb_str(path, "weave-");
-		sb_str(path, name.s);
-		sb_str(path, ".");
-		sb_u64(path, pid);
-		sb_str(path, ".");
-		sb_u64(path, n);
-		sb_str(path, ".prof");
+		if (base.n > 5 && strcmp(base.s + base.n - 5, ".prof") == 0) {
+			sb_mem(path, base.s, base.n - 5);
+			sb_str(path, ".");
+			sb_u64(path, n);
+			sb_str(path, ".prof");
+		} else {
+			sb_str(path, base.s);
+			sb_str(path, ".");
+			sb_u64(path, n);
+		}
 	}
 	unlink(tmp.s);
 	return 0;
@@ -1955,6 +2651,12 @@ static void summary(struct totals *t, const char *path, int perr)
 
 	out_str(&o, P);
 	out_str(&o, "HEAP SUMMARY:\n");
+	if (!g_complete) {
+		out_str(&o, P);
+		out_str(&o, "    (incomplete: written when the process got signal ");
+		out_u64(&o, (u64)g_end_sig);
+		out_str(&o, ")\n");
+	}
 	out_str(&o, P);
 	out_str(&o, "    in use at exit: ");
 	out_commas(&o, t->live_bytes);
@@ -1987,9 +2689,15 @@ static void summary(struct totals *t, const char *path, int perr)
 			out_str(&o, " bytes in ");
 			out_commas(&o, t->leaks[i].blocks);
 			out_str(&o, " blocks at ");
-			out_str(&o, s->file ? s->file : "?");
-			out_ch(&o, ':');
-			out_u64(&o, s->line);
+			if (is_hidden_site(s)) {
+				out_str(&o, "(hidden ");
+				out_str(&o, op_name(s->op));
+				out_ch(&o, ')');
+			} else {
+				out_str(&o, s->file ? s->file : "?");
+				out_ch(&o, ':');
+				out_u64(&o, s->line);
+			}
 			for (n = node_at(a->parent); n->kind == KIND_F; n = node_at(n->parent)) {
 				const struct __weave_fn *fn = n->pub.key;
 				if (depth == 8) {
@@ -2003,6 +2711,8 @@ static void summary(struct totals *t, const char *path, int perr)
 				/* Charged to the thread's root: no woven frame. */
 				out_ch(&o, ' ');
 				out_str(&o, s->fn->name ? s->fn->name : "?");
+			} else if (!depth) {
+				out_str(&o, " (unwoven)"); /* a hidden one, outside woven code */
 			}
 			out_ch(&o, '\n');
 		}
@@ -2072,37 +2782,64 @@ static const char rt_self_mark;
 const void *const volatile __weave_rt_self = &rt_self_mark;
 static int rt_is_active(void) { return __weave_rt_self == (const void *)&rt_self_mark; }
 
-__attribute__((constructor(101))) static void rt_init(void)
+/* ------------------------------------------------------------ ways out */
+
+enum { LOCK_WAIT, LOCK_TRY, LOCK_ONCE };
+
+/* Takes g_lock for a writer: LOCK_WAIT blocks; LOCK_TRY (a signal
+   handler, _exit) tries for about a second; LOCK_ONCE (this thread was
+   inside the runtime, and may hold it) tries once. Without the lock the
+   writer goes on: it reads the counts as they are anyway. Returns whether
+   it holds the lock. */
+static int lock_for_exit(int mode)
 {
-	struct rt_local *l = &rt_local;
-	if (l->in_rt || !rt_is_active())
-		return;
-	rt_enter(l);
-	pthread_once(&g_once, rt_global_init);
-	if (l->state == ST_NEW)
-		thread_setup(l); /* the main thread is normally T 0 */
-	rt_exit(l);
+	int i;
+	if (mode == LOCK_WAIT) {
+		pthread_mutex_lock(&g_lock);
+		return 1;
+	}
+	for (i = 0; i < (mode == LOCK_TRY ? 200 : 1); i++) {
+		struct timespec ts = {0, 5000000};
+		if (pthread_mutex_trylock(&g_lock) == 0)
+			return 1;
+		if (mode == LOCK_TRY)
+			nanosleep(&ts, NULL);
+	}
+	return 0;
 }
 
-/* Runs after the program's atexit handlers and after other (default
-   priority) destructors of the executable. Other threads may still run:
-   their counts are read as they are. */
-__attribute__((destructor(101))) static void rt_fini(void)
+/* Writes the profile and prints the summary, once (see "fork, exec and
+   the ways out"). final: the process ends here (else provisional: exec,
+   crash); complete: M complete; how and sig: M end. */
+static void rt_finish(int final, int complete, const char *how, int sig, int mode)
 {
 	struct rt_local *l = &rt_local;
 	struct totals t;
 	struct tmpmem tm = {.k = 0};
 	struct sbuf path = {.n = 0};
-	int was = l->in_rt, perr = 0, save;
+	int was = l->in_rt, perr = 0, save, st, locked, e = errno;
 
-	if (!rt_is_active() || __atomic_exchange_n(&g_finished, 1, __ATOMIC_ACQ_REL))
+	if (!rt_is_active())
 		return;
+	if (__atomic_load_n(&g_pid, __ATOMIC_RELAXED) && (int)getpid() != g_pid)
+		return; /* a vfork child, or a clone the fork handlers missed */
+	st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
+	do {
+		if (st == FIN_FINAL || st == FIN_PROV_BUSY)
+			return;
+	} while (!__atomic_compare_exchange_n(&g_finished, &st, final ? FIN_FINAL : FIN_PROV_BUSY, 0,
+					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	rt_enter(l);
 	pthread_once(&g_once, rt_global_init);
-	time_finish();
+	rt_config();
+	if (!was)
+		time_finish(); /* takes g_lock */
+	locked = lock_for_exit(was ? LOCK_ONCE : mode);
+	g_end = how;
+	g_end_sig = sig;
+	g_complete = complete;
 	memset(&t, 0, sizeof t);
 	save = !g_cfg_out_set || g_cfg_out[0];
-	pthread_mutex_lock(&g_lock);
 	if (save && save_profile(&path, &t, &tm) != 0)
 		perr = errno ? errno : EIO;
 	if (!save || perr) {
@@ -2112,10 +2849,270 @@ __attribute__((destructor(101))) static void rt_fini(void)
 	}
 	if (g_cfg_summary)
 		summary(&t, save ? path.s : NULL, perr);
-	pthread_mutex_unlock(&g_lock);
+	if (!final && save && !perr && path.n < sizeof g_prev_path) {
+		memcpy(g_prev_path, path.s, path.n);
+		g_prev_path[path.n] = 0;
+	}
+	if (locked)
+		pthread_mutex_unlock(&g_lock);
 	tmp_free(&tm);
+	if (!final)
+		__atomic_store_n(&g_finished, FIN_PROV, __ATOMIC_RELEASE);
 	fence();
 	l->in_rt = was;
+	errno = e;
+}
+
+/* Crash signals. */
+static const int rt_crash_sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+
+static void rt_crash(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction dfl;
+	int e = errno;
+	(void)uc;
+	rt_finish(0, 0, "signal", sig, LOCK_TRY);
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	/* A fault happens again when the handler returns; a signal that was
+	   sent (abort's included) is sent again, and stays pending until
+	   then. Either way the default action ends the process. */
+	if (!si || si->si_code <= 0)
+		raise(sig);
+	errno = e;
+}
+
+/* Installs rt_crash for each crash signal whose disposition is SIG_DFL. */
+static void rt_crash_install(void)
+{
+	static int done;
+	struct sigaction sa, old;
+	unsigned i, n = sizeof rt_crash_sigs / sizeof rt_crash_sigs[0];
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = rt_crash;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < n; i++)
+		sigaddset(&sa.sa_mask, rt_crash_sigs[i]);
+	for (i = 0; i < n; i++) {
+		if (sigaction(rt_crash_sigs[i], NULL, &old) != 0)
+			continue;
+		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			sigaction(rt_crash_sigs[i], &sa, NULL);
+	}
+}
+
+/* _exit and _Exit (the same function in glibc). */
+static __attribute__((noreturn)) void rt_exit_now(int status)
+{
+	rt_finish(1, 1, "_exit", 0, LOCK_TRY);
+	if (REAL_FN(exit_))
+		g_real.exit_(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+__attribute__((weak, noreturn)) void _exit(int status)
+{
+	rt_exit_now(status);
+}
+
+__attribute__((weak, noreturn)) void _Exit(int status)
+{
+	rt_exit_now(status);
+}
+
+static void rt_quick_exit(void)
+{
+	rt_finish(1, 1, "quick_exit", 0, LOCK_WAIT);
+}
+
+/* exec*: the profile first (see "fork, exec and the ways out"). Without
+   the real functions (dlsym missing) the system calls do it, and a PATH
+   search like glibc's, without its fallback to /bin/sh for scripts. */
+static void before_exec(void)
+{
+	rt_finish(0, 1, "exec", 0, LOCK_WAIT);
+}
+
+static int sys_execve(const char *path, char *const argv[], char *const envp[])
+{
+	return REAL_FN(execve) ? g_real.execve(path, argv, envp) : (int)syscall(SYS_execve, path, argv, envp);
+}
+
+static int path_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	const char *path, *p, *z;
+	char buf[4096];
+	wsize fl = strlen(file);
+	int eacces = 0;
+	if (!*file) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strchr(file, '/'))
+		return sys_execve(file, argv, envp);
+	path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = z + 1) {
+		wsize k;
+		z = strchrnul(p, ':');
+		k = (wsize)(z - p);
+		if (k + fl + 2 <= sizeof buf) {
+			memcpy(buf, p, k);
+			if (k)
+				buf[k++] = '/';
+			memcpy(buf + k, file, fl + 1);
+			sys_execve(buf, argv, envp);
+			if (errno == EACCES)
+				eacces = 1;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				return -1;
+		}
+		if (!*z)
+			break;
+	}
+	if (eacces)
+		errno = EACCES;
+	return -1;
+}
+
+__attribute__((weak)) int execve(const char *path, char *const argv[], char *const envp[])
+{
+	before_exec();
+	return sys_execve(path, argv, envp);
+}
+
+__attribute__((weak)) int execv(const char *path, char *const argv[])
+{
+	before_exec();
+	return REAL_FN(execv) ? g_real.execv(path, argv) : sys_execve(path, argv, environ);
+}
+
+__attribute__((weak)) int execvp(const char *file, char *const argv[])
+{
+	before_exec();
+	return REAL_FN(execvp) ? g_real.execvp(file, argv) : path_execvpe(file, argv, environ);
+}
+
+__attribute__((weak)) int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	before_exec();
+	return REAL_FN(execvpe) ? g_real.execvpe(file, argv, envp) : path_execvpe(file, argv, envp);
+}
+
+__attribute__((weak)) int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	before_exec();
+	if (REAL_FN(fexecve))
+		return g_real.fexecve(fd, argv, envp);
+	return (int)syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+}
+
+__attribute__((weak)) int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	before_exec();
+	if (REAL_FN(execveat))
+		return g_real.execveat(dirfd, path, argv, envp, flags);
+	return (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
+}
+
+/* execl, execlp, execle: the arguments into an array, then as execv,
+   execvp, execve. */
+#define COLLECT_ARGS(arg0, last)                                  \
+	va_list ap;                                               \
+	wsize n = 1, i;                                           \
+	va_start(ap, arg0);                                       \
+	while (va_arg(ap, char *))                                \
+		n++;                                              \
+	va_end(ap);                                               \
+	char *argv[n + 1];                                        \
+	argv[0] = (char *)arg0;                                   \
+	va_start(ap, arg0);                                       \
+	for (i = 1; i <= n; i++)                                  \
+		argv[i] = va_arg(ap, char *);                     \
+	last;                                                     \
+	va_end(ap)
+
+__attribute__((weak)) int execl(const char *path, const char *arg, ...)
+{
+	COLLECT_ARGS(arg, (void)0);
+	return execv(path, argv);
+}
+
+__attribute__((weak)) int execlp(const char *file, const char *arg, ...)
+{
+	COLLECT_ARGS(arg, (void)0);
+	return execvp(file, argv);
+}
+
+__attribute__((weak)) int execle(const char *path, const char *arg, ...)
+{
+	char **envp;
+	COLLECT_ARGS(arg, envp = va_arg(ap, char **));
+	return execve(path, argv, envp);
+}
+#undef COLLECT_ARGS
+
+/* Whether this copy lies in the executable: the first object
+   dl_iterate_phdr reports is the program. */
+static int in_exe_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t a = (uintptr_t)&g_lock;
+	int i;
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz)
+			*(int *)data = 1;
+	}
+	return 1; /* the first object only */
+}
+
+__attribute__((constructor(101))) static void rt_init(void)
+{
+	struct rt_local *l = &rt_local;
+	if (l->in_rt || !rt_is_active())
+		return;
+	rt_enter(l);
+	pthread_once(&g_once, rt_global_init);
+	rt_config();
+	if (l->state == ST_NEW)
+		thread_setup(l); /* the main thread is normally T 0 */
+	dl_iterate_phdr(in_exe_cb, &g_in_exe);
+	at_quick_exit(rt_quick_exit);
+	rt_exit(l);
+}
+
+static void rt_fini_late(void)
+{
+	rt_finish(1, 1, "exit", 0, LOCK_WAIT);
+}
+
+/* Runs after the program's atexit handlers and after other (default
+   priority) destructors of the executable. In the executable it defers the
+   profile to one more atexit handler, which runs after the destructors of
+   the shared objects (glibc runs handlers registered while it runs them);
+   in a shared object (dlclose, or exit) it writes it now. Other threads
+   may still run: their counts are read as they are. */
+__attribute__((destructor(101))) static void rt_fini(void)
+{
+	struct rt_local *l = &rt_local;
+	int was = l->in_rt, late;
+	if (!rt_is_active() || __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) == FIN_FINAL)
+		return;
+	rt_enter(l);
+	late = g_in_exe && atexit(rt_fini_late) == 0;
+	fence();
+	l->in_rt = was;
+	if (!late)
+		rt_finish(1, 1, "exit", 0, LOCK_WAIT);
 }
 
 /* ----------------------------------------------------------------- timing */
@@ -2199,6 +3196,8 @@ enum { TIME_OFF, TIME_SAMPLED, TIME_EXACT };
 #endif
 
 static int g_time_mode = TIME_SAMPLED; /* written once by time_global_init */
+
+static int time_exact(void) { return g_time_mode == TIME_EXACT; }
 static int g_time_tsc;                 /* exact mode's clock is the TSC */
 static u64 g_time_tsc0, g_time_raw0;   /* TSC, CLOCK_MONOTONIC_RAW ns at start */
 static double g_time_oin, g_time_oout; /* exact: overhead ticks per call */
@@ -2480,6 +3479,33 @@ static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t)
 	errno = e;
 }
 
+/* Exact mode: a push of node c at depth D makes it the node's outermost
+   open activation, unless one is open below D. A recorded activation that
+   is not on the stack any more (frames dropped by a longjmp the runtime
+   did not see) is stale and replaced. */
+static inline __attribute__((always_inline)) void
+time_mark_open(struct __weave_thread *t, struct __weave_node *c, unsigned D)
+{
+	struct rt_node *n = (struct rt_node *)(void *)c;
+	u32 od = n->tdepth;
+	if (!(od && od < D && t->stack[od].node == c))
+		n->tdepth = D;
+}
+
+/* Exact mode: slot i closes (closing: its activation ends) at tick now;
+   its time counts if it is its node's outermost activation. */
+static inline __attribute__((always_inline)) void
+time_slot_end(struct __weave_slot *s, unsigned i, u64 now, int closing)
+{
+	struct rt_node *n = (struct rt_node *)(void *)s->node;
+	if (!n || n->tdepth != i)
+		return;
+	if (now > s->t0)
+		time_add(n, now - s->t0);
+	if (closing)
+		n->tdepth = 0;
+}
+
 /* Closes t's open frames (exact mode) at tick now: their nodes get the
    time so far, and their t0 moves to now. Owner thread. */
 static void time_close(struct __weave_thread *t, u64 now)
@@ -2489,8 +3515,7 @@ static void time_close(struct __weave_thread *t, u64 now)
 		return;
 	for (i = t->depth; i >= 1; i--) {
 		struct __weave_slot *s = &t->stack[i];
-		if (s->node && now > s->t0)
-			time_add((struct rt_node *)(void *)s->node, now - s->t0);
+		time_slot_end(s, i, now, 0);
 		s->t0 = now;
 	}
 }
@@ -2543,6 +3568,7 @@ static void time_fork_child(void)
 /* __weave_enter_slow pushed at depth d + 1 in exact mode: stamp it. */
 static void time_push_stamp(struct __weave_thread *t, unsigned d, struct __weave_frame *f)
 {
+	time_mark_open(t, t->stack[d + 1].node, d + 1);
 	t->stack[d + 1].t0 = time_tick();
 	f->parent = NULL;
 	f->depth = d | __WEAVE_TIMED;
@@ -2556,11 +3582,8 @@ static void time_drop(struct __weave_thread *t, unsigned d)
 	unsigned i;
 	if (t->depth >= t->cap)
 		return;
-	for (i = t->depth; i > d; i--) {
-		struct __weave_slot *s = &t->stack[i];
-		if (s->node && now > s->t0)
-			time_add((struct rt_node *)(void *)s->node, now - s->t0);
-	}
+	for (i = t->depth; i > d; i--)
+		time_slot_end(&t->stack[i], i, now, 1);
 }
 
 /* The timed push and pop, for a clock known at compile time (tsc: the TSC;
@@ -2591,6 +3614,7 @@ time_enter(const struct __weave_fn *fn, int tsc)
 	fence();
 	s = &t->stack[d + 1];
 	s->node = c;
+	time_mark_open(t, c, d + 1);
 	s->t0 = time_tick_is(tsc);
 	fence();
 	__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
@@ -2612,8 +3636,7 @@ static inline __attribute__((always_inline)) void time_leave(unsigned depth, int
 	if (__builtin_expect(d + 1 >= t->cap, 0))
 		return;
 	st = t->stack;
-	if (__builtin_expect(now > st[d + 1].t0, 1))
-		time_add((struct rt_node *)(void *)st[d + 1].node, now - st[d + 1].t0);
+	time_slot_end(&st[d + 1], d + 1, now, 1);
 	t->depth = d;
 	fence();
 	__atomic_store_n(&t->cur, st[d].node, __ATOMIC_RELAXED);

@@ -227,11 +227,12 @@ func TestCCModes(t *testing.T) {
 		t.Helper()
 		return mustRun(t, dir, env, append([]string{weaveBin, "cc"}, args...)...)
 	}
-	// checkRun runs the program and checks its output and its profile.
+	// checkRun runs the program and checks its output and its profile
+	// (the woven code's allocations: WEAVE_HIDDEN=0 leaves out printf's).
 	checkRun := func(t *testing.T, dir, prog string) {
 		t.Helper()
 		prof := filepath.Join(dir, filepath.Base(prog)+".prof")
-		r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0"}, prog)
+		r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0", "WEAVE_HIDDEN=0"}, prog)
 		if r.stdout != "woven 4950\n" {
 			t.Errorf("%s printed %q", prog, r.stdout)
 		}
@@ -378,7 +379,7 @@ func TestCCModes(t *testing.T) {
 		for _, prog := range []string{"woven", "plain"} {
 			pdir := filepath.Join(dir, prog+".profiles")
 			os.Mkdir(pdir, 0o755)
-			r := mustRun(t, pdir, []string{"WEAVE_SUMMARY=0"}, filepath.Join(dir, prog))
+			r := mustRun(t, pdir, []string{"WEAVE_SUMMARY=0", "WEAVE_HIDDEN=0"}, filepath.Join(dir, prog))
 			if r.stdout != "3283500\n" {
 				t.Errorf("%s printed %q", prog, r.stdout)
 			}

@@ -1,6 +1,7 @@
-/* 8 threads allocate N blocks each (size i % 3000), free a quarter
+/* 8 threads allocate N blocks each (size i % M), free a quarter
    themselves, then another quarter of their neighbour's while the
-   neighbour churns through N/2 malloc/free pairs. The rest leaks. */
+   neighbour churns through N/2 malloc/free pairs. The rest leaks.
+   Arguments: N (default 100000), M (default 3000). */
 #include "woven.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@ FN(free_phase);
 FN(churn);
 
 static void **blocks[NT];
-static long N = 100000;
+static long N = 100000, M = 3000;
 static pthread_barrier_t bar;
 
 static void alloc_phase(int t)
@@ -22,7 +23,7 @@ static void alloc_phase(int t)
 	ENTER(alloc_phase);
 	long i;
 	for (i = 0; i < N; i++) {
-		blocks[t][i] = W_MALLOC(alloc_phase, (size_t)(i % 3000));
+		blocks[t][i] = W_MALLOC(alloc_phase, (size_t)(i % M));
 		if (i % 4 == 0)
 			W_FREE(alloc_phase, blocks[t][i]);
 	}
@@ -65,6 +66,8 @@ int main(int argc, char **argv)
 	long t;
 	if (argc > 1)
 		N = atol(argv[1]);
+	if (argc > 2)
+		M = atol(argv[2]);
 	for (t = 0; t < NT; t++)
 		blocks[t] = W_CALLOC(main, (size_t)N, sizeof(void *));
 	pthread_barrier_init(&bar, NULL, NT);

@@ -1,0 +1,649 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"weave/profile"
+	"weave/report"
+)
+
+// The hardening tests: the runtime inside programs that do hard things
+// (threads, fork, exec, non-local jumps, the ways out, signals, deep
+// recursion, library allocations). Each program in testdata/hardening is
+// built plain and with weave cc, run both ways, and checked against the
+// plain run (output, exit status) and, where it applies, against valgrind.
+
+// hbuild compiles testdata/hardening/<name>.c plain and woven with gcc,
+// with flags before the source and libs after it.
+func hbuild(t *testing.T, dir, name string, flags, libs []string) (plain, woven string) {
+	t.Helper()
+	src, _ := filepath.Abs(filepath.Join("../../testdata/hardening", name+".c"))
+	plain = filepath.Join(dir, name+".plain")
+	woven = filepath.Join(dir, name+".woven")
+	args := slices.Concat([]string{"-O1", "-g", "-Wall", "-Wextra", "-pthread"}, flags, []string{src})
+	pr := mustRun(t, dir, nil, slices.Concat([]string{"gcc"}, args, []string{"-o", plain}, libs)...)
+	wr := mustRun(t, dir, []string{"WEAVE_CC=gcc"}, slices.Concat([]string{weaveBin, "cc"}, args, []string{"-o", woven}, libs)...)
+	if stripWarnings(wr.stderr) != stripWarnings(pr.stderr) {
+		t.Errorf("woven build's diagnostics differ:\nplain:\n%s\nwoven:\n%s", pr.stderr, wr.stderr)
+	}
+	return plain, woven
+}
+
+// stripWarnings drops the lines that name the output file (they differ).
+func stripWarnings(s string) string { return strings.TrimSpace(s) }
+
+// hprofiles returns the profiles in dir (the runs write dir/p.<pid>.prof).
+func hprofiles(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "p.*.prof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(files)
+	return files
+}
+
+// outEnv is the environment of a woven run writing dir/p.<pid>.prof.
+func outEnv(dir string) []string { return []string{"WEAVE_OUT=" + filepath.Join(dir, "p.%p.prof")} }
+
+// loaded is a profile with its report (whole chains).
+type loaded struct {
+	p *profile.Profile
+	r *report.Report
+}
+
+func load(t *testing.T, path string) loaded {
+	t.Helper()
+	p, err := profile.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.New(p, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loaded{p, r}
+}
+
+func (l loaded) meta(key string) string {
+	v, _ := l.p.MetaValue(key)
+	return v
+}
+
+// totals are the report's heap totals, as the tests of main_test.go
+// compare them.
+func (l loaded) totals() totals {
+	tt := l.r.Totals
+	return totals{Allocs: int64(tt.Allocs), Frees: int64(tt.Frees), BytesAllocated: int64(tt.BytesAllocated),
+		BytesInUse: int64(tt.BytesInUse), BlocksInUse: int64(tt.BlocksInUse)}
+}
+
+// wovenInUse is the bytes in use of the allocations made by woven calls
+// (not hidden).
+func (l loaded) wovenInUse() int64 {
+	var h profile.Heap
+	for _, n := range l.p.Nodes {
+		if n.Kind == profile.KindAlloc && !n.Site.Hidden {
+			h.Add(&n.Heap)
+		}
+	}
+	return int64(h.TotalBytes() - h.TotalFreedBytes())
+}
+
+// chains maps the bytes allocated at each allocation leaf (the test
+// programs give their sites distinct sizes) to its calling context,
+// innermost first: "hold<after_long<guard_long<main".
+func (l loaded) chains() map[uint64][]string {
+	m := map[uint64][]string{}
+	for _, n := range l.p.Nodes {
+		if n.Kind != profile.KindAlloc || n.Heap.IsZero() {
+			continue
+		}
+		var names []string
+		for f := n.Parent; f != nil && f.Kind == profile.KindFunc; f = f.Parent {
+			names = append(names, f.Func.Name)
+		}
+		chain := strings.Join(names, "<")
+		if n.Site.Hidden {
+			chain += " (hidden " + n.Site.Op + ")"
+		}
+		b := n.Heap.TotalBytes()
+		m[b] = append(m[b], chain)
+	}
+	return m
+}
+
+// valgrindExact runs argv under memcheck and returns the heap totals of
+// its first process. The C library's buffers are not freed at exit
+// (--run-libc-freeres=no): weave counts the heap as the program leaves it.
+func valgrindExact(t *testing.T, dir string, env []string, argv ...string) totals {
+	t.Helper()
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind not installed")
+	}
+	env = append(env, "WEAVE_SUMMARY=0", "WEAVE_OUT=")
+	r := run(t, dir, env, slices.Concat([]string{"valgrind", "--leak-check=no", "--run-libc-freeres=no"}, argv)...)
+	m := regexp.MustCompile(`(?m)^==(\d+)== `).FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("no valgrind output:\n%s", r.stderr)
+	}
+	var own []string
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.HasPrefix(l, "=="+m[1]+"== ") {
+			own = append(own, l)
+		}
+	}
+	text := strings.Join(own, "\n")
+	u, i := vgUsage.FindStringSubmatch(text), vgInUse.FindStringSubmatch(text)
+	if u == nil || i == nil {
+		t.Fatalf("no valgrind heap summary in:\n%s", r.stderr)
+	}
+	return totals{Allocs: atoi(u[1]), Frees: atoi(u[2]), BytesAllocated: atoi(u[3]), BytesInUse: atoi(i[1]), BlocksInUse: atoi(i[2])}
+}
+
+// sameRun checks the woven run behaved as the plain one.
+func sameRun(t *testing.T, what string, plain, woven result) {
+	t.Helper()
+	if woven.stdout != plain.stdout || stripSummary(woven.stderr) != plain.stderr || woven.code != plain.code {
+		t.Errorf("%s: woven run differs:\nplain: exit %d\n%s%s\nwoven: exit %d\n%s%s",
+			what, plain.code, plain.stdout, plain.stderr, woven.code, woven.stdout, woven.stderr)
+	}
+}
+
+// waitStatus runs argv and returns how it ended: "exit N" or "signal N".
+func waitStatus(t *testing.T, dir string, env []string, argv ...string) (string, result) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(cmd.Env, "WEAVE_SUMMARY=0")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("%v: %v", argv, err)
+		}
+	}
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	st := fmt.Sprintf("exit %d", ws.ExitStatus())
+	if ws.Signaled() {
+		st = fmt.Sprintf("signal %d", int(ws.Signal()))
+	}
+	return st, result{out.String(), errb.String(), ws.ExitStatus()}
+}
+
+// TestHardeningThreads: POSIX and C11 threads, cross-thread frees,
+// library allocations in threads, threads ending before the process:
+// valgrind's totals at 8 x 20,000 blocks; at 8 x 1,000,000 the woven
+// allocations exactly; and no ThreadSanitizer report with the runtime
+// built with -fsanitize=thread.
+func TestHardeningThreads(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "threads", nil, nil)
+	want := run(t, dir, nil, plain)
+	got := run(t, dir, outEnv(dir), woven)
+	sameRun(t, "threads", want, got)
+	files := hprofiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("profiles %v", files)
+	}
+	l := load(t, files[0])
+	if vt := valgrindExact(t, dir, nil, woven); l.totals() != vt {
+		t.Errorf("weave totals %+v, valgrind %+v", l.totals(), vt)
+	}
+	if len(l.p.Threads) != 9 || l.r.Totals.HiddenAllocs < 8*20000/8 {
+		t.Errorf("%d threads, %d hidden allocations", len(l.p.Threads), l.r.Totals.HiddenAllocs)
+	}
+
+	// 8 x 1M: the blocks the woven code allocated (malloc, 7 in 8) and
+	// frees (3 in 4), exactly; asprintf's (1 in 8, all kept) are hidden.
+	const n = 1000000
+	big := filepath.Join(dir, "big")
+	os.Mkdir(big, 0o755)
+	got = run(t, dir, outEnv(big), woven, fmt.Sprint(n))
+	if got.code != 0 || got.stdout != fmt.Sprintf("%d blocks kept\n", 8*n/4) {
+		t.Fatalf("exit %d: %s%s", got.code, got.stdout, got.stderr)
+	}
+	files = hprofiles(t, big)
+	if len(files) != 1 {
+		t.Fatalf("profiles %v", files)
+	}
+	l = load(t, files[0])
+	var woven1, hidden1 profile.Heap
+	for _, nd := range l.p.Nodes {
+		if nd.Kind == profile.KindAlloc && nd.Site.Hidden {
+			hidden1.Add(&nd.Heap)
+		} else if nd.Kind == profile.KindAlloc {
+			woven1.Add(&nd.Heap)
+		}
+	}
+	if a, f := woven1.TotalAllocs(), woven1.TotalFrees(); a != 8*(n-n/8)+8 || f != 8*3*n/4 {
+		t.Errorf("woven allocations %d, frees %d; want %d, %d", a, f, 8*(n-n/8)+8, 8*3*n/4)
+	}
+	// asprintf: a malloc and a realloc (a free and an allocation) each.
+	if a, f := hidden1.TotalAllocs(), hidden1.TotalFrees(); a-f < 8*n/8 || a-f > 8*n/8+16 {
+		t.Errorf("hidden allocations %d, frees %d: want %d kept, and the threads' own", a, f, 8*n/8)
+	}
+	if !strings.Contains(got.stderr, "==weave== HEAP SUMMARY") {
+		t.Errorf("no summary:\n%s", got.stderr)
+	}
+
+	// ThreadSanitizer: the runtime built with -fsanitize=thread (weave cc
+	// passes it on); it then interposes nothing (the sanitizer owns the
+	// allocator), so only woven allocations are counted. POSIX threads
+	// only: TSan does not follow thrd_create's.
+	{
+		tdir := filepath.Join(dir, "tsan")
+		os.Mkdir(tdir, 0o755)
+		_, tw := hbuild(t, tdir, "threads", []string{"-fsanitize=thread", "-DPOSIX_ONLY"}, nil)
+		got := run(t, tdir, outEnv(tdir), tw, "20000")
+		if got.code != 0 || strings.Contains(got.stderr, "ThreadSanitizer") {
+			t.Fatalf("under TSan: exit %d\n%s", got.code, got.stderr)
+		}
+		files := hprofiles(t, tdir)
+		if len(files) != 1 {
+			t.Fatalf("profiles %v", files)
+		}
+		tl := load(t, files[0])
+		if a := tl.r.Totals.Allocs; a != 8*(20000-20000/8)+8 || tl.meta("hidden") != "0" {
+			t.Errorf("under TSan: %d allocations, M hidden %s", a, tl.meta("hidden"))
+		}
+	}
+}
+
+// TestHardeningFork: fork without exec; children ending with _exit and
+// with a return from main each write their own profile (their pid in the
+// name), and nothing is counted twice.
+func TestHardeningFork(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "fork", nil, nil)
+	sameRun(t, "fork", run(t, dir, nil, plain), run(t, dir, outEnv(dir), woven))
+	files := hprofiles(t, dir)
+	if len(files) != 3 {
+		t.Fatalf("profiles %v, want 3", files)
+	}
+	byEnd := map[string]loaded{}
+	var parentPid string
+	for _, f := range files {
+		l := load(t, f)
+		pid := l.meta("pid")
+		if filepath.Base(f) != "p."+pid+".prof" {
+			t.Errorf("%s holds pid %s", f, pid)
+		}
+		if l.meta("inherited") == "" {
+			parentPid = pid
+		}
+		byEnd[l.meta("end")] = l
+	}
+	parent, first, second := byEnd["exit"], byEnd["_exit"], loaded{}
+	for _, f := range files {
+		if l := load(t, f); l.meta("end") == "exit" && l.meta("pid") != parentPid {
+			second = l
+		} else if l.meta("end") == "exit" {
+			parent = l
+		}
+	}
+	if parent.p == nil || first.p == nil || second.p == nil {
+		t.Fatalf("want profiles ending with exit (parent, second child) and _exit (first child)")
+	}
+	for what, c := range map[string]struct {
+		l     loaded
+		want  totals
+		inher string
+		freed string
+	}{
+		// The parent: 100 kept, 150 freed (and printf's stdout buffer).
+		"parent": {parent, totals{Allocs: 3, Frees: 1, BytesAllocated: 250 + 4096, BytesInUse: 100 + 4096, BlocksInUse: 2}, "", ""},
+		"first":  {first, totals{Allocs: 1, Frees: 0, BytesAllocated: 200, BytesInUse: 200, BlocksInUse: 1}, "2 250", "1 150"},
+		"second": {second, totals{Allocs: 1, Frees: 0, BytesAllocated: 300, BytesInUse: 300, BlocksInUse: 1}, "2 250", "0 0"},
+	} {
+		if got := c.l.totals(); got != c.want {
+			t.Errorf("%s: totals %+v, want %+v", what, got, c.want)
+		}
+		if c.l.meta("inherited") != c.inher || c.l.meta("inherited_freed") != c.freed {
+			t.Errorf("%s: inherited %q, freed %q", what, c.l.meta("inherited"), c.l.meta("inherited_freed"))
+		}
+		if what != "parent" && (c.l.meta("ppid") != parentPid || len(c.l.p.Threads) != 1) {
+			t.Errorf("%s: ppid %s (parent %s), %d threads", what, c.l.meta("ppid"), parentPid, len(c.l.p.Threads))
+		}
+	}
+	if vt := valgrindExact(t, dir, nil, woven); vt != parent.totals() {
+		t.Errorf("parent: weave %+v, valgrind %+v", parent.totals(), vt)
+	}
+}
+
+// TestHardeningExec: a failed exec goes on; a successful one first writes
+// the profile of what ran before it (M end exec), which the next image of
+// the same pid does not replace.
+func TestHardeningExec(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "exec", nil, nil)
+	want, got := run(t, dir, nil, plain), run(t, dir, outEnv(dir), woven)
+	sameRun(t, "exec", want, got)
+	files := hprofiles(t, dir)
+	if len(files) != 2 {
+		t.Fatalf("profiles %v, want 2 (images 1 and 2)\n%s", files, got.stderr)
+	}
+	// p.<pid>.prof is image 1's; image 2, finding it, took p.<pid>.1.prof.
+	if strings.HasSuffix(files[0], ".1.prof") {
+		files[0], files[1] = files[1], files[0]
+	}
+	img1, img2 := load(t, files[0]), load(t, files[1])
+	if img1.meta("pid") != img2.meta("pid") || !strings.HasSuffix(files[1], ".1.prof") {
+		t.Errorf("profiles %v: pids %s %s", files, img1.meta("pid"), img2.meta("pid"))
+	}
+	for _, c := range []struct {
+		l    loaded
+		want totals
+	}{
+		{img1, totals{Allocs: 3, Frees: 1, BytesAllocated: 111 + 50 + 122, BytesInUse: 233, BlocksInUse: 2}},
+		{img2, totals{Allocs: 1, Frees: 0, BytesAllocated: 222, BytesInUse: 222, BlocksInUse: 1}},
+	} {
+		if c.l.totals() != c.want || c.l.meta("end") != "exec" || c.l.meta("complete") != "1" {
+			t.Errorf("%s: totals %+v (want %+v), end %s", c.l.meta("argv"), c.l.totals(), c.want, c.l.meta("end"))
+		}
+	}
+}
+
+// TestHardeningJumps: after longjmp out of nested calls and siglongjmp
+// out of a signal handler, allocations are charged to the right chains.
+func TestHardeningJumps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "jumps", nil, nil)
+	sameRun(t, "jumps", run(t, dir, nil, plain), run(t, dir, outEnv(dir), woven))
+	files := hprofiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("profiles %v", files)
+	}
+	l := load(t, files[0])
+	if vt := valgrindExact(t, dir, nil, woven); l.totals() != vt {
+		t.Errorf("weave totals %+v, valgrind %+v", l.totals(), vt)
+	}
+	ch := l.chains()
+	for size, want := range map[uint64]string{
+		4 * 101: "hold<after_long<guard_long<main",
+		4 * 102: "hold<guard_long<main",
+		4 * 103: "hold<after_sig<guard_sig<main",
+		4 * 104: "hold<guard_sig<main",
+		105:     "hold<main",
+	} {
+		if c := ch[size]; len(c) != 1 || c[0] != want {
+			t.Errorf("%d bytes at %q, want %q", size, c, want)
+		}
+	}
+	// thrower's 7-byte blocks: 4 jumps from depths 0, 10, 20, 30; the
+	// recursion folded below the first level.
+	if c := ch[7*4]; len(c) != 1 || c[0] != "thrower<guard_long<main" {
+		t.Errorf("thrower's first-level blocks at %q", c)
+	}
+	if c := ch[7*(10+20+30)]; len(c) != 1 || c[0] != "thrower<thrower<guard_long<main" {
+		t.Errorf("thrower's deeper blocks at %q", c)
+	}
+}
+
+// TestHardeningExits: each way out writes the profile once, complete
+// (abort: marked incomplete), with what the atexit handlers did; the exit
+// status is the plain program's; the totals are valgrind's.
+func TestHardeningExits(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "exits", nil, nil)
+	for _, c := range []struct {
+		how, end, complete string
+		inUse              int64 // bytes
+	}{
+		{"return", "exit", "1", 30},
+		{"exit", "exit", "1", 30},
+		{"_exit", "_exit", "1", 30},
+		{"_Exit", "_exit", "1", 30},
+		{"quick_exit", "quick_exit", "1", 30 + 81},
+		{"abort", "signal 6", "0", 30},
+		{"atexit", "exit", "1", 10 + 77 + 79},
+		{"thread", "exit", "1", 30 + 82},
+	} {
+		t.Run(c.how, func(t *testing.T) {
+			d := filepath.Join(dir, c.how)
+			os.Mkdir(d, 0o755)
+			ws, _ := waitStatus(t, d, nil, plain, c.how)
+			wws, _ := waitStatus(t, d, outEnv(d), woven, c.how)
+			if ws != wws {
+				t.Errorf("plain: %s, woven: %s", ws, wws)
+			}
+			files := hprofiles(t, d)
+			if len(files) != 1 {
+				t.Fatalf("profiles %v, want one", files)
+			}
+			l := load(t, files[0])
+			if inUse := l.wovenInUse(); l.meta("end") != c.end || l.meta("complete") != c.complete || inUse != c.inUse {
+				t.Errorf("end %q complete %q, %d bytes of woven allocations in use; want %q %q, %d",
+					l.meta("end"), l.meta("complete"), inUse, c.end, c.complete, c.inUse)
+			}
+			if l.r.Complete != (c.complete == "1") {
+				t.Errorf("report: complete %v", l.r.Complete)
+			}
+			if vt := valgrindExact(t, d, nil, woven, c.how); vt != l.totals() {
+				t.Errorf("weave %+v, valgrind %+v", l.totals(), vt)
+			}
+		})
+	}
+}
+
+// TestHardeningSignals: a woven handler running mid-push and
+// mid-allocation corrupts nothing; SIGSEGV and SIGBUS (a fault or sent)
+// end the process as they would have, after an incomplete profile; the
+// program's own handler keeps working.
+func TestHardeningSignals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "signals", nil, nil)
+	for _, c := range []struct {
+		how, end, complete string
+	}{
+		{"handler", "exit", "1"},
+		{"segv", "signal 11", "0"},
+		{"bus", "signal 7", "0"},
+		{"kill", "signal 11", "0"},
+		{"handled", "_exit", "1"},
+	} {
+		t.Run(c.how, func(t *testing.T) {
+			d := filepath.Join(dir, c.how)
+			os.Mkdir(d, 0o755)
+			ws, pr := waitStatus(t, d, nil, plain, c.how)
+			wws, wr := waitStatus(t, d, outEnv(d), woven, c.how)
+			if ws != wws || pr.stdout != wr.stdout {
+				t.Errorf("plain: %s %q, woven: %s %q", ws, pr.stdout, wws, wr.stdout)
+			}
+			files := hprofiles(t, d)
+			if len(files) != 1 {
+				t.Fatalf("profiles %v, want one", files)
+			}
+			l := load(t, files[0])
+			if l.meta("end") != c.end || l.meta("complete") != c.complete {
+				t.Errorf("end %q complete %q, want %q %q", l.meta("end"), l.meta("complete"), c.end, c.complete)
+			}
+			tt := l.totals()
+			ch := l.chains()
+			if c.how != "handler" {
+				if tt.BlocksInUse != 1 || tt.BytesInUse != 64 || len(ch[64]) != 1 || ch[64][0] != "main" {
+					t.Errorf("totals %+v, chains %v", tt, ch)
+				}
+				return
+			}
+			// The handler's blocks are all freed; the marker block is in
+			// its context; and what the pseudo-stack saw is a tree of the
+			// program's real call chains.
+			if len(ch[555]) != 1 || ch[555][0] != "marker<after<run_handler<main" || tt.BlocksInUse != 3 || tt.BytesInUse != 64+555+4096 {
+				t.Errorf("totals %+v, 555-byte block at %v", tt, ch[555])
+			}
+			allowed := map[string]bool{"main": true, "run_handler": true, "middle": true, "leaf": true,
+				"on_prof": true, "in_handler": true, "after": true, "marker": true}
+			calls := map[string]bool{"run_handler<main": true, "middle<run_handler<main": true,
+				"leaf<middle<run_handler<main": true, "after<run_handler<main": true, "marker<after<run_handler<main": true}
+			for _, n := range l.p.Nodes {
+				if n.Kind != profile.KindFunc {
+					continue
+				}
+				var names []string
+				for f := n; f != nil && f.Kind == profile.KindFunc; f = f.Parent {
+					names = append(names, f.Func.Name)
+				}
+				chain := strings.Join(names, "<")
+				if !allowed[names[0]] || (!calls[chain] && names[0] != "on_prof" && names[0] != "in_handler" && chain != "main") {
+					t.Errorf("unexpected context %s", chain)
+				}
+				if names[0] == "in_handler" && names[1] != "on_prof" {
+					t.Errorf("in_handler under %s", chain)
+				}
+			}
+		})
+	}
+}
+
+// TestHardeningDeep: 1,000,000 nested calls, direct and mutual recursion:
+// no crash, a tree folded to a few nodes, and memory: the runtime adds
+// 16 bytes of pseudo-stack a level, not a node.
+func TestHardeningDeep(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "deep", nil, nil)
+	rss := func(env []string, argv ...string) (int64, result) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), env...), "WEAVE_SUMMARY=0")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v", argv, err)
+		}
+		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, result{stdout: string(out)}
+	}
+	pk, pr := rss(nil, plain)
+	wk, wr := rss(outEnv(dir), woven)
+	if pr.stdout != wr.stdout || pr.stdout != "1000000 1000000\n" {
+		t.Errorf("plain %q, woven %q", pr.stdout, wr.stdout)
+	}
+	t.Logf("peak RSS at depth 1,000,000 (twice): plain %d KiB, woven %d KiB", pk, wk)
+	// The pseudo-stack: 16 MB; anything like a node per level (3M
+	// levels, 48 bytes each) would add 150 MB more.
+	if wk-pk > 48<<10 {
+		t.Errorf("the woven run took %d KiB more than the plain one", wk-pk)
+	}
+	files := hprofiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("profiles %v", files)
+	}
+	l := load(t, files[0])
+	if len(l.p.Nodes) > 30 {
+		t.Errorf("%d nodes", len(l.p.Nodes))
+	}
+	ch := l.chains()
+	for size, want := range map[uint64]string{
+		31: "down<down<run",
+		32: "ping<pong<ping<run", // ping(0): the second ping's node
+	} {
+		if c := ch[size]; len(c) != 1 || c[0] != want {
+			t.Errorf("%d bytes at %q, want %q", size, c, want)
+		}
+	}
+	// Calls: down from run once, from itself the rest.
+	for _, n := range l.p.Nodes {
+		if n.Kind == profile.KindFunc && n.Func.Name == "down" {
+			want := uint64(1)
+			if n.Parent.Kind == profile.KindFunc && n.Parent.Func.Name == "down" {
+				want = 1000000
+			}
+			if n.Calls != want {
+				t.Errorf("down under %s: %d calls, want %d", n.Parent.Func.Name, n.Calls, want)
+			}
+		}
+	}
+}
+
+// TestHardeningHidden: allocations by code that was not woven (the C
+// library, a third-party library) are counted and marked hidden, charged
+// to the woven caller; blocks crossing between the two sides are counted
+// once each way; the totals are valgrind's. WEAVE_HIDDEN=0 turns it off.
+func TestHardeningHidden(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libthird.so")
+	src, _ := filepath.Abs("../../testdata/hardening/third.c")
+	mustRun(t, dir, nil, "gcc", "-O1", "-g", "-shared", "-fPIC", src, "-o", lib)
+	input := filepath.Join(dir, "input.txt")
+	os.WriteFile(input, []byte("one\ntwo two\nthree three three\n"), 0o644)
+	plain, woven := hbuild(t, dir, "hidden", nil, []string{"-L" + dir, "-lthird", "-Wl,-rpath," + dir})
+	sameRun(t, "hidden", run(t, dir, nil, plain, input), run(t, dir, outEnv(dir), woven, input))
+	files := hprofiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("profiles %v", files)
+	}
+	l := load(t, files[0])
+	if vt := valgrindExact(t, dir, nil, woven, input); l.totals() != vt {
+		t.Errorf("weave totals %+v, valgrind %+v", l.totals(), vt)
+	}
+	if l.meta("hidden") != "1" || l.r.Totals.HiddenAllocs == 0 {
+		t.Errorf("M hidden %s, %d hidden allocations", l.meta("hidden"), l.r.Totals.HiddenAllocs)
+	}
+	// Leaks: getline's buffers, charged to read_lines, hidden; the
+	// library's strdup, charged to use_library; the block the library grew;
+	// the library constructor's block, from before main.
+	leaks := map[string]bool{}
+	for _, lk := range l.r.Leaks {
+		leaks[fmt.Sprintf("%s %v", lk.Chain[0].Name, lk.Hidden)] = true
+	}
+	for _, want := range []string{"read_lines true", "use_library true", "main true", "(unwoven) true"} {
+		if !leaks[want] {
+			t.Errorf("no leak %q in %v", want, leaks)
+		}
+	}
+	direct := map[string]bool{}
+	for _, d := range l.r.Direct.Functions {
+		direct[fmt.Sprintf("%s %v", d.Func.Name, d.Hidden)] = true
+	}
+	for _, want := range []string{"read_lines true", "sort_numbers true", "sort_numbers false", "describe true", "use_library true", "use_library false"} {
+		if !direct[want] {
+			t.Errorf("no direct allocation row %q in %v", want, direct)
+		}
+	}
+	text := mustRun(t, dir, nil, weaveBin, "report", files[0]).stdout
+	if !strings.Contains(text, "read_lines (hidden)") || !strings.Contains(text, "of which hidden") {
+		t.Errorf("text report lacks hidden allocations:\n%s", text)
+	}
+
+	// An allocator the user LD_PRELOADs still serves every call.
+	pre := filepath.Join(dir, "libpre.so")
+	psrc, _ := filepath.Abs("../../testdata/hardening/preload.c")
+	mustRun(t, dir, nil, "gcc", "-O1", "-shared", "-fPIC", psrc, "-o", pre)
+	pr := run(t, dir, []string{"LD_PRELOAD=" + pre, "WEAVE_OUT="}, woven, input)
+	var calls int64
+	if i := strings.Index(pr.stderr, "preload: "); i < 0 {
+		t.Errorf("the LD_PRELOAD allocator did not report:\n%s", pr.stderr)
+	} else if _, err := fmt.Sscanf(pr.stderr[i:], "preload: %d calls", &calls); err != nil || calls < l.totals().Allocs {
+		t.Errorf("LD_PRELOAD allocator: %d calls (%v), want at least %d\n%s", calls, err, l.totals().Allocs, pr.stderr)
+	}
+
+	// Off: only the woven calls are counted.
+	off := filepath.Join(dir, "off")
+	os.Mkdir(off, 0o755)
+	run(t, dir, append(outEnv(off), "WEAVE_HIDDEN=0"), woven, input)
+	files = hprofiles(t, off)
+	if len(files) != 1 {
+		t.Fatalf("profiles %v", files)
+	}
+	lo := load(t, files[0])
+	if lo.meta("hidden") != "0" || lo.r.Totals.HiddenAllocs != 0 || lo.r.Totals.Allocs == 0 {
+		t.Errorf("WEAVE_HIDDEN=0: M hidden %s, totals %+v", lo.meta("hidden"), lo.r.Totals)
+	}
+}
