@@ -29,7 +29,7 @@ test-short:
 # deps installs what the tests use besides Go and gcc (Debian/Ubuntu, as root).
 deps:
 	apt-get update -qq
-	apt-get install -y -qq valgrind clang uftrace >/dev/null
+	apt-get install -y -qq valgrind clang uftrace cmake ccache >/dev/null
 
 # bench measures weave's overhead against the uninstrumented programs and
 # peer tools (BENCHMARKS.md); BENCH_SIZE=tiny is the seconds-long smoke run
