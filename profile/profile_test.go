@@ -3,15 +3,13 @@ package profile
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"weave/internal/golden"
+)
 
 func readString(t *testing.T, s string) *Profile {
 	t.Helper()
@@ -27,44 +25,6 @@ func write(t *testing.T, p *Profile) string {
 	var b bytes.Buffer
 	if err := p.Write(&b); err != nil {
 		t.Fatal(err)
-	}
-	return b.String()
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", path, diff(string(want), got))
-	}
-}
-
-// diff returns the lines that differ between want and got, marked - and +.
-func diff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, wl, gl)
-		}
 	}
 	return b.String()
 }
@@ -86,7 +46,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, strings.TrimSuffix(filepath.Base(file), ".prof")+".dump", p.String())
+			golden.Check(t, strings.TrimSuffix(filepath.Base(file), ".prof")+".dump", p.String())
 		})
 	}
 }
@@ -105,14 +65,14 @@ func TestRoundTrip(t *testing.T) {
 			p := readString(t, string(in))
 			out := write(t, p)
 			if !notCanonical[filepath.Base(file)] && out != string(in) {
-				t.Errorf("Write(Read(%s)) differs:\n%s", file, diff(string(in), out))
+				t.Errorf("Write(Read(%s)) differs:\n%s", file, golden.Diff(string(in), out))
 			}
 			p2 := readString(t, out)
 			if p.String() != p2.String() {
-				t.Errorf("profile changed in a round trip:\n%s", diff(p.String(), p2.String()))
+				t.Errorf("profile changed in a round trip:\n%s", golden.Diff(p.String(), p2.String()))
 			}
 			if out2 := write(t, p2); out2 != out {
-				t.Errorf("second round trip differs:\n%s", diff(out, out2))
+				t.Errorf("second round trip differs:\n%s", golden.Diff(out, out2))
 			}
 		})
 	}
@@ -166,7 +126,7 @@ func TestFormatDocExample(t *testing.T) {
 		t.Errorf("bins: %+v", p.Bins)
 	}
 	if out := write(t, p); out != ex.String() {
-		t.Errorf("the example does not round trip:\n%s", diff(ex.String(), out))
+		t.Errorf("the example does not round trip:\n%s", golden.Diff(ex.String(), out))
 	}
 }
 
@@ -289,10 +249,10 @@ func TestBuild(t *testing.T) {
 	want := head + "S 0 main\nS 1 m.c\nS 2 calloc\nS 3 int\nF 0 0 1 3\nA 0 0 1 4 2 2 3 4\nT 0 7\n" +
 		"N 0 -1 0 R -1\nN 1 0 0 F 0\nN 2 1 0 A 0\nC 1 1\nH 2 1 0 0 0 16 0 0 0 0 0 0 0 0 0 0 0\nB 16 1 0 16 0\nE 13\n"
 	if out != want {
-		t.Errorf("Write:\n%s", diff(want, out))
+		t.Errorf("Write:\n%s", golden.Diff(want, out))
 	}
 	if p2 := readString(t, out); p2.String() != p.String() {
-		t.Errorf("read back:\n%s", diff(p.String(), p2.String()))
+		t.Errorf("read back:\n%s", golden.Diff(p.String(), p2.String()))
 	}
 }
 
@@ -341,7 +301,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("Read of Write's output: %v\n%s", err, b.String())
 		}
 		if p.String() != p2.String() {
-			t.Errorf("round trip changed the profile:\n%s", diff(p.String(), p2.String()))
+			t.Errorf("round trip changed the profile:\n%s", golden.Diff(p.String(), p2.String()))
 		}
 	})
 }

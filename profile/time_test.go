@@ -3,6 +3,8 @@ package profile
 import (
 	"strings"
 	"testing"
+
+	"weave/internal/golden"
 )
 
 // TestTimeRecords: D records (self time per node) are read onto Node.Time
@@ -17,7 +19,7 @@ func TestTimeRecords(t *testing.T) {
 		t.Errorf("time_mode %q", v)
 	}
 	if out := write(t, p); out != in {
-		t.Errorf("written back:\n%s", diff(in, out))
+		t.Errorf("written back:\n%s", golden.Diff(in, out))
 	}
 	if s := p.String(); !strings.Contains(s, "#1 main a.c:1 calls 3 self 3400ns") {
 		t.Errorf("dump:\n%s", s)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"weave/internal/golden"
 )
 
 // TestHidden: hidden allocations (by code that was not woven) are charged
@@ -13,7 +15,7 @@ func TestHidden(t *testing.T) {
 	r := build(t, load(t, "hidden"), Options{Depth: DefaultDepth})
 	for _, f := range []string{"text", "json"} {
 		out := render(t, r, f)
-		golden(t, "hidden."+f, out)
+		golden.Check(t, "hidden."+f, out)
 		if f == "json" && !json.Valid([]byte(out)) {
 			t.Errorf("invalid JSON")
 		}

@@ -3,17 +3,13 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"weave/internal/golden"
 	"weave/profile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func load(t *testing.T, name string) *profile.Profile {
 	t.Helper()
@@ -46,48 +42,15 @@ func render(t *testing.T, r *Report, format string) string {
 	return b.String()
 }
 
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", path, diff(string(want), got))
-	}
-}
-
-func diff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
-}
-
-var goldenCases = []struct {
+// goldenCase renders a profile of testdata with opt in each format and
+// compares the output with testdata/name.format.
+type goldenCase struct {
 	name, prof string
 	opt        Options
 	formats    []string
-}{
+}
+
+var goldenCases = []goldenCase{
 	{"widget", "widget", Options{Depth: DefaultDepth}, []string{"text", "json"}},
 	{"recursion", "recursion", Options{Depth: DefaultDepth}, []string{"text", "json"}},
 	{"recursion-depth2", "recursion", Options{Depth: 2, Tables: []string{TableLeaks}}, []string{"text", "json"}},
@@ -96,13 +59,15 @@ var goldenCases = []struct {
 	{"inline-sites", "inline", Options{Depth: DefaultDepth, Sites: true, Tables: []string{TableLeaks, TableDirect}}, []string{"text"}},
 }
 
-func TestGolden(t *testing.T) {
-	for _, tc := range goldenCases {
+func TestGolden(t *testing.T) { checkGoldens(t, goldenCases) }
+
+func checkGoldens(t *testing.T, cases []goldenCase) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := build(t, load(t, tc.prof), tc.opt)
 			for _, f := range tc.formats {
 				out := render(t, r, f)
-				golden(t, tc.name+"."+f, out)
+				golden.Check(t, tc.name+"."+f, out)
 				if f == "json" && !json.Valid([]byte(out)) {
 					t.Errorf("invalid JSON")
 				}

@@ -1,18 +1,13 @@
 package report
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"weave/profile"
 )
 
-var timeGoldenCases = []struct {
-	name, prof string
-	opt        Options
-	formats    []string
-}{
+var timeGoldenCases = []goldenCase{
 	// Hand-written, every table (the default for a profile with times).
 	{"time", "time", Options{Depth: DefaultDepth}, []string{"text", "json"}},
 	// Recorded: testdata/timing/ratio.c in exact mode, fib.c and threads.c
@@ -22,23 +17,7 @@ var timeGoldenCases = []struct {
 	{"time-threads", "time-threads", Options{Tables: []string{TableFlat, TableTree}, Threshold: DefaultThreshold}, []string{"text"}},
 }
 
-func TestTimeGolden(t *testing.T) {
-	for _, tc := range timeGoldenCases {
-		t.Run(tc.name, func(t *testing.T) {
-			r := build(t, load(t, tc.prof), tc.opt)
-			for _, f := range tc.formats {
-				out := render(t, r, f)
-				golden(t, tc.name+"."+f, out)
-				if f == "json" && !json.Valid([]byte(out)) {
-					t.Errorf("invalid JSON")
-				}
-				if f == "text" {
-					checkWidth(t, out)
-				}
-			}
-		})
-	}
-}
+func TestTimeGolden(t *testing.T) { checkGoldens(t, timeGoldenCases) }
 
 func funcTime(t *testing.T, r *Report, name string) FuncTime {
 	t.Helper()
