@@ -239,30 +239,39 @@ to an allocation: its callers, its own [index] line, its callees.
 	}
 	for i := range r.Graph {
 		e := &r.Graph[i]
-		t.rule()
-		for j := range e.Callers {
-			arc(&e.Callers[j])
-		}
-		called := num(e.Calls)
-		if e.Recursive > 0 {
-			called += "+" + num(e.Recursive)
-		}
-		cells := []string{fmt.Sprintf("[%d]", e.Index), pct1(e.PctSelfDesc), num(e.SelfDesc), num(e.Self)}
-		cells = append(cells, classPcts(e.SelfBySize.Pct())...)
-		cells = append(cells, "", called, fmt.Sprintf("%s [%d]", e.Name, e.Index))
-		t.add(cells...)
-		for _, m := range e.Members {
-			cells := []string{"", "", "", num(m.Self)}
-			cells = append(cells, classPcts(m.SelfBySize.Pct())...)
-			cells = append(cells, "", num(m.Calls), fmt.Sprintf("  %s %s [%d]", m.Label, e.Name, e.Index))
+		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, func(called string) {
+			cells := []string{fmt.Sprintf("[%d]", e.Index), pct1(e.PctSelfDesc), num(e.SelfDesc), num(e.Self)}
+			cells = append(cells, classPcts(e.SelfBySize.Pct())...)
+			cells = append(cells, "", called, fmt.Sprintf("%s [%d]", e.Name, e.Index))
 			t.add(cells...)
-		}
-		for j := range e.Callees {
-			arc(&e.Callees[j])
-		}
+			for _, m := range e.Members {
+				cells := []string{"", "", "", num(m.Self)}
+				cells = append(cells, classPcts(m.SelfBySize.Pct())...)
+				cells = append(cells, "", num(m.Calls), fmt.Sprintf("  %s %s [%d]", m.Label, e.Name, e.Index))
+				t.add(cells...)
+			}
+		})
 	}
 	t.rule()
 	t.write(w)
+}
+
+// addEntryRows adds a gprof-style entry's rows to t, for both call graphs:
+// its callers, its own lines (written by own, given its "called" cell),
+// its callees.
+func addEntryRows[A any](t *table, callers, callees []A, arc func(*A), calls, recursive uint64, own func(called string)) {
+	t.rule()
+	for i := range callers {
+		arc(&callers[i])
+	}
+	called := num(calls)
+	if recursive > 0 {
+		called += "+" + num(recursive)
+	}
+	own(called)
+	for i := range callees {
+		arc(&callees[i])
+	}
 }
 
 // num formats n with thousands separators: 1,023,876.

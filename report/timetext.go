@@ -199,22 +199,13 @@ its own [index] line, its callees. Times are exact per arc (from the calling-con
 			hidden++
 			continue
 		}
-		t.rule()
-		for j := range e.Callers {
-			arc(&e.Callers[j])
-		}
-		called := num(e.Calls)
-		if e.Recursive > 0 {
-			called += "+" + num(e.Recursive)
-		}
-		t.add(fmt.Sprintf("[%d]", e.Index), pct1(e.PctTotal), dur(float64(e.SelfNS)), dur(float64(e.Children)),
-			called, fmt.Sprintf("%s [%d]", e.Name, e.Index))
-		for _, m := range e.Members {
-			t.add("", "", dur(float64(m.SelfNS)), "", num(m.Calls), fmt.Sprintf("  %s %s [%d]", m.Label, e.Name, e.Index))
-		}
-		for j := range e.Callees {
-			arc(&e.Callees[j])
-		}
+		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, func(called string) {
+			t.add(fmt.Sprintf("[%d]", e.Index), pct1(e.PctTotal), dur(float64(e.SelfNS)), dur(float64(e.Children)),
+				called, fmt.Sprintf("%s [%d]", e.Name, e.Index))
+			for _, m := range e.Members {
+				t.add("", "", dur(float64(m.SelfNS)), "", num(m.Calls), fmt.Sprintf("  %s %s [%d]", m.Label, e.Name, e.Index))
+			}
+		})
 	}
 	t.rule()
 	t.write(w)
