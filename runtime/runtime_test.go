@@ -858,6 +858,23 @@ func TestUnknownPointers(t *testing.T) {
 	checkHiddenRun(t, exe)
 }
 
+// TestSideTableSpill: blocks packed 8 bytes apart (several to a granule of
+// the side table's radix part) and blocks of 1 GiB and more (too big for a
+// radix slot) take the spill table; the runtime's totals must equal the
+// program's own tally.
+func TestSideTableSpill(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "granules"), nil)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	got, want := weaveSummary(t, r), summaryOf(t, r.stdout, "")
+	if got != want {
+		t.Errorf("runtime says %+v, the program %+v\n%s", got, want, r.stderr)
+	}
+	checkConsistent(t, readProfile(t, r.profile()), got)
+}
+
 // checkHiddenRun runs exe with library allocations recorded and checks its
 // totals are valgrind's.
 func checkHiddenRun(t *testing.T, exe string) *profile {
