@@ -89,15 +89,40 @@ struct __weave_slot {
 	unsigned long long t0;
 };
 
+/* The second-level child cache: per thread, direct-mapped by
+   __weave_cc_index, (parent, function) -> child. It answers when a node's
+   one-entry cache misses because the function calls several functions in
+   turn (an interpreter loop, a tree builder calling itself and an
+   allocator). Woven code reads child first, then the tags; the runtime
+   writes an entry key first (to 0), then child and parent, then key, so an
+   entry rewritten by a signal handler in between fails the tag check. */
+struct __weave_cc {
+	struct __weave_node *parent;
+	const void *key;
+	struct __weave_node *child;
+};
+
+enum { __WEAVE_CC_SIZE = 1024 };
+
 /* Per-thread state. cap == 0 until the thread is set up, which sends the
    first __weave_enter of every thread to the slow path. timing != 0 (set by
-   the runtime in exact mode) sends every enter to __weave_enter_timed. */
+   the runtime in exact mode) sends every enter to __weave_enter_timed. cc
+   holds __WEAVE_CC_SIZE entries (all empty until the thread is set up). */
 struct __weave_thread {
 	struct __weave_node *cur;    /* == stack[depth].node */
 	struct __weave_slot *stack;
 	unsigned depth, cap;
 	unsigned char timing;
+	struct __weave_cc *cc;
 };
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) unsigned
+__weave_cc_index(const struct __weave_node *p, const struct __weave_fn *fn)
+{
+	/* Nodes are 64-byte aligned, records 8-byte aligned. */
+	__weave_size_t x = ((__weave_size_t)p >> 6) + ((__weave_size_t)fn >> 3) * 0x9e3779b1u;
+	return (unsigned)(x ^ (x >> 10)) % __WEAVE_CC_SIZE;
+}
 
 /* What a woven function's guard holds: the node and depth to go back to.
    parent == 0 means the enter did not push (runtime off, depth cap), unless
@@ -130,7 +155,15 @@ __weave_enter(const struct __weave_fn *fn)
 	p = t->cur;
 	c = p->cache;
 	d = t->depth;
-	if (__builtin_expect(c->key != fn || d + 1 >= t->cap, 0))
+	if (__builtin_expect(c->key != fn, 0)) {
+		struct __weave_cc *e = &t->cc[__weave_cc_index(p, fn)];
+		c = e->child;
+		__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
+		if (e->parent != p || e->key != fn)
+			return __weave_enter_slow(fn);
+		p->cache = c;
+	}
+	if (__builtin_expect(d + 1 >= t->cap, 0))
 		return __weave_enter_slow(fn);
 	c->calls++;
 	t->depth = d + 1;

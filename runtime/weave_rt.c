@@ -381,7 +381,15 @@ static struct rt_node rt_boot = {
 	.u = {.acache = &rt_dummy},
 };
 
-__thread struct __weave_thread __weave_tls = {&rt_boot.pub, 0, 0, 0, 0};
+/* The second-level child cache (weave.h): this thread's entries. Written
+   only inside rt_enter/rt_exit, where a signal handler's woven code does
+   not write it. */
+static __thread struct __weave_cc rt_cc[__WEAVE_CC_SIZE];
+
+/* The child cache of a thread not set up: never written, matches nothing. */
+static struct __weave_cc rt_cc_none[__WEAVE_CC_SIZE];
+
+__thread struct __weave_thread __weave_tls = {&rt_boot.pub, 0, 0, 0, 0, rt_cc_none};
 
 static struct rt_node *g_chunks[NCHUNKS];
 static u32 g_node_next;
@@ -855,6 +863,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 
 	stack[0].node = &root->pub;
 	t->stack = stack;
+	t->cc = rt_cc;
 	t->depth = 0;
 	t->cap = STACK_INIT;
 	fence();
@@ -1448,6 +1457,12 @@ static void note_free(struct rt_local *l, void *p)
 
 /* ------------------------------------------------------- woven interface */
 
+unsigned __weave_cc_index(const struct __weave_node *p, const struct __weave_fn *fn)
+{
+	__weave_size_t x = ((__weave_size_t)p >> 6) + ((__weave_size_t)fn >> 3) * 0x9e3779b1u;
+	return (unsigned)(x ^ (x >> 10)) % __WEAVE_CC_SIZE;
+}
+
 struct __weave_frame __weave_enter(const struct __weave_fn *fn)
 {
 	struct __weave_thread *t = &__weave_tls;
@@ -1459,7 +1474,15 @@ struct __weave_frame __weave_enter(const struct __weave_fn *fn)
 	p = t->cur;
 	c = p->cache;
 	d = t->depth;
-	if (__builtin_expect(c->key != fn || d + 1 >= t->cap, 0))
+	if (__builtin_expect(c->key != fn, 0)) {
+		struct __weave_cc *e = &t->cc[__weave_cc_index(p, fn)];
+		c = e->child;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (e->parent != p || e->key != fn)
+			return __weave_enter_slow(fn);
+		p->cache = c;
+	}
+	if (__builtin_expect(d + 1 >= t->cap, 0))
 		return __weave_enter_slow(fn);
 	c->calls++;
 	t->depth = d + 1;
@@ -1484,28 +1507,6 @@ void __weave_leave(struct __weave_frame *f)
 	}
 }
 
-/* The second-level child cache. A node's one-entry cache (pub.cache)
-   misses whenever a function calls two functions in turn (an interpreter
-   loop, a tree builder calling itself and an allocator); this per-thread
-   direct-mapped table of (parent, function) -> child then answers before
-   the slow path proper, without the hash lookup in child(). It is read
-   outside the runtime (child first, then the tags: an entry rewritten by a
-   signal handler in between fails the tag check) and written only inside
-   rt_enter/rt_exit, where a signal handler's woven code does not write it. */
-enum { CCACHE_SIZE = 512 };
-struct ccache_entry {
-	const struct __weave_node *parent;
-	const void *key;
-	struct __weave_node *child;
-};
-static __thread struct ccache_entry rt_ccache[CCACHE_SIZE];
-
-static inline struct ccache_entry *ccache_slot(const struct __weave_node *p, const void *key)
-{
-	uintptr_t x = (uintptr_t)p ^ ((uintptr_t)key * 0x9e3779b1u);
-	return &rt_ccache[(x ^ (x >> 9) ^ (x >> 17)) / 16 % CCACHE_SIZE];
-}
-
 struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 {
 	struct __weave_thread *t = &__weave_tls;
@@ -1513,29 +1514,11 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 	struct __weave_frame f = {0, t->depth};
 	struct rt_thread *T;
 	struct __weave_node *p, *c;
-	struct ccache_entry *e;
+	struct __weave_cc *e;
 	unsigned d;
 
 	if (l->in_rt)
 		return f;
-	p = t->cur;
-	d = t->depth;
-	e = ccache_slot(p, fn);
-	c = e->child;
-	fence();
-	if (e->parent == p && e->key == fn && !t->timing && d + 1 < t->cap) {
-		p->cache = c;
-		/* The push, exactly as in __weave_enter. */
-		c->calls++;
-		t->depth = d + 1;
-		fence();
-		t->stack[d + 1].node = c;
-		fence();
-		t->cur = c;
-		f.parent = p;
-		f.depth = d;
-		return f;
-	}
 	rt_enter(l);
 	T = l->thr;
 	if (!T && l->state == ST_NEW)
@@ -1554,7 +1537,7 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 			goto out;
 		c = &n->pub;
 		p->cache = c;
-		e = ccache_slot(p, fn);
+		e = &rt_cc[__weave_cc_index(p, fn)];
 		e->key = 0;
 		fence();
 		e->child = c;
