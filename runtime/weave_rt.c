@@ -1282,7 +1282,7 @@ static void side_usage(u64 *bytes, u64 *live)
 /* Inserts a -> val (size << NODE_BITS | node). If a is already there (a
    stale entry), replaces it and returns the old one in *old (else
    old->addr == 0). Returns 0 when out of memory. */
-static int side_insert(uintptr_t a, u64 val, struct ent *old)
+static inline __attribute__((always_inline)) int side_insert(uintptr_t a, u64 val, struct ent *old)
 {
 	u64 *sl, cur, want;
 	old->addr = 0;
@@ -1322,7 +1322,7 @@ static int side_insert(uintptr_t a, u64 val, struct ent *old)
 /* Removes a; returns 1 and its entry if it was there. Only a block's
    own free or realloc removes it, so the slot cannot change between the
    load and the store. */
-static int side_remove(uintptr_t a, struct ent *out)
+static inline __attribute__((always_inline)) int side_remove(uintptr_t a, struct ent *out)
 {
 	u64 *sl = radix_slot(a, 0), cur;
 	if (sl && slot_holds(cur = __atomic_load_n(sl, __ATOMIC_RELAXED), a)) {
@@ -1387,7 +1387,7 @@ static inline void bin_count(struct rt_thread *T, u64 size, int is_free)
 
 /* Counts the free of the block of side-table entry e, charged to the node
    that allocated it. T is the calling thread (may be 0). */
-static void charge_free(struct rt_thread *T, const struct ent *e)
+static inline __attribute__((always_inline)) void charge_free(struct rt_thread *T, const struct ent *e)
 {
 	u32 ni = (u32)(e->val & NODE_MASK);
 	struct rt_node *n;
@@ -1447,7 +1447,7 @@ static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p
 }
 
 /* Forgets block p (about to be freed). in_rt is set. */
-static void note_free(struct rt_local *l, void *p)
+static inline __attribute__((always_inline)) void note_free(struct rt_local *l, void *p)
 {
 	struct rt_thread *T = thread_get(l);
 	struct ent e;
@@ -1577,6 +1577,9 @@ int __weave_setjmp_return(struct __weave_frame *f, int v)
 	return v;
 }
 
+static inline void *lib_malloc(size_t n);
+static inline void lib_free(void *p);
+
 /* The allocation advice. Pattern: if re-entered, call the real function
    only; else set in_rt, call the real function, keep its errno across the
    bookkeeping. */
@@ -1599,7 +1602,7 @@ int __weave_setjmp_return(struct __weave_frame *f, int v)
 
 void *__weave_malloc(const struct __weave_site *s, wsize n)
 {
-	RT_ALLOC(malloc(n), n);
+	RT_ALLOC(lib_malloc(n), n);
 }
 
 void *__weave_calloc(const struct __weave_site *s, wsize n, wsize size)
@@ -1673,7 +1676,7 @@ void __weave_free(const struct __weave_site *s, void *p)
 		note_free(l, p);
 		errno = e;
 	}
-	free(p);
+	lib_free(p);
 	rt_exit(l);
 }
 
@@ -1992,6 +1995,31 @@ static inline int hidden_on(void)
 	if (__builtin_expect(h != HIDDEN_UNKNOWN, 1))
 		return h == HIDDEN_ON;
 	return hidden_decide();
+}
+
+/* malloc and free as the advice calls them: straight to the real ones
+   when this copy's interposed functions are the process's and record
+   (hidden_decide checked that), which saves a call and its checks. */
+static inline void *lib_malloc(size_t n)
+{
+#if RT_INTERPOSE
+	if (__atomic_load_n(&g_hidden, __ATOMIC_RELAXED) == HIDDEN_ON &&
+	    __atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) == 2)
+		return g_real.malloc(n);
+#endif
+	return malloc(n);
+}
+
+static inline void lib_free(void *p)
+{
+#if RT_INTERPOSE
+	if (__atomic_load_n(&g_hidden, __ATOMIC_RELAXED) == HIDDEN_ON &&
+	    __atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) == 2 && !boot_owns(p)) {
+		g_real.free(p);
+		return;
+	}
+#endif
+	free(p);
 }
 
 /* The interposed allocator. Pattern: inside the runtime (the advice
