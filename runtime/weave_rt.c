@@ -2800,8 +2800,8 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 	sb_str(&tmp, ".tmp.");
 	sb_u64(&tmp, pid);
 
-	o.buf = tmp_alloc(tm, 1 << 18);
-	o.cap = 1 << 18;
+	o.buf = tmp_alloc(tm, 1 << 16);
+	o.cap = 1 << 16;
 	if (!o.buf) {
 		errno = ENOMEM;
 		return -1;
