@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -83,6 +84,7 @@ type weaver struct {
 	defined  map[string]bool // functions defined in this unit
 	fnRecs   []string        // initializers of the function table
 	siteRecs []string        // initializers of the site table
+	names    []int           // sorted offsets of the advised names in the text (adviceNames)
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -93,13 +95,17 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 			res, err = nil, fmt.Errorf("internal error: %v", e)
 		}
 	}()
-	sum := sha256.Sum256(append([]byte(u.Name+"\x00"), u.Text...))
+	h := sha256.New()
+	h.Write([]byte(u.Name + "\x00"))
+	h.Write(u.Text)
+	sum := h.Sum(nil)
 	w := &weaver{
 		u:       u,
 		buf:     newEditBuffer(u.Text),
 		tag:     hex.EncodeToString(sum[:6]),
 		res:     &Result{},
 		defined: map[string]bool{},
+		names:   adviceNames(u.Text),
 	}
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
@@ -140,7 +146,9 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 		w.buf.Insert(guardOffset(body), fmt.Sprintf(
 			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave), unused)) = __weave_enter(%s);", fnRef))
 	}
-	w.body(body, fn.Name, fnRef, woven)
+	if w.mayAdvise(body) {
+		w.body(body, fn.Name, fnRef, woven)
+	}
 }
 
 // guardOffset is where the guard goes: after the body's '{' and any
@@ -204,6 +212,76 @@ func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef string, woven bo
 		}
 		return true
 	})
+}
+
+// mayAdvise reports whether the body walk might find anything to advise
+// in a function body: a call of a function named in allocOps or
+// setjmpNames, which then appears in the body's text, or a nested function,
+// which is declared in one of the body's scopes. Most bodies have neither,
+// and their walk is skipped.
+func (w *weaver) mayAdvise(body *cc.CompoundStatement) bool {
+	lb := body.Token.Position().Offset
+	rb := body.Token2.Position().Offset
+	if i := sort.SearchInts(w.names, lb); i < len(w.names) && w.names[i] < rb {
+		return true
+	}
+	return declaresFunction(body.LexicalScope())
+}
+
+// declaresFunction reports whether a scope or one below it declares
+// something that may be a function (a nested function definition or a
+// block-scope function declaration).
+func declaresFunction(s *cc.Scope) bool {
+	for _, nodes := range s.Nodes {
+		for _, n := range nodes {
+			if d, ok := n.(*cc.Declarator); ok && (d.Type() == nil || d.Type().Kind() == cc.Function) {
+				return true
+			}
+		}
+	}
+	for _, c := range s.Children {
+		if declaresFunction(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameKeys are substrings of which every name in allocOps and setjmpNames
+// contains one, to find the names in a text quickly.
+var nameKeys = []string{"alloc", "align", "free", "dup", "setjmp"}
+
+// adviceNames returns the offsets, in order, of the identifiers in text
+// that name a function in allocOps or setjmpNames.
+func adviceNames(text []byte) []int {
+	var offs []int
+	for _, key := range nameKeys {
+		for i := 0; ; {
+			k := bytes.Index(text[i:], []byte(key))
+			if k < 0 {
+				break
+			}
+			k += i
+			i = k + len(key)
+			start, end := k, i
+			for start > 0 && isIdentByte(text[start-1]) {
+				start--
+			}
+			for end < len(text) && isIdentByte(text[end]) {
+				end++
+			}
+			if name := string(text[start:end]); setjmpNames[name] || allocOps[name].op != "" {
+				offs = append(offs, start)
+			}
+			i = end
+		}
+	}
+	sort.Ints(offs)
+	return slices.Compact(offs) // aligned_alloc has two keys
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // call advises one call expression if it calls an allocation function or
