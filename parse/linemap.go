@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"sort"
 	"strconv"
 )
 
@@ -19,6 +20,8 @@ type LineMap struct {
 	// marks[i] says that physical line marks[i].phys (1-based) holds line
 	// marks[i].line of marks[i].file.
 	marks []mark
+	// starts[i] is the byte offset of physical line i+1.
+	starts []int
 }
 
 type mark struct {
@@ -31,16 +34,17 @@ type mark struct {
 // NewLineMap scans text for GNU linemarkers (`# 12 "file.c" 1 3`) and
 // #line directives.
 func NewLineMap(text []byte) *LineMap {
-	m := &LineMap{}
+	m := &LineMap{starts: make([]int, 0, len(text)/32+1)}
 	phys := 0
-	for len(text) > 0 {
+	for off := 0; off < len(text); {
 		phys++
-		i := bytes.IndexByte(text, '\n')
+		m.starts = append(m.starts, off)
+		i := bytes.IndexByte(text[off:], '\n')
 		var ln []byte
 		if i < 0 {
-			ln, text = text, nil
+			ln, off = text[off:], len(text)
 		} else {
-			ln, text = text[:i], text[i+1:]
+			ln, off = text[off:off+i], off+i+1
 		}
 		if len(ln) == 0 || ln[0] != '#' {
 			continue
@@ -51,6 +55,16 @@ func NewLineMap(text []byte) *LineMap {
 		}
 	}
 	return m
+}
+
+// LineCol returns the physical line (1-based) and byte column (1-based) of
+// byte offset off.
+func (m *LineMap) LineCol(off int) (line, col int) {
+	i := sort.Search(len(m.starts), func(i int) bool { return m.starts[i] > off }) // line i holds off
+	if i == 0 {
+		return 1, off + 1
+	}
+	return i, off - m.starts[i-1] + 1
 }
 
 // parseMarker parses `# N "file" flags...` or `#line N "file"`.

@@ -24,6 +24,11 @@ type Unit struct {
 	Text  []byte // the preprocessed text (.i), linemarkers included
 	AST   *cc.AST
 	Lines *LineMap
+
+	// joined: cc/v4 parsed the text with its lines joined (joinLines), so
+	// its line numbers in Name mean nothing and positions come from byte
+	// offsets.
+	joined bool
 }
 
 // Preprocess runs compiler (argv, e.g. ["gcc"]) with -E and flags on file
@@ -133,21 +138,51 @@ func Parse(name string, text []byte) (*Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := newConfig()
-	if err != nil {
-		return nil, err
+	u := &Unit{Name: name, Text: text}
+	lines := make(chan *LineMap, 1)
+	go func() { lines <- NewLineMap(text) }() // not needed before cc/v4 is done
+	src := parseable(text)
+	var ast *cc.AST
+	if joined := joinLines(src); joined != nil {
+		// On an error (or a panic), the text is parsed as it is, for the
+		// message with the original lines (and in case joining changed
+		// anything).
+		ast, u.joined = translateJoined(predefined, name, joined)
 	}
-	u := &Unit{Name: name, Text: text, Lines: NewLineMap(text)}
-	ast, err := cc.Translate(cfg, []cc.Source{
-		{Name: "<predefined>", Value: predefined},
-		{Name: "<builtin>", Value: cc.Builtin},
-		{Name: name, Value: parseable(text)},
-	})
+	if !u.joined {
+		ast, err = translate(predefined, name, src)
+	}
+	u.Lines = <-lines
 	if err != nil {
 		return nil, u.remapError(err)
 	}
 	u.AST = ast
 	return u, nil
+}
+
+// translateJoined runs cc/v4 on text joined by joinLines and reports
+// whether it succeeded.
+func translateJoined(predefined, name string, joined []byte) (ast *cc.AST, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ast, ok = nil, false
+		}
+	}()
+	ast, err := translate(predefined, name, joined)
+	return ast, err == nil
+}
+
+// translate runs cc/v4 on the preprocessed text src.
+func translate(predefined, name string, src []byte) (*cc.AST, error) {
+	cfg, err := newConfig()
+	if err != nil {
+		return nil, err
+	}
+	return cc.Translate(cfg, []cc.Source{
+		{Name: "<predefined>", Value: predefined},
+		{Name: "<builtin>", Value: cc.Builtin},
+		{Name: name, Value: src},
+	})
 }
 
 var posPrefix = regexp.MustCompile(`^(.*?):(\d+):(\d+): ?`)
@@ -189,7 +224,11 @@ func (e *Error) Error() string { return e.Msg }
 // gcc keeps aligned with the source for unexpanded lines).
 func (u *Unit) Location(n cc.Node) (loc Location, col int) {
 	p := n.Position()
-	return u.Lines.Lookup(p.Line), p.Column
+	line, col := p.Line, p.Column
+	if u.joined && p.Filename == u.Name {
+		line, col = u.Lines.LineCol(p.Offset)
+	}
+	return u.Lines.Lookup(line), col
 }
 
 var (

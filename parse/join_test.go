@@ -1,0 +1,173 @@
+package parse
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"modernc.org/cc/v4"
+)
+
+func TestJoinLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string // want "" for nil
+	}{
+		{"join", "int a;\nint b;\n", "int a; int b;\n"},
+		{"marker", "# 1 \"a.c\"\nint a;\n# 3 \"a.c\" 2\nint b;\n", "          int a;" + strings.Repeat(" ", 13) + "int b;\n"},
+		{"pragma keeps its line", "int a;\n#pragma pack(1)\nint b;\n", "int a;\n#pragma pack(1)\nint b;\n"},
+		{"ident", "int a;\n  #ident \"x\"\nint b;\nint c;\n", "int a;\n  #ident \"x\"\nint b; int c;\n"},
+		{"line comment", "int a; // x\nint b;\nint c;\n", "int a; // x\nint b; int c;\n"},
+		{"block comment", "int a; /* x\ny */ int b;\nint c;\n", "int a; /* x y */ int b; int c;\n"},
+		{"comment in literal", "char *s = \"/*\";\nint b;\n", "char *s = \"/*\"; int b;\n"},
+		{"escaped quote", "char *s = \"\\\"\", c = '\\'';\nint b;\n", "char *s = \"\\\"\", c = '\\''; int b;\n"},
+		{"no final newline", "int a;\nint b;", "int a; int b;"},
+		{"carriage return", "int a;\r\nint b;\r\n", ""},
+		{"splice", "int a \\\n;\n", ""},
+		{"open literal", "char c = 'a;\nint b;\n", ""},
+		{"define", "#define X 1\nint a = X;\n", ""},
+		{"line", "#line 5 \"a.c\"\nint a;\n", ""},
+		{"digraph directive", "%:pragma x\nint a;\n", ""},
+		{"comment before directive", "/* x */ #pragma x\nint a;\n", ""},
+		{"comment around directive", "int a; /*\n*/ #pragma x\nint b;\n", ""},
+		{"directive opens comment", "#pragma x /*\n*/\nint b;\n", ""},
+	} {
+		got := joinLines([]byte(tc.in))
+		switch {
+		case tc.want == "" && got != nil:
+			t.Errorf("%s: joinLines(%q) = %q, want nil", tc.name, tc.in, got)
+		case tc.want != "" && string(got) != tc.want:
+			t.Errorf("%s: joinLines(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+	long := strings.Repeat("int a;\n", 1000)
+	got := joinLines([]byte(long))
+	if n := bytes.Count(got, []byte("\n")); n < len(long)/joinedLineBytes || n > len(long)/joinedLineBytes+1 {
+		t.Errorf("%d bytes of short lines joined into %d lines, want about one per %d bytes", len(long), n, joinedLineBytes)
+	}
+}
+
+// TestJoinedParse checks that cc/v4 makes the same AST of the joined text
+// as of the text itself, but for line numbers: same nodes, tokens at the
+// same offsets, same types.
+func TestJoinedParse(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/*.c")
+	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "modernc.org/ccorpus2").Output(); err == nil {
+		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "assets", "sqlite-amalgamation-3380100", "sqlite3.c"))
+	}
+	predefined, err := hostPredefined()
+	if err != nil {
+		t.Fatal(err)
+	}
+	utf := filepath.Join(t.TempDir(), "utf.c")
+	if err := os.WriteFile(utf, []byte("#include <stdlib.h>\nint main(void) { char *s = \"h\xc3\xa9llo\\n\"; void *p = /* \xc3\xa9 */ malloc(3); free(p); return s[0]; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, utf)
+	for _, src := range files {
+		for _, flags := range [][]string{nil, {"-C"}} {
+			var stderr bytes.Buffer
+			text, err := Preprocess([]string{"gcc"}, flags, src, &stderr)
+			if err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			joined := joinLines(parseable(text))
+			if joined == nil {
+				t.Errorf("%s %v: not joined", src, flags)
+				continue
+			}
+			if len(joined) != len(text) || bytes.Count(joined, []byte("\n"))*10 > bytes.Count(text, []byte("\n")) {
+				t.Errorf("%s %v: joined %d bytes, %d lines, from %d bytes, %d lines", src, flags, len(joined), bytes.Count(joined, []byte("\n")), len(text), bytes.Count(text, []byte("\n")))
+			}
+			want, err := translate(predefined, "x.i", parseable(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := translate(predefined, "x.i", joined)
+			if err != nil {
+				t.Fatalf("%s %v: joined: %v", src, flags, err)
+			}
+			lines := NewLineMap(text)
+			tokens := 0
+			sameToken := func(a, b cc.Token) error {
+				pa, pb := a.Position(), b.Position()
+				if a.Ch != b.Ch || a.SrcStr() != b.SrcStr() || pa.Offset != pb.Offset || pa.Filename != pb.Filename {
+					return fmt.Errorf("token %q at %v vs %q at %v", a.SrcStr(), pa, b.SrcStr(), pb)
+				}
+				if pb.Filename == "x.i" {
+					tokens++
+					if line, col := lines.LineCol(pb.Offset); line != pb.Line || col != pb.Column {
+						return fmt.Errorf("token %q at %v: LineCol says %d:%d", b.SrcStr(), pb, line, col)
+					}
+				}
+				return nil
+			}
+			if err := sameAST(reflect.ValueOf(got.TranslationUnit), reflect.ValueOf(want.TranslationUnit), sameToken); err != nil {
+				t.Errorf("%s %v: %v", src, flags, err)
+			}
+			if tokens == 0 {
+				t.Errorf("%s %v: no tokens compared", src, flags)
+			}
+		}
+	}
+}
+
+var (
+	tokenType = reflect.TypeFor[cc.Token]()
+	typer     = reflect.TypeFor[interface{ Type() cc.Type }]()
+)
+
+// sameAST compares two cc/v4 ASTs through their exported fields, tokens
+// with sameToken and typed nodes by type.
+func sameAST(a, b reflect.Value, sameToken func(a, b cc.Token) error) error {
+	if a.Kind() == reflect.Interface {
+		if a.IsNil() != b.IsNil() {
+			return fmt.Errorf("nil %v, %v", a, b)
+		}
+		if a.IsNil() {
+			return nil
+		}
+		a, b = a.Elem(), b.Elem()
+	}
+	if a.Type() != b.Type() {
+		return fmt.Errorf("%v vs %v", a.Type(), b.Type())
+	}
+	switch a.Kind() {
+	case reflect.Pointer:
+		if a.IsNil() != b.IsNil() {
+			return fmt.Errorf("%v: nil vs not", a.Type())
+		}
+		if a.IsNil() {
+			return nil
+		}
+		if a.Type().Implements(typer) {
+			ta, tb := a.Interface().(interface{ Type() cc.Type }).Type(), b.Interface().(interface{ Type() cc.Type }).Type()
+			if (ta == nil) != (tb == nil) || ta != nil && ta.String() != tb.String() {
+				return fmt.Errorf("%v at %v: type %v vs %v", a.Type(), a.Interface().(cc.Node).Position(), ta, tb)
+			}
+		}
+		return sameAST(a.Elem(), b.Elem(), sameToken)
+	case reflect.Struct:
+		if a.Type() == tokenType {
+			return sameToken(a.Interface().(cc.Token), b.Interface().(cc.Token))
+		}
+		for i := 0; i < a.NumField(); i++ {
+			if !a.Type().Field(i).IsExported() {
+				continue
+			}
+			if err := sameAST(a.Field(i), b.Field(i), sameToken); err != nil {
+				return fmt.Errorf("%s.%s: %w", a.Type().Name(), a.Type().Field(i).Name, err)
+			}
+		}
+		return nil
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint32, reflect.Uint64, reflect.Bool, reflect.String:
+		if !a.Equal(b) {
+			return fmt.Errorf("%v vs %v", a, b)
+		}
+	}
+	return nil
+}
