@@ -35,6 +35,7 @@ type Unit struct {
 // and returns the preprocessed text. The compiler's own diagnostics go to
 // stderr unchanged.
 func Preprocess(compiler, flags []string, file string, stderr *bytes.Buffer) ([]byte, error) {
+	paceGC()
 	args := append(append(append([]string{}, compiler[1:]...), flags...), "-E", "-x", "c", file)
 	cmd := exec.Command(compiler[0], args...)
 	var out bytes.Buffer
@@ -138,6 +139,7 @@ func Parse(name string, text []byte) (*Unit, error) {
 	if err != nil {
 		return nil, err
 	}
+	paceGC()
 	u := &Unit{Name: name, Text: text}
 	lines := make(chan *LineMap, 1)
 	go func() { lines <- NewLineMap(text) }() // not needed before cc/v4 is done
