@@ -23,11 +23,21 @@ const joinedLineBytes = 8192
 // than a linemarker, #pragma or #ident (#line, #define, ... see cc/v4's line
 // numbers), or a comment around a directive.
 func joinLines(text []byte) []byte {
-	if bytes.IndexByte(text, '\r') >= 0 {
-		return nil
-	}
 	out := make([]byte, len(text))
 	copy(out, text)
+	if ok, _ := join(out); !ok {
+		return nil
+	}
+	return out
+}
+
+// join joins the lines of text in place, as joinLines describes, but for
+// the newline that ends it, and reports whether it could, and whether text
+// ends inside a /* comment.
+func join(out []byte) (ok, open bool) {
+	if bytes.IndexByte(out, '\r') >= 0 {
+		return false, false
+	}
 	lastKept := 0        // offset of the last newline kept
 	pending := -1        // the newline before the current line, not yet decided
 	keepPending := false // it ends a // comment or a directive
@@ -41,19 +51,19 @@ func joinLines(text []byte) []byte {
 		}
 		line := out[off:end]
 		if len(line) > 0 && line[len(line)-1] == '\\' {
-			return nil
+			return false, false
 		}
 		var directive, lineComment bool
 		switch kind := lineKind(line, inComment); kind {
 		case textLine:
 			var ok bool
 			if ok, inComment, lineComment = scanLine(line, inComment); !ok {
-				return nil
+				return false, false
 			}
 		case markerLine, keptDirective:
 			ok, open, _ := scanLine(line, false)
 			if !ok || open {
-				return nil
+				return false, false
 			}
 			if kind == markerLine {
 				for i := range line {
@@ -63,7 +73,7 @@ func joinLines(text []byte) []byte {
 				directive = true
 			}
 		default:
-			return nil
+			return false, false
 		}
 		if pending >= 0 {
 			if keepPending || directive || pending-lastKept >= joinedLineBytes {
@@ -78,7 +88,7 @@ func joinLines(text []byte) []byte {
 		}
 		off = end + 1
 	}
-	return out
+	return true, inComment
 }
 
 const (

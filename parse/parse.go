@@ -25,26 +25,45 @@ type Unit struct {
 	AST   *cc.AST
 	Lines *LineMap
 
-	// joined: cc/v4 parsed the text with its lines joined (joinLines), so
-	// its line numbers in Name mean nothing and positions come from byte
-	// offsets.
-	joined bool
+	// sources are the names of the cc/v4 sources that hold the text, with
+	// their byte offsets in it, when cc/v4 parsed it with its lines joined
+	// (joinLines), in one source or in several (a speculative parse):
+	// positions in them come from byte offsets, not cc/v4's line numbers.
+	sources map[string]int
 }
 
 // Preprocess runs compiler (argv, e.g. ["gcc"]) with -E and flags on file
 // and returns the preprocessed text. The compiler's own diagnostics go to
-// stderr unchanged.
+// stderr unchanged. It starts parsing the text as it comes (spec.go), for
+// Parse to take over.
 func Preprocess(compiler, flags []string, file string, stderr *bytes.Buffer) ([]byte, error) {
 	paceGC()
 	args := append(append(append([]string{}, compiler[1:]...), flags...), "-E", "-x", "c", file)
 	cmd := exec.Command(compiler[0], args...)
 	var out bytes.Buffer
-	cmd.Stdout = &out
+	var spec *speculation
+	if predefined, err := hostPredefined(); err == nil {
+		spec = startSpeculation(predefined)
+		cmd.Stdout = spec
+	} else {
+		cmd.Stdout = &out
+	}
 	cmd.Stderr = stderr
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	text := out.Bytes()
+	if spec != nil {
+		text = spec.finish()
+	}
+	if err != nil {
+		if spec != nil {
+			spec.abandon()
+		}
 		return nil, fmt.Errorf("%s -E %s: %v", strings.Join(compiler, " "), file, err)
 	}
-	return out.Bytes(), nil
+	if spec != nil {
+		setPending(spec, text)
+	}
+	return text, nil
 }
 
 var (
@@ -133,7 +152,8 @@ func newConfig() (*cc.Config, error) {
 }
 
 // Parse parses preprocessed text. name is used for positions in errors,
-// which are reported at the original file:line:col.
+// which are reported at the original file:line:col. Given the text the last
+// Preprocess returned, it takes over the parse Preprocess started.
 func Parse(name string, text []byte) (*Unit, error) {
 	predefined, err := hostPredefined()
 	if err != nil {
@@ -143,15 +163,23 @@ func Parse(name string, text []byte) (*Unit, error) {
 	u := &Unit{Name: name, Text: text}
 	lines := make(chan *LineMap, 1)
 	go func() { lines <- NewLineMap(text) }() // not needed before cc/v4 is done
+	if spec := takePending(text); spec != nil {
+		if u.AST, u.sources = spec.wait(text); u.AST != nil {
+			u.Lines = <-lines
+			return u, nil
+		}
+	}
 	src := parseable(text)
 	var ast *cc.AST
 	if joined := joinLines(src); joined != nil {
 		// On an error (or a panic), the text is parsed as it is, for the
 		// message with the original lines (and in case joining changed
 		// anything).
-		ast, u.joined = translateJoined(predefined, name, joined)
+		if ast = translateJoined(predefined, name, joined); ast != nil {
+			u.sources = map[string]int{name: 0}
+		}
 	}
-	if !u.joined {
+	if ast == nil {
 		ast, err = translate(predefined, name, src)
 	}
 	u.Lines = <-lines
@@ -162,16 +190,19 @@ func Parse(name string, text []byte) (*Unit, error) {
 	return u, nil
 }
 
-// translateJoined runs cc/v4 on text joined by joinLines and reports
-// whether it succeeded.
-func translateJoined(predefined, name string, joined []byte) (ast *cc.AST, ok bool) {
+// translateJoined runs cc/v4 on text joined by joinLines; nil if it
+// failed.
+func translateJoined(predefined, name string, joined []byte) (ast *cc.AST) {
 	defer func() {
 		if recover() != nil {
-			ast, ok = nil, false
+			ast = nil
 		}
 	}()
 	ast, err := translate(predefined, name, joined)
-	return ast, err == nil
+	if err != nil {
+		return nil
+	}
+	return ast
 }
 
 // translate runs cc/v4 on the preprocessed text src.
@@ -227,10 +258,21 @@ func (e *Error) Error() string { return e.Msg }
 func (u *Unit) Location(n cc.Node) (loc Location, col int) {
 	p := n.Position()
 	line, col := p.Line, p.Column
-	if u.joined && p.Filename == u.Name {
-		line, col = u.Lines.LineCol(p.Offset)
+	if start, ok := u.sources[p.Filename]; ok {
+		line, col = u.Lines.LineCol(start + p.Offset)
 	}
 	return u.Lines.Lookup(line), col
+}
+
+// Offset returns the byte offset in Text of a token or node position (for
+// one outside the text, in cc/v4's builtin definitions, the offset cc/v4
+// gives).
+func (u *Unit) Offset(n cc.Node) int {
+	p := n.Position()
+	if start, ok := u.sources[p.Filename]; ok {
+		return start + p.Offset
+	}
+	return p.Offset
 }
 
 var (

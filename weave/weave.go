@@ -143,7 +143,7 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	if !woven {
 		w.res.Skipped = append(w.res.Skipped, fn)
 	} else {
-		w.buf.Insert(guardOffset(body), fmt.Sprintf(
+		w.buf.Insert(w.guardOffset(body), fmt.Sprintf(
 			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave), unused)) = __weave_enter(%s);", fnRef))
 	}
 	if w.mayAdvise(body) {
@@ -153,21 +153,21 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 
 // guardOffset is where the guard goes: after the body's '{' and any
 // __label__ declarations, which must come first in a block.
-func guardOffset(body *cc.CompoundStatement) int {
-	lbrace := body.Token.Position().Offset
+func (w *weaver) guardOffset(body *cc.CompoundStatement) int {
+	lbrace := w.u.Offset(body.Token)
 	off := lbrace + 1
 	for l := body.BlockItemList; l != nil; l = l.BlockItemList {
 		bi := l.BlockItem
 		if bi == nil {
 			break
 		}
-		if bi.Position().Offset <= lbrace { // cc/v4's synthetic __func__ declaration
+		if w.u.Offset(bi) <= lbrace { // cc/v4's synthetic __func__ declaration
 			continue
 		}
 		if bi.Case != cc.BlockItemLabel {
 			break
 		}
-		off = bi.LabelDeclaration.Token2.Position().Offset + 1
+		off = w.u.Offset(bi.LabelDeclaration.Token2) + 1
 	}
 	return off
 }
@@ -177,9 +177,9 @@ func guardOffset(body *cc.CompoundStatement) int {
 // musttail (a guard would run after the tail call, which is then no longer
 // a tail call).
 func (w *weaver) skipReason(def cc.Node, d *cc.Declarator, body *cc.CompoundStatement) string {
-	lb := body.Token.Position().Offset
-	rb := body.Token2.Position().Offset
-	decl := w.u.Text[def.Position().Offset:lb]
+	lb := w.u.Offset(body.Token)
+	rb := w.u.Offset(body.Token2)
+	decl := w.u.Text[w.u.Offset(def):lb]
 	switch {
 	case d.IsInline() && !d.IsStatic():
 		// A C99 inline definition (or gnu89 extern inline) may have no
@@ -220,8 +220,8 @@ func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef string, woven bo
 // which is declared in one of the body's scopes. Most bodies have neither,
 // and their walk is skipped.
 func (w *weaver) mayAdvise(body *cc.CompoundStatement) bool {
-	lb := body.Token.Position().Offset
-	rb := body.Token2.Position().Offset
+	lb := w.u.Offset(body.Token)
+	rb := w.u.Offset(body.Token2)
 	if i := sort.SearchInts(w.names, lb); i < len(w.names) && w.names[i] < rb {
 		return true
 	}
@@ -298,8 +298,8 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef string, woven bool)
 	}
 	if !isAlloc {
 		if woven {
-			w.buf.Insert(pe.Token.Position().Offset, "__weave_setjmp_return(&__weave_f, ")
-			w.buf.Insert(x.Token2.Position().Offset+1, ")")
+			w.buf.Insert(w.u.Offset(pe.Token), "__weave_setjmp_return(&__weave_f, ")
+			w.buf.Insert(w.u.Offset(x.Token2)+1, ")")
 		}
 		return
 	}
@@ -320,13 +320,13 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef string, woven bool)
 	w.siteRecs = append(w.siteRecs, fmt.Sprintf("{%s, %s, %d, %d, %s, 0, %s, %d}",
 		fnRef, cString(site.File), site.Line, site.Col, a.op, typ, site.TypeSize))
 	w.res.Sites = append(w.res.Sites, site)
-	off := pe.Token.Position().Offset
+	off := w.u.Offset(pe.Token)
 	w.buf.Replace(off, off+len(pe.Token.Src()), "__weave_"+name)
 	sep := ", "
 	if len(args) == 0 {
 		sep = ""
 	}
-	w.buf.Insert(x.Token.Position().Offset+1, fmt.Sprintf("&%s[%d]%s", w.siteTable(), j, sep))
+	w.buf.Insert(w.u.Offset(x.Token)+1, fmt.Sprintf("&%s[%d]%s", w.siteTable(), j, sep))
 }
 
 // isLibraryFunction reports whether the identifier resolves to an external

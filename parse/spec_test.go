@@ -1,0 +1,87 @@
+package parse
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// TestSpeculation checks that Parse gives the same unit whether it takes
+// over the speculative parse or not, and falls back where it must.
+func TestSpeculation(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.c"), filepath.Join(dir, "bad.c")
+	for name, text := range map[string]string{
+		good: "#include <stdlib.h>\nint main(void)\n{\n\tvoid *p = malloc(3);\n\tfree(p);\n\treturn 0;\n}\n",
+		bad:  "#include <stdio.h>\nint main(void)\n{\n\tint x = ;\n\treturn 0;\n}\n",
+	} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gcc := []string{"gcc"}
+	preprocess := func(src string, flags ...string) []byte {
+		t.Helper()
+		var stderr bytes.Buffer
+		text, err := Preprocess(gcc, flags, src, &stderr)
+		if err != nil {
+			t.Fatalf("%v: %s", err, stderr.String())
+		}
+		return text
+	}
+	speculative := func(u *Unit) bool {
+		_, ok := u.sources[specName(0)]
+		return ok
+	}
+	// calls of malloc and free, where Location puts them
+	calls := func(u *Unit) (r []Location) {
+		for _, off := range regexp.MustCompile(`\b(malloc|free)\(`).FindAllIndex(u.Text, -1) {
+			line, _ := u.Lines.LineCol(off[0])
+			r = append(r, u.Lines.Lookup(line))
+		}
+		return r
+	}
+
+	text := preprocess(good)
+	u, err := Parse("good.i", text)
+	if err != nil || !speculative(u) {
+		t.Fatalf("Parse after Preprocess: speculative %v, %v", u != nil && speculative(u), err)
+	}
+	copied := append([]byte(nil), text...)
+	v, err := Parse("good.i", copied)
+	if err != nil || speculative(v) {
+		t.Fatalf("Parse of a copy: speculative %v, %v", v != nil && speculative(v), err)
+	}
+	if a, b := calls(u), calls(v); len(a) != 2 || a[0] != b[0] || a[1] != b[1] {
+		t.Errorf("calls at %v and %v", a, b)
+	}
+
+	// Another Preprocess abandons the first one's speculation.
+	first := preprocess(good)
+	preprocess(good)
+	if u, err := Parse("good.i", first); err != nil || speculative(u) {
+		t.Errorf("Parse of an older text: speculative %v, %v", u != nil && speculative(u), err)
+	}
+
+	// Directives other than linemarkers: no speculation.
+	if u, err := Parse("good.i", preprocess(good, "-dD")); err != nil || speculative(u) {
+		t.Errorf("Parse of -dD output: speculative %v, %v", u != nil && speculative(u), err)
+	}
+
+	// A syntax error is reported at its place in the source.
+	_, err = Parse("bad.i", preprocess(bad))
+	if err == nil || !regexp.MustCompile(`^.*bad\.c:4:\d+: error: `).MatchString(err.Error()) {
+		t.Errorf("error %v, want one at bad.c:4", err)
+	}
+
+	// The compiler fails: no text, and the next Parse is not confused.
+	var stderr bytes.Buffer
+	if _, err := Preprocess(gcc, nil, filepath.Join(dir, "missing.c"), &stderr); err == nil {
+		t.Error("Preprocess of a missing file did not fail")
+	}
+	if u, err := Parse("good.i", preprocess(good)); err != nil || !speculative(u) {
+		t.Errorf("Parse after a failed Preprocess: speculative %v, %v", u != nil && speculative(u), err)
+	}
+}
