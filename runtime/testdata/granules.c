@@ -1,7 +1,8 @@
 /* An allocator that packs blocks 8 bytes apart, so that up to four live
    blocks share one 32-byte granule of the side table's radix part (the
-   others go to its spill table), plus blocks of 1 GiB and more, whose size
-   does not fit a radix slot. The program keeps its own tally of what it
+   others go to its spill table), blocks of 1 GiB and more, whose size
+   does not fit a radix slot, and a block freed behind the runtime's back
+   whose address comes back at a size of the other radix tree. The program keeps its own tally of what it
    allocated and freed and prints it in the runtime's summary format: the
    test compares the two. Its malloc family replaces the C library's (and
    the runtime's interposed one), so only the woven calls are counted. */
@@ -12,10 +13,16 @@
 
 static char arena[1 << 20] __attribute__((aligned(32)));
 static unsigned long used;
+static void *reuse; /* set: the next malloc returns it */
 
 void *malloc(unsigned long n)
 {
 	void *p;
+	if (reuse) {
+		p = reuse;
+		reuse = NULL;
+		return p;
+	}
 	if (n >= 1ul << 30) {
 		p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		return p == MAP_FAILED ? NULL : p;
@@ -107,6 +114,19 @@ int main(void)
 	got(big2, (3ul << 30) + 5);
 	W_FREE(main, big);
 	gone((1ul << 30) + 3);
+	/* Freed behind the runtime's back (a plain free, not advised), then
+	   handed out again at 200 bytes: the runtime counts the stale 16-byte
+	   block as freed when it sees its address again. */
+	used = (used + 127) & ~127ul; /* a granule of its own in either tree */
+	big = W_MALLOC(main, 16);
+	got(big, 16);
+	free(big);
+	gone(16);
+	reuse = big;
+	big = W_MALLOC(main, 200);
+	got(big, 200);
+	W_FREE(main, big);
+	gone(200);
 	printf("in use at exit: %lu bytes in %lu blocks\n", live_bytes, live_blocks);
 	printf("total heap usage: %lu allocs, %lu frees, %lu bytes allocated\n", allocs, frees, bytes);
 	return 0;
