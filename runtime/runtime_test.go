@@ -630,14 +630,7 @@ func TestWidgets(t *testing.T) {
 // give valgrind's totals.
 func TestAllFunctions(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "allfns")
-	r := run(t, exe, nil)
-	got := weaveSummary(t, r)
-	if vg := valgrind(t, exe); got != vg {
-		t.Errorf("runtime says %+v, valgrind %+v", got, vg)
-	}
-	p := readProfile(t, r.profile())
-	checkConsistent(t, p, got)
+	p := checkAgainstValgrind(t, build(t, "gcc", "allfns"))
 	ops := map[string]bool{}
 	for _, s := range p.sites {
 		ops[p.strs[s.op]] = true
@@ -669,14 +662,7 @@ func TestClang(t *testing.T) {
 // charged to the frame that called setjmp.
 func TestLongjmp(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "longjmp")
-	r := run(t, exe, nil)
-	got := weaveSummary(t, r)
-	if vg := valgrind(t, exe); got != vg {
-		t.Errorf("runtime says %+v, valgrind %+v", got, vg)
-	}
-	p := readProfile(t, r.profile())
-	checkConsistent(t, p, got)
+	p := checkAgainstValgrind(t, build(t, "gcc", "longjmp"))
 	want := map[uint64]string{11: "c<b<a<main", 13: "after<a<main", 17: "a<main", 19: "main"}
 	for n, h := range p.heap {
 		if c := p.chain(n); want[h[4]] != c {
@@ -855,7 +841,7 @@ func TestUnknownPointers(t *testing.T) {
 	if p.meta["hidden"] != "0" {
 		t.Errorf("WEAVE_HIDDEN=0: M hidden %s", p.meta["hidden"])
 	}
-	checkHiddenRun(t, exe)
+	checkAgainstValgrind(t, exe)
 }
 
 // TestSideTableSpill: blocks packed 8 bytes apart (several to a granule of
@@ -875,9 +861,10 @@ func TestSideTableSpill(t *testing.T) {
 	checkConsistent(t, readProfile(t, r.profile()), got)
 }
 
-// checkHiddenRun runs exe with library allocations recorded and checks its
-// totals are valgrind's.
-func checkHiddenRun(t *testing.T, exe string) *profile {
+// checkAgainstValgrind runs exe with the runtime's defaults (library
+// allocations recorded) and checks its profile is consistent and its totals
+// are valgrind's.
+func checkAgainstValgrind(t *testing.T, exe string) *profile {
 	t.Helper()
 	r := run(t, exe, nil)
 	got := weaveSummary(t, r)
@@ -1059,7 +1046,7 @@ func TestNoWovenFunction(t *testing.T) {
 	if !regexp.MustCompile(`300 bytes in 1 blocks at \S+nowoven.c:\d+ start\n`).MatchString(r.stderr) {
 		t.Errorf("leak lines:\n%s", r.stderr)
 	}
-	checkHiddenRun(t, exe)
+	checkAgainstValgrind(t, exe)
 }
 
 // TestSignal: a signal handler that allocates, interrupting allocation:
