@@ -149,15 +149,6 @@ func valgrindExact(t *testing.T, dir string, env []string, argv ...string) total
 	return totals{Allocs: atoi(u[1]), Frees: atoi(u[2]), BytesAllocated: atoi(u[3]), BytesInUse: atoi(i[1]), BlocksInUse: atoi(i[2])}
 }
 
-// sameRun checks the woven run behaved as the plain one.
-func sameRun(t *testing.T, what string, plain, woven result) {
-	t.Helper()
-	if woven.stdout != plain.stdout || stripSummary(woven.stderr) != plain.stderr || woven.code != plain.code {
-		t.Errorf("%s: woven run differs:\nplain: exit %d\n%s%s\nwoven: exit %d\n%s%s",
-			what, plain.code, plain.stdout, plain.stderr, woven.code, woven.stdout, woven.stderr)
-	}
-}
-
 // waitStatus runs argv and returns how it ended: "exit N" or "signal N".
 func waitStatus(t *testing.T, dir string, env []string, argv ...string) (string, result) {
 	t.Helper()

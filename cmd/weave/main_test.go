@@ -161,6 +161,18 @@ func build(t *testing.T, dir, cc string, p program, flags ...string) (plain, wov
 	return plain, woven
 }
 
+// sameRun checks the woven run behaved as the plain one (stdout, stderr
+// without weave's summary, exit code) and says whether it did.
+func sameRun(t *testing.T, what string, plain, woven result) bool {
+	t.Helper()
+	if woven.stdout != plain.stdout || stripSummary(woven.stderr) != plain.stderr || woven.code != plain.code {
+		t.Errorf("%s: woven run differs:\nplain: exit %d\n%s%s\nwoven: exit %d\n%s%s",
+			what, plain.code, plain.stdout, plain.stderr, woven.code, woven.stdout, woven.stderr)
+		return false
+	}
+	return true
+}
+
 // TestPrograms weaves each test program with gcc and clang, and checks the
 // woven program behaves as the plain one and its heap totals equal
 // valgrind's.
@@ -183,9 +195,8 @@ func TestPrograms(t *testing.T) {
 				want := run(t, dir, nil, append([]string{plain}, p.args...)...)
 				prof := filepath.Join(dir, "out.prof")
 				got := run(t, dir, []string{"WEAVE_OUT=" + prof}, append([]string{woven}, p.args...)...)
-				if got.stdout != want.stdout || stripSummary(got.stderr) != want.stderr || got.code != want.code {
-					t.Fatalf("woven run differs:\nplain: exit %d\n%s%s\nwoven: exit %d\n%s%s",
-						want.code, want.stdout, want.stderr, got.code, got.stdout, got.stderr)
+				if !sameRun(t, p.name, want, got) {
+					t.FailNow()
 				}
 				if !strings.Contains(got.stderr, "==weave== HEAP SUMMARY") {
 					t.Errorf("no heap summary on stderr:\n%s", got.stderr)

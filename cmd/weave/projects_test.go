@@ -689,9 +689,8 @@ func TestProjectLua(t *testing.T) {
 	if want.code != 0 || !strings.Contains(want.stdout, "done\n") {
 		t.Fatalf("plain lua: exit %d\n%s%s", want.code, want.stdout, want.stderr)
 	}
-	if got.stdout != want.stdout || stripSummary(got.stderr) != want.stderr || got.code != want.code {
-		t.Fatalf("woven lua differs:\nplain: exit %d\n%s%s\nwoven: exit %d\n%s%s",
-			want.code, want.stdout, want.stderr, got.code, got.stdout, got.stderr)
+	if !sameRun(t, "lua", want, got) {
+		t.FailNow()
 	}
 	rep := readReport(t, prof)
 	if rep.Totals.Allocs < 10000 || rep.Totals.BlocksInUse == 0 {
@@ -773,9 +772,8 @@ func TestProjectSqlite(t *testing.T) {
 	if want.code != 0 || !strings.Contains(want.stdout, "DONE|1000|real|'it''s'") {
 		t.Fatalf("plain sqlite3: exit %d\n%s%s", want.code, want.stdout, want.stderr)
 	}
-	if got.stdout != want.stdout || stripSummary(got.stderr) != want.stderr || got.code != want.code {
-		t.Fatalf("woven sqlite3 differs:\nplain: exit %d\n%s%s\nwoven: exit %d\n%s%s",
-			want.code, want.stdout, want.stderr, got.code, got.stdout, got.stderr)
+	if !sameRun(t, "sqlite3", want, got) {
+		t.FailNow()
 	}
 	rep := readReport(t, prof)
 	if rep.Totals.Allocs < 1000 {
