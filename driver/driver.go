@@ -60,21 +60,12 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	if err != nil {
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
-	res, err := cfg.weaveUnit(src, text)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Verbose {
-		for _, f := range res.Skipped {
-			fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s not woven: %s\n", f.File, f.Line, f.Name, f.Reason)
-		}
-	}
-	return res, nil
+	return cfg.weaveUnit(src, text)
 }
 
-// weaveUnit parses preprocessed text and weaves it. A panic of the parser
-// or the weaver is returned as an error: the caller may still build the
-// source unwoven.
+// weaveUnit parses preprocessed text and weaves it, listing the functions
+// it left unwoven when Verbose. A panic of the parser or the weaver is
+// returned as an error: the caller may still build the source unwoven.
 func (cfg *Config) weaveUnit(src string, text []byte) (res *weave.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -88,6 +79,11 @@ func (cfg *Config) weaveUnit(src string, text []byte) (res *weave.Result, err er
 	res, err = weave.Weave(u, weave.Options{Prologue: runtime.Header()})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", src, err)
+	}
+	if cfg.Verbose {
+		for _, f := range res.Skipped {
+			fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s not woven: %s\n", f.File, f.Line, f.Name, f.Reason)
+		}
 	}
 	return res, nil
 }
@@ -105,11 +101,6 @@ func (cfg *Config) weaveText(src string, text []byte) ([]byte, error) {
 	res, err := cfg.weaveUnit(src, text)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Verbose {
-		for _, f := range res.Skipped {
-			fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s not woven: %s\n", f.File, f.Line, f.Name, f.Reason)
-		}
 	}
 	return nameMainFile(res.Text, mainFile(text)), nil
 }
