@@ -170,42 +170,31 @@ func (res *results) markdown() string {
 	for _, pr := range res.programs {
 		head = append(head, pr.name)
 	}
-	// Slowdown.
-	p("#### Slowdown: median wall time / plain's\n\n")
-	t = table{}
-	t.row(head...)
-	r := []string{"plain, seconds"}
-	for _, pr := range res.programs {
-		r = append(r, cell("%.3f s", res.wall(pr.name, "plain"), res.cells[pr.name]["plain"]))
-	}
-	t.row(r...)
-	for _, c := range res.configs[1:] {
-		r := []string{c.name}
+	// ratioTable writes a table with plain's own value in its first row
+	// and every other configuration's ratio to it below.
+	ratioTable := func(title, plainLabel, plainFormat string, plainValue func(program string) float64,
+		ratio func(program, config string) float64) {
+		p("%s\n\n", title)
+		t := table{}
+		t.row(head...)
+		r := []string{plainLabel}
 		for _, pr := range res.programs {
-			r = append(r, cell("%.2f", res.slowdown(pr.name, c.name), res.cells[pr.name][c.name]))
+			r = append(r, cell(plainFormat, plainValue(pr.name), res.cells[pr.name]["plain"]))
 		}
 		t.row(r...)
-	}
-	p("%s\n", t.String())
-
-	// Peak RSS.
-	p("#### Peak RSS: median / plain's\n\n")
-	t = table{}
-	t.row(head...)
-	r = []string{"plain, MiB"}
-	for _, pr := range res.programs {
-		v, _ := median(res.cells[pr.name]["plain"], rssOf)
-		r = append(r, cell("%.1f", mib(v), res.cells[pr.name]["plain"]))
-	}
-	t.row(r...)
-	for _, c := range res.configs[1:] {
-		r := []string{c.name}
-		for _, pr := range res.programs {
-			r = append(r, cell("%.2f", res.rssRatio(pr.name, c.name), res.cells[pr.name][c.name]))
+		for _, c := range res.configs[1:] {
+			r := []string{c.name}
+			for _, pr := range res.programs {
+				r = append(r, cell("%.2f", ratio(pr.name, c.name), res.cells[pr.name][c.name]))
+			}
+			t.row(r...)
 		}
-		t.row(r...)
+		p("%s\n", t.String())
 	}
-	p("%s\n", t.String())
+	ratioTable("#### Slowdown: median wall time / plain's", "plain, seconds", "%.3f s",
+		func(pr string) float64 { return res.wall(pr, "plain") }, res.slowdown)
+	ratioTable("#### Peak RSS: median / plain's", "plain, MiB", "%.1f",
+		func(pr string) float64 { v, _ := median(res.cells[pr]["plain"], rssOf); return mib(v) }, res.rssRatio)
 
 	// Profile sizes.
 	p("#### Profile size (the file or directory the tool writes; – for none)\n\n")
