@@ -107,18 +107,21 @@ func selectConfigs(all []*config, list string, e *env) ([]*config, error) {
 		}
 	}
 	var cs []*config
+	known := map[string]bool{}
 	for _, c := range all {
+		known[c.name] = true
 		if len(want) > 0 && !want[c.name] && c.name != "plain" {
 			continue
 		}
-		delete(want, c.name)
 		if c.tool != "" && !e.has(c.tool) {
 			continue
 		}
 		cs = append(cs, c)
 	}
 	for n := range want {
-		return nil, fmt.Errorf("unknown configuration %q", n)
+		if !known[n] {
+			return nil, fmt.Errorf("unknown configuration %q", n)
+		}
 	}
 	return cs, nil
 }

@@ -32,3 +32,23 @@ func TestWeaveModes(t *testing.T) {
 		t.Logf("modes of runtime/weave_rt.c: %+v", weaveModes(topComment(string(b))))
 	}
 }
+
+// TestSelectConfigs: -configs keeps plain and the configurations named,
+// only those, and rejects an unknown name.
+func TestSelectConfigs(t *testing.T) {
+	var all []*config
+	for _, n := range []string{"plain", "weave", "gprof", "uftrace", "memcheck"} {
+		all = append(all, &config{name: n})
+	}
+	got, err := selectConfigs(all, "weave, gprof", &env{})
+	var names []string
+	for _, c := range got {
+		names = append(names, c.name)
+	}
+	if want := []string{"plain", "weave", "gprof"}; err != nil || !reflect.DeepEqual(names, want) {
+		t.Errorf("selectConfigs(weave, gprof) = %q, %v; want %q", names, err, want)
+	}
+	if _, err := selectConfigs(all, "weave,nosuch", &env{}); err == nil {
+		t.Error("an unknown configuration is not rejected")
+	}
+}
