@@ -2032,26 +2032,27 @@ static inline int hidden_on(void)
 /* malloc and free as the advice calls them: straight to the real ones
    when this copy's interposed functions are the process's and record
    (hidden_decide checked that), which saves a call and its checks. */
-static inline void *lib_malloc(size_t n)
+static inline int real_direct(void)
 {
 #if RT_INTERPOSE
-	if (__atomic_load_n(&g_hidden, __ATOMIC_RELAXED) == HIDDEN_ON &&
-	    __atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) == 2)
-		return g_real.malloc(n);
+	return __atomic_load_n(&g_hidden, __ATOMIC_RELAXED) == HIDDEN_ON &&
+	       __atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) == 2;
+#else
+	return 0;
 #endif
-	return malloc(n);
+}
+
+static inline void *lib_malloc(size_t n)
+{
+	return real_direct() ? g_real.malloc(n) : malloc(n);
 }
 
 static inline void lib_free(void *p)
 {
-#if RT_INTERPOSE
-	if (__atomic_load_n(&g_hidden, __ATOMIC_RELAXED) == HIDDEN_ON &&
-	    __atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) == 2 && !boot_owns(p)) {
+	if (real_direct() && !boot_owns(p))
 		g_real.free(p);
-		return;
-	}
-#endif
-	free(p);
+	else
+		free(p);
 }
 
 /* The interposed allocator. Pattern: inside the runtime (the advice
