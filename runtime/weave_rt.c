@@ -1325,16 +1325,11 @@ static inline __attribute__((always_inline)) int side_put(int t, uintptr_t a, u6
 		return 1;
 	}
 	/* Two threads can race for one empty slot only under an allocator
-	   that puts two blocks in a granule. */
+	   that puts two blocks in a granule: the loser spills, keeping in
+	   *old what the spill table held for a. */
 	if (__atomic_compare_exchange_n(sl, &cur, want, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return 1;
-	if (slot_holds(cur, a)) { /* cannot happen: a is not live twice */
-		old->addr = a;
-		old->val = slot_val(cur);
-		__atomic_store_n(sl, want, __ATOMIC_RELAXED);
-		return 1;
-	}
-	return spill_insert(a, val, old);
+	return spill_insert(a, val, &(struct ent){0, 0});
 }
 
 /* Inserts a -> val (size << NODE_BITS | node) in the tree for its size.
