@@ -42,6 +42,9 @@ type Options struct {
 	// Threshold hides time graph and tree entries (and text flat profile
 	// lines) below this percentage of all time; 0 shows all.
 	Threshold float64
+	// Quantity is the quantity of the stack exports (folded, the HTML
+	// flame graph's first view), one of Quantities; "" is bytes_allocated.
+	Quantity string
 }
 
 // ParseTables parses a comma-separated list of table names ("leaks,graph");
@@ -93,7 +96,10 @@ type Report struct {
 	Graph  []Entry
 	Time   *Time // the time tables' model (time.go); nil when none is built
 
+	Quantity string // Options.Quantity, checked
+
 	labels map[Func]string
+	prof   *profile.Profile // for the stack exports (WalkStacks)
 }
 
 // Has reports whether the report holds the named table.
@@ -286,7 +292,14 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 		}
 	}
 	depth := max(opt.Depth, 0)
-	r := &Report{Complete: true, Depth: depth, Sites: opt.Sites, labels: map[Func]string{}}
+	r := &Report{Complete: true, Depth: depth, Sites: opt.Sites, Quantity: QuantityBytes, labels: map[Func]string{}, prof: p}
+	if opt.Quantity != "" {
+		q, err := ParseQuantity(opt.Quantity)
+		if err != nil {
+			return nil, err
+		}
+		r.Quantity = q
+	}
 	for _, t := range AllTables {
 		if slices.Contains(tables, t) {
 			r.Tables = append(r.Tables, t)

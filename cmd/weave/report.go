@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,6 +53,16 @@ var reportCommand = &cli.Command{
 			Name:  "memory",
 			Usage: "print the memory tables (" + strings.Join(report.MemoryTables, ",") + ")",
 		},
+		&cli.StringFlag{
+			Name:  "quantity",
+			Value: report.QuantityBytes,
+			Usage: "quantity of the folded stacks and the HTML flame graph: " + strings.Join(report.Quantities, ", "),
+		},
+		&cli.StringFlag{
+			Name:    "output",
+			Aliases: []string{"o"},
+			Usage:   "write the report to this file (replaced whole, never half-written) instead of standard output",
+		},
 		&cli.Float64Flag{
 			Name:  "threshold",
 			Value: report.DefaultThreshold,
@@ -99,11 +110,11 @@ func runReport(c *cli.Context) error {
 		return err
 	}
 	r, err := report.New(p, report.Options{Depth: depth, Sites: c.Bool("sites"), Tables: tables,
-		Threshold: c.Float64("threshold")})
+		Threshold: c.Float64("threshold"), Quantity: c.String("quantity")})
 	if err != nil {
 		return err
 	}
-	return rd.Render(c.App.Writer, r)
+	return writeOutput(c, c.String("output"), func(w io.Writer) error { return rd.Render(w, r) })
 }
 
 // appendNew appends the names not in list yet.
