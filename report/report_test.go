@@ -353,8 +353,17 @@ func TestJSONTotals(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	if _, err := Lookup("xml"); err == nil || err.Error() != `unknown format "xml" (want json or text)` {
-		t.Errorf("Lookup(xml) error %v", err)
+	_, err := Lookup("xml")
+	if err == nil || !strings.HasPrefix(err.Error(), `unknown format "xml" (want `) {
+		t.Fatalf("Lookup(xml) error %v", err)
+	}
+	for _, f := range []string{"text", "json", "pprof", "folded"} {
+		if !strings.Contains(err.Error(), f) {
+			t.Errorf("Lookup(xml) error %v does not name format %s", err, f)
+		}
+		if _, err := Lookup(f); err != nil {
+			t.Errorf("Lookup(%s): %v", f, err)
+		}
 	}
 }
 
