@@ -18,18 +18,21 @@ demo: build
 	cd $(OUT) && WEAVE_OUT=widgets.prof ./widgets 100000
 	$(BIN)/weave report $(OUT)/widgets.prof
 
-# test runs every test, the corpus ones (c-torture, benchmarksgame) included.
+# test runs every test, the corpus ones (c-torture, benchmarksgame) included;
+# TESTFLAGS passes more flags to go test (.ci/run: -json, for its summary).
+TESTFLAGS ?=
 test:
 	$(GO) vet ./...
-	$(GO) test -timeout 60m ./...
+	$(GO) test $(TESTFLAGS) -timeout 60m ./...
 
 test-short:
 	$(GO) test -short ./...
 
-# deps installs what the tests use besides Go and gcc (Debian/Ubuntu, as root).
+# deps installs what the tests use besides Go and gcc (Debian/Ubuntu, as root):
+# the tools, and the libraries of the benchmarks game programs.
 deps:
 	apt-get update -qq
-	apt-get install -y -qq valgrind clang uftrace cmake ccache >/dev/null
+	apt-get install -y -qq valgrind clang uftrace cmake ccache libgmp-dev libpcre3-dev libpcre2-dev libapr1-dev >/dev/null
 
 # bench measures weave's overhead against the uninstrumented programs and
 # peer tools (BENCHMARKS.md); BENCH_SIZE=tiny is the seconds-long smoke run

@@ -16,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"weave/internal/memcheck"
+	"weave/internal/testtool"
 )
 
 // The test programs in testdata are hand-written "woven-style" C: they
@@ -40,15 +43,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func need(t testing.TB, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not found", tool)
-		}
-	}
-}
-
 var objects sync.Map // "cc flags" -> *objResult
 
 type objResult struct {
@@ -60,7 +54,7 @@ type objResult struct {
 // object builds (once per test binary) the runtime for cc and flags.
 func object(t testing.TB, cc string, flags ...string) string {
 	t.Helper()
-	need(t, cc)
+	testtool.Need(t, cc)
 	v, _ := objects.LoadOrStore(cc+" "+strings.Join(flags, " "), &objResult{})
 	r := v.(*objResult)
 	r.once.Do(func() { r.path, r.err = Object([]string{cc}, flags) })
@@ -119,22 +113,10 @@ func run(t testing.TB, exe string, env []string, args ...string) result {
 
 func (r result) profile() string { return filepath.Join(r.dir, "out.prof") }
 
-// heapSummary is what valgrind's HEAP SUMMARY (and the runtime's) says.
+// heapSummary is what valgrind's HEAP SUMMARY (and the runtime's) says: a
+// memcheck.Totals, local so that the tests' literals may be positional.
 type heapSummary struct {
 	InUseBytes, InUseBlocks, Allocs, Frees, Bytes uint64
-}
-
-var (
-	inUseRE = regexp.MustCompile(`in use at exit: ([\d,]+) bytes in ([\d,]+) blocks`)
-	totalRE = regexp.MustCompile(`total heap usage: ([\d,]+) allocs, ([\d,]+) frees, ([\d,]+) bytes allocated`)
-)
-
-func num(s string) uint64 {
-	n, err := strconv.ParseUint(strings.ReplaceAll(s, ",", ""), 10, 64)
-	if err != nil {
-		panic(err)
-	}
-	return n
 }
 
 // summaryOf parses the summary in the lines of text starting with prefix.
@@ -146,12 +128,11 @@ func summaryOf(t testing.TB, text, prefix string) heapSummary {
 			lines = append(lines, l)
 		}
 	}
-	joined := strings.Join(lines, "\n")
-	a, b := inUseRE.FindStringSubmatch(joined), totalRE.FindStringSubmatch(joined)
-	if a == nil || b == nil {
+	s, ok := memcheck.Parse(strings.Join(lines, "\n"))
+	if !ok {
 		t.Fatalf("no heap summary (%q) in:\n%s", prefix, text)
 	}
-	return heapSummary{num(a[1]), num(a[2]), num(b[1]), num(b[2]), num(b[3])}
+	return heapSummary(s)
 }
 
 func weaveSummary(t testing.TB, r result) heapSummary {
@@ -159,23 +140,15 @@ func weaveSummary(t testing.TB, r result) heapSummary {
 	return summaryOf(t, r.stderr, "==weave== ")
 }
 
-var valgrindPrefix = regexp.MustCompile(`(?m)^==\d+== `)
-
-// valgrind runs exe under memcheck and returns its heap summary. It runs
-// without freeing the C library's own buffers at exit (stdio's, ...):
-// weave counts the heap as the program leaves it.
-func valgrind(t testing.TB, exe string, args ...string) heapSummary {
+// checkValgrind checks, as a subtest that needs valgrind only, that the
+// runtime's totals for a run of exe equal valgrind's for another.
+func checkValgrind(t *testing.T, got heapSummary, exe string, env []string, args ...string) {
 	t.Helper()
-	need(t, "valgrind")
-	cmd := exec.Command("valgrind", append([]string{"--leak-check=no", "--run-libc-freeres=no", exe}, args...)...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "WEAVE_OUT=", "WEAVE_SUMMARY=0")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("valgrind %s: %v\n%s", exe, err, out)
-	}
-	text := valgrindPrefix.ReplaceAllString(string(out), "==vg== ")
-	return summaryOf(t, text, "==vg== ")
+	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
+		if vg := heapSummary(memcheck.Run(t, "", env, append([]string{exe}, args...)...)); got != vg {
+			t.Errorf("runtime says %+v, valgrind %+v", got, vg)
+		}
+	})
 }
 
 // ---------------------------------------------------------------- profiles
@@ -504,7 +477,7 @@ func TestWarnings(t *testing.T) {
 // TestObjectCache: Object reuses its cached object, and concurrent builds
 // from several processes agree and leave no temporary files.
 func TestObjectCache(t *testing.T) {
-	need(t, "gcc")
+	testtool.Need(t, "gcc")
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	const n = 6
@@ -569,7 +542,7 @@ func TestObjectCache(t *testing.T) {
 // TestObjectHelper is run by TestObjectCache in subprocesses.
 func TestObjectHelper(t *testing.T) {
 	if os.Getenv("WEAVE_RT_TEST_HELPER") == "" {
-		t.Skip("helper for TestObjectCache")
+		return // only TestObjectCache's subprocesses run it (a skip would clutter the skip list)
 	}
 	p, err := Object([]string{"gcc"}, []string{"-Wall"})
 	if err != nil {
@@ -585,9 +558,7 @@ func TestWidgets(t *testing.T) {
 	exe := build(t, "gcc", "widgets")
 	r := run(t, exe, nil)
 	got := weaveSummary(t, r)
-	if vg := valgrind(t, exe); got != vg {
-		t.Errorf("runtime says %+v, valgrind %+v", got, vg)
-	}
+	checkValgrind(t, got, exe, nil)
 	want := heapSummary{1020000, 5000, 10000, 5000, 2040000}
 	if got != want {
 		t.Errorf("summary %+v, want %+v", got, want)
@@ -795,9 +766,7 @@ func TestThreadChurn(t *testing.T) {
 		t.Fatalf("exit %d, woven allocations %+v\n%s", r.code, w, r.stderr)
 	}
 	// With the C library's allocations for the threads, valgrind's totals.
-	if vg := valgrind(t, exe); got != vg {
-		t.Errorf("runtime says %+v, valgrind %+v", got, vg)
-	}
+	checkValgrind(t, got, exe, nil)
 	if len(p.threads) != 2001 {
 		t.Errorf("%d threads, want 2001", len(p.threads))
 	}
@@ -873,9 +842,7 @@ func checkAgainstValgrind(t *testing.T, exe string) *profile {
 	if p.meta["hidden"] != "1" {
 		t.Errorf("M hidden %s", p.meta["hidden"])
 	}
-	if vg := valgrind(t, exe); got != vg {
-		t.Errorf("runtime says %+v, valgrind %+v", got, vg)
-	}
+	checkValgrind(t, got, exe, nil)
 	return p
 }
 
@@ -1163,7 +1130,7 @@ func TestDeep(t *testing.T) {
 		}
 	}
 	m := regexp.MustCompile(`runtime: ([\d,]+) nodes`).FindStringSubmatch(r.stderr)
-	if m == nil || num(m[1]) > 20 {
+	if m == nil || atoi(t, strings.ReplaceAll(m[1], ",", "")) > 20 {
 		t.Errorf("runtime stats:\n%s", r.stderr)
 	}
 	deep, shallow := maxRSS(t, exe), maxRSS(t, exe, "10")

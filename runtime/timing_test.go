@@ -8,7 +8,6 @@ package runtime
 import (
 	"bufio"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,18 +107,7 @@ func TestTimingValgrind(t *testing.T) {
 	exe := build(t, "gcc", "widgets")
 	r := run(t, exe, []string{"WEAVE_TIME=exact"})
 	got := weaveSummary(t, r)
-	need(t, "valgrind")
-	cmd := exec.Command("valgrind", "--leak-check=no", exe)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "WEAVE_OUT=", "WEAVE_SUMMARY=0", "WEAVE_TIME=exact")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("valgrind %s: %v\n%s", exe, err, out)
-	}
-	vg := summaryOf(t, valgrindPrefix.ReplaceAllString(string(out), "==vg== "), "==vg== ")
-	if got != vg {
-		t.Errorf("exact: runtime says %+v, valgrind %+v", got, vg)
-	}
+	checkValgrind(t, got, exe, []string{"WEAVE_TIME=exact"})
 }
 
 // TestTimingTSan: exact mode, like sampled mode (TestTSan), is free of

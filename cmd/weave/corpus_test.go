@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"modernc.org/ccorpus2"
+
+	"weave/internal/testtool"
 )
 
 // The corpus tests check that weaving preserves the behaviour of C code
@@ -349,9 +351,7 @@ func TestTorture(t *testing.T) {
 	if testing.Short() {
 		t.Skip("corpus test skipped under -short")
 	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
+	testtool.Need(t, "gcc")
 	src := t.TempDir()
 	// Top-level files only: some tests #include a sibling; none need
 	// builtins/ or ieee/.
@@ -393,9 +393,7 @@ func TestBenchmarksGame(t *testing.T) {
 	if testing.Short() {
 		t.Skip("corpus test skipped under -short")
 	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
+	testtool.Need(t, "gcc")
 	src := t.TempDir()
 	unpackCorpus(t, benchDir, src, func(rel string, d fs.DirEntry) bool {
 		return rel == "Include" || strings.HasPrefix(rel, "Include/") ||

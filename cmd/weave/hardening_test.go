@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -121,34 +120,6 @@ func (l loaded) chains() map[uint64][]string {
 	return m
 }
 
-// valgrindExact runs argv under memcheck and returns the heap totals of
-// its first process. The C library's buffers are not freed at exit
-// (--run-libc-freeres=no): weave counts the heap as the program leaves it.
-func valgrindExact(t *testing.T, dir string, env []string, argv ...string) totals {
-	t.Helper()
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind not installed")
-	}
-	env = append(env, "WEAVE_SUMMARY=0", "WEAVE_OUT=")
-	r := run(t, dir, env, slices.Concat([]string{"valgrind", "--leak-check=no", "--run-libc-freeres=no"}, argv)...)
-	m := regexp.MustCompile(`(?m)^==(\d+)== `).FindStringSubmatch(r.stderr)
-	if m == nil {
-		t.Fatalf("no valgrind output:\n%s", r.stderr)
-	}
-	var own []string
-	for _, l := range strings.Split(r.stderr, "\n") {
-		if strings.HasPrefix(l, "=="+m[1]+"== ") {
-			own = append(own, l)
-		}
-	}
-	text := strings.Join(own, "\n")
-	u, i := vgUsage.FindStringSubmatch(text), vgInUse.FindStringSubmatch(text)
-	if u == nil || i == nil {
-		t.Fatalf("no valgrind heap summary in:\n%s", r.stderr)
-	}
-	return totals{Allocs: atoi(u[1]), Frees: atoi(u[2]), BytesAllocated: atoi(u[3]), BytesInUse: atoi(i[1]), BlocksInUse: atoi(i[2])}
-}
-
 // waitStatus runs argv and returns how it ended: "exit N" or "signal N".
 func waitStatus(t *testing.T, dir string, env []string, argv ...string) (string, result) {
 	t.Helper()
@@ -189,9 +160,7 @@ func TestHardeningThreads(t *testing.T) {
 		t.Fatalf("profiles %v", files)
 	}
 	l := load(t, files[0])
-	if vt := valgrindExact(t, dir, nil, woven); l.totals() != vt {
-		t.Errorf("weave totals %+v, valgrind %+v", l.totals(), vt)
-	}
+	checkValgrind(t, l.totals(), dir, woven)
 	if len(l.p.Threads) != 9 || l.r.Totals.HiddenAllocs < 8*20000/8 {
 		t.Errorf("%d threads, %d hidden allocations", len(l.p.Threads), l.r.Totals.HiddenAllocs)
 	}
@@ -309,9 +278,7 @@ func TestHardeningFork(t *testing.T) {
 			t.Errorf("%s: ppid %s (parent %s), %d threads", what, c.l.meta("ppid"), parentPid, len(c.l.p.Threads))
 		}
 	}
-	if vt := valgrindExact(t, dir, nil, woven); vt != parent.totals() {
-		t.Errorf("parent: weave %+v, valgrind %+v", parent.totals(), vt)
-	}
+	checkValgrind(t, parent.totals(), dir, woven)
 }
 
 // TestHardeningExec: a failed exec goes on; a successful one first writes
@@ -360,9 +327,7 @@ func TestHardeningJumps(t *testing.T) {
 		t.Fatalf("profiles %v", files)
 	}
 	l := load(t, files[0])
-	if vt := valgrindExact(t, dir, nil, woven); l.totals() != vt {
-		t.Errorf("weave totals %+v, valgrind %+v", l.totals(), vt)
-	}
+	checkValgrind(t, l.totals(), dir, woven)
 	ch := l.chains()
 	for size, want := range map[uint64]string{
 		4 * 101: "hold<after_long<guard_long<main",
@@ -425,9 +390,7 @@ func TestHardeningExits(t *testing.T) {
 			if l.r.Complete != (c.complete == "1") {
 				t.Errorf("report: complete %v", l.r.Complete)
 			}
-			if vt := valgrindExact(t, d, nil, woven, c.how); vt != l.totals() {
-				t.Errorf("weave %+v, valgrind %+v", l.totals(), vt)
-			}
+			checkValgrind(t, l.totals(), d, woven, c.how)
 		})
 	}
 }
@@ -581,9 +544,7 @@ func TestHardeningHidden(t *testing.T) {
 		t.Fatalf("profiles %v", files)
 	}
 	l := load(t, files[0])
-	if vt := valgrindExact(t, dir, nil, woven, input); l.totals() != vt {
-		t.Errorf("weave totals %+v, valgrind %+v", l.totals(), vt)
-	}
+	checkValgrind(t, l.totals(), dir, woven, input)
 	if l.meta("hidden") != "1" || l.r.Totals.HiddenAllocs == 0 {
 		t.Errorf("M hidden %s, %d hidden allocations", l.meta("hidden"), l.r.Totals.HiddenAllocs)
 	}

@@ -7,10 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
+
+	"weave/internal/memcheck"
+	"weave/internal/testtool"
 )
 
 // weaveBin is the weave binary under test, built once by TestMain.
@@ -98,30 +99,24 @@ func reportTotals(t *testing.T, profile string) totals {
 	return rep.Totals
 }
 
-var (
-	vgUsage = regexp.MustCompile(`total heap usage: ([\d,]+) allocs, ([\d,]+) frees, ([\d,]+) bytes allocated`)
-	vgInUse = regexp.MustCompile(`in use at exit: ([\d,]+) bytes in ([\d,]+) blocks`)
-)
-
-func atoi(s string) int64 {
-	n, _ := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
-	return n
-}
-
-// valgrindTotals runs a program under valgrind memcheck and returns its
-// heap totals.
+// valgrindTotals runs argv under valgrind memcheck (see memcheck.Run) and
+// returns its heap totals as weave report's.
 func valgrindTotals(t *testing.T, dir string, env []string, argv ...string) totals {
 	t.Helper()
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind not installed")
-	}
-	r := run(t, dir, env, append([]string{"valgrind", "--leak-check=no"}, argv...)...)
-	u := vgUsage.FindStringSubmatch(r.stderr)
-	i := vgInUse.FindStringSubmatch(r.stderr)
-	if u == nil || i == nil {
-		t.Fatalf("no valgrind heap summary in:\n%s", r.stderr)
-	}
-	return totals{Allocs: atoi(u[1]), Frees: atoi(u[2]), BytesAllocated: atoi(u[3]), BytesInUse: atoi(i[1]), BlocksInUse: atoi(i[2])}
+	m := memcheck.Run(t, dir, env, argv...)
+	return totals{Allocs: int64(m.Allocs), Frees: int64(m.Frees), BytesAllocated: int64(m.Bytes),
+		BytesInUse: int64(m.InUseBytes), BlocksInUse: int64(m.InUseBlocks)}
+}
+
+// checkValgrind checks, as a subtest that needs valgrind only, that a
+// run of argv in dir under valgrind has the heap totals weave gave.
+func checkValgrind(t *testing.T, weave totals, dir string, argv ...string) {
+	t.Helper()
+	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
+		if vt := valgrindTotals(t, dir, nil, argv...); vt != weave {
+			t.Errorf("weave totals %+v, valgrind %+v", weave, vt)
+		}
+	})
 }
 
 // program is a test program: its sources (relative to testdata) and args.
@@ -177,46 +172,55 @@ func sameRun(t *testing.T, what string, plain, woven result) bool {
 // woven program behaves as the plain one and its heap totals equal
 // valgrind's.
 func TestPrograms(t *testing.T) {
+	if !testtool.Has("gcc") && !testtool.Has("clang") {
+		t.Fatal("neither gcc nor clang is installed")
+	}
 	for _, cc := range []string{"gcc", "clang"} {
-		if _, err := exec.LookPath(cc); err != nil {
-			t.Logf("%s not installed", cc)
-			continue
-		}
-		for _, p := range programs {
-			p, cc := p, cc
-			t.Run(cc+"/"+p.name, func(t *testing.T) {
-				t.Parallel()
-				dir := t.TempDir()
-				debug := "-g"
-				if cc == "clang" {
-					debug = "-gdwarf-4" // valgrind 3.19 cannot read clang 14's DWARF 5
+		t.Run(cc, func(t *testing.T) {
+			t.Parallel()
+			testtool.Need(t, cc)
+			testPrograms(t, cc)
+		})
+	}
+}
+
+// testPrograms is TestPrograms with compiler cc.
+func testPrograms(t *testing.T, cc string) {
+	for _, p := range programs {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			debug := "-g"
+			if cc == "clang" {
+				debug = "-gdwarf-4" // valgrind 3.19 cannot read clang 14's DWARF 5
+			}
+			plain, woven := build(t, dir, cc, p, "-O2", debug)
+			want := run(t, dir, nil, append([]string{plain}, p.args...)...)
+			prof := filepath.Join(dir, "out.prof")
+			got := run(t, dir, []string{"WEAVE_OUT=" + prof}, append([]string{woven}, p.args...)...)
+			if !sameRun(t, p.name, want, got) {
+				t.FailNow()
+			}
+			if !strings.Contains(got.stderr, "==weave== HEAP SUMMARY") {
+				t.Errorf("no heap summary on stderr:\n%s", got.stderr)
+			}
+			wt := reportTotals(t, prof)
+			if p.name == "ownalloc" {
+				if wt.Allocs != 0 {
+					t.Errorf("the program's own malloc was advised: %+v", wt)
 				}
-				plain, woven := build(t, dir, cc, p, "-O2", debug)
-				want := run(t, dir, nil, append([]string{plain}, p.args...)...)
-				prof := filepath.Join(dir, "out.prof")
-				got := run(t, dir, []string{"WEAVE_OUT=" + prof}, append([]string{woven}, p.args...)...)
-				if !sameRun(t, p.name, want, got) {
-					t.FailNow()
-				}
-				if !strings.Contains(got.stderr, "==weave== HEAP SUMMARY") {
-					t.Errorf("no heap summary on stderr:\n%s", got.stderr)
-				}
-				wt := reportTotals(t, prof)
-				if p.name == "ownalloc" {
-					if wt.Allocs != 0 {
-						t.Errorf("the program's own malloc was advised: %+v", wt)
-					}
-					return
-				}
-				// The oracle: valgrind on the same woven binary and run. (The
-				// plain -O2 build is no oracle: gcc may elide a malloc/free
-				// pair whose block never escapes.)
+				return
+			}
+			// The oracle: valgrind on the same woven binary and run. (The
+			// plain -O2 build is no oracle: gcc may elide a malloc/free
+			// pair whose block never escapes.)
+			testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
 				vgProf := filepath.Join(dir, "vg.prof")
 				vt := valgrindTotals(t, dir, []string{"WEAVE_OUT=" + vgProf}, append([]string{woven}, p.args...)...)
 				if wt := reportTotals(t, vgProf); wt != vt {
 					t.Errorf("weave totals %+v, valgrind %+v", wt, vt)
 				}
 			})
-		}
+		})
 	}
 }

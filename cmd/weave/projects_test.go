@@ -19,7 +19,7 @@ import (
 
 	"modernc.org/ccorpus2"
 
-	"weave/runtime"
+	"weave/internal/testtool"
 )
 
 // This file tests `weave cc` as a compiler driver: each mode of a C
@@ -133,16 +133,6 @@ func ccDir(t *testing.T) string {
 	return dir
 }
 
-// needTools skips the test unless the programs are installed.
-func needTools(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
-}
-
 // isWoven reports whether an object file (or executable) refers to the
 // weave runtime.
 func isWoven(t *testing.T, path string) bool {
@@ -221,7 +211,7 @@ func (r jsonReport) graphFiles() map[string]bool {
 
 // TestCCModes runs `weave cc` in each mode of a compiler driver.
 func TestCCModes(t *testing.T) {
-	needTools(t, "gcc")
+	testtool.Need(t, "gcc")
 	env := []string{"WEAVE_CC=gcc"}
 	wcc := func(t *testing.T, dir string, args ...string) result {
 		t.Helper()
@@ -384,9 +374,6 @@ func TestCCModes(t *testing.T) {
 				t.Errorf("%s printed %q", prog, r.stdout)
 			}
 			profs := profiles(t, pdir)
-			if len(profs) > 1 && !strings.Contains(runtime.Source(), "__weave_rt_self") {
-				t.Skipf("%d profiles for one process: the runtime lacks the one-active-copy guard (__weave_rt_self)", len(profs))
-			}
 			if len(profs) != 1 {
 				t.Fatalf("%s: %d profiles, want 1: %v", prog, len(profs), profs)
 			}
@@ -492,7 +479,7 @@ func TestCCModes(t *testing.T) {
 		checkRun(t, dir, "./prog")
 	})
 	t.Run("ccache", func(t *testing.T) {
-		needTools(t, "ccache")
+		testtool.Need(t, "ccache")
 		dir := ccDir(t)
 		cenv := []string{"CCACHE_DIR=" + filepath.Join(dir, "ccache"), "WEAVE_CC=ccache gcc"}
 		for i := 0; i < 2; i++ {
@@ -655,7 +642,7 @@ func skipProjects(t *testing.T, tools ...string) {
 	if testing.Short() {
 		t.Skip("project builds are skipped under -short")
 	}
-	needTools(t, append([]string{"gcc", "make"}, tools...)...)
+	testtool.Need(t, append([]string{"gcc", "make"}, tools...)...)
 }
 
 // TestProjectLua builds Lua 5.4.4 with make -j2 CC="weave cc" (with a cold
@@ -878,7 +865,7 @@ func TestProjectZlibCMake(t *testing.T) {
 	for _, f := range forms {
 		t.Run(f.name, func(t *testing.T) {
 			if f.name == "launcher" && !cmakeAtLeast(t, 3, 21) {
-				t.Skip("CMAKE_C_LINKER_LAUNCHER needs CMake 3.21")
+				testtool.Missing(t, "CMAKE_C_LINKER_LAUNCHER needs CMake 3.21")
 			}
 			src, build := configure(f.name, f.env, f.args...)
 			if got := checks(build); got != want {

@@ -17,7 +17,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
 	"time"
+	"weave/internal/testtool"
 )
 
 // timingReport is the part of weave report --format json the tests read.
@@ -110,9 +112,7 @@ var uftraceLine = regexp.MustCompile(`^\s*([\d.]+ \S+)\s+([\d.]+ \S+)\s+(\d+)\s+
 // run with uftrace and returns its call counts by function.
 func uftraceCalls(t *testing.T, dir, name string, args ...string) map[string]uint64 {
 	t.Helper()
-	if _, err := exec.LookPath("uftrace"); err != nil {
-		t.Skip("uftrace not installed")
-	}
+	testtool.Need(t, "uftrace")
 	src, _ := filepath.Abs(filepath.Join("../../testdata/timing", name+".c"))
 	exe := filepath.Join(dir, name+".pg")
 	mustRun(t, dir, nil, "gcc", "-O0", "-pg", "-pthread", src, "-o", exe)
@@ -147,8 +147,8 @@ func TestTimingCallsUftrace(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			want := uftraceCalls(t, dir, p.name, p.args...)
 			exe := timingBuild(t, dir, p.name)
+			calls := map[string]map[string]uint64{} // mode -> function -> calls
 			for _, mode := range []string{"exact", "sampled", "off"} {
 				r, _ := timingRun(t, dir, exe, mode, p.args...)
 				if mode == "off" {
@@ -160,12 +160,21 @@ func TestTimingCallsUftrace(t *testing.T) {
 				if r.Time == nil || r.Time.Mode != mode {
 					t.Fatalf("%s: no time model, or another mode: %+v", mode, r.Time)
 				}
+				calls[mode] = map[string]uint64{}
 				for _, name := range p.funcs {
-					if got := r.fn(t, name).Calls; got != want[name] || got == 0 {
-						t.Errorf("%s: %s called %d times, uftrace says %d", mode, name, got, want[name])
-					}
+					calls[mode][name] = r.fn(t, name).Calls
 				}
 			}
+			testtool.Check(t, "uftrace", []string{"uftrace"}, func(t *testing.T) {
+				want := uftraceCalls(t, dir, p.name, p.args...)
+				for mode, fns := range calls {
+					for _, name := range p.funcs {
+						if got := fns[name]; got != want[name] || got == 0 {
+							t.Errorf("%s: %s called %d times, uftrace says %d", mode, name, got, want[name])
+						}
+					}
+				}
+			})
 		})
 	}
 }
@@ -481,7 +490,7 @@ func timingVariants(b *testing.B, dir, name string, ref bool) ([]string, map[str
 		names = append(names, "ref")
 		v["ref"] = runner(nil, filepath.Join(dir, name+".ref"))
 	}
-	if _, err := exec.LookPath("uftrace"); err == nil {
+	if testtool.Has("uftrace") {
 		names = append(names, "uftrace")
 		v["uftrace"] = runner(nil, "uftrace", "record", "-d", filepath.Join(dir, "uftrace.data"), pg)
 	}
