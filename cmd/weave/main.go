@@ -70,7 +70,7 @@ func isCompiler(arg string) bool {
 	switch arg {
 	case "gcc", "clang":
 		return true
-	case "cc", "report", "runtime", "help": // subcommands win; `weave cc` uses $WEAVE_CC
+	case "cc", "report", "runtime", "maps", "help": // subcommands win; `weave cc` uses $WEAVE_CC
 		return false
 	}
 	p, err := exec.LookPath(arg)

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"weave/vmmap"
+)
+
+// mapsCommand prints the segments of a running process's memory map.
+var mapsCommand = &cli.Command{
+	Name:      "maps",
+	Usage:     "print the memory segments of a running process",
+	ArgsUsage: "PID",
+	Description: "Reads /proc/PID/maps and prints the process's virtual memory by segment: the\n" +
+		"program's text, rodata, data and bss, the heap, anonymous maps, the stacks, each\n" +
+		"shared library's text and data, vdso/vvar and the rest.",
+	Action: runMaps,
+}
+
+func runMaps(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return fmt.Errorf("maps: want one process id")
+	}
+	pid := c.Args().First()
+	if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
+		return fmt.Errorf("maps: %q is not a process id", pid)
+	}
+	maps, exe, err := vmmap.ReadProc(pid)
+	if err != nil {
+		return fmt.Errorf("maps: %v", err)
+	}
+	segs := vmmap.Classify(maps, exe)
+	w := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "segment\tstart\tsize\tmaps\t\n")
+	for _, s := range segs {
+		fmt.Fprintf(w, "%s\t%#x\t%s\t%d\t\n", s.Name(), s.Start, vmmap.Bytes(s.Size), s.Maps)
+	}
+	fmt.Fprintf(w, "total\t\t%s\t%d\t\n", vmmap.Bytes(vmmap.Total(segs)), len(maps))
+	return w.Flush()
+}
