@@ -97,14 +97,55 @@ package profile
 //	                                      handler: no samples) or "replaced"
 //	                                      (the program took it over).
 //	                          time_period_ns, time_samples   sampled.
+//	                        Memory: page_size; exe (the executable's path,
+//	                        from /proc/self/exe); heap_peak "bytes blocks
+//	                        ns" (the exact high-water mark of heap bytes in
+//	                        use, to the byte, the blocks in use then and its
+//	                        time since start_ns); peak_snapshot "bytes
+//	                        blocks ns tolerance" (the heap when the P
+//	                        records were taken: a snapshot is taken each
+//	                        time the heap exceeds the last one by the
+//	                        fraction tolerance, and at exit if the heap is
+//	                        then at its peak, so bytes >= peak /
+//	                        (1 + tolerance)); maps_error.
+//	Y snap ns bytes blocks vm rss
+//	                        a snapshot of the process's memory: snap is its
+//	                        name (start: when the runtime started; peak:
+//	                        when the heap peak snapshot of the P records was
+//	                        taken; exit: when the profile was written), ns
+//	                        the time since start_ns, bytes and blocks the
+//	                        heap in use then, vm and rss the process's
+//	                        virtual size and resident set in bytes (from
+//	                        /proc/self/statm; -1 when unreadable). Its maps
+//	                        follow as V records.
+//	V snap text             a line of /proc/self/maps at snapshot snap, raw
+//	                        (start-end perms offset dev inode path); package
+//	                        vmmap parses and classifies them. When the maps
+//	                        cannot be read, M maps_error gives why (e.g.
+//	                        "open /proc/self/maps: No such file or
+//	                        directory") and there are no V records.
+//	L ns bytes blocks allocs frees vm rss
+//	                        a point of the heap timeline, in time order: ns
+//	                        since start_ns; heap bytes and blocks in use;
+//	                        allocations and frees since the previous point;
+//	                        vm and rss as in Y (-1 when unreadable). Points
+//	                        are taken when the heap moved by a fraction of
+//	                        its peak since the last one and on the sampling
+//	                        timer, and decimated (every other one dropped,
+//	                        the spacing doubled) to stay within a few
+//	                        thousand; the first is at start-up, the last at
+//	                        exit.
+//	P node bytes blocks     an allocation leaf's heap in use at the peak
+//	                        snapshot (see M peak_snapshot); only leaves with
+//	                        blocks in use then.
 //	E records               end marker: the number of records (lines after the
 //	                        first, comments excluded, E excluded). A file
 //	                        without it, or with a wrong count, is truncated.
 //
 // Room to grow: a reader skips records whose tag it does not know, so new
-// record kinds (D was one; /proc/self/maps snapshots, a heap timeline,
-// trace events) can be added without a version change; a change to an
-// existing record's meaning needs a new version.
+// record kinds (D, Y, V, L and P were such; trace events) can be added
+// without a version change; a change to an existing record's meaning needs
+// a new version.
 //
 // Example (a program whose main calls make_widget, which mallocs 40 bytes
 // once and never frees them):

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -18,6 +19,95 @@ type Profile struct {
 	Threads []*Thread // T records, by id
 	Nodes   []*Node   // N records, by id
 	Bins    []Bin     // B records, by increasing size
+
+	Snapshots []*Snapshot // Y records with their V records, in file order
+	Timeline  []Point     // L records, in time order
+	PeakHeap  []PeakNode  // P records, by node id
+}
+
+// Snapshot is a snapshot of the process's memory (a Y record and its V
+// records).
+type Snapshot struct {
+	Name   string // "start", "peak" or "exit"
+	NS     uint64 // since the start
+	Bytes  uint64 // heap in use
+	Blocks uint64
+	VM     int64  // bytes; -1 if unknown
+	RSS    int64  // bytes; -1 if unknown
+	Maps   string // the /proc/self/maps lines, each ending in '\n'
+}
+
+// Point is a point of the heap timeline (an L record).
+type Point struct {
+	NS     uint64 // since the start
+	Bytes  uint64 // heap in use
+	Blocks uint64
+	Allocs uint64 // allocations since the previous point
+	Frees  uint64 // frees since the previous point
+	VM     int64  // bytes; -1 if unknown
+	RSS    int64  // bytes; -1 if unknown
+}
+
+// PeakNode is an allocation leaf's heap in use at the peak snapshot (a P
+// record).
+type PeakNode struct {
+	Node   *Node
+	Bytes  uint64
+	Blocks uint64
+}
+
+// HeapMark is a heap state: bytes and blocks in use at a time.
+type HeapMark struct {
+	Bytes, Blocks, NS uint64
+}
+
+// HeapPeak returns the exact heap peak (M heap_peak), if recorded.
+func (p *Profile) HeapPeak() (HeapMark, bool) {
+	m, _, ok := p.heapMeta("heap_peak", 3)
+	return m, ok
+}
+
+// PeakSnapshot returns the heap when the P records were taken and the
+// tolerance of the snapshots (M peak_snapshot), if recorded.
+func (p *Profile) PeakSnapshot() (HeapMark, float64, bool) {
+	return p.heapMeta("peak_snapshot", 4)
+}
+
+func (p *Profile) heapMeta(key string, n int) (HeapMark, float64, bool) {
+	v, ok := p.MetaValue(key)
+	if !ok {
+		return HeapMark{}, 0, false
+	}
+	f := strings.Fields(v)
+	if len(f) != n {
+		return HeapMark{}, 0, false
+	}
+	var m HeapMark
+	for i, dst := range []*uint64{&m.Bytes, &m.Blocks, &m.NS} {
+		x, err := strconv.ParseUint(f[i], 10, 64)
+		if err != nil {
+			return HeapMark{}, 0, false
+		}
+		*dst = x
+	}
+	var tol float64
+	if n == 4 {
+		var err error
+		if tol, err = strconv.ParseFloat(f[3], 64); err != nil {
+			return HeapMark{}, 0, false
+		}
+	}
+	return m, tol, true
+}
+
+// Snapshot returns the snapshot of the name, or nil.
+func (p *Profile) Snapshot(name string) *Snapshot {
+	for _, s := range p.Snapshots {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
 }
 
 // Meta is one metadata record (M key value).
@@ -211,6 +301,20 @@ func (p *Profile) String() string {
 		}
 		fmt.Fprintf(&b, "bin %s allocs %d frees %d bytes %d freed %d\n",
 			size, bin.Allocs, bin.Frees, bin.Bytes, bin.FreedBytes)
+	}
+	for _, sn := range p.Snapshots {
+		fmt.Fprintf(&b, "snapshot %s at %dns heap %d bytes %d blocks vm %d rss %d\n", sn.Name, sn.NS, sn.Bytes, sn.Blocks, sn.VM, sn.RSS)
+		for _, l := range strings.SplitAfter(sn.Maps, "\n") {
+			if l != "" {
+				fmt.Fprintf(&b, "  map %s", l)
+			}
+		}
+	}
+	for _, pt := range p.Timeline {
+		fmt.Fprintf(&b, "point %dns heap %d bytes %d blocks +%d -%d vm %d rss %d\n", pt.NS, pt.Bytes, pt.Blocks, pt.Allocs, pt.Frees, pt.VM, pt.RSS)
+	}
+	for _, pn := range p.PeakHeap {
+		fmt.Fprintf(&b, "peak #%d %d bytes %d blocks\n", pn.Node.ID, pn.Bytes, pn.Blocks)
 	}
 	return b.String()
 }

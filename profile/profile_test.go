@@ -305,3 +305,35 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestMemoryRecords checks the memory records of testdata/memory.prof
+// through the model: snapshots, timeline, peak nodes, peak metadata.
+func TestMemoryRecords(t *testing.T) {
+	p, err := ReadFile("testdata/memory.prof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pk, ok := p.HeapPeak(); !ok || pk != (HeapMark{1000, 3, 500}) {
+		t.Errorf("HeapPeak = %+v, %v", pk, ok)
+	}
+	if s, tol, ok := p.PeakSnapshot(); !ok || s != (HeapMark{950, 2, 400}) || tol != 0.0625 {
+		t.Errorf("PeakSnapshot = %+v, %g, %v", s, tol, ok)
+	}
+	if s := p.Snapshot("start"); s == nil || s.VM != 1000000 || strings.Count(s.Maps, "\n") != 2 {
+		t.Errorf("start snapshot %+v", s)
+	}
+	if s := p.Snapshot("exit"); s == nil || s.RSS != -1 || s.Maps != "" {
+		t.Errorf("exit snapshot %+v", s)
+	}
+	if len(p.Timeline) != 3 || p.Timeline[1].Bytes != 1000 || p.Timeline[2].RSS != -1 {
+		t.Errorf("timeline %+v", p.Timeline)
+	}
+	if len(p.PeakHeap) != 1 || p.PeakHeap[0].Node != p.Nodes[2] || p.PeakHeap[0].Bytes != 950 {
+		t.Errorf("peak nodes %+v", p.PeakHeap)
+	}
+	for _, bad := range []string{"L 5 1 1 0 0 -1 -1\nL 4 1 1 0 0 -1 -1\n", "V start x\n", "Y a 1 1 1 1 1\nY a 1 1 1 1 1\n", "P 0 1 1\n", "Y a 1 1 1 1 1\nV a \n"} {
+		if _, err := Read(strings.NewReader(head + body + bad + "E 10\n")); err == nil || errors.Is(err, ErrTruncated) {
+			t.Errorf("accepted %q (%v)", bad, err)
+		}
+	}
+}

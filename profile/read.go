@@ -157,6 +157,7 @@ type decoder struct {
 	callDef map[int]bool // nodes with a C record
 	timeDef map[int]bool // nodes with a D record
 	binDef  map[int]bool
+	peakDef map[int]bool // nodes with a P record
 }
 
 // idTable holds the records of one kind by id. Ids are dense but need not
@@ -453,9 +454,90 @@ func (d *decoder) record(tag, rest string) error {
 		d.binDef[size] = true
 		p.Bins = append(p.Bins, Bin{size, v[1], v[2], v[3], v[4]})
 
+	case "Y":
+		return d.snapshot(rest)
+
+	case "V":
+		name, text, _ := strings.Cut(rest, " ")
+		if len(p.Snapshots) == 0 || p.Snapshots[len(p.Snapshots)-1].Name != name {
+			return fmt.Errorf("snapshot %q is not the last Y record's", name)
+		}
+		if text == "" {
+			return errors.New("no maps text")
+		}
+		p.Snapshots[len(p.Snapshots)-1].Maps += text + "\n"
+
+	case "L":
+		f, err := fields(rest, 7)
+		if err != nil {
+			return err
+		}
+		v, err := nums(f, "ns", "bytes", "blocks", "allocs", "frees", "vm?", "rss?")
+		if err != nil {
+			return err
+		}
+		if n := len(p.Timeline); n > 0 && p.Timeline[n-1].NS > v[0] {
+			return fmt.Errorf("time %d before the previous point's", v[0])
+		}
+		p.Timeline = append(p.Timeline, Point{v[0], v[1], v[2], v[3], v[4], signed(v[5]), signed(v[6])})
+
+	case "P":
+		f, err := fields(rest, 3)
+		if err != nil {
+			return err
+		}
+		v, err := nums(f, "node", "bytes", "blocks")
+		if err != nil {
+			return err
+		}
+		n, err := d.nodes.lookup(v[0], "node")
+		if err != nil {
+			return err
+		}
+		if n.Kind != KindAlloc {
+			return fmt.Errorf("node %d is not an allocation leaf", n.ID)
+		}
+		if d.peakDef == nil {
+			d.peakDef = map[int]bool{}
+		}
+		if d.peakDef[n.ID] {
+			return fmt.Errorf("second P record for node %d", n.ID)
+		}
+		d.peakDef[n.ID] = true
+		p.PeakHeap = append(p.PeakHeap, PeakNode{n, v[1], v[2]})
+
 	default:
 		// An unknown record: a newer writer's; skip it.
 	}
+	return nil
+}
+
+// signed returns v, or -1 for none.
+func signed(v uint64) int64 {
+	if v == none {
+		return -1
+	}
+	return int64(v)
+}
+
+// snapshot decodes a Y record: snap ns bytes blocks vm rss.
+func (d *decoder) snapshot(rest string) error {
+	f, err := fields(rest, 6)
+	if err != nil {
+		return err
+	}
+	if f[0] == "" {
+		return errors.New("no snapshot name")
+	}
+	if d.p.Snapshot(f[0]) != nil {
+		return fmt.Errorf("second snapshot %q", f[0])
+	}
+	v, err := nums(f[1:], "ns", "bytes", "blocks", "vm?", "rss?")
+	if err != nil {
+		return err
+	}
+	d.p.Snapshots = append(d.p.Snapshots, &Snapshot{Name: f[0], NS: v[0], Bytes: v[1], Blocks: v[2],
+		VM: signed(v[3]), RSS: signed(v[4])})
 	return nil
 }
 
@@ -544,6 +626,7 @@ func (d *decoder) finish() error {
 		return err
 	}
 	slices.SortFunc(p.Bins, func(a, b Bin) int { return a.Size - b.Size })
+	slices.SortFunc(p.PeakHeap, func(a, b PeakNode) int { return a.Node.ID - b.Node.ID })
 	byID := func(a, b *Node) int { return a.ID - b.ID }
 	for _, n := range p.Nodes {
 		if !slices.IsSortedFunc(n.Children, byID) {

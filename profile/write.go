@@ -110,6 +110,20 @@ func (p *Profile) Write(w io.Writer) error {
 			e.record("D %d %d", n.ID, n.Time)
 		}
 	}
+	for _, sn := range p.Snapshots {
+		e.record("Y %s %d %d %d %d %d", sn.Name, sn.NS, sn.Bytes, sn.Blocks, sn.VM, sn.RSS)
+		for _, l := range strings.SplitAfter(sn.Maps, "\n") {
+			if l = strings.TrimSuffix(l, "\n"); l != "" {
+				e.record("V %s %s", sn.Name, l)
+			}
+		}
+	}
+	for _, pt := range p.Timeline {
+		e.record("L %d %d %d %d %d %d %d", pt.NS, pt.Bytes, pt.Blocks, pt.Allocs, pt.Frees, pt.VM, pt.RSS)
+	}
+	for _, pn := range p.PeakHeap {
+		e.record("P %d %d %d", pn.Node.ID, pn.Bytes, pn.Blocks)
+	}
 	fmt.Fprintf(e.w, "E %d\n", e.records)
 	return e.w.Flush()
 }
@@ -205,6 +219,16 @@ func (p *Profile) checkIDs() error {
 		}
 		for _, m := range chain {
 			state[m.ID] = 2
+		}
+	}
+	for _, sn := range p.Snapshots {
+		if sn.Name == "" || strings.ContainsAny(sn.Name, " \n") {
+			return bad("snapshot name %q", sn.Name)
+		}
+	}
+	for i, pn := range p.PeakHeap {
+		if !inNodes(pn.Node) || pn.Node.Kind != KindAlloc || i > 0 && p.PeakHeap[i-1].Node.ID >= pn.Node.ID {
+			return bad("peak node %d: not an allocation leaf of the profile, or out of order", i)
 		}
 	}
 	seen := map[int]bool{}
