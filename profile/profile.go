@@ -265,6 +265,20 @@ func (p *Profile) MetaValue(key string) (string, bool) {
 	return "", false
 }
 
+// HasTime reports whether the profile holds times (the program ran with
+// timing on).
+func (p *Profile) HasTime() bool {
+	if _, ok := p.MetaValue("time_mode"); ok {
+		return true
+	}
+	for _, n := range p.Nodes {
+		if n.Time != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // String returns a readable dump of the profile, for debugging: metadata,
 // each thread's tree indented by depth, and the bins.
 func (p *Profile) String() string {

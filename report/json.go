@@ -14,6 +14,7 @@ type jsonRenderer struct{}
 func (jsonRenderer) Render(w io.Writer, r *Report) error {
 	out := struct {
 		Program  string            `json:"program,omitempty"`
+		Sources  []string          `json:"sources,omitempty"` // of a merged profile
 		Complete bool              `json:"complete"`
 		Metadata map[string]string `json:"metadata,omitempty"`
 		Totals   Totals            `json:"totals"`
@@ -27,6 +28,7 @@ func (jsonRenderer) Render(w io.Writer, r *Report) error {
 		Time     *Time             `json:"time,omitempty"` // the time tables: time.go
 	}{
 		Program:  r.Program,
+		Sources:  r.Sources,
 		Complete: r.Complete,
 		Metadata: r.Metadata,
 		Totals:   r.Totals,

@@ -82,8 +82,11 @@ func ParseTables(s string) ([]string, error) {
 // even when empty. The JSON renderer names the fields (json.go); the types
 // below carry their own JSON names.
 type Report struct {
-	Program  string // the command line (metadata argv)
-	Complete bool   // false when the profile was written from a crash or abort
+	Program string // the command line (metadata argv)
+	// Sources are the profiles a merged profile sums (weave merge): their
+	// files and command lines (metadata source).
+	Sources  []string
+	Complete bool // false when the profile was written from a crash or abort
 	Metadata map[string]string
 	Totals   Totals
 	Depth    int      // Options.Depth; 0: whole chains
@@ -314,6 +317,11 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 		}
 	}
 	r.Program = r.Metadata["argv"]
+	for _, m := range p.Meta {
+		if m.Key == "source" {
+			r.Sources = append(r.Sources, m.Value)
+		}
+	}
 	r.Complete = r.Metadata["complete"] != "0"
 
 	b := newBuilder(p)

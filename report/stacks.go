@@ -83,76 +83,35 @@ type StackFrame struct {
 const OutsideLabel = "(outside woven functions)"
 
 // WalkStacks calls fn for every calling context of the profile that has
-// values, with its exact stack, outermost frame first (the context tree is
-// a set of stacks: no unwinding, nothing guessed). An allocation stack's
-// innermost frame is the allocating function at the line of the
-// allocation call; a hidden allocation adds a frame for the allocator
-// ("malloc (hidden)") under the woven function it is charged to. fn must
-// not keep frames, which is reused.
+// values, with its exact stack, outermost frame first, labelled
+// (profile.WalkStacks tells which stacks there are). A hidden
+// allocation's allocator frame is labelled "malloc (hidden)", the time
+// outside woven functions OutsideLabel. fn must not keep frames, which is
+// reused.
 func (r *Report) WalkStacks(fn func(thread int, frames []StackFrame, v *Values)) {
-	p := r.prof
 	var frames []StackFrame
-	for _, t := range p.Threads {
-		if t.Root == nil {
-			continue
-		}
-		type item struct {
-			n     *profile.Node
-			depth int // frames above n
-		}
-		stack := []item{{t.Root, 0}}
-		for len(stack) > 0 {
-			it := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			n := it.n
-			frames = frames[:it.depth]
-			depth := it.depth
-			switch n.Kind {
-			case profile.KindRoot:
-				if n.Time != 0 {
-					fn(t.ID, append(frames, StackFrame{Label: OutsideLabel, Outside: true}), &Values{TimeNS: n.Time})
-				}
-			case profile.KindFunc:
-				frames = append(frames, r.funcFrame(n.Func))
-				depth++
-				if n.Calls != 0 || n.Time != 0 {
-					fn(t.ID, frames, &Values{Calls: n.Calls, TimeNS: n.Time})
-				}
-			case profile.KindAlloc:
-				if n.Heap.IsZero() {
-					continue
-				}
-				s := n.Site
-				v := heapValues(&n.Heap)
-				if s.Func == nil {
-					fn(t.ID, append(frames, StackFrame{Func: Func{Name: s.Op, File: s.File},
-						Label: s.Op + " (hidden)", Hidden: true}), &v)
-					continue
-				}
-				f := r.funcFrame(s.Func)
-				f.Line = s.Line
-				if k := len(frames) - 1; k >= 0 && frames[k].Func == f.Func {
-					// The parent is the allocating function: its frame at
-					// the allocation's line, put back after (siblings share it).
-					parent := frames[k]
-					frames[k] = f
-					fn(t.ID, frames, &v)
-					frames[k] = parent
-					continue
-				}
-				fn(t.ID, append(frames, f), &v) // the runtime's depth cap dropped its node
-				continue
+	r.prof.WalkStacks(func(s *profile.Stack) {
+		frames = frames[:0]
+		for _, f := range s.Frames {
+			var fr StackFrame
+			switch {
+			case f.Func != nil:
+				fr.Func = Func{f.Func.Name, f.Func.File}
+				fr.Label, fr.Line = r.Label(fr.Func), f.Line
+			case f.Hidden != nil:
+				fr = StackFrame{Func: Func{Name: f.Hidden.Op, File: f.Hidden.File}, Label: f.Hidden.Op + " (hidden)", Hidden: true}
+			default:
+				fr = StackFrame{Label: OutsideLabel, Outside: true}
 			}
-			for i := len(n.Children) - 1; i >= 0; i-- {
-				stack = append(stack, item{n.Children[i], depth})
-			}
+			frames = append(frames, fr)
 		}
-	}
-}
-
-func (r *Report) funcFrame(f *profile.Func) StackFrame {
-	k := Func{f.Name, f.File}
-	return StackFrame{Func: k, Label: r.Label(k), Line: f.Line}
+		n := s.Node
+		v := Values{Calls: n.Calls, TimeNS: n.Time}
+		if n.Kind == profile.KindAlloc {
+			v = heapValues(&n.Heap)
+		}
+		fn(s.Thread.ID, frames, &v)
+	})
 }
 
 // ParseQuantity checks a quantity name.

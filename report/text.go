@@ -62,7 +62,13 @@ func textHeader(w *bufio.Writer, r *Report) {
 	if r.Program != "" {
 		title += " of " + r.Program
 	}
+	if len(r.Sources) > 0 {
+		title += fmt.Sprintf(", the sum of %d profiles:", len(r.Sources))
+	}
 	fmt.Fprintln(w, title)
+	for _, s := range r.Sources {
+		fmt.Fprintln(w, "  "+s)
+	}
 	var facts []string
 	if pid := r.Metadata["pid"]; pid != "" {
 		facts = append(facts, "pid "+pid)

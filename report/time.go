@@ -29,17 +29,7 @@ const DefaultThreshold = 0.5
 
 // HasTime reports whether the profile holds times (the program ran with
 // timing on).
-func HasTime(p *profile.Profile) bool {
-	if _, ok := p.MetaValue("time_mode"); ok {
-		return true
-	}
-	for _, n := range p.Nodes {
-		if n.Time != 0 {
-			return true
-		}
-	}
-	return false
-}
+func HasTime(p *profile.Profile) bool { return p.HasTime() }
 
 // Time is the timing model: times per function summed over calling
 // contexts and threads, and the tables built from it. Times are in ns.

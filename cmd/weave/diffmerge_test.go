@@ -1,0 +1,160 @@
+package main
+
+// End-to-end tests of weave diff and weave merge on real runs.
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type diffCounts struct {
+	Allocs int64 `json:"allocs"`
+	Bytes  int64 `json:"bytes_allocated"`
+	InUse  int64 `json:"bytes_in_use"`
+	Calls  int64 `json:"calls"`
+	TimeNS int64 `json:"time_ns"`
+}
+
+type diffRow struct {
+	Key    string     `json:"key"`
+	Base   diffCounts `json:"base"`
+	New    diffCounts `json:"new"`
+	Change diffCounts `json:"change"`
+}
+
+type diffJSON struct {
+	Diff struct {
+		Identical bool      `json:"identical"`
+		Totals    diffRow   `json:"totals"`
+		Functions []diffRow `json:"functions"`
+		Chains    []diffRow `json:"chains"`
+		Sites     []diffRow `json:"sites"`
+		Types     []diffRow `json:"types"`
+	} `json:"diff"`
+}
+
+func diffOf(t *testing.T, a, b string) diffJSON {
+	t.Helper()
+	var d diffJSON
+	out := mustRun(t, "", nil, weaveBin, "diff", "--format", "json", a, b).stdout
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestDiffWidgets(t *testing.T) {
+	dir := t.TempDir()
+	a := widgetsProfile(t, dir, "100000", "off")
+	a2 := filepath.Join(dir, "again.prof")
+	mustRun(t, dir, []string{"WEAVE_OUT=" + a2, "WEAVE_TIME=off"}, filepath.Join(dir, "widgets"), "100000")
+	b := widgetsProfile(t, dir, "200000", "off")
+
+	// Two runs of the same input: all zeros, and the text says so.
+	same := diffOf(t, a, a2)
+	if !same.Diff.Identical || same.Diff.Totals.Change != (diffCounts{}) || same.Diff.Totals.Base.Allocs != 100000 {
+		t.Errorf("same input: identical %v, totals %+v", same.Diff.Identical, same.Diff.Totals)
+	}
+	for _, rows := range [][]diffRow{same.Diff.Functions, same.Diff.Chains, same.Diff.Sites, same.Diff.Types} {
+		for _, r := range rows {
+			if r.Change != (diffCounts{}) {
+				t.Errorf("same input: %+v", r)
+			}
+		}
+	}
+	if out := mustRun(t, "", nil, weaveBin, "diff", a, a2).stdout; !strings.Contains(out, "No change") {
+		t.Errorf("same input, text:\n%s", out)
+	}
+
+	// 100k vs 200k widgets: the allocations and make_widget's counts double,
+	// main is still called once.
+	d := diffOf(t, a, b)
+	tt := d.Diff.Totals
+	if d.Diff.Identical || tt.New.Allocs != 2*tt.Base.Allocs || tt.New.Bytes != 2*tt.Base.Bytes || tt.Base.Allocs != 100000 {
+		t.Errorf("100k vs 200k totals %+v", tt)
+	}
+	fn := map[string]diffRow{}
+	for _, r := range d.Diff.Functions {
+		fn[r.Key] = r
+	}
+	mw := fn["make_widget"]
+	if mw.Base.Allocs != 100000 || mw.New.Allocs != 200000 || mw.New.Bytes != 2*mw.Base.Bytes ||
+		mw.New.Calls != 2*mw.Base.Calls || mw.Change.Allocs != 100000 {
+		t.Errorf("make_widget %+v", mw)
+	}
+	if m := fn["main"]; m.Base.Calls != 1 || m.Change.Calls != 0 {
+		t.Errorf("main %+v", m)
+	}
+	if d.Diff.Functions[0].Key != "make_widget" || len(d.Diff.Sites) != 1 || d.Diff.Sites[0].Change.Allocs != 100000 {
+		t.Errorf("first function %s, sites %+v", d.Diff.Functions[0].Key, d.Diff.Sites)
+	}
+
+	// Budgets.
+	r := run(t, "", nil, weaveBin, "diff", "--fail-if", "allocs(make_widget) > +50%", "--fail-if", "calls(main) > 1", a, b)
+	if r.code == 0 || !strings.Contains(r.stderr, "allocs(make_widget) > +50%: 100000 -> 200000 (+100000, +100.0%)") ||
+		strings.Contains(r.stderr, "calls(main)") {
+		t.Errorf("broken budget: exit %d\n%s", r.code, r.stderr)
+	}
+	mustRun(t, "", nil, weaveBin, "diff", a, b, "--fail-if", "bytes_allocated > +100%", "--fail-if", "allocs > 200000")
+	if r := run(t, "", nil, weaveBin, "diff", "--fail-if", "allocs ~ 3", a, b); r.code == 0 || !strings.Contains(r.stderr, "budget rule") {
+		t.Errorf("bad rule: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// TestMergeFork merges the profiles of a fork parent and its two children:
+// the merged totals and calls are the sums.
+func TestMergeFork(t *testing.T) {
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "fork", nil, nil)
+	mustRun(t, dir, outEnv(dir), woven)
+	files := hprofiles(t, dir)
+	if len(files) != 3 {
+		t.Fatalf("profiles %v, want 3", files)
+	}
+	out := filepath.Join(dir, "merged.prof")
+	mustRun(t, dir, nil, append(append([]string{weaveBin, "merge"}, files...), "-o", out)...)
+	var sum totals
+	calls := map[string]uint64{}
+	for _, f := range files {
+		l := load(t, f)
+		tt := l.totals()
+		sum.Allocs += tt.Allocs
+		sum.Frees += tt.Frees
+		sum.BytesAllocated += tt.BytesAllocated
+		sum.BytesInUse += tt.BytesInUse
+		sum.BlocksInUse += tt.BlocksInUse
+		for _, n := range l.p.Nodes {
+			if n.Func != nil {
+				calls[n.Func.Name] += n.Calls
+			}
+		}
+	}
+	m := load(t, out)
+	if got := m.totals(); got != sum || sum.Allocs == 0 {
+		t.Errorf("merged totals %+v, sum %+v", got, sum)
+	}
+	for _, n := range m.p.Nodes {
+		if n.Func != nil {
+			calls[n.Func.Name] -= n.Calls
+		}
+	}
+	for f, c := range calls {
+		if c != 0 {
+			t.Errorf("calls of %s: merged differs from the sum by %d", f, -c)
+		}
+	}
+	if len(m.r.Sources) != 3 || len(m.p.Threads) != 1 {
+		t.Errorf("sources %v, %d threads", m.r.Sources, len(m.p.Threads))
+	}
+	text := mustRun(t, "", nil, weaveBin, "report", out).stdout
+	if !strings.Contains(text, "the sum of 3 profiles") || !strings.Contains(text, filepath.Base(files[0])) {
+		t.Errorf("merged report does not list its sources:\n%s", text)
+	}
+	// A merged profile of itself and one more is the sum again (merge reads its output).
+	mustRun(t, dir, nil, weaveBin, "merge", "-o", out, out, files[0])
+	if r := run(t, dir, nil, weaveBin, "merge", "-o", filepath.Join(dir, "no/such/dir.prof"), files[0]); r.code == 0 {
+		t.Error("merge into a missing directory succeeds")
+	}
+}

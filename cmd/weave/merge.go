@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"weave/merge"
+	"weave/profile"
+)
+
+// mergeCommand sums profiles.
+var mergeCommand = &cli.Command{
+	Name:      "merge",
+	Usage:     "add profiles up into one",
+	ArgsUsage: "PROFILE... -o OUT",
+	Description: "Sums profiles (a run's fork children, a test suite's runs, many hosts; of one program\n" +
+		"or several), merging calling contexts by function path. The totals are the sums; the\n" +
+		"metadata lists the sources. OUT is written whole or not at all.",
+	Flags: []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "the merged profile"},
+	},
+	Action: func(c *cli.Context) error {
+		if c.NArg() == 0 {
+			return fmt.Errorf("merge: no profiles")
+		}
+		var ps []*profile.Profile
+		for _, path := range c.Args().Slice() {
+			p, err := profile.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			ps = append(ps, p)
+		}
+		out, err := merge.Profiles(ps, c.Args().Slice())
+		if err != nil {
+			return err
+		}
+		return writeOutput(c, c.String("output"), func(w io.Writer) error { return out.Write(w) })
+	},
+}
