@@ -22,8 +22,8 @@ import (
 // the argv) and keeps what holds for all: complete is 0 if any profile is
 // incomplete; start_ns and end_ns span the runs; the time keys are kept
 // when every profile measured time the same way, time_samples and
-// time_overhead_ns summed. Records the profile package does not model are
-// dropped.
+// time_overhead_ns summed. What belongs to one process alone is dropped:
+// its memory snapshots and maps, heap timeline and peak (Y, V, L, P).
 func Profiles(ps []*profile.Profile, sources []string) (*profile.Profile, error) {
 	if len(ps) == 0 || len(ps) != len(sources) {
 		return nil, fmt.Errorf("merge: %d profiles, %d sources", len(ps), len(sources))
