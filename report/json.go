@@ -25,6 +25,9 @@ func (jsonRenderer) Render(w io.Writer, r *Report) error {
 		Bins     *[]Bin            `json:"bins,omitempty"`
 		Direct   *Direct           `json:"direct,omitempty"`
 		Graph    *[]Entry          `json:"graph,omitempty"`
+		Segments *Segments         `json:"segments,omitempty"` // memory.go
+		Timeline *Timeline         `json:"timeline,omitempty"`
+		Peak     *Peak             `json:"peak,omitempty"`
 		Time     *Time             `json:"time,omitempty"` // the time tables: time.go
 	}{
 		Program:  r.Program,
@@ -36,6 +39,9 @@ func (jsonRenderer) Render(w io.Writer, r *Report) error {
 		Sites:    r.Sites,
 		Tables:   r.Tables,
 		Direct:   r.Direct,
+		Segments: r.Segments,
+		Timeline: r.Timeline,
+		Peak:     r.Peak,
 		Time:     r.Time,
 	}
 	if r.Has(TableLeaks) {

@@ -22,9 +22,11 @@ const (
 	TableGraph  = "graph"
 )
 
-// AllTables lists the tables in the order they are rendered: the memory
-// tables, then the time tables (time.go).
-var AllTables = []string{TableLeaks, TableBins, TableDirect, TableGraph, TableFlat, TableTimeGraph, TableTree}
+// AllTables lists the tables in the order they are rendered: mprof's
+// memory tables, the memory map and heap timeline tables (memory.go), then
+// the time tables (time.go).
+var AllTables = []string{TableLeaks, TableBins, TableDirect, TableGraph, TableSegments, TableTimeline, TablePeak,
+	TableFlat, TableTimeGraph, TableTree}
 
 // Options select what New builds.
 type Options struct {
@@ -60,7 +62,7 @@ func ParseTables(s string) ([]string, error) {
 		group := []string{name}
 		switch name {
 		case "memory":
-			group = MemoryTables
+			group = append(slices.Clone(MemoryTables), VMTables...)
 		case "time":
 			group = TimeTables
 		default:
@@ -98,6 +100,10 @@ type Report struct {
 	Direct *Direct
 	Graph  []Entry
 	Time   *Time // the time tables' model (time.go); nil when none is built
+
+	Segments *Segments // memory.go
+	Timeline *Timeline
+	Peak     *Peak
 
 	Quantity string // Options.Quantity, checked
 
@@ -284,9 +290,12 @@ type Arc struct {
 func New(p *profile.Profile, opt Options) (*Report, error) {
 	tables := opt.Tables
 	if tables == nil {
-		tables = MemoryTables
+		tables = slices.Clone(MemoryTables)
+		if HasVM(p) {
+			tables = append(tables, VMTables...)
+		}
 		if HasTime(p) {
-			tables = AllTables
+			tables = append(tables, TimeTables...)
 		}
 	}
 	for _, t := range tables {
@@ -345,6 +354,15 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 	}
 	if r.Has(TableGraph) {
 		r.Graph = b.graph(r)
+	}
+	if r.Has(TableSegments) {
+		r.Segments = b.segments()
+	}
+	if r.Has(TableTimeline) {
+		r.Timeline = b.timeline()
+	}
+	if r.Has(TablePeak) {
+		r.Peak = b.peak(depth, opt.Sites)
 	}
 	for _, t := range TimeTables {
 		if r.Has(t) {
@@ -515,34 +533,13 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 	groups := map[string]*group{}
 	var keys []string
 	for _, l := range b.leaves {
-		chain := []int{b.leafFid[l.ID]}
-		up := l.Parent
-		if !b.virtual[l.ID] {
-			up = up.Parent // the parent is the allocating function itself
-		}
-		for ; up != nil && up.Kind == profile.KindFunc && (depth <= 0 || len(chain) < depth); up = up.Parent {
-			chain = append(chain, b.nodeFid[up.ID])
-		}
-		var key strings.Builder
-		for _, f := range chain {
-			fmt.Fprintf(&key, "%d,", f)
-		}
-		site, hidden := "", l.Site.Hidden
-		switch {
-		case sites && hidden:
-			site = "hidden " + l.Site.Op
-		case sites:
-			site = fmt.Sprintf("%s:%d", l.Site.File, l.Site.Line)
-		}
-		key.WriteString(site)
-		if hidden {
-			key.WriteString("\x00hidden")
-		}
-		g := groups[key.String()]
+		chain, site, key := b.leafChain(l, depth, sites)
+		hidden := l.Site.Hidden
+		g := groups[key]
 		if g == nil {
 			g = &group{chain: chain, site: site, hidden: hidden}
-			groups[key.String()] = g
-			keys = append(keys, key.String())
+			groups[key] = g
+			keys = append(keys, key)
 		}
 		g.heap.Add(&l.Heap)
 	}
@@ -561,13 +558,7 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 			continue
 		}
 		row.PctKept = pct(row.BytesKept, totalKept)
-		for i, f := range g.chain {
-			fr := Frame{Func: b.funcs[f]}
-			if i == 0 {
-				fr.Site = g.site
-			}
-			row.Chain = append(row.Chain, fr)
-		}
+		row.Chain = b.frames(g.chain, g.site)
 		rows = append(rows, row)
 	}
 	slices.SortStableFunc(rows, func(a, c Leak) int {
@@ -578,6 +569,51 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 			compareBool(a.Hidden, c.Hidden))
 	})
 	return rows
+}
+
+// leafChain returns the partial call chain of leaf l (function indices,
+// innermost first, at most depth of them unless depth <= 0), the site that
+// names its innermost frame when sites is set, and a key that is the same
+// for leaves of the same chain, site and hiddenness.
+func (b *builder) leafChain(l *profile.Node, depth int, sites bool) (chain []int, site, key string) {
+	chain = []int{b.leafFid[l.ID]}
+	up := l.Parent
+	if !b.virtual[l.ID] {
+		up = up.Parent // the parent is the allocating function itself
+	}
+	for ; up != nil && up.Kind == profile.KindFunc && (depth <= 0 || len(chain) < depth); up = up.Parent {
+		chain = append(chain, b.nodeFid[up.ID])
+	}
+	var k strings.Builder
+	for _, f := range chain {
+		fmt.Fprintf(&k, "%d,", f)
+	}
+	hidden := l.Site.Hidden
+	switch {
+	case sites && hidden:
+		site = "hidden " + l.Site.Op
+	case sites:
+		site = fmt.Sprintf("%s:%d", l.Site.File, l.Site.Line)
+	}
+	k.WriteString(site)
+	if hidden {
+		k.WriteString("\x00hidden")
+	}
+	return chain, site, k.String()
+}
+
+// frames returns the frames of a chain of function indices; site names
+// the innermost.
+func (b *builder) frames(chain []int, site string) []Frame {
+	var out []Frame
+	for i, f := range chain {
+		fr := Frame{Func: b.funcs[f]}
+		if i == 0 {
+			fr.Site = site
+		}
+		out = append(out, fr)
+	}
+	return out
 }
 
 // compareBool orders false before true.

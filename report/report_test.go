@@ -56,6 +56,7 @@ var goldenCases = []goldenCase{
 	{"recursion-depth2", "recursion", Options{Depth: 2, Tables: []string{TableLeaks}}, []string{"text", "json"}},
 	{"threads", "threads", Options{Depth: DefaultDepth}, []string{"text", "json"}},
 	{"inline", "inline", Options{Depth: DefaultDepth}, []string{"text", "json"}},
+	{"humps", "humps", Options{Depth: DefaultDepth, Tables: VMTables}, []string{"text", "json"}},
 	{"inline-sites", "inline", Options{Depth: DefaultDepth, Sites: true, Tables: []string{TableLeaks, TableDirect}}, []string{"text"}},
 }
 

@@ -44,6 +44,12 @@ func (textRenderer) Render(w io.Writer, r *Report) error {
 			textTimeGraph(bw, r)
 		case TableTree:
 			textTree(bw, r)
+		case TableSegments:
+			textSegments(bw, r)
+		case TableTimeline:
+			textTimeline(bw, r)
+		case TablePeak:
+			textPeak(bw, r)
 		}
 	}
 	return bw.Flush()
@@ -133,21 +139,27 @@ func textLeaks(w *bufio.Writer, r *Report) {
 		{head: "chain", left: true},
 	}}
 	for _, l := range r.Leaks {
-		var chain []string
-		for i, f := range l.Chain {
-			s := r.Label(f.Func)
-			switch {
-			case f.Site != "":
-				s = f.Name + " (" + f.Site + ")" // the site tells static functions apart
-			case i == 0 && l.Hidden:
-				s += " (hidden)"
-			}
-			chain = append(chain, s)
-		}
 		t.add(num(l.BytesKept), pct1(l.PctKept), num(l.BlocksKept), num(l.Allocs), num(l.Frees),
-			strings.Join(chain, " <- "))
+			chainText(r, l.Chain, l.Hidden))
 	}
 	t.write(w)
+}
+
+// chainText writes a leak-table chain: "make_widget <- main", the
+// innermost function marked (hidden) for a library's allocations.
+func chainText(r *Report, frames []Frame, hidden bool) string {
+	var chain []string
+	for i, f := range frames {
+		s := r.Label(f.Func)
+		switch {
+		case f.Site != "":
+			s = f.Name + " (" + f.Site + ")" // the site tells static functions apart
+		case i == 0 && hidden:
+			s += " (hidden)"
+		}
+		chain = append(chain, s)
+	}
+	return strings.Join(chain, " <- ")
 }
 
 // textBins writes the allocation bin table:

@@ -126,22 +126,34 @@ func (s *Segment) Name() string {
 	return s.Class
 }
 
-// rank orders segments: the program's, then the process's, then libraries
-// (by name), then the rest.
-func (s *Segment) rank() int {
-	if s.Lib != "" {
-		if s.Class == LibText {
+// Compare orders segments for tables: the program's, then the process's
+// (heap, anon, stacks), then libraries by name (text before data), then
+// vdso/vvar, files and the rest.
+func Compare(a, b Label) int {
+	ra, rb := a.rank(), b.rank()
+	if ra == rb && a.Lib != b.Lib {
+		return strings.Compare(a.Lib, b.Lib)
+	}
+	if a.Lib != "" && b.Lib != "" && a.Lib != b.Lib {
+		return strings.Compare(a.Lib, b.Lib)
+	}
+	return ra - rb
+}
+
+func (l Label) rank() int {
+	if l.Lib != "" {
+		if l.Class == LibText {
 			return 100
 		}
 		return 101
 	}
 	for i, c := range []string{Text, ROData, Data, BSS, Heap, Anon, Stack, ThreadStack} {
-		if s.Class == c {
+		if l.Class == c {
 			return i
 		}
 	}
 	for i, c := range []string{VDSO, Files, Other} {
-		if s.Class == c {
+		if l.Class == c {
 			return 200 + i
 		}
 	}
@@ -179,11 +191,7 @@ func Classify(maps []Mapping, exe string) []Segment {
 		segs[i] = *s
 	}
 	slices.SortStableFunc(segs, func(a, b Segment) int {
-		ra, rb := a.rank(), b.rank()
-		if ra >= 100 && ra < 200 && rb >= 100 && rb < 200 && a.Lib != b.Lib {
-			return strings.Compare(a.Lib, b.Lib)
-		}
-		return ra - rb
+		return Compare(Label{a.Class, a.Lib}, Label{b.Class, b.Lib})
 	})
 	return segs
 }
