@@ -86,6 +86,10 @@ var flagsWithValue = map[string]bool{
 	"-main-file-name": true, "-ivfsoverlay": true, "-iframework": true, "-isystem-after": true,
 }
 
+// FlagTakesValue reports whether a compiler driver flag takes the next
+// argument as its value (-I dir, -include file, -x c, ...).
+func FlagTakesValue(flag string) bool { return flagsWithValue[flag] }
+
 // passthroughFlags stop the driver from weaving: the real compiler gets the
 // command line as it is.
 func passthroughFlag(a string) bool {

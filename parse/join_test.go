@@ -136,8 +136,9 @@ var (
 	typer     = reflect.TypeFor[interface{ Type() cc.Type }]()
 )
 
-// sameAST compares two cc/v4 ASTs through their exported fields, tokens
-// with sameToken and typed nodes by type.
+// sameAST compares two cc/v4 ASTs through their exported fields (slices
+// and arrays element by element), tokens with sameToken and typed nodes by
+// type. A kind it cannot compare is an error, not a silent match.
 func sameAST(a, b reflect.Value, sameToken func(a, b cc.Token) error) error {
 	if a.Kind() == reflect.Interface {
 		if a.IsNil() != b.IsNil() {
@@ -179,10 +180,35 @@ func sameAST(a, b reflect.Value, sameToken func(a, b cc.Token) error) error {
 			}
 		}
 		return nil
-	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint32, reflect.Uint64, reflect.Bool, reflect.String:
+	case reflect.Slice, reflect.Array:
+		if a.Len() != b.Len() {
+			return fmt.Errorf("%v: length %d vs %d", a.Type(), a.Len(), b.Len())
+		}
+		for i := range a.Len() {
+			if err := sameAST(a.Index(i), b.Index(i), sameToken); err != nil {
+				return fmt.Errorf("[%d]: %w", i, err)
+			}
+		}
+		return nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Bool, reflect.String:
 		if !a.Equal(b) {
 			return fmt.Errorf("%v vs %v", a, b)
 		}
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%v: cannot compare a %v", a.Type(), a.Kind())
+}
+
+// TestSameAST: sameAST sees a difference in a slice field.
+func TestSameAST(t *testing.T) {
+	a, b := &cc.StorageClassSpecifier{}, &cc.StorageClassSpecifier{Declspecs: make([]cc.Token, 1)}
+	same := func(a, b cc.Token) error { return nil }
+	if err := sameAST(reflect.ValueOf(a), reflect.ValueOf(b), same); err == nil {
+		t.Error("sameAST found no difference in Declspecs")
+	}
+	if err := sameAST(reflect.ValueOf(a), reflect.ValueOf(&cc.StorageClassSpecifier{}), same); err != nil {
+		t.Error(err)
+	}
 }

@@ -179,7 +179,7 @@ func (w *weaver) guardOffset(body *cc.CompoundStatement) int {
 func (w *weaver) skipReason(def cc.Node, d *cc.Declarator, body *cc.CompoundStatement) string {
 	lb := w.u.Offset(body.Token)
 	rb := w.u.Offset(body.Token2)
-	decl := w.u.Text[w.u.Offset(def):lb]
+	decl := w.u.Text[w.declStart(def):lb]
 	switch {
 	case d.IsInline() && !d.IsStatic():
 		// A C99 inline definition (or gnu89 extern inline) may have no
@@ -194,6 +194,29 @@ func (w *weaver) skipReason(def cc.Node, d *cc.Declarator, body *cc.CompoundStat
 		return "uses musttail"
 	}
 	return ""
+}
+
+// declStart returns the offset of the first token of a function
+// definition. cc/v4 gives a definition that opens with __attribute__ the
+// position of its declarator (a DeclarationSpecifiersAttr has no position
+// of its own), so the attribute lists of the specifiers count too.
+func (w *weaver) declStart(def cc.Node) int {
+	start := w.u.Offset(def)
+	var ds *cc.DeclarationSpecifiers
+	switch x := def.(type) {
+	case *cc.FunctionDefinition:
+		ds = x.DeclarationSpecifiers
+	case *cc.BlockItem:
+		ds = x.DeclarationSpecifiers
+	}
+	for ; ds != nil; ds = ds.DeclarationSpecifiers {
+		for _, n := range []cc.Node{ds, ds.AttributeSpecifierList} {
+			if p := n.Position(); p.IsValid() {
+				start = min(start, w.u.Offset(n))
+			}
+		}
+	}
+	return start
 }
 
 // body advises the allocation and setjmp calls of a function body.

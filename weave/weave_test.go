@@ -2,8 +2,10 @@ package weave
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,10 +35,77 @@ func weaveFile(t *testing.T, src string) *Result {
 	return res
 }
 
+// TestWeaveWidgets weaves mprof's example: every function is found at its
+// line and woven, the malloc and free calls are advised (malloc with its
+// sizeof type), and each piece of advice lands on its call's own source
+// line, so that line numbers survive weaving.
 func TestWeaveWidgets(t *testing.T) {
-	res := weaveFile(t, "../testdata/widgets.c")
-	os.WriteFile("/tmp/widgets.woven.i", res.Text, 0o644)
-	t.Logf("functions %v sites %v", res.Functions, res.Sites)
+	const src = "../testdata/widgets.c"
+	res := weaveFile(t, src)
+	wantFns := []Function{{"random_flip", src, 20, ""}, {"make_widget", src, 26, ""}, {"make_red_widget", src, 39, ""},
+		{"make_blue_widget", src, 41, ""}, {"consume_widget", src, 43, ""}, {"main", src, 50, ""}}
+	if !slices.Equal(res.Functions, wantFns) || len(res.Skipped) != 0 {
+		t.Errorf("functions %+v, skipped %+v\nwant %+v", res.Functions, res.Skipped, wantFns)
+	}
+	wantSites := []Site{{"make_widget", "malloc", src, 28, 14, "widget", 204}, {"consume_widget", "free", src, 47, 2, "", 0}}
+	if !slices.Equal(res.Sites, wantSites) {
+		t.Errorf("sites %+v\nwant %+v", res.Sites, wantSites)
+	}
+	// The guard of each function on the line of its opening brace, the
+	// advice on the line of the call.
+	lines := func(needle string) []int {
+		m := parse.NewLineMap(res.Text)
+		var r []int
+		for off := 0; ; off++ {
+			i := bytes.Index(res.Text[off:], []byte(needle))
+			if i < 0 {
+				return r
+			}
+			off += i
+			phys, _ := m.LineCol(off)
+			if loc := m.Lookup(phys); loc.File == src {
+				r = append(r, loc.Line)
+			}
+		}
+	}
+	if got, want := lines("= __weave_enter(&__weave_fns_"), []int{21, 27, 39, 41, 44, 51}; !slices.Equal(got, want) {
+		t.Errorf("guards on lines %v, want %v", got, want)
+	}
+	if got, want := lines("= __weave_malloc(&__weave_sites_"), []int{28}; !slices.Equal(got, want) {
+		t.Errorf("malloc advice on lines %v, want %v", got, want)
+	}
+	if got, want := lines(" __weave_free(&__weave_sites_"), []int{47}; !slices.Equal(got, want) {
+		t.Errorf("free advice on lines %v, want %v", got, want)
+	}
+}
+
+// TestSkipReasons: functions that must stay unwoven are listed with the
+// reason, wherever their attribute stands. (Not musttail: neither gcc 12
+// nor cc/v4 parses it.)
+func TestSkipReasons(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "skip.c")
+	if err := os.WriteFile(src, []byte(`__attribute__((no_instrument_function)) static int lead(int x) { return x; }
+static int __attribute__((no_instrument_function)) mid(int x) { return x; }
+__attribute__((naked)) void bare(void) { __asm__("ret"); }
+inline int ext(int x) { return x; }
+__attribute__((unused)) static int plain(int x) { return x; }
+int main(void) { return lead(1) + mid(1) + ext(0) + plain(0); }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := weaveFile(t, src)
+	got := map[string]string{}
+	for _, f := range res.Skipped {
+		got[f.Name] = f.Reason
+	}
+	want := map[string]string{"lead": "no_instrument_function attribute", "mid": "no_instrument_function attribute",
+		"bare": "naked function", "ext": "inline function with external linkage"}
+	if !maps.Equal(got, want) {
+		t.Errorf("skipped %v, want %v", got, want)
+	}
+	if n := bytes.Count(res.Text, []byte("= __weave_enter(&__weave_fns_")); n != 2 {
+		t.Errorf("%d guards, want 2 (plain and main)", n)
+	}
 }
 
 func TestNameKeys(t *testing.T) {

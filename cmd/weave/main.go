@@ -7,17 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-
-	"github.com/urfave/cli/v2"
 
 	"weave/parse"
 )
 
 func main() {
 	app := newApp()
-	if err := app.Run(flagsFirst(aliasArgs(os.Args), app.Commands)); err != nil {
+	if err := app.Run(flagsFirst(app, aliasArgs(os.Args))); err != nil {
 		var pe *parse.Error
 		if errors.As(err, &pe) { // already file:line:col: error: message
 			fmt.Fprintln(os.Stderr, pe)
@@ -83,49 +80,4 @@ func isCompiler(arg string) bool {
 	}
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
-}
-
-// flagsFirst moves the flags that follow the arguments of the profile
-// subcommands in front of them (`weave merge a b -o out`, `weave diff A B
-// --fail-if RULE`): the command line parser stops at the first argument.
-// A "--" ends the flags.
-func flagsFirst(args []string, cmds []*cli.Command) []string {
-	if len(args) < 2 {
-		return args
-	}
-	var cmd *cli.Command
-	for _, c := range cmds {
-		if c.Name == args[1] && (c.Name == "diff" || c.Name == "merge" || c.Name == "report") {
-			cmd = c
-		}
-	}
-	if cmd == nil {
-		return args
-	}
-	takesValue := map[string]bool{}
-	for _, f := range cmd.Flags {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	var flags, rest []string
-	for i := 2; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			rest = append(rest, args[i:]...)
-			break
-		}
-		name := strings.TrimLeft(a, "-")
-		if !strings.HasPrefix(a, "-") || a == "-" || name == "" {
-			rest = append(rest, a)
-			continue
-		}
-		flags = append(flags, a)
-		if n, _, hasValue := strings.Cut(name, "="); !hasValue && takesValue[n] && i+1 < len(args) {
-			i++
-			flags = append(flags, args[i])
-		}
-	}
-	return slices.Concat(args[:2], flags, rest)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/urfave/cli/v2"
 
 	"weave/driver"
@@ -16,6 +18,9 @@ var runtimeCommand = &cli.Command{
 		&cli.StringFlag{Name: "o", Usage: "output `file` (default: standard output)"},
 	},
 	Action: func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return fmt.Errorf("runtime: unexpected argument %q (want only -o file)", c.Args().First())
+		}
 		if out := c.String("o"); out != "" && out != "-" {
 			return driver.WriteFileAtomic(out, []byte(runtime.Source()))
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"weave/driver"
 )
 
 // weaveAction is `weave [-v] -o out.c prog.c [cc flags]`.
@@ -33,7 +35,7 @@ func weaveAction(c *cli.Context) error {
 			return fmt.Errorf("unknown flag %s (compiler flags take one dash; see weave --help)", a)
 		case strings.HasPrefix(a, "-"):
 			flags = append(flags, a)
-			if flagTakesValue(a) && i+1 < len(args) {
+			if driver.FlagTakesValue(a) && i+1 < len(args) {
 				flags = append(flags, args[i+1])
 				i++
 			}
@@ -50,13 +52,4 @@ func weaveAction(c *cli.Context) error {
 	cfg := newConfig(c)
 	cfg.Verbose = verbose
 	return cfg.WeaveFile(src, out, flags)
-}
-
-// flagTakesValue reports whether a compiler flag takes the next argument.
-func flagTakesValue(f string) bool {
-	switch f {
-	case "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-idirafter", "-iquote", "-x":
-		return true
-	}
-	return false
 }
