@@ -3,8 +3,9 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"weave/runtime"
 )
 
 // Build variants: how a benchmark program is compiled. Every variant
@@ -35,8 +36,8 @@ type weaveMode struct {
 	env        []string
 }
 
-// configs lists every configuration, the weave modes the runtime
-// documents included, in the tables' order.
+// configs lists every configuration, the runtime's (runtime.Configs)
+// included, in the tables' order.
 func configs(e *env, extra []string) []*config {
 	plainRun := func(dir string, argv []string) ([]string, []string, string) { return argv, nil, "" }
 	cs := []*config{
@@ -48,11 +49,10 @@ func configs(e *env, extra []string) []*config {
 			return argv, append([]string{"WEAVE_OUT=" + out}, menv...), out
 		}
 	}
-	desc := "weave cc -O2 -g, the runtime's defaults (everything on)"
-	if _, def := envValues(e.rtComment, "WEAVE_TIME"); def != "" {
-		desc += ", WEAVE_TIME=" + def
+	var modes []weaveMode
+	for _, c := range runtime.Configs {
+		modes = append(modes, weaveMode{c.Name, c.Desc, c.Env})
 	}
-	modes := append([]weaveMode{{"weave", desc, nil}}, weaveModes(e.rtComment)...)
 	for _, s := range extra {
 		m, err := parseWeaveEnv(s)
 		if err != nil {
@@ -140,83 +140,4 @@ func parseWeaveEnv(s string) (weaveMode, error) {
 		m.env = append(m.env, v)
 	}
 	return m, nil
-}
-
-// weaveModes returns the weave configurations besides the default one that
-// the runtime's top comment documents: WEAVE_TIME's values (off: memory
-// only), and a switch turning memory profiling off (timing only).
-func weaveModes(comment string) []weaveMode {
-	var ms []weaveMode
-	vals, def := envValues(comment, "WEAVE_TIME")
-	for _, v := range vals {
-		if v == "off" || v == "0" {
-			ms = append(ms, weaveMode{"weave-mem", "weave, memory only (WEAVE_TIME=" + v + ")", []string{"WEAVE_TIME=" + v}})
-		}
-	}
-	for _, v := range vals {
-		if v != def && v != "off" && v != "0" && v != "on" && v != "1" {
-			ms = append(ms, weaveMode{"weave-" + v, "weave with WEAVE_TIME=" + v, []string{"WEAVE_TIME=" + v}})
-		}
-	}
-	for _, name := range []string{"WEAVE_MEM", "WEAVE_MEMORY", "WEAVE_HEAP", "WEAVE_ALLOC", "WEAVE_ALLOCS"} {
-		vals, _ := envValues(comment, name)
-		for _, v := range vals {
-			if v == "off" || v == "0" {
-				ms = append(ms, weaveMode{"weave-time", "weave, timing only (" + name + "=" + v + ")", []string{name + "=" + v}})
-				break
-			}
-		}
-	}
-	vals, _ = envValues(comment, "WEAVE_HIDDEN")
-	for _, v := range vals {
-		if v == "off" || v == "0" {
-			ms = append(ms, weaveMode{"weave-nohidden", "weave without malloc interposition (WEAVE_HIDDEN=" + v + ")", []string{"WEAVE_HIDDEN=" + v}})
-			break
-		}
-	}
-	return ms
-}
-
-// envValues returns the values a documented environment variable takes,
-// and the one marked "(default)": the quoted words and the words like
-// exact|sampled|off in the lines that describe it (from its name to the
-// next variable or blank line).
-func envValues(comment, name string) (vals []string, def string) {
-	var desc []string
-	in := false
-	for _, l := range strings.Split(comment, "\n") {
-		t := strings.TrimSpace(l)
-		switch {
-		case strings.HasPrefix(t, name+" ") || strings.HasPrefix(t, name+"=") || t == name:
-			in = true
-		case in && (t == "" || strings.HasPrefix(t, "WEAVE_")):
-			in = false
-		}
-		if in {
-			desc = append(desc, t)
-		}
-	}
-	if desc == nil {
-		return nil, ""
-	}
-	text := strings.Join(desc, " ")
-	if m := regexp.MustCompile(`"?([A-Za-z0-9_]+)"? \(default\)`).FindStringSubmatch(text); m != nil {
-		def = m[1]
-	}
-	seen := map[string]bool{}
-	add := func(v string) {
-		if v != "" && !seen[v] {
-			seen[v] = true
-			vals = append(vals, v)
-		}
-	}
-	for _, m := range regexp.MustCompile(`"([a-z0-9_]+)"`).FindAllStringSubmatch(text, -1) {
-		add(m[1])
-	}
-	for _, m := range regexp.MustCompile(`=([a-z0-9]+(?:\|[a-z0-9]+)+)|\b([a-z]+(?:\|[a-z]+)+)\b`).FindAllStringSubmatch(text, -1) {
-		for _, v := range strings.Split(m[1]+m[2], "|") {
-			add(v)
-		}
-	}
-	return vals, def
 }

@@ -1,35 +1,30 @@
 package main
 
 import (
-	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
-// TestWeaveModes checks the weave configurations found in the runtime's
-// top comment.
-func TestWeaveModes(t *testing.T) {
-	comment := `/* ...
-   WEAVE_STATS    "1": add a line with the runtime's own memory use.
-   WEAVE_TIME     "sampled" (default), "exact" or "off": how function time
-                  is measured; see the "Timing" section at the end.
-   WEAVE_TIME_CLOCK  "tsc" or "monotonic": exact mode's clock.
-   WEAVE_HEAP     "off": no memory profiling.
-*/`
+// TestWeaveConfigs: the weave configurations are the runtime's declared
+// ones, in order, each running the weave build with its environment and
+// writing a profile, followed by the -weave-env extras.
+func TestWeaveConfigs(t *testing.T) {
 	var got []string
-	for _, m := range weaveModes(comment) {
-		got = append(got, m.name+" "+m.env[0])
+	for _, c := range configs(&env{}, []string{"x:WEAVE_LEAKS=3,WEAVE_TIME=off", "bad"}) {
+		if c.variant != vWeave {
+			continue
+		}
+		args, env, out := c.wrap("/d", []string{"prog"})
+		if !reflect.DeepEqual(args, []string{"prog"}) || out != "/d/weave.prof" || len(env) == 0 || env[0] != "WEAVE_OUT=/d/weave.prof" {
+			t.Errorf("%s runs %q with %q, profile %q", c.name, args, env, out)
+		}
+		got = append(got, c.name+" "+strings.Join(env[1:], " "))
 	}
-	want := []string{"weave-mem WEAVE_TIME=off", "weave-exact WEAVE_TIME=exact", "weave-time WEAVE_HEAP=off"}
+	want := []string{"weave ", "weave-mem WEAVE_TIME=off", "weave-exact WEAVE_TIME=exact",
+		"weave-nohidden WEAVE_HIDDEN=0", "x WEAVE_LEAKS=3 WEAVE_TIME=off"}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("weaveModes = %q, want %q", got, want)
-	}
-	if vals, def := envValues(comment, "WEAVE_TIME"); def != "sampled" || len(vals) != 3 {
-		t.Errorf("envValues = %q, %q", vals, def) // sampled, exact, off
-	}
-	// The runtime as it is: whatever it documents parses.
-	if b, err := os.ReadFile("../runtime/weave_rt.c"); err == nil {
-		t.Logf("modes of runtime/weave_rt.c: %+v", weaveModes(topComment(string(b))))
+		t.Errorf("weave configurations %q, want %q", got, want)
 	}
 }
 

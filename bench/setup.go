@@ -33,7 +33,6 @@ type env struct {
 	corpus     string            // modernc.org/ccorpus2's module directory
 	tools      map[string]string // installed tool name -> path
 	versions   map[string]string // tool name -> its version line
-	rtComment  string            // the runtime's top comment
 	machine    []string          // machine description lines
 	commit     string
 	date       time.Time
@@ -79,11 +78,6 @@ func setup(root, work, weave string) (*env, error) {
 		return nil, err
 	}
 	e.weaveID = id
-	rt, err := exec.Command(e.weave, "runtime").Output()
-	if err != nil {
-		return nil, fmt.Errorf("weave runtime: %v", err)
-	}
-	e.rtComment = topComment(string(rt))
 
 	out, err := goCmd(root, "list", "-m", "-f", "{{.Dir}}", "modernc.org/ccorpus2")
 	if err == nil && out == "" {
@@ -153,19 +147,6 @@ func toolVersion(tool string) string {
 	out, _ := exec.Command(tool, "--version").CombinedOutput()
 	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return strings.TrimSpace(line)
-}
-
-// topComment is the first /* */ comment of a C source.
-func topComment(src string) string {
-	i := strings.Index(src, "/*")
-	if i < 0 {
-		return ""
-	}
-	j := strings.Index(src[i:], "*/")
-	if j < 0 {
-		return ""
-	}
-	return src[i : i+j+2]
 }
 
 // machine describes the machine: CPU model, cores, memory, kernel, OS.

@@ -18,7 +18,7 @@ import (
 // libraries), the dynamic linker binds every reference to the __weave_*
 // symbols, from all of them, to the first copy in lookup order: one
 // runtime instance per process (the others' constructors and destructors
-// do nothing; see runtime/weave_rt.c). For that the runtime's symbols must
+// do nothing; see runtime/init.c). For that the runtime's symbols must
 // stay exported from shared objects, also under a version script that
 // makes everything else local.
 func (cfg *Config) link(c *cmdline, objects map[*input]string, tmp string) error {

@@ -3,9 +3,10 @@ package profile
 
 // The weave profile format, version 1.
 //
-// The runtime (runtime/weave_rt.c, function write_profile) writes it at exit;
-// Read and Write in this package read and write it. Any change to the format
-// is made here first.
+// The runtime writes it at exit (runtime/profile.c, write_profile; the D and
+// M time_* records in runtime/timing.c, time_write; the file's name and
+// creation in runtime/save.c); Read and Write in this package read and
+// write it. Any change to the format is made here first.
 //
 // A profile is UTF-8 text, one record per line, '\n'-terminated. The first
 // line is

@@ -1,10 +1,8 @@
-// Package runtime embeds the weave C runtime and builds it for a compiler.
 package runtime
 
 import (
 	"bytes"
 	"crypto/sha256"
-	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -14,49 +12,6 @@ import (
 	"strings"
 	"sync"
 )
-
-//go:embed weave.h
-var header string
-
-//go:embed weave_rt.c
-var source string
-
-// includeLine is the line of weave_rt.c that Source replaces by the header.
-const includeLine = `#include "weave.h"`
-
-// Header returns the text of weave.h, the interface between woven code and
-// the runtime.
-func Header() string { return header }
-
-var amalgamation = sync.OnceValue(func() string {
-	lines := strings.SplitAfter(source, "\n")
-	for i, l := range lines {
-		if strings.TrimRight(l, "\r\n") != includeLine {
-			continue
-		}
-		h := header
-		if !strings.HasSuffix(h, "\n") {
-			h += "\n"
-		}
-		var b strings.Builder
-		for _, l := range lines[:i] {
-			b.WriteString(l)
-		}
-		// Line markers keep compiler diagnostics pointing at the two files.
-		b.WriteString("#line 1 \"weave.h\"\n")
-		b.WriteString(h)
-		fmt.Fprintf(&b, "#line %d \"weave_rt.c\"\n", i+2)
-		for _, l := range lines[i+1:] {
-			b.WriteString(l)
-		}
-		return b.String()
-	}
-	panic("runtime: weave_rt.c lacks the line " + includeLine)
-})
-
-// Source returns the runtime as a single C file: weave_rt.c with its
-// #include "weave.h" line replaced by the header.
-func Source() string { return amalgamation() }
 
 // Flags the runtime is always compiled with. The caller's flags come after
 // the first group (so e.g. -O0 or -g can be added), the second group last.

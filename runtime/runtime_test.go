@@ -70,7 +70,7 @@ func build(t testing.TB, cc, prog string, sanitize ...string) string {
 	t.Helper()
 	obj := object(t, cc, sanitize...)
 	exe := filepath.Join(t.TempDir(), prog)
-	args := []string{"-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-I.", "-Itestdata"}
+	args := []string{"-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-I../pseudostack", "-Itestdata"}
 	args = append(args, sanitize...)
 	args = append(args, filepath.Join("testdata", prog+".c"), obj, "-o", exe, "-pthread")
 	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
@@ -444,22 +444,109 @@ func checkConsistent(t testing.TB, p *profile, s heapSummary) {
 // ------------------------------------------------------------------- tests
 
 func TestSource(t *testing.T) {
-	h, err := os.ReadFile("weave.h")
+	h, err := os.ReadFile("../pseudostack/weave.h")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if Header() != string(h) {
-		t.Error("Header() differs from weave.h")
+		t.Error("Header() differs from pseudostack/weave.h")
 	}
 	src := Source()
-	if strings.Contains(src, includeLine) {
-		t.Error("Source() still includes weave.h")
-	}
 	if strings.Count(src, string(h)) != 1 {
 		t.Error("Source() does not contain the header exactly once")
 	}
+	if regexp.MustCompile(`(?m)^\s*#\s*include\s*"`).MatchString(src) {
+		t.Error("Source() still #includes a part")
+	}
 	if !strings.Contains(src, "__weave_enter_slow(const struct __weave_fn *fn)\n{") {
 		t.Error("Source() lacks the runtime")
+	}
+}
+
+// TestLineDirectives: every line of Source is the line its #line
+// directives name, in the part's own file, and every C file of the
+// runtime's folders is a part.
+func TestLineDirectives(t *testing.T) {
+	files := map[string][]string{}
+	lineOf := func(file string, n int) (string, bool) {
+		if _, ok := files[file]; !ok {
+			b, err := os.ReadFile(filepath.Join("..", file))
+			if err != nil {
+				t.Fatalf("#line names %q: %v", file, err)
+			}
+			files[file] = strings.SplitAfter(string(b), "\n")
+		}
+		l := files[file]
+		if n < 1 || n > len(l) {
+			return "", false
+		}
+		return l[n-1], true
+	}
+	re := regexp.MustCompile(`^#line (\d+) "([^"]+)"\n$`)
+	file, n, checked := "", 0, 0
+	for _, l := range strings.SplitAfter(Source(), "\n") {
+		if m := re.FindStringSubmatch(l); m != nil {
+			file = m[2]
+			n, _ = strconv.Atoi(m[1])
+			continue
+		}
+		if l == "" {
+			continue
+		}
+		if file == "" {
+			t.Fatalf("Source() starts without a #line directive: %q", l)
+		}
+		want, ok := lineOf(file, n)
+		if !ok {
+			t.Fatalf("%s:%d: beyond the end of the file", file, n)
+		}
+		// A part's #include "internal.h" is blank once the header is in; the
+		// out-of-line copies drop the extern-inline prefix.
+		if want != l && !(l == "\n" && strings.HasPrefix(want, "#include \"")) &&
+			l != strings.TrimPrefix(want, "extern __inline __attribute__((__gnu_inline__, __always_inline__)) ") {
+			t.Fatalf("%s:%d: Source() has %q, the file %q", file, n, l, want)
+		}
+		n++
+		checked++
+	}
+	for _, dir := range []string{"runtime", "pseudostack"} {
+		ents, err := os.ReadDir(filepath.Join("..", dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			name := dir + "/" + e.Name()
+			if ext := filepath.Ext(name); (ext == ".c" || ext == ".h") && files[name] == nil {
+				t.Errorf("%s is not a part of the runtime (runtime/parts.go)", name)
+			}
+		}
+	}
+	t.Logf("%d lines in %d files", checked, len(files))
+}
+
+// TestOutOfLine: the runtime defines every inline fast path of weave.h out
+// of line, from weave.h's own text.
+func TestOutOfLine(t *testing.T) {
+	obj := object(t, "gcc")
+	out, err := exec.Command("nm", "--defined-only", obj).Output()
+	if err != nil {
+		t.Skipf("nm: %v", err)
+	}
+	defined := map[string]bool{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[1] == "T" {
+			defined[f[2]] = true
+		}
+	}
+	re := regexp.MustCompile(`(?m)^extern __inline __attribute__\(\(__gnu_inline__, __always_inline__\)\) [^\n]*\n(\w+)\(`)
+	fns := re.FindAllStringSubmatch(Header(), -1)
+	if len(fns) < 3 {
+		t.Fatalf("found %d inline functions in weave.h", len(fns))
+	}
+	for _, m := range fns {
+		if !defined[m[1]] {
+			t.Errorf("the runtime object does not define %s", m[1])
+		}
 	}
 }
 

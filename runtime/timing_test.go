@@ -1,9 +1,9 @@
 package runtime
 
-// Tests of the runtime's timing (WEAVE_TIME, the "Timing" section of
-// weave_rt.c) with the hand-woven programs of testdata: every mode leaves
-// heap accounting, call counts, threads, fork, longjmp and signals as they
-// are, and writes the time records profile/format.go describes.
+// Tests of the runtime's timing (WEAVE_TIME, runtime/timing.c) with the
+// hand-woven programs of testdata: every mode leaves heap accounting, call
+// counts, threads, fork, longjmp and signals as they are, and writes the
+// time records profile/format.go describes.
 
 import (
 	"bufio"

@@ -24,7 +24,7 @@ func weaveFile(t *testing.T, src string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hdr, err := os.ReadFile("../runtime/weave.h")
+	hdr, err := os.ReadFile("../pseudostack/weave.h")
 	if err != nil {
 		t.Fatal(err)
 	}

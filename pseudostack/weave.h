@@ -20,7 +20,7 @@
    stack re-synchronises to the frame that called setjmp. Allocation calls
    go to __weave_malloc & co. with a static site record.
 
-   Timing (WEAVE_TIME; weave_rt.c, section "Timing"). In exact mode the
+   Timing (WEAVE_TIME; runtime/timing.c). In exact mode the
    runtime sets the thread's timing byte, which sends every enter to
    __weave_enter_timed: the same push, plus an entry timestamp in the slot's
    t0. Such a frame comes back with parent == 0 and __WEAVE_TIMED set in
@@ -33,8 +33,8 @@
 
    The fast paths below are gnu_inline + always_inline: they are inlined into
    woven code and never emitted there; the runtime defines the same functions
-   out of line, so taking their address or building without inlining still
-   links. */
+   out of line (generated from this file: pseudostack.OutOfLine), so taking
+   their address or building without inlining still links. */
 
 typedef __typeof__(sizeof 0) __weave_size_t;
 

@@ -1,0 +1,85 @@
+//go:build ignore
+
+/* enter.c: the woven interface's slow paths. weave.h's __weave_enter and
+   __weave_leave are inlined into woven code; their out-of-line copies,
+   for code that takes their address or is built without inlining, are
+   generated from weave.h (pseudostack.OutOfLine). __weave_enter_slow
+   sets the thread up, grows its stack and looks the child up when the
+   caches miss; __weave_setjmp_return re-synchronises after a longjmp.
+
+   __weave_setjmp_return also re-synchronises for a frame whose enter did
+   not push (parent == 0): its depth field then holds the depth the
+   function ran at. */
+
+#include "internal.h"
+
+struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
+{
+	struct __weave_thread *t = &__weave_tls;
+	struct rt_local *l = &rt_local;
+	struct __weave_frame f = {0, t->depth};
+	struct rt_thread *T;
+	struct __weave_node *p, *c;
+	struct __weave_cc *e;
+	unsigned d;
+
+	if (l->in_rt)
+		return f;
+	rt_enter(l);
+	T = l->thr;
+	if (!T && l->state == ST_NEW)
+		T = thread_setup(l);
+	if (!T || l->state != ST_LIVE)
+		goto out;
+	d = t->depth;
+	f.depth = d;
+	if (d + 1 >= t->cap && !stack_grow(T, t))
+		goto out;
+	p = t->cur;
+	c = p->cache;
+	if (c->key != fn) {
+		struct rt_node *n = child(T, (struct rt_node *)(void *)p, fn, KIND_F);
+		if (!n)
+			goto out;
+		c = &n->pub;
+		p->cache = c;
+		e = &rt_cc[__weave_cc_index(p, fn)];
+		e->key = 0;
+		fence();
+		e->child = c;
+		e->parent = p;
+		fence();
+		e->key = fn;
+	}
+	/* The push, exactly as in __weave_enter. */
+	c->calls++;
+	t->depth = d + 1;
+	fence();
+	t->stack[d + 1].node = c;
+	fence();
+	t->cur = c;
+	f.parent = p;
+	if (t->timing)
+		time_push_stamp(t, d, &f); /* exact mode: a timed frame */
+out:
+	rt_exit(l);
+	return f;
+}
+
+int __weave_setjmp_return(struct __weave_frame *f, int v)
+{
+	struct __weave_thread *t = &__weave_tls;
+	unsigned d = f->parent ? f->depth + 1
+		     : f->depth & __WEAVE_TIMED ? (f->depth & ~(unsigned)__WEAVE_TIMED) + 1
+					       : f->depth;
+	/* cap == 0 (thread not set up, or exited): nothing to re-synchronise. */
+	if (d < t->cap) {
+		if (t->timing)
+			time_drop(t, d); /* exact mode: close the frames dropped */
+		t->depth = d;
+		fence();
+		t->cur = t->stack[d].node;
+	}
+	return v;
+}
+

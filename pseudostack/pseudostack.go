@@ -1,0 +1,63 @@
+// Package pseudostack holds the weave runtime's pseudo-stack and
+// calling-context tree: the woven-code ABI (weave.h) and the C parts
+// behind it, which package runtime joins into the runtime.
+//
+// The files, in the order a reader follows a call:
+//
+//	weave.h    the ABI: what woven code calls, with the inline fast enter and leave
+//	enter.c    the slow paths: set-up, stack growth, child lookup, setjmp resync
+//	cct.c      the calling-context tree: nodes, the child hash, recursion folding
+//	thread.c   per-thread set-up (root, pseudo-stack, bins) and thread exit
+package pseudostack
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+)
+
+// Files holds the C files of the package.
+//
+//go:embed weave.h cct.c thread.c enter.c
+var Files embed.FS
+
+// Header returns the text of weave.h, the interface between woven code and
+// the runtime; the weaver pastes it at the top of every woven file.
+func Header() string {
+	b, err := Files.ReadFile("weave.h")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// inlinePrefix starts the definition of each of weave.h's fast paths.
+const inlinePrefix = "extern __inline __attribute__((__gnu_inline__, __always_inline__)) "
+
+// OutOfLine returns the out-of-line definitions of weave.h's inline fast
+// paths (__weave_enter, __weave_leave, __weave_cc_index), for code that
+// takes their address or is compiled without inlining: each definition
+// copied from the header without its extern-inline prefix, behind a #line
+// directive naming its place in path. Generated, so that the two cannot
+// disagree.
+func OutOfLine(header, path string) string {
+	lines := strings.SplitAfter(header, "\n")
+	var b strings.Builder
+	for i := 0; i < len(lines); i++ {
+		rest, ok := strings.CutPrefix(lines[i], inlinePrefix)
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "#line %d %q\n%s", i+1, path, rest)
+		for i++; i < len(lines); i++ {
+			b.WriteString(lines[i])
+			if strings.TrimRight(lines[i], "\r\n") == "}" {
+				break
+			}
+		}
+		if !strings.HasSuffix(b.String(), "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}

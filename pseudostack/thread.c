@@ -1,0 +1,157 @@
+//go:build ignore
+
+/* thread.c: per-thread set-up (the thread's root node, pseudo-stack, bins
+   and T record) and thread exit.
+
+   Allocation before any woven function ran, or in a thread that never ran
+   woven code, is charged to the thread's root (threads are set up lazily
+   from the allocation and free paths too).
+
+   Maximum pseudo-stack depth MAX_DEPTH: deeper enters do not push. The
+   stack is an address-space reservation (PROT_NONE) committed on demand
+   with mprotect, so it never moves: an enter interrupted by a signal
+   handler whose woven code grows the stack still writes to valid memory. */
+
+#include "internal.h"
+
+/* Reserves the thread's pseudo-stack and commits its first STACK_INIT
+   slots. */
+static struct __weave_slot *stack_reserve(wsize *reserved)
+{
+	wsize n = MAX_DEPTH;
+	for (; n >= STACK_INIT; n /= 2) {
+		void *p = mmap(NULL, n * sizeof(struct __weave_slot), PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		if (mprotect(p, STACK_INIT * sizeof(struct __weave_slot), PROT_READ | PROT_WRITE) != 0) {
+			munmap(p, n * sizeof(struct __weave_slot));
+			return NULL;
+		}
+		*reserved = n;
+		return p;
+	}
+	return NULL;
+}
+
+static int stack_grow(struct rt_thread *T, struct __weave_thread *t)
+{
+	wsize cap = t->cap, ncap = cap * 2;
+	if (cap >= T->reserved)
+		return 0;
+	if (ncap > T->reserved)
+		ncap = T->reserved;
+	if (mprotect(t->stack + cap, (ncap - cap) * sizeof *t->stack, PROT_READ | PROT_WRITE) != 0)
+		return 0;
+	t->cap = (unsigned)ncap;
+	return 1;
+}
+
+/* Sets up the calling thread: its root, stack, bins and T record. Called
+   with in_rt set, in state ST_NEW. */
+static struct rt_thread *thread_setup(struct rt_local *l)
+{
+	struct __weave_thread *t = &__weave_tls;
+	struct rt_thread *T;
+	struct rt_node *root = NULL;
+	struct bin *bins = NULL;
+	struct __weave_slot *stack = NULL;
+	wsize reserved = 0;
+
+	pthread_once(&g_once, rt_global_init);
+	l->state = ST_FAILED;
+	bins = rt_map(NBINS * sizeof *bins);
+	stack = stack_reserve(&reserved);
+	pthread_mutex_lock(&g_lock);
+	if (g_nthreads)
+		__atomic_store_n(&g_multi, 1, __ATOMIC_SEQ_CST); /* see side_insert */
+	T = arena_alloc(sizeof *T);
+	if (!T || !bins || !stack)
+		goto fail;
+	memset(T, 0, sizeof *T);
+	T->num = g_nthreads;
+	T->bins = bins;
+	T->stack = stack;
+	T->reserved = reserved;
+	if (!chash_grow(T) || !(root = node_new(T, NULL, NULL, KIND_R)))
+		goto fail;
+	T->root = root->self;
+	T->tid = (int)syscall(SYS_gettid);
+	g_nthreads++;
+	*g_threads_tail = T;
+	g_threads_tail = &T->next;
+	pthread_mutex_unlock(&g_lock);
+
+	stack[0].node = &root->pub;
+	t->stack = stack;
+	t->cc = rt_cc;
+	t->depth = 0;
+	t->cap = STACK_INIT;
+	fence();
+	t->cur = &root->pub;
+	if (g_key_ok)
+		pthread_setspecific(g_key, T);
+	l->thr = T;
+	l->state = ST_LIVE;
+	time_thread_setup(T, t);
+	return T;
+fail:
+	/* The arena record and any node indices taken are lost: harmless. */
+	pthread_mutex_unlock(&g_lock);
+	if (bins)
+		munmap(bins, NBINS * sizeof *bins);
+	if (stack)
+		munmap(stack, reserved * sizeof *stack);
+	return NULL;
+}
+
+static inline struct rt_thread *thread_get(struct rt_local *l)
+{
+	if (__builtin_expect(l->thr != NULL, 1))
+		return l->thr;
+	return l->state == ST_NEW ? thread_setup(l) : NULL;
+}
+
+/* pthread key destructor: the thread is exiting. Releases its stack and
+   bins; its nodes stay. Later woven code in this thread (other TSD
+   destructors) does not push, and its allocations are charged below the
+   node current at that time. */
+static void rt_thread_exit(void *arg)
+{
+	struct rt_thread *T = arg;
+	struct rt_local *l = &rt_local;
+	struct __weave_thread *t = &__weave_tls;
+	struct bin *b;
+	int was = l->in_rt;
+	u32 i;
+
+	if (!T || l->thr != T || l->state != ST_LIVE)
+		return;
+	rt_enter(l);
+	time_thread_exit(T, t);
+	t->cap = 0;
+	fence();
+	t->depth = 0;
+	fence();
+	t->cur = &node_at(T->root)->pub;
+	t->stack = NULL;
+	munmap(T->stack, T->reserved * sizeof *T->stack);
+	T->stack = NULL;
+	pthread_mutex_lock(&g_lock);
+	b = T->bins;
+	T->bins = NULL;
+	for (i = 0; i < NBINS; i++) {
+		if (!(b[i].allocs | b[i].frees))
+			continue;
+		__atomic_fetch_add(&g_shared_bins[i].allocs, b[i].allocs, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_shared_bins[i].frees, b[i].frees, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_shared_bins[i].bytes, b[i].bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_shared_bins[i].fbytes, b[i].fbytes, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&g_lock);
+	munmap(b, NBINS * sizeof *b);
+	l->state = ST_DEAD;
+	fence();
+	l->in_rt = was;
+}
+

@@ -1,0 +1,278 @@
+//go:build ignore
+
+/* advice.c: the allocation advice, what woven code calls instead of
+   malloc & co. (__weave_malloc, ...), and the recording behind it: a block
+   goes into the side table (side.c), charged to the allocation leaf of the
+   thread's current node (cct.c), whose heap counters and the thread's bins
+   count it; its free is charged back to that leaf.
+
+   Choices (documented behaviour):
+   - free(p) of a block the runtime never saw: passes through, counts
+     nothing. free(NULL): no count.
+   - realloc(p, n) of a block the runtime never saw: the real realloc runs,
+     and the new block is recorded as allocated at this site (no free is
+     counted for the unknown old block).
+   - realloc(p, 0) returning NULL counts as a free of p (glibc frees p).
+     realloc(NULL, n) is malloc(n). A failed realloc leaves p recorded.
+   - calloc/reallocarray overflow: the real function fails, nothing recorded.
+   - Recorded size is always the requested size (pvalloc included, which
+     glibc rounds up to whole pages; strdup/strndup: length of the copy + 1).
+   - A malloc returning an address still in the side table means that block
+     was freed behind the runtime's back (by unwoven code): the stale entry is
+     counted as freed, charged to the node that allocated it. */
+
+#include "internal.h"
+
+static inline void bin_count(struct rt_thread *T, u64 size, int is_free)
+{
+	struct bin *b = T ? T->bins : NULL;
+	u32 i = bin_of(size);
+	if (__builtin_expect(b != NULL, 1)) {
+		if (is_free) {
+			b[i].frees++;
+			b[i].fbytes += size;
+		} else {
+			b[i].allocs++;
+			b[i].bytes += size;
+		}
+		return;
+	}
+	b = &g_shared_bins[i];
+	__atomic_fetch_add(is_free ? &b->frees : &b->allocs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(is_free ? &b->fbytes : &b->bytes, size, __ATOMIC_RELAXED);
+}
+
+/* Counts the free of the block of side-table entry e, charged to the node
+   that allocated it. T is the calling thread (may be 0). */
+static inline __attribute__((always_inline)) void charge_free(struct rt_thread *T, const struct ent *e)
+{
+	u32 ni = (u32)(e->val & NODE_MASK);
+	struct rt_node *n;
+	struct heapc *h;
+	u64 size = e->val >> NODE_BITS;
+	int c;
+	if (size == SIZE_SAT)
+		size = big_take(e->addr);
+	if (!ni) {
+		/* Inherited from the parent of a fork: not the child's. */
+		__atomic_fetch_add(&g_inh.freed, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_inh.freed_bytes, size, __ATOMIC_RELAXED);
+		return;
+	}
+	n = node_at(ni);
+	h = n->u.heap;
+	c = size_class(size);
+	if (T && n->thread == T->num) {
+		h->f[c]++;
+		h->g[c] += size;
+	} else {
+		__atomic_fetch_add(&h->rf[c], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&h->rg[c], size, __ATOMIC_RELAXED);
+	}
+	bin_count(T, size, 1);
+}
+
+/* Records block p of n bytes, allocated at site s. in_rt is set. */
+static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p, u64 n)
+{
+	struct rt_thread *T = thread_get(l);
+	struct rt_node *cur, *a;
+	struct heapc *h;
+	struct ent old;
+	u64 rec = n < SIZE_SAT ? n : SIZE_SAT;
+	int c;
+	if (!T || !p)
+		return;
+	cur = (struct rt_node *)(void *)__weave_tls.cur;
+	a = cur->u.acache;
+	if (__builtin_expect(a->pub.key != s, 0)) {
+		if (cur == &rt_boot || !(a = child(T, cur, s, KIND_A)))
+			return;
+		cur->u.acache = a;
+	}
+	if (!side_insert((uintptr_t)p, rec << NODE_BITS | a->self, &old))
+		return;
+	if (old.addr)
+		charge_free(T, &old);
+	if (rec == SIZE_SAT)
+		big_put((uintptr_t)p, n);
+	h = a->u.heap;
+	c = size_class(n);
+	h->a[c]++;
+	h->b[c] += n;
+	bin_count(T, n, 0);
+}
+
+/* Forgets block p (about to be freed). in_rt is set. */
+static inline __attribute__((always_inline)) void note_free(struct rt_local *l, void *p)
+{
+	struct rt_thread *T = thread_get(l);
+	struct ent e;
+	if (side_remove((uintptr_t)p, &e))
+		charge_free(T, &e);
+}
+
+/* The allocation advice. Pattern: if re-entered, call the real function
+   only; else set in_rt, call the real function, keep its errno across the
+   bookkeeping. */
+
+#define RT_ALLOC(call, size)                                        \
+	struct rt_local *l = &rt_local;                             \
+	void *r;                                                    \
+	int e;                                                      \
+	if (__builtin_expect(l->in_rt, 0))                          \
+		return call;                                        \
+	rt_enter(l);                                                \
+	r = call;                                                   \
+	if (__builtin_expect(r != NULL, 1)) {                       \
+		e = errno;                                          \
+		note_alloc(l, s, r, size);                          \
+		errno = e;                                          \
+	}                                                           \
+	rt_exit(l);                                                 \
+	return r
+
+void *__weave_malloc(const struct __weave_site *s, wsize n)
+{
+	RT_ALLOC(lib_malloc(n), n);
+}
+
+void *__weave_calloc(const struct __weave_site *s, wsize n, wsize size)
+{
+	/* Success implies n * size did not overflow. */
+	RT_ALLOC(calloc(n, size), (u64)n * size);
+}
+
+void *__weave_aligned_alloc(const struct __weave_site *s, wsize align, wsize n)
+{
+	RT_ALLOC(aligned_alloc(align, n), n);
+}
+
+void *__weave_memalign(const struct __weave_site *s, wsize align, wsize n)
+{
+	RT_ALLOC(memalign(align, n), n);
+}
+
+void *__weave_valloc(const struct __weave_site *s, wsize n)
+{
+	RT_ALLOC(valloc(n), n);
+}
+
+void *__weave_pvalloc(const struct __weave_site *s, wsize n)
+{
+	RT_ALLOC(pvalloc(n), n);
+}
+
+char *__weave_strdup(const struct __weave_site *s, const char *str)
+{
+	RT_ALLOC(strdup(str), strlen(r) + 1);
+}
+
+char *__weave_strndup(const struct __weave_site *s, const char *str, wsize n)
+{
+	RT_ALLOC(strndup(str, n), strlen(r) + 1);
+}
+
+int __weave_posix_memalign(const struct __weave_site *s, void **pp, wsize align, wsize n)
+{
+	struct rt_local *l = &rt_local;
+	int rc, e;
+	if (l->in_rt)
+		return posix_memalign(pp, align, n);
+	rt_enter(l);
+	rc = posix_memalign(pp, align, n);
+	if (rc == 0) {
+		e = errno;
+		note_alloc(l, s, *pp, n);
+		errno = e;
+	}
+	rt_exit(l);
+	return rc;
+}
+
+void __weave_free(const struct __weave_site *s, void *p)
+{
+	struct rt_local *l = &rt_local;
+	int e;
+	(void)s;
+	if (__builtin_expect(l->in_rt, 0)) {
+		free(p);
+		return;
+	}
+	rt_enter(l);
+	if (p) {
+		/* The allocator will read the chunk header (glibc: just below
+		   p); let that miss overlap the side table's. */
+		__builtin_prefetch((char *)p - sizeof(wsize));
+		e = errno;
+		note_free(l, p);
+		errno = e;
+	}
+	lib_free(p);
+	rt_exit(l);
+}
+
+/* realloc and reallocarray (m == 0: realloc(p, n)). */
+static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, int array)
+{
+	struct rt_local *l = &rt_local;
+	struct rt_thread *T;
+	struct ent old;
+	wsize total = n;
+	void *r;
+	int e, known;
+
+#define REAL (array ? reallocarray(p, n, m) : realloc(p, n))
+	if (l->in_rt)
+		return REAL;
+	rt_enter(l);
+	if (array && __builtin_mul_overflow(n, m, &total)) {
+		r = REAL; /* fails with ENOMEM, nothing to record */
+		rt_exit(l);
+		return r;
+	}
+	if (!p) {
+		r = REAL;
+		if (r) {
+			e = errno;
+			note_alloc(l, s, r, total);
+			errno = e;
+		}
+		rt_exit(l);
+		return r;
+	}
+	/* Forget p before the real call: once it is freed its address may be
+	   handed to another thread, which will record it. */
+	e = errno;
+	T = thread_get(l);
+	known = side_remove((uintptr_t)p, &old);
+	errno = e;
+	r = REAL;
+	e = errno;
+	if (r || total == 0) {
+		/* Moved, resized in place, or (glibc, size 0) freed. */
+		if (known)
+			charge_free(T, &old);
+		if (r)
+			note_alloc(l, s, r, total);
+	} else if (known) {
+		/* Failed: p is still allocated. */
+		struct ent stale;
+		side_insert(old.addr, old.val, &stale);
+	}
+	errno = e;
+	rt_exit(l);
+	return r;
+#undef REAL
+}
+
+void *__weave_realloc(const struct __weave_site *s, void *p, wsize n)
+{
+	return re_alloc(s, p, n, 0, 0);
+}
+
+void *__weave_reallocarray(const struct __weave_site *s, void *p, wsize n, wsize size)
+{
+	return re_alloc(s, p, n, size, 1);
+}
+

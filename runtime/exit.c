@@ -1,0 +1,411 @@
+//go:build ignore
+
+/* exit.c: the ways out of a process, each of which writes the profile
+   and prints the summary (rt_finish): exit and return from main, _exit,
+   quick_exit, exec*, crash signals; and fork, whose child starts its own
+   counts.
+
+   - fork: the child's counters start at zero (calls, heap counters, bins),
+     its profile lists only the forking thread (as T 0), and the blocks it
+     inherited are retagged "inherited" (node 0): freeing one counts in the
+     M inherited_freed record, not as a free of the child's. Parent and
+     child profiles never count the same event twice. The child writes its
+     own profile (its pid in the default name, or %p in WEAVE_OUT).
+   - exec*: execve, execv, execvp, execvpe, execl, execlp, execle, fexecve
+     and execveat are interposed (weak): the profile is written (M end
+     exec, complete) before the real call; if it fails, the process goes
+     on and its final profile replaces that one. A profile written before
+     exec is never replaced by a later image of the same pid (same
+     WEAVE_OUT): that one takes the next free name (name.1.prof).
+   - exit and return from main: the destructor below runs after the
+     program's atexit handlers and destructors; in the executable it then
+     registers one more atexit handler, which glibc runs after the
+     destructors of every shared object, and which writes the profile. So
+     frees in atexit handlers and library destructors are counted.
+   - _exit and _Exit (interposed, weak) and quick_exit (an at_quick_exit
+     handler registered at start-up, run after the program's) write it too.
+     Calls from a vfork child, or any process whose pid is not the one the
+     runtime knows (a clone without fork handlers), write nothing.
+   - SIGSEGV, SIGBUS, SIGABRT (abort), SIGFPE and SIGILL: unless
+     WEAVE_SIGNALS=0, a handler is installed at start-up for each whose
+     disposition is SIG_DFL. It writes the profile (M complete 0, M end
+     signal N), restores SIG_DFL and lets the signal kill the process as it
+     would have (the faulting instruction runs again; a sent signal is
+     raised again): same signal, same status, same core. A handler the
+     program had installed before is kept and called instead (nothing
+     written: it may recover); one it installs later replaces the
+     runtime's (the kernel holds one per signal) and works as usual.
+   The profile is written once: the first of these wins, except that one
+   written before exec or from a crash handler (provisional) is replaced if
+   the process goes on. */
+
+#include "internal.h"
+
+/* g_finished: nothing written, the final profile written or being
+   written, a provisional one (before exec, from a crash handler) written
+   or being written. An atomic int: the first way out to change it wins. */
+enum { FIN_NONE, FIN_FINAL, FIN_PROV, FIN_PROV_BUSY };
+static int g_finished;
+
+/* Takes g_lock for a writer: LOCK_WAIT blocks; LOCK_TRY (a signal
+   handler, _exit) tries for about a second; LOCK_ONCE (this thread was
+   inside the runtime, and may hold it) tries once. Without the lock the
+   writer goes on: it reads the counts as they are anyway. Returns whether
+   it holds the lock. */
+static int lock_for_exit(int mode)
+{
+	int i;
+	if (mode == LOCK_WAIT) {
+		pthread_mutex_lock(&g_lock);
+		return 1;
+	}
+	for (i = 0; i < (mode == LOCK_TRY ? 200 : 1); i++) {
+		struct timespec ts = {0, 5000000};
+		if (pthread_mutex_trylock(&g_lock) == 0)
+			return 1;
+		if (mode == LOCK_TRY)
+			nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* Writes the profile and prints the summary, once (see above). final: the process ends here (else provisional: exec,
+   crash); complete: M complete; how and sig: M end. */
+static void rt_finish(int final, int complete, const char *how, int sig, int mode)
+{
+	struct rt_local *l = &rt_local;
+	struct totals t;
+	struct tmpmem tm = {.k = 0};
+	struct sbuf path = {.n = 0};
+	int was = l->in_rt, perr = 0, save, st, locked, e = errno;
+
+	if (!rt_is_active())
+		return;
+	if (__atomic_load_n(&g_pid, __ATOMIC_RELAXED) && (int)getpid() != g_pid)
+		return; /* a vfork child, or a clone the fork handlers missed */
+	st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
+	do {
+		if (st == FIN_FINAL || st == FIN_PROV_BUSY)
+			return;
+	} while (!__atomic_compare_exchange_n(&g_finished, &st, final ? FIN_FINAL : FIN_PROV_BUSY, 0,
+					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	rt_enter(l);
+	pthread_once(&g_once, rt_global_init);
+	rt_config();
+	if (!was)
+		time_finish(); /* takes g_lock */
+	locked = lock_for_exit(was ? LOCK_ONCE : mode);
+	g_end = how;
+	g_end_sig = sig;
+	g_complete = complete;
+	totals_start(&t, &tm);
+	save = !g_cfg_out_set || g_cfg_out[0];
+	if (save && save_profile(&path, &t, &tm) != 0)
+		perr = errno ? errno : EIO;
+	if (!save || perr)
+		totals_compute(&t);
+	if (g_cfg_summary)
+		summary(&t, save ? path.s : NULL, perr);
+	if (!final && save && !perr && path.n < sizeof g_prev_path) {
+		memcpy(g_prev_path, path.s, path.n);
+		g_prev_path[path.n] = 0;
+	}
+	if (locked)
+		pthread_mutex_unlock(&g_lock);
+	tmp_free(&tm);
+	if (!final)
+		__atomic_store_n(&g_finished, FIN_PROV, __ATOMIC_RELEASE);
+	fence();
+	l->in_rt = was;
+	errno = e;
+}
+
+/* Crash signals. */
+static const int rt_crash_sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+
+static void rt_crash(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction dfl;
+	int e = errno;
+	(void)uc;
+	rt_finish(0, 0, "signal", sig, LOCK_TRY);
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	/* A fault happens again when the handler returns; a signal that was
+	   sent (abort's included) is sent again, and stays pending until
+	   then. Either way the default action ends the process. */
+	if (!si || si->si_code <= 0)
+		raise(sig);
+	errno = e;
+}
+
+/* Installs rt_crash for each crash signal whose disposition is SIG_DFL. */
+static void rt_crash_install(void)
+{
+	static int done;
+	struct sigaction sa, old;
+	unsigned i, n = sizeof rt_crash_sigs / sizeof rt_crash_sigs[0];
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = rt_crash;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < n; i++)
+		sigaddset(&sa.sa_mask, rt_crash_sigs[i]);
+	for (i = 0; i < n; i++) {
+		if (sigaction(rt_crash_sigs[i], NULL, &old) != 0)
+			continue;
+		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			sigaction(rt_crash_sigs[i], &sa, NULL);
+	}
+}
+
+/* _exit and _Exit (the same function in glibc). */
+static __attribute__((noreturn)) void rt_exit_now(int status)
+{
+	rt_finish(1, 1, "_exit", 0, LOCK_TRY);
+	if (REAL_FN(exit_))
+		g_real.exit_(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+__attribute__((weak, noreturn)) void _exit(int status)
+{
+	rt_exit_now(status);
+}
+
+__attribute__((weak, noreturn)) void _Exit(int status)
+{
+	rt_exit_now(status);
+}
+
+static void rt_quick_exit(void)
+{
+	rt_finish(1, 1, "quick_exit", 0, LOCK_WAIT);
+}
+
+/* exec*: the profile first (see above). Without
+   the real functions (dlsym missing) the system calls do it, and a PATH
+   search like glibc's, without its fallback to /bin/sh for scripts. */
+static void before_exec(void)
+{
+	rt_finish(0, 1, "exec", 0, LOCK_WAIT);
+}
+
+static int sys_execve(const char *path, char *const argv[], char *const envp[])
+{
+	return REAL_FN(execve) ? g_real.execve(path, argv, envp) : (int)syscall(SYS_execve, path, argv, envp);
+}
+
+static int path_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	const char *path, *p, *z;
+	char buf[4096];
+	wsize fl = strlen(file);
+	int eacces = 0;
+	if (!*file) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strchr(file, '/'))
+		return sys_execve(file, argv, envp);
+	path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = z + 1) {
+		wsize k;
+		z = strchrnul(p, ':');
+		k = (wsize)(z - p);
+		if (k + fl + 2 <= sizeof buf) {
+			memcpy(buf, p, k);
+			if (k)
+				buf[k++] = '/';
+			memcpy(buf + k, file, fl + 1);
+			sys_execve(buf, argv, envp);
+			if (errno == EACCES)
+				eacces = 1;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				return -1;
+		}
+		if (!*z)
+			break;
+	}
+	if (eacces)
+		errno = EACCES;
+	return -1;
+}
+
+__attribute__((weak)) int execve(const char *path, char *const argv[], char *const envp[])
+{
+	before_exec();
+	return sys_execve(path, argv, envp);
+}
+
+__attribute__((weak)) int execv(const char *path, char *const argv[])
+{
+	before_exec();
+	return REAL_FN(execv) ? g_real.execv(path, argv) : sys_execve(path, argv, environ);
+}
+
+__attribute__((weak)) int execvp(const char *file, char *const argv[])
+{
+	before_exec();
+	return REAL_FN(execvp) ? g_real.execvp(file, argv) : path_execvpe(file, argv, environ);
+}
+
+__attribute__((weak)) int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	before_exec();
+	return REAL_FN(execvpe) ? g_real.execvpe(file, argv, envp) : path_execvpe(file, argv, envp);
+}
+
+__attribute__((weak)) int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	before_exec();
+	if (REAL_FN(fexecve))
+		return g_real.fexecve(fd, argv, envp);
+	return (int)syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+}
+
+__attribute__((weak)) int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	before_exec();
+	if (REAL_FN(execveat))
+		return g_real.execveat(dirfd, path, argv, envp, flags);
+	return (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
+}
+
+/* execl, execlp, execle: the arguments into an array, then as execv,
+   execvp, execve. */
+#define COLLECT_ARGS(arg0, last)                                  \
+	va_list ap;                                               \
+	wsize n = 1, i;                                           \
+	va_start(ap, arg0);                                       \
+	while (va_arg(ap, char *))                                \
+		n++;                                              \
+	va_end(ap);                                               \
+	char *argv[n + 1];                                        \
+	argv[0] = (char *)arg0;                                   \
+	va_start(ap, arg0);                                       \
+	for (i = 1; i <= n; i++)                                  \
+		argv[i] = va_arg(ap, char *);                     \
+	last;                                                     \
+	va_end(ap)
+
+__attribute__((weak)) int execl(const char *path, const char *arg, ...)
+{
+	COLLECT_ARGS(arg, (void)0);
+	return execv(path, argv);
+}
+
+__attribute__((weak)) int execlp(const char *file, const char *arg, ...)
+{
+	COLLECT_ARGS(arg, (void)0);
+	return execvp(file, argv);
+}
+
+__attribute__((weak)) int execle(const char *path, const char *arg, ...)
+{
+	char **envp;
+	COLLECT_ARGS(arg, envp = va_arg(ap, char **));
+	return execve(path, argv, envp);
+}
+#undef COLLECT_ARGS
+
+static void rt_fini_late(void)
+{
+	rt_finish(1, 1, "exit", 0, LOCK_WAIT);
+}
+
+/* Runs after the program's atexit handlers and after other (default
+   priority) destructors of the executable. In the executable it defers the
+   profile to one more atexit handler, which runs after the destructors of
+   the shared objects (glibc runs handlers registered while it runs them);
+   in a shared object (dlclose, or exit) it writes it now. Other threads
+   may still run: their counts are read as they are. */
+__attribute__((destructor(101))) static void rt_fini(void)
+{
+	struct rt_local *l = &rt_local;
+	int was = l->in_rt, late;
+	if (!rt_is_active() || __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) == FIN_FINAL)
+		return;
+	rt_enter(l);
+	late = g_in_exe && atexit(rt_fini_late) == 0;
+	fence();
+	l->in_rt = was;
+	if (!late)
+		rt_finish(1, 1, "exit", 0, LOCK_WAIT);
+}
+
+static void rt_fork_prepare(void)
+{
+	rt_local.in_rt++;
+	fence();
+	pthread_mutex_lock(&g_lock);
+	side_lock();
+}
+
+static void rt_fork_parent(void)
+{
+	side_unlock();
+	pthread_mutex_unlock(&g_lock);
+	fence();
+	rt_local.in_rt--;
+}
+
+/* Zeroes counters that other threads may have added to atomically. */
+static void zero_u64(u64 *p, wsize n)
+{
+	while (n--)
+		__atomic_store_n(p++, 0, __ATOMIC_RELAXED);
+}
+
+/* In the child (one thread; the locks are held since rt_fork_prepare):
+   everything counted so far is the parent's, so the child starts from
+   zero (see above), times included. The forking thread becomes T 0, with its new tid, and keeps its tree, whose nodes keep their
+   place but lose their counts; the other threads are dropped from the
+   profile. Blocks in the side table are the parent's: retagged to node 0,
+   "inherited". */
+static void rt_fork_child(void)
+{
+	struct rt_thread *me = rt_local.thr, *T;
+	u32 i, k;
+	time_fork_child(); /* before the other threads leave the list */
+	for (T = g_threads; T; T = T->next) {
+		u32 nn = __atomic_load_n(&T->nnodes, __ATOMIC_ACQUIRE);
+		for (i = T->first, k = 0; k < nn; k++) {
+			struct rt_node *n = node_at(i);
+			n->pub.calls = 0;
+			__atomic_store_n(&n->time, 0, __ATOMIC_RELAXED);
+			if (n->kind == KIND_A)
+				zero_u64((u64 *)n->u.heap, sizeof *n->u.heap / sizeof(u64));
+			if (T == me)
+				n->thread = 0;
+			i = n->next;
+		}
+		if (T->bins)
+			memset(T->bins, 0, NBINS * sizeof *T->bins);
+	}
+	zero_u64((u64 *)g_shared_bins, NBINS * (sizeof(struct bin) / sizeof(u64)));
+	zero_u64((u64 *)&g_inh, sizeof g_inh / sizeof(u64));
+	side_inherit();
+	g_threads = NULL;
+	g_threads_tail = &g_threads;
+	g_nthreads = 0;
+	if (me) {
+		me->tid = (int)syscall(SYS_gettid);
+		me->num = 0;
+		me->next = NULL;
+		g_threads = me;
+		g_threads_tail = &me->next;
+		g_nthreads = 1;
+	}
+	g_pid = (int)getpid();
+	g_forked = 1;
+	g_start_ns = now_ns();
+	rt_fork_parent();
+}

@@ -1,0 +1,174 @@
+//go:build ignore
+
+/* init.c: the runtime's start-up: the environment, one-time set-up, the
+   memory it never frees, and which copy of the runtime is the active one.
+
+   Several copies. The driver links the runtime into every executable and
+   shared object it links; the dynamic linker binds all references to
+   __weave_* to the first copy in lookup order (see rt_is_active). The
+   other copies are inactive: their constructor, destructor and exit paths
+   do nothing, and their interposed functions only forward.
+
+   Environment, read once at start-up
+   ----------------------------------
+   WEAVE_OUT      profile path; "%p" is replaced by the pid. An existing
+                  file of that name is replaced (atomically). Set but empty:
+                  no profile is written. Unset: weave-<prog>.<pid>.prof in
+                  the current directory, never replacing an existing file
+                  (weave-<prog>.<pid>.<n>.prof is tried next).
+   WEAVE_SUMMARY  "0": no heap summary on stderr.
+   WEAVE_LEAKS    number of leak contexts in the summary (default 5).
+   WEAVE_STATS    "1": add a line with the runtime's own memory use.
+   WEAVE_TIME     "sampled" (default), "exact" or "off": how function time
+                  is measured; see timing.c.
+   WEAVE_TIME_CLOCK  "tsc" or "monotonic": exact mode's clock (default: tsc
+                  where the TSC is invariant, else monotonic).
+   WEAVE_HIDDEN   "0": do not record library (hidden) allocations; the
+                  interposed functions still forward. Default on, so that
+                  the totals are the process's, as valgrind counts them.
+   WEAVE_SIGNALS  "0": install no crash signal handlers.
+   runtime/config.go lists the configurations the benchmarks run. */
+
+#include "internal.h"
+
+/* The never-freed memory of thread records, first child hashes and heap
+   counters: g_lock. */
+static struct bump g_arena;
+
+static void *rt_map(wsize n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+static u64 parse_u64(const char *s, u64 def)
+{
+	u64 v = 0;
+	if (!s || !*s)
+		return def;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return def;
+		v = v * 10 + (u64)(*s - '0');
+		if (v > 1000000)
+			return 1000000;
+	}
+	return v;
+}
+
+/* Reads the environment (see the top comment), once it is there: the
+   first allocation may come before the C library set environ up, then
+   the constructor reads it. */
+static void rt_config(void)
+{
+	const char *s;
+	if (__atomic_load_n(&g_cfg_loaded, __ATOMIC_ACQUIRE) || !environ)
+		return;
+	s = getenv("WEAVE_OUT");
+	if (s) {
+		wsize n = strlen(s);
+		if (n >= sizeof g_cfg_out)
+			n = sizeof g_cfg_out - 1;
+		memcpy(g_cfg_out, s, n);
+		g_cfg_out[n] = 0;
+		g_cfg_out_set = 1;
+	}
+	s = getenv("WEAVE_SUMMARY");
+	g_cfg_summary = !(s && strcmp(s, "0") == 0);
+	g_cfg_leaks = (u32)parse_u64(getenv("WEAVE_LEAKS"), 5);
+	if (g_cfg_leaks > 1000)
+		g_cfg_leaks = 1000;
+	s = getenv("WEAVE_STATS");
+	g_cfg_stats = s && strcmp(s, "1") == 0;
+	s = getenv("WEAVE_HIDDEN");
+	g_cfg_hidden = !(s && strcmp(s, "0") == 0);
+	s = getenv("WEAVE_SIGNALS");
+	g_cfg_signals = !(s && strcmp(s, "0") == 0);
+	__atomic_store_n(&g_cfg_loaded, 1, __ATOMIC_RELEASE);
+	if (g_cfg_signals && rt_is_active())
+		rt_crash_install();
+}
+
+static void rt_global_init(void)
+{
+	g_start_ns = now_ns();
+	g_pid = (int)getpid();
+	g_key_ok = pthread_key_create(&g_key, rt_thread_exit) == 0;
+	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
+	rt_config();
+	time_global_init();
+}
+
+/* Takes n bytes (n <= chunk) from b, mapping a new chunk of memory when
+   the current one is short; its rest is then left unused. */
+static void *bump_take(struct bump *b, wsize n, wsize chunk)
+{
+	void *r;
+	if (n > b->left) {
+		void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		b->next = p;
+		b->left = chunk;
+	}
+	r = b->next;
+	b->next += n;
+	b->left -= n;
+	return r;
+}
+
+/* Memory that is never freed (thread records, first child hashes, heap
+   counters). g_lock held. Zeroed (fresh mmap). */
+static void *arena_alloc(wsize n)
+{
+	return bump_take(&g_arena, (n + 15) & ~(wsize)15, ARENA_CHUNK);
+}
+
+/* weave links the runtime into every executable and shared object, so a
+   process may hold several copies. The dynamic linker binds every reference
+   to an exported __weave_* symbol, from all of them, to the first definition
+   in lookup order: that copy is active; the others' constructor and
+   destructor do nothing. Read through the GOT (-fPIC), __weave_rt_self is
+   the active copy's and holds the address of its rt_self_mark. */
+static const char rt_self_mark;
+const void *const volatile __weave_rt_self = &rt_self_mark;
+static int rt_is_active(void) { return __weave_rt_self == (const void *)&rt_self_mark; }
+
+/* Whether this copy lies in the executable: the first object
+   dl_iterate_phdr reports is the program. */
+static int in_exe_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t a = (uintptr_t)&g_lock;
+	int i;
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz)
+			*(int *)data = 1;
+	}
+	return 1; /* the first object only */
+}
+
+__attribute__((constructor(101))) static void rt_init(void)
+{
+	struct rt_local *l = &rt_local;
+	if (l->in_rt || !rt_is_active())
+		return;
+	rt_enter(l);
+	pthread_once(&g_once, rt_global_init);
+	rt_config();
+	if (l->state == ST_NEW)
+		thread_setup(l); /* the main thread is normally T 0 */
+	dl_iterate_phdr(in_exe_cb, &g_in_exe);
+	at_quick_exit(rt_quick_exit);
+	rt_exit(l);
+}
+

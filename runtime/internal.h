@@ -1,0 +1,512 @@
+//go:build ignore
+
+/* internal.h: what the parts of the weave runtime (ABI 1) share.
+
+   The runtime is linked into every woven program. It keeps, per thread, a
+   pseudo-stack whose entries point into a calling-context tree (CCT),
+   charges every allocation made through __weave_malloc & co. to a leaf of
+   that tree, and at exit prints a heap summary on stderr and writes the
+   profile described in profile/format.go.
+
+   It is one C translation unit built from parts, one per concern, joined
+   by runtime.Source in the order of runtime/parts.go (each part starts
+   with #include "internal.h", which the join keeps only once, and #line
+   directives name each part's own file):
+
+     runtime/internal.h       this file: types, shared state, helpers
+     pseudostack/weave.h      the woven-code ABI (the fast enter and leave)
+     pseudostack/cct.c        calling-context tree: nodes, child lookup, recursion folding
+     pseudostack/thread.c     per-thread set-up: root, pseudo-stack, bins; thread exit
+     pseudostack/enter.c      the woven interface's slow paths: enter, setjmp resync
+     runtime/init.c           environment, one-time set-up, never-freed memory, constructor
+     runtime/side.c           the side table: live blocks by address
+     runtime/advice.c         the allocation advice (__weave_malloc & co.) and recording
+     runtime/interpose.c      the interposed malloc family (hidden allocations)
+     runtime/out.c            buffered output and scratch memory for the exit writers
+     runtime/profile.c        the profile writer (records, see profile/format.go)
+     runtime/save.c           the profile's file: name, temporary file, rename
+     runtime/summary.c        totals, top leaks and the heap summary on stderr
+     runtime/exit.c           the ways out: exit, _exit, exec, crash signals, fork
+     runtime/timing.c         function time: exact and sampled modes
+
+   Re-entrancy. Every __weave_* function sets the thread's in_rt flag for
+   its whole run (the real library call included); a __weave_* call or a
+   slow-path enter made while it is set (a signal handler interrupting the
+   runtime, or a woven allocator called by the real one) just calls the real
+   function and records nothing, resp. does not push. Every lock is taken
+   with in_rt set, so a signal handler never waits on a lock its own thread
+   holds. Lock order: g_lock, then the side table's shard locks, then its
+   g_big_lock, then its g_radix_lock.
+
+   The //go:build line at the top of each part keeps the go tool from
+   taking it for cgo source of the package that embeds it. */
+
+#ifndef WEAVE_INTERNAL_H
+#define WEAVE_INTERNAL_H
+
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "weave.h"
+
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef __weave_size_t wsize;
+
+#define RT_ABI 1
+#define NODE_BITS 28
+#define MAX_NODES (1u << NODE_BITS)
+#define NODE_MASK (MAX_NODES - 1)
+#define CHUNK_BITS 16
+#define CHUNK_NODES (1u << CHUNK_BITS)
+#define NCHUNKS (MAX_NODES >> CHUNK_BITS)
+#define NODE_BATCH 256u
+#define SIZE_BITS (64 - NODE_BITS)
+#define SIZE_SAT ((1ull << SIZE_BITS) - 1)
+#define NBINS 1026
+#define CHASH_INIT 256u /* first child hash: from the shared arena */
+#define STACK_INIT 4096u
+#define MAX_DEPTH (1u << 20)
+#define ARENA_CHUNK 65536u
+
+enum { KIND_R, KIND_F, KIND_A };
+enum { ST_NEW, ST_LIVE, ST_DEAD, ST_FAILED };
+
+/* Heap counters of an A node, by size class (s, m, l, x). */
+struct heapc {
+	u64 a[4], b[4];   /* allocations, bytes allocated: owner only */
+	u64 f[4], g[4];   /* frees, bytes freed, by the owner: owner only */
+	u64 rf[4], rg[4]; /* frees, bytes freed, by other threads: atomic */
+};
+
+struct rt_node {
+	struct __weave_node pub; /* key, cache, calls: see weave.h */
+	union {
+		struct rt_node *acache; /* R, F: the A child used last */
+		struct heapc *heap;     /* A: its counters */
+	} u;
+	u32 self;       /* own index */
+	u32 parent;     /* parent's index; 0 for a root */
+	u32 next;       /* next node created by the same thread; 0 at the end */
+	u32 thread : 30; /* owner's number (the profile's T id) */
+	u32 kind : 2;
+	/* Timing (see timing.c): exact mode, inclusive ticks (owner); sampled
+	   mode, CPU ns charged by the owner's signal handler. Relaxed atomic
+	   loads and stores. Never initialised: chunks are fresh zeroed mmaps and
+	   node indices are never reused. */
+	u64 time;
+	/* Exact mode: the depth of the node's outermost open activation, or 0
+	   (owner thread). Recursion folding puts one node on the pseudo-stack
+	   at several depths; only the outermost activation's time counts, or
+	   nested activations would count twice. */
+	u32 tdepth;
+};
+
+/* mprof's bin table row. */
+struct bin {
+	u64 allocs, frees, bytes, fbytes;
+};
+
+/* A thread known to the runtime. Never freed (its nodes stay for the
+   profile). Fields are written by the owner thread, except as noted. */
+struct rt_thread {
+	struct rt_thread *next; /* g_threads list; g_lock */
+	u32 num;                /* T id, dense, in registration order */
+	int tid;                /* kernel thread id */
+	u32 root;               /* root node index */
+	u32 nnext, nend;        /* current node batch */
+	u32 batch;              /* size of the next batch */
+	u32 first, last;        /* creation-order node list */
+	u32 nnodes;             /* nodes published: atomic (release/acquire) */
+	u32 snap;               /* nnodes as seen by the exit writer; writer only */
+	u64 *chash;             /* child hash: parent << 32 | child, 0 = empty */
+	u32 cmask, ccount;
+	struct bin *bins;       /* NBINS rows; set to 0 at thread exit; the
+	                           owner reads it freely, writes it and the exit
+	                           writer reads it under g_lock */
+	struct __weave_slot *stack; /* reservation of reserved slots */
+	wsize reserved;
+	/* Timing (see timing.c). Owner thread, except as noted. */
+	struct __weave_thread *tls; /* its __weave_tls while it runs, then 0: g_lock */
+	u64 t_start, t_end;         /* exact: ticks at set-up, at exit (0: running): g_lock */
+	u64 cpu_last;               /* sampled: thread CPU ns at the last sample */
+	int timer;                  /* sampled: kernel timer id, -1 for none */
+};
+
+/* Per-thread private state. */
+struct rt_local {
+	struct rt_thread *thr; /* set up: ST_LIVE or ST_DEAD */
+	int state;             /* ST_* */
+	int in_rt;             /* inside the runtime: see "Re-entrancy" */
+	int resolving;         /* looking up the real allocator (dlsym) */
+};
+
+/* Side-table entry; addr == 0 is an empty slot. */
+struct ent {
+	uintptr_t addr;
+	u64 val; /* size << NODE_BITS | node */
+};
+
+/* A bump allocator over anonymous maps of a fixed size. */
+struct bump {
+	char *next;
+	wsize left;
+};
+
+/* Buffered output to a file descriptor (out.c). */
+struct out {
+	int fd;
+	int err;
+	char *buf;
+	wsize len, cap;
+	u64 records;
+};
+
+/* Temporary memory of the exit writers (out.c). */
+struct tmpmem {
+	void *p[16];
+	wsize n[16];
+	int k;
+};
+
+/* A fixed-capacity string (out.c). */
+struct sbuf {
+	char s[4200];
+	wsize n;
+};
+
+/* An allocation context with blocks in use, for the summary's top leaks. */
+struct leak {
+	u32 node;
+	u64 bytes, blocks;
+};
+
+/* What the summary prints (summary.c): heap totals and the largest leaks. */
+struct totals {
+	u64 allocs, frees, bytes, fbytes, live_bytes, live_blocks;
+	u64 nodes, leak_nodes;
+	u32 nleaks;
+	struct leak *leaks;
+};
+
+enum { HIDDEN_UNKNOWN, HIDDEN_OFF, HIDDEN_ON };
+enum { LOCK_WAIT, LOCK_TRY, LOCK_ONCE };
+
+/* Shared state and its threading contracts
+   ----------------------------------------
+   State that one part alone uses is defined in that part, with its
+   contract there. */
+
+/* Per thread: the thread's runtime record, set-up state and in_rt flag. */
+static __thread struct rt_local rt_local;
+
+/* Read only: the node every empty cache points to; its key (its own
+   address) matches no function or site. */
+static struct rt_node rt_dummy = {
+	.pub = {.key = &rt_dummy, .cache = &rt_dummy.pub},
+	.u = {.acache = &rt_dummy},
+};
+
+/* Read only: cur of a thread that is not set up. */
+static struct rt_node rt_boot = {
+	.pub = {.key = &rt_dummy, .cache = &rt_dummy.pub},
+	.u = {.acache = &rt_dummy},
+};
+
+/* Per thread: the second-level child cache (weave.h), this thread's
+   entries. Written only inside rt_enter/rt_exit, where a signal handler's
+   woven code does not write it. */
+static __thread struct __weave_cc rt_cc[__WEAVE_CC_SIZE];
+
+/* Read only: the child cache of a thread not set up; matches nothing. */
+static struct __weave_cc rt_cc_none[__WEAVE_CC_SIZE];
+
+/* Per thread: the woven code's view (weave.h). Initial value: cur =
+   &rt_boot, cap = 0, so the first enter of every thread takes the slow
+   path. */
+__thread struct __weave_thread __weave_tls = {&rt_boot.pub, 0, 0, 0, 0, rt_cc_none};
+
+/* Node chunk pointers: each set once by CAS (release); read with acquire
+   loads (node_at). */
+static struct rt_node *g_chunks[NCHUNKS];
+
+/* The next free node index: atomic fetch-add, by batch. */
+static u32 g_node_next;
+
+/* Set (atomic, seq_cst) when a second thread is set up: side-table slot
+   inserts use CAS from then on. */
+static int g_multi;
+
+/* HIDDEN_*: whether library allocations are recorded. Decided once by
+   hidden_decide (interpose.c), an atomic int. */
+static int g_hidden;
+
+/* Mutex, slow paths only: thread set-up and exit, g_threads, g_nthreads,
+   the arena, the exit writers; taken by fork's prepare handler. First in
+   the lock order. */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Every thread ever set up, in T id order, and their number: g_lock. */
+static struct rt_thread *g_threads, **g_threads_tail = &g_threads;
+static u32 g_nthreads;
+
+/* Bins of threads that exited (merged by their destructor) and of
+   allocations and frees made after that: atomic adds. */
+static struct bin g_shared_bins[NBINS];
+
+/* Written once by rt_global_init (pthread_once on g_once), read only
+   afterwards: the thread-exit key, and the configuration read from the
+   environment (g_cfg_loaded, release/acquire, says it was read). */
+static pthread_key_t g_key;
+static int g_key_ok;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static int g_cfg_out_set; /* WEAVE_OUT is set */
+static char g_cfg_out[4096];
+static int g_cfg_summary = 1;
+static u32 g_cfg_leaks = 5;
+static int g_cfg_stats;
+static int g_cfg_signals = 1;
+static int g_cfg_hidden = 1;
+static int g_cfg_loaded;
+
+/* The pid the runtime belongs to and the time it started (for M
+   start_ns), whether it is a fork child: set at start-up and in a fork
+   child (one thread then); read by the exit paths. */
+static int g_pid;
+static u64 g_start_ns;
+static int g_forked;
+
+/* Whether this copy lies in the executable: set by the constructor, read
+   by the destructor. */
+static int g_in_exe;
+
+/* How the process ended, for M end and M complete, and where a
+   provisional profile went: written by the one thread that won rt_finish
+   (exit.c), read by the writers it calls. */
+static const char *g_end = "exit";
+static int g_end_sig;
+static int g_complete = 1;
+static char g_prev_path[4200];
+
+/* Blocks a fork child inherited, and those of them it freed: atomic adds
+   (blocks and bytes are written in the fork child, one thread). */
+static struct {
+	u64 blocks, bytes, freed, freed_bytes;
+} g_inh;
+
+/* The functions the runtime interposes, as they were before it: written
+   once by real_resolve (interpose.c; its state g_real_state 0 not looked
+   up, 1 being looked up, 2 done: release/acquire), read only after. */
+static struct {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*reallocarray)(void *, size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	void (*exit_)(int);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execv)(const char *, char *const[]);
+	int (*execvp)(const char *, char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
+} g_real;
+static int g_real_state;
+
+/* Helpers
+   ------- */
+#define fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+static inline u64 mix64(u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static inline void spin_lock(u32 *l)
+{
+	unsigned n = 0;
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+			if (++n < 100)
+				cpu_relax();
+			else
+				sched_yield();
+		}
+	}
+}
+
+static inline void spin_unlock(u32 *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static inline void rt_enter(struct rt_local *l)
+{
+	l->in_rt = 1;
+	fence();
+}
+
+static inline void rt_exit(struct rt_local *l)
+{
+	fence();
+	l->in_rt = 0;
+}
+
+static inline int size_class(u64 n)
+{
+	return n <= 32 ? 0 : n <= 256 ? 1 : n <= 2048 ? 2 : 3;
+}
+
+static inline u32 bin_of(u64 n)
+{
+	return n <= 1024 ? (u32)n : 1025;
+}
+
+static inline struct rt_node *node_at(u32 i)
+{
+	return __atomic_load_n(&g_chunks[i >> CHUNK_BITS], __ATOMIC_ACQUIRE) + (i & (CHUNK_NODES - 1));
+}
+
+/* Visits the first T->snap nodes of thread T in creation order: a parent
+   is always created before its children, by the same thread. */
+#define EACH_NODE(T, i, n, k)                                                    \
+	for ((i) = (T)->first, (k) = 0; (k) < (T)->snap &&                       \
+	     ((n) = node_at(i), 1); (i) = (k) + 1 < (T)->snap ? (n)->next : (i), (k)++)
+
+/* Functions the parts call across
+   ------------------------------- */
+
+/* init.c */
+static void *rt_map(wsize n);
+static u64 now_ns(void);
+static u64 parse_u64(const char *s, u64 def);
+static void rt_config(void);
+static void rt_global_init(void);
+static void *bump_take(struct bump *b, wsize n, wsize chunk);
+static void *arena_alloc(wsize n);
+static int rt_is_active(void);
+
+/* pseudostack/cct.c */
+static struct rt_node *node_new(struct rt_thread *T, const struct rt_node *parent, const void *key, int kind);
+static int chash_grow(struct rt_thread *T);
+static struct rt_node *child(struct rt_thread *T, struct rt_node *p, const void *key, int kind);
+
+/* pseudostack/thread.c */
+static struct rt_thread *thread_setup(struct rt_local *l);
+static inline struct rt_thread *thread_get(struct rt_local *l);
+static int stack_grow(struct rt_thread *T, struct __weave_thread *t);
+static void rt_thread_exit(void *arg);
+
+/* side.c */
+static inline __attribute__((always_inline)) int side_insert(uintptr_t a, u64 val, struct ent *old);
+static inline __attribute__((always_inline)) int side_remove(uintptr_t a, struct ent *out);
+static void big_put(uintptr_t a, u64 size);
+static u64 big_take(uintptr_t a);
+static void side_usage(u64 *bytes, u64 *live);
+static void side_lock(void);
+static void side_unlock(void);
+static void side_inherit(void);
+
+/* advice.c */
+static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p, u64 n);
+static inline __attribute__((always_inline)) void note_free(struct rt_local *l, void *p);
+static inline __attribute__((always_inline)) void charge_free(struct rt_thread *T, const struct ent *e);
+static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, int array);
+
+/* interpose.c */
+static void real_resolve(void);
+static inline int hidden_on(void);
+static inline int is_hidden_site(const struct __weave_site *s);
+static inline void *lib_malloc(size_t n);
+static inline void lib_free(void *p);
+
+static inline void real_ready(void)
+{
+	if (__builtin_expect(__atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) != 2, 0))
+		real_resolve();
+}
+
+/* The real function f (not to be used in the thread looking it up). */
+#define REAL_FN(f) (real_ready(), g_real.f)
+
+/* out.c */
+static void out_flush(struct out *o);
+static void out_mem(struct out *o, const char *s, wsize n);
+static void out_str(struct out *o, const char *s);
+static void out_ch(struct out *o, char c);
+static void out_u64(struct out *o, u64 v);
+static void out_field(struct out *o, u64 v);
+static void out_commas(struct out *o, u64 v);
+static void *tmp_alloc(struct tmpmem *m, wsize n);
+static void tmp_free(struct tmpmem *m);
+static void sb_str(struct sbuf *b, const char *s);
+static void sb_mem(struct sbuf *b, const char *s, wsize k);
+static void sb_u64(struct sbuf *b, u64 v);
+
+/* profile.c */
+static u64 threads_snap(void);
+static void heap_read(const struct heapc *h, u64 v[16]);
+static const char *op_name(unsigned op);
+static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm);
+
+/* save.c */
+static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm);
+
+/* summary.c */
+static void totals_start(struct totals *t, struct tmpmem *tm);
+static void totals_add(struct totals *t, u32 node, const u64 v[16]);
+static void totals_end(struct totals *t);
+static void totals_compute(struct totals *t);
+static void summary(struct totals *t, const char *path, int perr);
+
+/* exit.c */
+static void rt_crash_install(void);
+static void rt_quick_exit(void);
+static void rt_fork_prepare(void);
+static void rt_fork_parent(void);
+static void rt_fork_child(void);
+
+/* timing.c */
+static int time_exact(void);
+static void time_global_init(void);
+static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t);
+static void time_thread_exit(struct rt_thread *T, struct __weave_thread *t);
+static void time_fork_child(void);
+static void time_push_stamp(struct __weave_thread *t, unsigned d, struct __weave_frame *f);
+static void time_drop(struct __weave_thread *t, unsigned d);
+static void time_finish(void);
+static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
+
+#endif /* WEAVE_INTERNAL_H */

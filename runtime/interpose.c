@@ -1,0 +1,425 @@
+//go:build ignore
+
+/* interpose.c: the interposed malloc family: library ("hidden")
+   allocations, and the real allocator behind every call.
+
+   The runtime defines malloc, free, calloc, realloc, reallocarray,
+   memalign, aligned_alloc, posix_memalign, valloc and pvalloc, as weak
+   symbols. Linked into the executable they come first in the dynamic
+   linker's lookup order, so every call to them in the process - libc's
+   own (getline, fopen, strdup, qsort, ...), other libraries', code that
+   was not woven - arrives here. Each forwards to the allocator that would
+   have been called without the runtime: the next definition in lookup
+   order (dlsym(RTLD_NEXT): an LD_PRELOADed or linked allocator, a
+   sanitizer's, else glibc's), or glibc's __libc_* functions when dlsym is
+   unavailable. While dlsym runs, allocations come from a small static
+   buffer whose blocks are never passed on.
+   A call made with in_rt clear is recorded as a hidden allocation: its
+   leaf's key is the static site of the operation (rt_hidden[op], fn = 0),
+   charged below the innermost woven frame of the thread. The advice
+   functions call the library function with in_rt set, so what they record
+   is not recorded again. Frees through free() and realloc() always look
+   the block up, so a block allocated on one side (woven or not) and freed
+   on the other is counted once each way.
+   Recording is on when WEAVE_HIDDEN is not "0", the runtime copy is the
+   process's active one (see init.c), and malloc, free, calloc
+   and realloc all resolve to this runtime's (a program, or a statically
+   linked sanitizer, that defines its own malloc wins over the weak
+   definitions: then nothing is interposed and nothing hidden recorded). */
+
+#include "internal.h"
+
+/* A sanitizer (thread, address, memory) replaces the allocator itself and
+   must see every call to it, from its own start-up on: built with one, the
+   runtime interposes nothing and records no hidden allocations. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define RT_INTERPOSE 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define RT_INTERPOSE 0
+#endif
+#endif
+#ifndef RT_INTERPOSE
+#define RT_INTERPOSE 1
+#endif
+
+/* glibc's own entry points, the fallback when dlsym is missing (a static
+   link, or glibc < 2.34 without -ldl). The first five are strong
+   references: in a static link they bring in glibc's malloc, whose strong
+   definitions then win over the weak ones below (no interposition). */
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t) __attribute__((weak));
+extern void *__libc_pvalloc(size_t) __attribute__((weak));
+extern __typeof(dlsym) dlsym __attribute__((weak));
+
+/* Allocations made while dlsym runs (in the thread looking up): a static
+   buffer, never freed. Each block has its size in the 16 bytes before it. */
+static char g_boot[16384] __attribute__((aligned(64)));
+static wsize g_boot_used;
+
+static __attribute__((unused)) void *boot_alloc(wsize n, wsize align)
+{
+	wsize at, want;
+	if (align < 16)
+		align = 16;
+	if (align > 4096 || n > sizeof g_boot)
+		return NULL;
+	at = (__atomic_load_n(&g_boot_used, __ATOMIC_RELAXED) + 16 + align - 1) & ~(align - 1);
+	want = at + ((n + 15) & ~(wsize)15);
+	if (want > sizeof g_boot)
+		return NULL;
+	__atomic_store_n(&g_boot_used, want, __ATOMIC_RELAXED);
+	memcpy(g_boot + at - 16, &n, sizeof n);
+	return g_boot + at;
+}
+
+static inline __attribute__((unused)) int boot_owns(const void *p)
+{
+	return (const char *)p >= g_boot && (const char *)p < g_boot + sizeof g_boot;
+}
+
+static void *next_sym(const char *name)
+{
+	return dlsym ? dlsym(RTLD_NEXT, name) : NULL;
+}
+
+static void real_resolve(void)
+{
+	struct rt_local *l = &rt_local;
+	int st = 0;
+	if (!__atomic_compare_exchange_n(&g_real_state, &st, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) != 2)
+			sched_yield();
+		return;
+	}
+	l->resolving = 1;
+	fence();
+#define NEXT(f, fallback)                                                  \
+	do {                                                               \
+		*(void **)&g_real.f = next_sym(#f);                        \
+		if (!g_real.f)                                             \
+			g_real.f = fallback;                               \
+	} while (0)
+	NEXT(malloc, __libc_malloc);
+	NEXT(free, __libc_free);
+	NEXT(calloc, __libc_calloc);
+	NEXT(realloc, __libc_realloc);
+	NEXT(reallocarray, NULL);
+	NEXT(memalign, __libc_memalign);
+	NEXT(aligned_alloc, NULL);
+	NEXT(posix_memalign, NULL);
+	NEXT(valloc, __libc_valloc);
+	NEXT(pvalloc, __libc_pvalloc);
+	NEXT(execve, NULL);
+	NEXT(execv, NULL);
+	NEXT(execvp, NULL);
+	NEXT(execvpe, NULL);
+	NEXT(fexecve, NULL);
+	NEXT(execveat, NULL);
+#undef NEXT
+	*(void **)&g_real.exit_ = next_sym("_exit");
+	fence();
+	l->resolving = 0;
+	__atomic_store_n(&g_real_state, 2, __ATOMIC_RELEASE);
+}
+
+/* What glibc does when only memalign is at hand. */
+static void *fb_reallocarray(void *p, size_t n, size_t m)
+{
+	size_t t;
+	if (__builtin_mul_overflow(n, m, &t)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return REAL_FN(realloc)(p, t);
+}
+
+static void *fb_aligned_alloc(size_t align, size_t n)
+{
+	if (!align || (align & (align - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return REAL_FN(memalign)(align, n);
+}
+
+static int fb_posix_memalign(void **pp, size_t align, size_t n)
+{
+	void *p;
+	int e = errno;
+	if (align % sizeof(void *) || !align || (align & (align - 1)))
+		return EINVAL;
+	p = REAL_FN(memalign)(align, n);
+	if (!p) {
+		int r = errno;
+		errno = e;
+		return r;
+	}
+	*pp = p;
+	return 0;
+}
+
+static __attribute__((unused)) void *real_reallocarray(void *p, size_t n, size_t m)
+{
+	return REAL_FN(reallocarray) ? g_real.reallocarray(p, n, m) : fb_reallocarray(p, n, m);
+}
+
+static __attribute__((unused)) void *real_aligned_alloc(size_t align, size_t n)
+{
+	return REAL_FN(aligned_alloc) ? g_real.aligned_alloc(align, n) : fb_aligned_alloc(align, n);
+}
+
+static __attribute__((unused)) int real_posix_memalign(void **pp, size_t align, size_t n)
+{
+	return REAL_FN(posix_memalign) ? g_real.posix_memalign(pp, align, n) : fb_posix_memalign(pp, align, n);
+}
+
+/* The static sites of hidden allocations, by operation. */
+#define HSITE(op) [op] = {0, "(hidden)", 0, 0, op, 0, 0, 0}
+static const struct __weave_site rt_hidden[__WEAVE_PVALLOC + 1] = {
+	HSITE(__WEAVE_MALLOC),	      HSITE(__WEAVE_CALLOC),	    HSITE(__WEAVE_REALLOC),
+	HSITE(__WEAVE_REALLOCARRAY),  HSITE(__WEAVE_ALIGNED_ALLOC), HSITE(__WEAVE_POSIX_MEMALIGN),
+	HSITE(__WEAVE_MEMALIGN),      HSITE(__WEAVE_VALLOC),	    HSITE(__WEAVE_PVALLOC),
+};
+#undef HSITE
+
+static inline int is_hidden_site(const struct __weave_site *s)
+{
+	return s >= rt_hidden && s < rt_hidden + sizeof rt_hidden / sizeof rt_hidden[0];
+}
+
+/* This copy's own functions, whatever the dynamic linker bound the names
+   to. */
+#if RT_INTERPOSE
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmissing-attributes" /* the aliases need none of malloc's */
+#endif
+extern __typeof(malloc) rt_malloc_self __attribute__((alias("malloc"), visibility("hidden")));
+extern __typeof(free) rt_free_self __attribute__((alias("free"), visibility("hidden")));
+extern __typeof(calloc) rt_calloc_self __attribute__((alias("calloc"), visibility("hidden")));
+extern __typeof(realloc) rt_realloc_self __attribute__((alias("realloc"), visibility("hidden")));
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+
+
+static int hidden_decide(void)
+{
+#if !RT_INTERPOSE
+	__atomic_store_n(&g_hidden, HIDDEN_OFF, __ATOMIC_RELAXED);
+	return 0;
+#else
+	struct rt_local *l = &rt_local;
+	void *(*volatile m)(size_t) = malloc;
+	void (*volatile f)(void *) = free;
+	void *(*volatile c)(size_t, size_t) = calloc;
+	void *(*volatile r)(void *, size_t) = realloc;
+	int on = m == rt_malloc_self && f == rt_free_self && c == rt_calloc_self && r == rt_realloc_self &&
+		 rt_is_active();
+	if (on && !l->in_rt && !__atomic_load_n(&g_cfg_loaded, __ATOMIC_ACQUIRE)) {
+		/* An allocation before the constructor (another library's
+		   constructor, say): read the environment now. */
+		rt_enter(l);
+		pthread_once(&g_once, rt_global_init);
+		rt_exit(l);
+	}
+	if (!__atomic_load_n(&g_cfg_loaded, __ATOMIC_ACQUIRE))
+		return on; /* no environment yet (the C library's start-up): the default */
+	on = on && g_cfg_hidden;
+	__atomic_store_n(&g_hidden, on ? HIDDEN_ON : HIDDEN_OFF, __ATOMIC_RELAXED);
+	return on;
+#endif
+}
+
+static inline int hidden_on(void)
+{
+	int h = __atomic_load_n(&g_hidden, __ATOMIC_RELAXED);
+	if (__builtin_expect(h != HIDDEN_UNKNOWN, 1))
+		return h == HIDDEN_ON;
+	return hidden_decide();
+}
+
+/* malloc and free as the advice calls them: straight to the real ones
+   when this copy's interposed functions are the process's and record
+   (hidden_decide checked that), which saves a call and its checks. */
+static inline int real_direct(void)
+{
+#if RT_INTERPOSE
+	return __atomic_load_n(&g_hidden, __ATOMIC_RELAXED) == HIDDEN_ON &&
+	       __atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) == 2;
+#else
+	return 0;
+#endif
+}
+
+static inline void *lib_malloc(size_t n)
+{
+	return real_direct() ? g_real.malloc(n) : malloc(n);
+}
+
+static inline void lib_free(void *p)
+{
+	if (real_direct() && !boot_owns(p))
+		g_real.free(p);
+	else
+		free(p);
+}
+
+/* The interposed allocator. Pattern: inside the runtime (the advice
+   included) or with recording off, forward; else record the result at
+   the hidden site of the operation, as the advice does. */
+
+#define HIDDEN_ALLOC(op, call, size)                                \
+	struct rt_local *l = &rt_local;                             \
+	void *r;                                                    \
+	int e;                                                      \
+	if (__builtin_expect(l->in_rt || !hidden_on(), 0))          \
+		return call;                                        \
+	rt_enter(l);                                                \
+	r = call;                                                   \
+	if (__builtin_expect(r != NULL, 1)) {                       \
+		e = errno;                                          \
+		note_alloc(l, &rt_hidden[op], r, size);             \
+		errno = e;                                          \
+	}                                                           \
+	rt_exit(l);                                                 \
+	return r
+
+#if RT_INTERPOSE
+__attribute__((weak)) void *malloc(size_t n)
+{
+	if (__builtin_expect(rt_local.resolving, 0))
+		return boot_alloc(n, 16);
+	HIDDEN_ALLOC(__WEAVE_MALLOC, REAL_FN(malloc)(n), n);
+}
+
+__attribute__((weak)) void *calloc(size_t n, size_t size)
+{
+	if (__builtin_expect(rt_local.resolving, 0)) {
+		size_t t;
+		return __builtin_mul_overflow(n, size, &t) ? NULL : boot_alloc(t, 16); /* zeroed: static */
+	}
+	HIDDEN_ALLOC(__WEAVE_CALLOC, REAL_FN(calloc)(n, size), (u64)n * size);
+}
+
+__attribute__((weak)) void *memalign(size_t align, size_t n)
+{
+	if (__builtin_expect(rt_local.resolving, 0))
+		return boot_alloc(n, align);
+	HIDDEN_ALLOC(__WEAVE_MEMALIGN, REAL_FN(memalign)(align, n), n);
+}
+
+__attribute__((weak)) void *aligned_alloc(size_t align, size_t n)
+{
+	if (__builtin_expect(rt_local.resolving, 0))
+		return boot_alloc(n, align);
+	HIDDEN_ALLOC(__WEAVE_ALIGNED_ALLOC, real_aligned_alloc(align, n), n);
+}
+
+__attribute__((weak)) void *valloc(size_t n)
+{
+	if (__builtin_expect(rt_local.resolving, 0))
+		return boot_alloc(n, 4096);
+	HIDDEN_ALLOC(__WEAVE_VALLOC, REAL_FN(valloc)(n), n);
+}
+
+__attribute__((weak)) void *pvalloc(size_t n)
+{
+	if (__builtin_expect(rt_local.resolving, 0))
+		return boot_alloc((n + 4095) & ~(size_t)4095, 4096);
+	HIDDEN_ALLOC(__WEAVE_PVALLOC, REAL_FN(pvalloc)(n), n);
+}
+
+__attribute__((weak)) int posix_memalign(void **pp, size_t align, size_t n)
+{
+	struct rt_local *l = &rt_local;
+	int rc, e;
+	if (__builtin_expect(l->resolving, 0))
+	{
+		void *p = boot_alloc(n, align);
+		if (!p)
+			return ENOMEM;
+		*pp = p;
+		return 0;
+	}
+	if (__builtin_expect(l->in_rt || !hidden_on(), 0))
+		return real_posix_memalign(pp, align, n);
+	rt_enter(l);
+	rc = real_posix_memalign(pp, align, n);
+	if (rc == 0) {
+		e = errno;
+		note_alloc(l, &rt_hidden[__WEAVE_POSIX_MEMALIGN], *pp, n);
+		errno = e;
+	}
+	rt_exit(l);
+	return rc;
+}
+
+__attribute__((weak)) void free(void *p)
+{
+	struct rt_local *l = &rt_local;
+	int e;
+	if (__builtin_expect(boot_owns(p) || l->resolving, 0))
+		return; /* a block of the static buffer; or dlsym's: leaked */
+	if (__builtin_expect(l->in_rt || !hidden_on(), 0)) {
+		REAL_FN(free)(p);
+		return;
+	}
+	rt_enter(l);
+	if (p) {
+		__builtin_prefetch((char *)p - sizeof(wsize));
+		e = errno;
+		note_free(l, p);
+		errno = e;
+	}
+	REAL_FN(free)(p);
+	rt_exit(l);
+}
+
+/* realloc of a block from the static buffer: a new block, as realloc. */
+static void *boot_realloc(void *p, size_t n)
+{
+	wsize old;
+	void *r;
+	memcpy(&old, (char *)p - 16, sizeof old);
+	if (rt_local.resolving)
+		r = boot_alloc(n, 16);
+	else
+		r = malloc(n);
+	if (r)
+		memcpy(r, p, old < n ? old : n);
+	return r;
+}
+
+__attribute__((weak)) void *realloc(void *p, size_t n)
+{
+	if (__builtin_expect(boot_owns(p), 0))
+		return boot_realloc(p, n);
+	if (__builtin_expect(rt_local.resolving, 0))
+		return p ? NULL : boot_alloc(n, 16);
+	if (__builtin_expect(rt_local.in_rt || !hidden_on(), 0))
+		return REAL_FN(realloc)(p, n);
+	return re_alloc(&rt_hidden[__WEAVE_REALLOC], p, n, 0, 0);
+}
+
+__attribute__((weak)) void *reallocarray(void *p, size_t n, size_t m)
+{
+	size_t t;
+	if (__builtin_expect(boot_owns(p), 0))
+		return __builtin_mul_overflow(n, m, &t) ? (errno = ENOMEM, NULL) : boot_realloc(p, t);
+	if (__builtin_expect(rt_local.resolving, 0))
+		return p || __builtin_mul_overflow(n, m, &t) ? NULL : boot_alloc(t, 16);
+	if (__builtin_expect(rt_local.in_rt || !hidden_on(), 0))
+		return real_reallocarray(p, n, m);
+	return re_alloc(&rt_hidden[__WEAVE_REALLOCARRAY], p, n, m, 1);
+}
+#endif /* RT_INTERPOSE */
+

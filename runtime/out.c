@@ -1,0 +1,130 @@
+//go:build ignore
+
+/* out.c: what the exit writers (profile.c, summary.c, timing.c) write
+   with: buffered output to a file descriptor, numbers without stdio,
+   fixed-capacity strings, and scratch memory mapped for the writing and
+   unmapped after. */
+
+#include "internal.h"
+
+static void out_flush(struct out *o)
+{
+	wsize off = 0;
+	while (off < o->len && !o->err) {
+		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			o->err = n < 0 ? errno : EIO;
+		else
+			off += (wsize)n;
+	}
+	o->len = 0;
+}
+
+static void out_mem(struct out *o, const char *s, wsize n)
+{
+	while (n) {
+		wsize k = o->cap - o->len;
+		if (!k) {
+			out_flush(o);
+			continue;
+		}
+		if (k > n)
+			k = n;
+		memcpy(o->buf + o->len, s, k);
+		o->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void out_str(struct out *o, const char *s)
+{
+	out_mem(o, s, strlen(s));
+}
+
+static void out_ch(struct out *o, char c)
+{
+	out_mem(o, &c, 1);
+}
+
+static void out_u64(struct out *o, u64 v)
+{
+	char b[24];
+	int i = sizeof b;
+	do
+		b[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	out_mem(o, b + i, sizeof b - (wsize)i);
+}
+
+/* A field: " v", or " -1" when v is ~0. */
+static void out_field(struct out *o, u64 v)
+{
+	out_ch(o, ' ');
+	if (v == ~0ull)
+		out_str(o, "-1");
+	else
+		out_u64(o, v);
+}
+
+static void out_commas(struct out *o, u64 v)
+{
+	char b[32];
+	int i = sizeof b, n = 0;
+	do {
+		if (n && n % 3 == 0)
+			b[--i] = ',';
+		b[--i] = (char)('0' + v % 10);
+		n++;
+	} while (v /= 10);
+	out_mem(o, b + i, sizeof b - (wsize)i);
+}
+
+static void *tmp_alloc(struct tmpmem *m, wsize n)
+{
+	void *p;
+	if (m->k == 16 || !(p = rt_map(n ? n : 1)))
+		return NULL;
+	m->p[m->k] = p;
+	m->n[m->k++] = n ? n : 1;
+	return p;
+}
+
+static void tmp_free(struct tmpmem *m)
+{
+	while (m->k > 0) {
+		m->k--;
+		munmap(m->p[m->k], m->n[m->k]);
+	}
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	wsize k = strlen(s);
+	if (k > sizeof b->s - 1 - b->n)
+		k = sizeof b->s - 1 - b->n;
+	memcpy(b->s + b->n, s, k);
+	b->n += k;
+	b->s[b->n] = 0;
+}
+
+static void sb_mem(struct sbuf *b, const char *s, wsize k)
+{
+	if (k > sizeof b->s - 1 - b->n)
+		k = sizeof b->s - 1 - b->n;
+	memcpy(b->s + b->n, s, k);
+	b->n += k;
+	b->s[b->n] = 0;
+}
+
+static void sb_u64(struct sbuf *b, u64 v)
+{
+	char d[24];
+	int i = sizeof d;
+	do
+		d[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	sb_mem(b, d + i, sizeof d - (wsize)i);
+}

@@ -1,0 +1,169 @@
+//go:build ignore
+
+/* save.c: the profile's file: its name (WEAVE_OUT, or
+   weave-<prog>.<pid>.prof never replacing another run's), written to a
+   temporary file first and renamed into place, so a reader never sees a
+   half-written profile. */
+
+#include "internal.h"
+
+/* The program's name: basename of /proc/self/exe, else of argv[0]. */
+static void prog_name(struct sbuf *b)
+{
+	char p[4096];
+	const char *base;
+	ssize_t n = readlink("/proc/self/exe", p, sizeof p - 1);
+	wsize k;
+	if (n <= 0) {
+		int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, p, sizeof p - 1);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (n <= 0) {
+		sb_str(b, "prog");
+		return;
+	}
+	p[n] = 0;
+	k = strlen(p);
+	if (k > 10 && strcmp(p + k - 10, " (deleted)") == 0)
+		p[k - 10] = 0;
+	base = strrchr(p, '/');
+	base = base ? base + 1 : p;
+	sb_str(b, *base ? base : "prog");
+}
+
+/* Whether path holds a profile this process wrote before an exec (a
+   former image of the same pid): its first lines say so. */
+static int exec_profile(const char *path)
+{
+	char want[96], got[96];
+	struct sbuf w = {.n = 0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	if (fd < 0)
+		return 0;
+	sb_str(&w, "weave profile 1\nM pid ");
+	sb_u64(&w, (u64)getpid());
+	sb_str(&w, "\nM end exec\n");
+	memcpy(want, w.s, w.n);
+	n = read(fd, got, w.n);
+	close(fd);
+	return n == (ssize_t)w.n && memcmp(want, got, w.n) == 0;
+}
+
+/* Writes the profile into the file chosen by WEAVE_OUT (see init.c);
+   path gets the final name. Returns 0, or -1 with errno set. */
+static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
+{
+	struct sbuf tmp = {.n = 0}, base = {.n = 0};
+	struct out o = {.fd = -1};
+	const char *slash;
+	int fd, e, replace = 0;
+	u64 pid = (u64)getpid();
+
+	if (g_prev_path[0]) {
+		/* This process's provisional profile: replace it. */
+		sb_str(path, g_prev_path);
+		replace = 1;
+	} else if (g_cfg_out_set) {
+		const char *c;
+		for (c = g_cfg_out; *c; c++) {
+			if (c[0] == '%' && c[1] == 'p') {
+				sb_u64(path, pid);
+				c++;
+			} else {
+				sb_mem(path, c, 1);
+			}
+		}
+		replace = !exec_profile(path->s);
+	} else {
+		sb_str(path, "weave-");
+		prog_name(path);
+		sb_str(path, ".");
+		sb_u64(path, pid);
+		sb_str(path, ".prof");
+	}
+	sb_str(&base, path->s);
+	slash = strrchr(path->s, '/');
+	if (slash)
+		sb_mem(&tmp, path->s, (wsize)(slash + 1 - path->s));
+	sb_str(&tmp, ".");
+	sb_str(&tmp, slash ? slash + 1 : path->s);
+	sb_str(&tmp, ".tmp.");
+	sb_u64(&tmp, pid);
+
+	o.buf = tmp_alloc(tm, 1 << 16);
+	o.cap = 1 << 16;
+	if (!o.buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	o.fd = fd;
+	write_profile(&o, t, tm);
+	out_flush(&o);
+	if (close(fd) != 0 && !o.err)
+		o.err = errno;
+	if (o.err) {
+		unlink(tmp.s);
+		errno = o.err;
+		return -1;
+	}
+	if (replace) {
+		if (rename(tmp.s, path->s) != 0) {
+			e = errno;
+			unlink(tmp.s);
+			errno = e;
+			return -1;
+		}
+		return 0;
+	}
+	/* Never replace another run's profile: link() fails if the name
+	   exists; try weave-<prog>.<pid>.<n>.prof (<name>.<n>.prof) next. */
+	for (u32 n = 1;; n++) {
+		if (link(tmp.s, path->s) == 0)
+			break;
+		e = errno;
+		if (e != EEXIST) {
+			/* No hard links here: reserve the name, then rename. */
+			fd = open(path->s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+			if (fd >= 0) {
+				close(fd);
+				if (rename(tmp.s, path->s) == 0)
+					return 0;
+				e = errno;
+				unlink(path->s);
+				unlink(tmp.s);
+				errno = e;
+				return -1;
+			}
+			if (errno != EEXIST) {
+				unlink(tmp.s);
+				errno = e;
+				return -1;
+			}
+		}
+		if (n > 1000) {
+			unlink(tmp.s);
+			errno = EEXIST;
+			return -1;
+		}
+		path->n = 0;
+		if (base.n > 5 && strcmp(base.s + base.n - 5, ".prof") == 0) {
+			sb_mem(path, base.s, base.n - 5);
+			sb_str(path, ".");
+			sb_u64(path, n);
+			sb_str(path, ".prof");
+		} else {
+			sb_str(path, base.s);
+			sb_str(path, ".");
+			sb_u64(path, n);
+		}
+	}
+	unlink(tmp.s);
+	return 0;
+}
+

@@ -1,0 +1,480 @@
+//go:build ignore
+
+/* side.c: the side table: every live block by address, with the node it
+   is charged to and its size.
+
+   Side table. Live blocks are kept by address (never a header before
+   the block), in two parts:
+   - The radix table, where nearly every block goes: two radix trees over
+     the address space (root, mid, leaf levels) whose leaves hold one
+     8-byte slot per granule of address space: {node, the address's low 7
+     bits, size}. Blocks under COARSE_MIN (128) bytes go to the fine
+     tree, 32-byte granules (glibc's smallest chunk, so no two of its
+     blocks share one); larger blocks to the coarse tree, 128-byte
+     granules, which no two of them can share whatever the allocator. A
+     lookup is three dependent loads and no hashing (a free tries the
+     fine tree first), and blocks allocated together have neighbouring
+     slots, so the table's working set follows the program's: this is
+     what makes malloc/free advice cheap (binary-trees: 3.2x faster than
+     the hash table it replaced). Slots are written without a lock: a
+     block's slot is only written by its own allocation (an empty slot;
+     CAS once a second thread exists) and its own free, which the
+     allocator orders. Mids and leaves are carved from 8 MiB
+     MAP_NORESERVE maps on first use and never freed; only the pages
+     written are resident, so the table costs at most 8 bytes per 32 of
+     heap span for small blocks and per 128 for the others (widgets, 224-
+     byte chunks: 14 bytes per live block), and nothing is rehashed.
+   - The spill table, for what the radix table cannot hold: a block in a
+     granule already taken (allocators that pack blocks closer than 32
+     bytes), sizes of 256 MiB and more, addresses beyond 2^48, or when a
+     leaf cannot be mapped. NSHARDS open-addressing tables keyed by
+     mix64(address), each entry 16 bytes {address, size << NODE_BITS |
+     node}, each shard with its own spinlock; mmap'd, grown by 5/4 at
+     load 0.85 (shrunk at load 1/4), linear probing, backward-shift
+     deletion. It is empty in most programs, and then costs one load of
+     g_spill_count per free. Block sizes that do not fit in SIZE_BITS
+     bits (>= 64 GiB) are kept in a small extra list. */
+
+#include "internal.h"
+
+#define NSHARDS 128u
+#define SHARD_MIN 256u /* entries: one page */
+#define NBIG 64
+
+struct shard {
+	u32 lock;
+	u32 cap, count;
+	u32 grow_at, shrink_at;
+	struct ent *tab;
+} __attribute__((aligned(64)));
+
+/* The spill table: each shard's fields under its own lock. g_spill_count,
+   their total, atomic. */
+static struct shard g_shards[NSHARDS];
+static u32 g_spill_count;
+
+/* The radix table of the side table (see above). */
+#define GRAN_FINE 5    /* fine tree: 32-byte granules, glibc's smallest chunk */
+#define GRAN_COARSE 7  /* coarse tree: 128-byte granules, for blocks of COARSE_MIN bytes or more */
+#define COARSE_MIN 128 /* two live blocks this big start at least this far apart */
+#define OFF_BITS 7     /* the address's offset in its granule */
+#define LEAF_BITS 15   /* a leaf: 2^15 slots, 256 KiB, for 1 or 4 MiB of addresses */
+#define MID_BITS 12    /* a mid: 4096 leaves */
+#define ROOT_BITS 16   /* a root: 65536 mids, covering 2^48 bytes or more */
+#define SLOT_USED (1ull << (NODE_BITS + OFF_BITS))
+#define SLOT_SIZE_SHIFT (NODE_BITS + OFF_BITS + 1)
+#define SLOT_SIZE_MAX ((1ull << (64 - SLOT_SIZE_SHIFT)) - 1)
+#define RADIX_SLAB (8u << 20) /* leaves and mids are carved from 8 MiB maps */
+
+/* The fine and the coarse tree. Slots are written without a lock (see
+   above); mids and leaves are created under g_radix_lock (release stores,
+   acquire loads), carved from g_slab. */
+static u64 **g_radix[2][1u << ROOT_BITS];
+static u32 g_radix_lock;
+static struct bump g_slab;
+
+/* Sizes that do not fit SIZE_BITS: under g_big_lock. */
+static struct {
+	uintptr_t addr;
+	u64 size;
+} g_big[NBIG];
+static u32 g_big_lock;
+
+static inline u32 home(u64 h, u32 cap)
+{
+	return (u32)(((h >> 32) * (u64)cap) >> 32);
+}
+
+/* Returns a's shard, and starts loading a's home slot so that the cache
+   miss overlaps taking the lock. tab and cap are read without the lock
+   (atomically): a stale pair only makes a useless prefetch, which never
+   faults. */
+static inline struct shard *shard_of(uintptr_t a, u64 *h)
+{
+	struct shard *s;
+	struct ent *tab;
+	*h = mix64((u64)a);
+	s = &g_shards[*h & (NSHARDS - 1)];
+	tab = __atomic_load_n(&s->tab, __ATOMIC_RELAXED);
+	if (tab)
+		__builtin_prefetch(&tab[home(*h, __atomic_load_n(&s->cap, __ATOMIC_RELAXED))], 1);
+	return s;
+}
+
+/* Rebuilds s with room for cap entries (rounded up to whole pages).
+   Shard lock held. */
+static int shard_resize(struct shard *s, u32 cap)
+{
+	wsize bytes = ((wsize)cap * sizeof(struct ent) + 4095) & ~(wsize)4095;
+	struct ent *nt = rt_map(bytes);
+	u32 ncap = (u32)(bytes / sizeof(struct ent)), i;
+	if (!nt)
+		return 0;
+	for (i = 0; i < s->cap; i++) {
+		struct ent e = s->tab[i];
+		u32 j;
+		if (!e.addr)
+			continue;
+		for (j = home(mix64((u64)e.addr), ncap); nt[j].addr; j = j + 1 == ncap ? 0 : j + 1)
+			;
+		nt[j] = e;
+	}
+	if (s->tab)
+		munmap(s->tab, (wsize)s->cap * sizeof(struct ent));
+	__atomic_store_n(&s->tab, nt, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->cap, ncap, __ATOMIC_RELAXED);
+	s->grow_at = (u32)((u64)ncap * 85 / 100);
+	s->shrink_at = ncap > SHARD_MIN ? ncap / 4 : 0;
+	return 1;
+}
+
+/* The spill table: the shards (see above). Inserts a -> val. If a is already there (a stale entry), replaces it and
+   returns the old one in *old (else old->addr == 0). Returns 0 when out of
+   memory. */
+static int spill_insert(uintptr_t a, u64 val, struct ent *old)
+{
+	u64 h;
+	struct shard *s = shard_of(a, &h);
+	int ok = 1;
+	u32 i;
+	old->addr = 0;
+	spin_lock(&s->lock);
+	if (s->count >= s->grow_at) {
+		u32 ncap = s->cap < SHARD_MIN ? SHARD_MIN : s->cap + s->cap / 4;
+		if (!shard_resize(s, ncap)) {
+			ok = 0;
+			goto out;
+		}
+	}
+	for (i = home(h, s->cap);; i = i + 1 == s->cap ? 0 : i + 1) {
+		struct ent *e = &s->tab[i];
+		if (!e->addr) {
+			e->addr = a;
+			e->val = val;
+			s->count++;
+			__atomic_fetch_add(&g_spill_count, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (e->addr == a) {
+			*old = *e;
+			e->val = val;
+			break;
+		}
+	}
+out:
+	spin_unlock(&s->lock);
+	return ok;
+}
+
+/* Removes a; returns 1 and its entry if it was there. */
+static int spill_remove(uintptr_t a, struct ent *out)
+{
+	u64 h;
+	struct shard *s = shard_of(a, &h);
+	u32 i, j, k;
+	int found = 0;
+	spin_lock(&s->lock);
+	if (!s->cap)
+		goto out;
+	for (i = home(h, s->cap);; i = i + 1 == s->cap ? 0 : i + 1) {
+		if (!s->tab[i].addr)
+			goto out;
+		if (s->tab[i].addr == a)
+			break;
+	}
+	*out = s->tab[i];
+	found = 1;
+	/* Backward-shift deletion: move later entries of the cluster into the
+	   hole when it lies on their probe path. */
+	for (j = i, k = i;;) {
+		u32 hk;
+		k = k + 1 == s->cap ? 0 : k + 1;
+		if (!s->tab[k].addr)
+			break;
+		hk = home(mix64((u64)s->tab[k].addr), s->cap);
+		if (j < k ? (hk <= j || hk > k) : (hk <= j && hk > k)) {
+			s->tab[j] = s->tab[k];
+			j = k;
+		}
+	}
+	s->tab[j].addr = 0;
+	s->count--;
+	__atomic_fetch_sub(&g_spill_count, 1, __ATOMIC_RELAXED);
+	if (s->count < s->shrink_at) {
+		u32 ncap = s->count + s->count / 2;
+		shard_resize(s, ncap < SHARD_MIN ? SHARD_MIN : ncap);
+	}
+out:
+	spin_unlock(&s->lock);
+	return found;
+}
+
+/* The radix table (see above). A slot is 0 when empty, else:
+   bits 0-27 the node, 28-34 the address's offset in its granule (its low
+   OFF_BITS bits, in either tree), 35 set, 36-63 the size. */
+static inline u64 slot_make(uintptr_t a, u64 val)
+{
+	return (val & NODE_MASK) | (u64)(a & ((1u << OFF_BITS) - 1)) << NODE_BITS | SLOT_USED |
+	       (val >> NODE_BITS) << SLOT_SIZE_SHIFT;
+}
+
+static inline int slot_holds(u64 slot, uintptr_t a)
+{
+	return slot && ((slot >> NODE_BITS) & ((1u << OFF_BITS) - 1)) == (a & ((1u << OFF_BITS) - 1));
+}
+
+static inline u64 slot_val(u64 slot)
+{
+	return (slot >> SLOT_SIZE_SHIFT) << NODE_BITS | (slot & NODE_MASK);
+}
+
+/* Creates *pp (n bytes) unless another thread did. Returns *pp. */
+static void *radix_make(void **pp, wsize n)
+{
+	void *p;
+	spin_lock(&g_radix_lock);
+	p = __atomic_load_n(pp, __ATOMIC_ACQUIRE);
+	if (!p && (p = bump_take(&g_slab, n, RADIX_SLAB)))
+		__atomic_store_n(pp, p, __ATOMIC_RELEASE);
+	spin_unlock(&g_radix_lock);
+	return p;
+}
+
+/* a's slot in tree t (0 fine, 1 coarse), creating its mid and leaf if
+   create; NULL if a is beyond the tree's reach or memory is short. */
+static inline u64 *radix_slot(int t, uintptr_t a, int create)
+{
+	unsigned g = t ? GRAN_COARSE : GRAN_FINE, top = g + LEAF_BITS + MID_BITS;
+	u64 **mid, *leaf, **pm;
+	if (a >> (top + ROOT_BITS))
+		return NULL;
+	mid = __atomic_load_n(&g_radix[t][a >> top], __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!mid, 0) &&
+	    (!create || !(mid = radix_make((void **)&g_radix[t][a >> top], sizeof(u64 *) << MID_BITS))))
+		return NULL;
+	pm = &mid[(a >> (g + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
+	leaf = __atomic_load_n(pm, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!leaf, 0) && (!create || !(leaf = radix_make((void **)pm, sizeof(u64) << LEAF_BITS))))
+		return NULL;
+	return &leaf[(a >> g) & ((1u << LEAF_BITS) - 1)];
+}
+
+/* Calls f(slot) for every used slot, and page(bytes) for every resident
+   page of the table (either may be NULL). Pages never written are not
+   read (mincore), which would map them. */
+static void radix_each(void (*f)(u64 *slot), void (*page)(u64 bytes))
+{
+	enum { PAGE_SLOTS = 4096 / sizeof(u64), LEAF_PAGES = (sizeof(u64) << LEAF_BITS) / 4096 };
+	unsigned char in[LEAF_PAGES];
+	u32 t, r, m, k, j;
+	for (t = 0; t < 2; t++) {
+		for (r = 0; r < 1u << ROOT_BITS; r++) {
+			u64 **mid = __atomic_load_n(&g_radix[t][r], __ATOMIC_ACQUIRE);
+			if (!mid)
+				continue;
+			if (page)
+				page(sizeof(u64 *) << MID_BITS);
+			for (m = 0; m < 1u << MID_BITS; m++) {
+				u64 *leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE);
+				if (!leaf)
+					continue;
+				if (mincore(leaf, sizeof(u64) << LEAF_BITS, in))
+					memset(in, 1, sizeof in);
+				for (k = 0; k < LEAF_PAGES; k++) {
+					if (!(in[k] & 1))
+						continue;
+					if (page)
+						page(4096);
+					for (j = k * PAGE_SLOTS; f && j < (k + 1) * PAGE_SLOTS; j++)
+						if (__atomic_load_n(&leaf[j], __ATOMIC_RELAXED))
+							f(&leaf[j]);
+				}
+			}
+		}
+	}
+}
+
+static u64 g_usage_bytes, g_usage_live; /* side_usage's sums: exit writer */
+static void usage_page(u64 bytes) { g_usage_bytes += bytes; }
+static void usage_slot(u64 *slot) { (void)slot; g_usage_live++; }
+
+/* For WEAVE_STATS: the side table's resident bytes and live entries
+   (the mids counted whole). */
+static void side_usage(u64 *bytes, u64 *live)
+{
+	u32 i;
+	g_usage_bytes = g_usage_live = 0;
+	radix_each(usage_slot, usage_page);
+	*bytes = g_usage_bytes;
+	*live = g_usage_live;
+	for (i = 0; i < NSHARDS; i++) {
+		spin_lock(&g_shards[i].lock);
+		*bytes += (u64)g_shards[i].cap * sizeof(struct ent);
+		*live += g_shards[i].count;
+		spin_unlock(&g_shards[i].lock);
+	}
+}
+
+/* Takes a's entry out of slot sl if it holds one, into *out. */
+static inline int slot_take(u64 *sl, uintptr_t a, struct ent *out)
+{
+	u64 cur;
+	if (!sl || !slot_holds(cur = __atomic_load_n(sl, __ATOMIC_RELAXED), a))
+		return 0;
+	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
+	out->addr = a;
+	out->val = slot_val(cur);
+	return 1;
+}
+
+/* side_insert in tree t. */
+static inline __attribute__((always_inline)) int side_put(int t, uintptr_t a, u64 val, struct ent *old)
+{
+	u64 *sl, cur, want;
+	old->addr = 0;
+	if ((val >> NODE_BITS) >= SLOT_SIZE_MAX || !(sl = radix_slot(t, a, 1)))
+		return spill_insert(a, val, old);
+	want = slot_make(a, val);
+	cur = __atomic_load_n(sl, __ATOMIC_RELAXED);
+	if (slot_holds(cur, a)) {
+		old->addr = a;
+		old->val = slot_val(cur);
+		__atomic_store_n(sl, want, __ATOMIC_RELAXED);
+		return 1;
+	}
+	if (cur)
+		return spill_insert(a, val, old); /* another block in the granule */
+	/* a may be a stale entry in the spill table, left from a time its
+	   granule was taken. */
+	if (__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED))
+		spill_remove(a, old);
+	if (!__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
+		__atomic_store_n(sl, want, __ATOMIC_RELAXED);
+		return 1;
+	}
+	/* Two threads can race for one empty slot only under an allocator
+	   that puts two blocks in a granule: the loser spills, keeping in
+	   *old what the spill table held for a. */
+	if (__atomic_compare_exchange_n(sl, &cur, want, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return 1;
+	return spill_insert(a, val, &(struct ent){0, 0});
+}
+
+/* Inserts a -> val (size << NODE_BITS | node) in the tree for its size.
+   If a is already there (a stale entry), replaces it and returns the old
+   one in *old (else old->addr == 0). Returns 0 when out of memory. */
+static inline __attribute__((always_inline)) int side_insert(uintptr_t a, u64 val, struct ent *old)
+{
+	int t = (val >> NODE_BITS) >= COARSE_MIN, ok;
+	struct ent stale;
+	/* A stale entry can be in the other tree (a block freed behind the
+	   runtime's back, its address now handed out at another size) only if
+	   frees can bypass the runtime: not while every free of the process
+	   comes through the interposed one. */
+	if (__builtin_expect(__atomic_load_n(&g_hidden, __ATOMIC_RELAXED) != HIDDEN_ON, 0) &&
+	    slot_take(radix_slot(!t, a, 0), a, &stale)) {
+		ok = side_put(t, a, val, old);
+		if (!old->addr)
+			*old = stale;
+		return ok;
+	}
+	return side_put(t, a, val, old);
+}
+
+/* Removes a; returns 1 and its entry if it was there. Only a block's
+   own free or realloc removes it, so the slot cannot change between the
+   load and the store. Small blocks are the common case: the fine tree
+   first. */
+static inline __attribute__((always_inline)) int side_remove(uintptr_t a, struct ent *out)
+{
+	return slot_take(radix_slot(0, a, 0), a, out) || slot_take(radix_slot(1, a, 0), a, out) ||
+	       (__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) && spill_remove(a, out));
+}
+
+static void big_put(uintptr_t a, u64 size)
+{
+	int i;
+	spin_lock(&g_big_lock);
+	for (i = 0; i < NBIG; i++) {
+		if (!g_big[i].addr) {
+			g_big[i].addr = a;
+			g_big[i].size = size;
+			break;
+		}
+	}
+	spin_unlock(&g_big_lock);
+}
+
+static u64 big_take(uintptr_t a)
+{
+	u64 size = SIZE_SAT;
+	int i;
+	spin_lock(&g_big_lock);
+	for (i = 0; i < NBIG; i++) {
+		if (g_big[i].addr == a) {
+			g_big[i].addr = 0;
+			size = g_big[i].size;
+			break;
+		}
+	}
+	spin_unlock(&g_big_lock);
+	return size;
+}
+
+/* Fork: rt_fork_prepare takes every side-table lock (after g_lock), the
+   parent and child release them. */
+static void side_lock(void)
+{
+	u32 i;
+	for (i = 0; i < NSHARDS; i++)
+		spin_lock(&g_shards[i].lock);
+	spin_lock(&g_big_lock);
+	spin_lock(&g_radix_lock);
+}
+
+static void side_unlock(void)
+{
+	u32 i;
+	spin_unlock(&g_radix_lock);
+	spin_unlock(&g_big_lock);
+	for (i = 0; i < NSHARDS; i++)
+		spin_unlock(&g_shards[i].lock);
+}
+
+/* Counts a side-table entry as inherited; returns its value retagged. */
+static u64 inherit(uintptr_t a, u64 val)
+{
+	u64 size = val >> NODE_BITS;
+	int b;
+	if (size == SIZE_SAT)
+		for (b = 0; b < NBIG; b++)
+			if (g_big[b].addr == a)
+				size = g_big[b].size;
+	g_inh.blocks++;
+	g_inh.bytes += size;
+	return val & ~(u64)NODE_MASK;
+}
+
+static void inherit_slot(u64 *slot)
+{
+	*slot &= ~(u64)NODE_MASK;
+	g_inh.blocks++;
+	g_inh.bytes += *slot >> SLOT_SIZE_SHIFT;
+}
+
+/* In a fork child (one thread, the locks held): every block in the table
+   is the parent's; retags it to node 0, "inherited", and counts it in
+   g_inh. */
+static void side_inherit(void)
+{
+	u32 i, k;
+	radix_each(inherit_slot, NULL);
+	for (i = 0; i < NSHARDS; i++) {
+		struct shard *sh = &g_shards[i];
+		for (k = 0; k < sh->cap; k++) {
+			struct ent *e = &sh->tab[k];
+			if (e->addr)
+				e->val = inherit(e->addr, e->val);
+		}
+	}
+}

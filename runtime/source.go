@@ -1,0 +1,129 @@
+package runtime
+
+import (
+	"embed"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"weave/pseudostack"
+)
+
+// A part is one C file of the runtime, or generated text.
+type part struct {
+	path string // from the module root, as #line directives name it
+	text string
+	gen  bool // generated: text carries its own #line directives
+}
+
+func file(fsys embed.FS, dir, name string) part {
+	b, err := fsys.ReadFile(name)
+	if err != nil {
+		panic("runtime: " + err.Error())
+	}
+	return part{path: dir + "/" + name, text: string(b)}
+}
+
+// outOfLine is the generated part holding the out-of-line copies of the
+// inline fast paths of header name.
+func outOfLine(fsys embed.FS, dir, name string) part {
+	h := file(fsys, dir, name)
+	return part{path: h.path + " (out of line)", text: pseudostack.OutOfLine(h.text, h.path), gen: true}
+}
+
+// Header returns the text of weave.h, the interface between woven code and
+// the runtime.
+func Header() string { return pseudostack.Header() }
+
+// join joins ps into one C file: each part behind a #line directive naming
+// it, a header's text in place of the first #include of it, later ones
+// dropped (each part includes internal.h, for readers and editors).
+func join(ps []part) (string, error) {
+	headers := map[string]*part{}
+	for i := range ps {
+		if strings.HasSuffix(ps[i].path, ".h") {
+			headers[path.Base(ps[i].path)] = &ps[i]
+		}
+	}
+	done := map[string]bool{}
+	var b strings.Builder
+	var emit func(p *part) error
+	emit = func(p *part) error {
+		done[p.path] = true
+		if p.gen {
+			b.WriteString(p.text)
+			return nil
+		}
+		fmt.Fprintf(&b, "#line 1 %q\n", p.path)
+		lines := strings.SplitAfter(p.text, "\n")
+		for i, l := range lines {
+			name, ok := includeOf(l)
+			if !ok {
+				b.WriteString(l)
+				continue
+			}
+			h := headers[name]
+			if h == nil {
+				return fmt.Errorf("%s:%d: #include %q: not a part of the runtime", p.path, i+1, name)
+			}
+			if done[h.path] {
+				b.WriteString("\n")
+				continue
+			}
+			if err := emit(h); err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "#line %d %q\n", i+2, p.path)
+		}
+		if !strings.HasSuffix(p.text, "\n") {
+			b.WriteString("\n")
+		}
+		return nil
+	}
+	for i := range ps {
+		p := &ps[i]
+		if strings.HasSuffix(p.path, ".h") {
+			if !done[p.path] && i > 0 {
+				return "", fmt.Errorf("%s: listed, but not included by the parts before it", p.path)
+			}
+			if !done[p.path] {
+				if err := emit(p); err != nil {
+					return "", err
+				}
+			}
+			continue
+		}
+		if err := emit(p); err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
+}
+
+// includeOf returns X of a line #include "X".
+func includeOf(line string) (string, bool) {
+	l := strings.TrimSpace(line)
+	rest, ok := strings.CutPrefix(l, "#include")
+	if !ok {
+		return "", false
+	}
+	rest = strings.TrimSpace(rest)
+	if len(rest) < 2 || rest[0] != '"' || rest[len(rest)-1] != '"' {
+		return "", false
+	}
+	return rest[1 : len(rest)-1], true
+}
+
+var source = sync.OnceValue(func() string {
+	s, err := join(parts)
+	if err != nil {
+		panic("runtime: " + err.Error())
+	}
+	return s
+})
+
+// Source returns the runtime as a single C file: its parts joined in the
+// order of parts, with #line directives naming each part's own file and
+// line.
+func Source() string { return source() }

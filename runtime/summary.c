@@ -1,0 +1,229 @@
+//go:build ignore
+
+/* summary.c: the heap totals and the largest leaks, computed once (by the
+   profile writer as it reads the heap counters, or by totals_compute when
+   no profile is written), and the heap summary printed on stderr. */
+
+#include "internal.h"
+
+/* Starts t: snapshots the threads' nodes (threads_snap) and takes room
+   for the g_cfg_leaks largest leaks. g_lock held. */
+static void totals_start(struct totals *t, struct tmpmem *tm)
+{
+	memset(t, 0, sizeof *t);
+	t->nodes = threads_snap();
+	if (g_cfg_leaks)
+		t->leaks = tmp_alloc(tm, g_cfg_leaks * sizeof *t->leaks);
+}
+
+/* Adds the heap counters v (heap_read) of allocation leaf node to t,
+   keeping the g_cfg_leaks largest leaks, by bytes then blocks, in
+   t->leaks (sorted). */
+static void totals_add(struct totals *t, u32 node, const u64 v[16])
+{
+	u64 a = 0, b = 0, f = 0, g = 0;
+	struct leak L;
+	int c;
+	u32 j;
+	for (c = 0; c < 4; c++) {
+		a += v[c];
+		b += v[4 + c];
+		f += v[8 + c];
+		g += v[12 + c];
+	}
+	t->allocs += a;
+	t->bytes += b;
+	t->frees += f;
+	t->fbytes += g;
+	if (a <= f)
+		return;
+	L.node = node;
+	L.bytes = b > g ? b - g : 0;
+	L.blocks = a - f;
+	t->leak_nodes++;
+	if (!t->leaks)
+		return;
+	for (j = t->nleaks; j > 0; j--) {
+		struct leak *p = &t->leaks[j - 1];
+		if (p->bytes > L.bytes || (p->bytes == L.bytes && p->blocks >= L.blocks))
+			break;
+		if (j < g_cfg_leaks)
+			t->leaks[j] = *p;
+	}
+	if (j < g_cfg_leaks) {
+		t->leaks[j] = L;
+		if (t->nleaks < g_cfg_leaks)
+			t->nleaks++;
+	}
+}
+
+/* What in use at exit follows from the sums. */
+static void totals_end(struct totals *t)
+{
+	t->live_blocks = t->allocs > t->frees ? t->allocs - t->frees : 0;
+	t->live_bytes = t->bytes > t->fbytes ? t->bytes - t->fbytes : 0;
+}
+
+/* The totals without writing a profile (none wanted, or writing it
+   failed): t as totals_start left it, sums reset. g_lock held. */
+static void totals_compute(struct totals *t)
+{
+	struct rt_thread *T;
+	struct rt_node *n;
+	u32 i, k;
+	u64 v[16];
+	t->allocs = t->frees = t->bytes = t->fbytes = t->leak_nodes = 0;
+	t->nleaks = 0;
+	for (T = g_threads; T; T = T->next) {
+		EACH_NODE(T, i, n, k) {
+			if (n->kind != KIND_A)
+				continue;
+			heap_read(n->u.heap, v);
+			totals_add(t, i, v);
+		}
+	}
+	totals_end(t);
+}
+
+static const char *errdesc(int e)
+{
+	const char *s = strerrordesc_np(e);
+	return s ? s : "unknown error";
+}
+
+/* The summary's top leaks: t->leaks with their call chains. */
+static void summary_leaks(struct out *o, struct totals *t, const char *P)
+{
+	u32 i;
+	out_str(o, P);
+	out_str(o, "top leaks:\n");
+	for (i = 0; i < t->nleaks; i++) {
+		struct rt_node *a = node_at(t->leaks[i].node), *n;
+		const struct __weave_site *s = a->pub.key;
+		int depth = 0;
+		out_str(o, P);
+		out_str(o, "  ");
+		out_commas(o, t->leaks[i].bytes);
+		out_str(o, " bytes in ");
+		out_commas(o, t->leaks[i].blocks);
+		out_str(o, " blocks at ");
+		if (is_hidden_site(s)) {
+			out_str(o, "(hidden ");
+			out_str(o, op_name(s->op));
+			out_ch(o, ')');
+		} else {
+			out_str(o, s->file ? s->file : "?");
+			out_ch(o, ':');
+			out_u64(o, s->line);
+		}
+		for (n = node_at(a->parent); n->kind == KIND_F; n = node_at(n->parent)) {
+			const struct __weave_fn *fn = n->pub.key;
+			if (depth == 8) {
+				out_str(o, " <- ...");
+				break;
+			}
+			out_str(o, depth++ ? " <- " : " ");
+			out_str(o, fn->name ? fn->name : "?");
+		}
+		if (!depth && s->fn) {
+			/* Charged to the thread's root: no woven frame. */
+			out_ch(o, ' ');
+			out_str(o, s->fn->name ? s->fn->name : "?");
+		} else if (!depth) {
+			out_str(o, " (unwoven)"); /* a hidden one, outside woven code */
+		}
+		out_ch(o, '\n');
+	}
+	if (t->leak_nodes > t->nleaks) {
+		out_str(o, P);
+		out_str(o, "  ... and ");
+		out_commas(o, t->leak_nodes - t->nleaks);
+		out_str(o, " more\n");
+	}
+}
+
+/* The summary's WEAVE_STATS line: the runtime's own memory. */
+static void summary_stats(struct out *o, struct totals *t, const char *P)
+{
+	u64 tab = 0, live = 0;
+	side_usage(&tab, &live);
+	out_str(o, P);
+	out_str(o, "runtime: ");
+	out_commas(o, t->nodes);
+	out_str(o, " nodes (");
+	out_u64(o, sizeof(struct rt_node));
+	out_str(o, " bytes each), side table ");
+	out_commas(o, tab);
+	out_str(o, " bytes for ");
+	out_commas(o, live);
+	out_str(o, " live blocks");
+	if (live) {
+		u64 x = tab * 100 / live;
+		out_str(o, " (");
+		out_u64(o, x / 100);
+		out_ch(o, '.');
+		out_ch(o, (char)('0' + x / 10 % 10));
+		out_ch(o, (char)('0' + x % 10));
+		out_str(o, " bytes per block)");
+	}
+	out_str(o, ", ");
+	out_u64(o, g_nthreads);
+	out_str(o, " threads\n");
+}
+
+static void summary(struct totals *t, const char *path, int perr)
+{
+	static char buf[8192];
+	struct out o = {.fd = 2, .buf = buf, .cap = sizeof buf};
+	const char *P = "==weave== ";
+
+	out_str(&o, P);
+	out_str(&o, "HEAP SUMMARY:\n");
+	if (!g_complete) {
+		out_str(&o, P);
+		out_str(&o, "    (incomplete: written when the process got signal ");
+		out_u64(&o, (u64)g_end_sig);
+		out_str(&o, ")\n");
+	}
+	out_str(&o, P);
+	out_str(&o, "    in use at exit: ");
+	out_commas(&o, t->live_bytes);
+	out_str(&o, " bytes in ");
+	out_commas(&o, t->live_blocks);
+	out_str(&o, " blocks\n");
+	out_str(&o, P);
+	out_str(&o, "  total heap usage: ");
+	out_commas(&o, t->allocs);
+	out_str(&o, " allocs, ");
+	out_commas(&o, t->frees);
+	out_str(&o, " frees, ");
+	out_commas(&o, t->bytes);
+	out_str(&o, " bytes allocated\n");
+	out_str(&o, P);
+	out_ch(&o, '\n');
+	if (!t->live_blocks) {
+		out_str(&o, P);
+		out_str(&o, "All heap blocks were freed -- no leaks are possible\n");
+	} else if (t->nleaks) {
+		summary_leaks(&o, t, P);
+	}
+	if (g_cfg_stats)
+		summary_stats(&o, t, P);
+	if (path && !perr) {
+		out_str(&o, P);
+		out_str(&o, "profile written to ");
+		out_str(&o, path);
+		out_str(&o, " (weave report ");
+		out_str(&o, path);
+		out_str(&o, ")\n");
+	} else if (path) {
+		out_str(&o, P);
+		out_str(&o, "cannot write profile ");
+		out_str(&o, path);
+		out_str(&o, ": ");
+		out_str(&o, errdesc(perr));
+		out_ch(&o, '\n');
+	}
+	out_flush(&o);
+}
+

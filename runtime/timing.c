@@ -1,0 +1,714 @@
+//go:build ignore
+
+/* timing.c: function time.
+
+   WEAVE_TIME picks how function time is measured. Calls and calling
+   contexts are exact in every mode, and times are kept per node (so per
+   calling context and per thread). The profile gets a D record (a node's
+   self time in ns) per node with time, and M time_* records; see
+   profile/format.go.
+
+   exact    Timestamps at every entry and exit. __weave_enter_timed stores
+            the entry tick in the slot's t0; __weave_leave_timed adds the
+            ticks since then to the node (its inclusive time). At exit a
+            node's self time is its inclusive time minus its children's.
+            Wall-clock time: a function that blocks is charged its waiting.
+            Clock: the TSC (rdtsc) where it is invariant (/proc/cpuinfo
+            flags constant_tsc and nonstop_tsc), else
+            clock_gettime(CLOCK_MONOTONIC); WEAVE_TIME_CLOCK=tsc|monotonic
+            overrides. TSC ticks are converted to ns by the TSC's rate over
+            the whole run, measured against CLOCK_MONOTONIC_RAW.
+            Overhead compensation: the runtime times an empty woven
+            function against a plain one, through the same entry points
+            (the median of CAL_ROUNDS rounds of CAL_CALLS calls, at start-up
+            and again at exit, averaged: time_measure), and splits the cost
+            per call in two: o_in, inside the callee's
+            [entry, exit] window, and o_out, outside it (in the caller's
+            window). A node's self time is then its raw self time minus o_in
+            per call of it and o_out per call of its children (clamped at
+            0), so an empty function shows ~0. The total subtracted is
+            written as M time_overhead_ns.
+            Frames still open are closed at exit (the exiting thread's by
+            time_finish; other running threads' by the writer, reading their
+            stacks), at thread exit (time_thread_exit) and when a longjmp
+            dropped them (time_drop, from __weave_setjmp_return). A root's
+            inclusive time is its thread's life from set-up to exit, so its
+            self time is the thread's time outside woven functions.
+   sampled  (the default) No timestamps on the hot path. Each thread the
+            runtime sets up gets a POSIX timer on its own CPU clock
+            (CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID) that sends it
+            TIME_SIGNAL every TIME_PERIOD_NS of its CPU time (the kernel
+            checks at its ticks, so at most HZ samples a second); the handler
+            charges the thread's CPU time since its last sample to its cur
+            node. The sum per thread is exact (what is left since the last
+            sample is charged at thread exit, and for the thread that exits
+            the process, at exit: see time_charge); the split among nodes is
+            statistical.
+            CPU time: a thread that blocks is charged nothing.
+            Why a signal, not a sampler thread reading each thread's cur and
+            CPU clock: creating a thread makes the C library calloc the
+            thread's TLS vector, a block that valgrind and any malloc
+            interposer see (weave's heap totals are checked against
+            valgrind's); a sampler wakes up while the program idles; and it
+            pays a cross-thread clock_gettime (0.3 us here) per thread per
+            sample, running or not, where the signal costs only the threads
+            that run. Why SIGURG: its default action is to ignore it, so a
+            sample pending when the program calls execve cannot kill the new
+            program (SIGPROF's would), and few programs use it. Handlers are
+            installed with SA_RESTART; a sample can still make a system call
+            that is never restarted (poll, epoll_wait, nanosleep) fail with
+            EINTR, when the timer expires while the thread is in the kernel
+            on its way into it. If the program handles SIGURG before weave
+            starts, there is no sampling (M time_signal busy); if it takes
+            SIGURG over later, M time_signal replaced.
+   off      No timing, no D records.
+
+   Threading: a node's time is written by its owner only (exact: leave;
+   sampled: the owner's signal handler, and its exit hook with the handler
+   held off by rt_time_hold), with relaxed atomic stores; the exit writer
+   reads it with relaxed loads. T->tls, t_start and t_end are under g_lock. */
+
+#include "internal.h"
+
+enum { TIME_OFF, TIME_SAMPLED, TIME_EXACT };
+
+#define TIME_SIGNAL SIGURG
+#define TIME_PERIOD_NS 1000000u
+#define CAL_CALLS 10000
+#define CAL_ROUNDS 9
+#ifndef SIGEV_THREAD_ID
+#define SIGEV_THREAD_ID 4
+#endif
+
+static int g_time_mode = TIME_SAMPLED; /* written once by time_global_init */
+
+static int time_exact(void) { return g_time_mode == TIME_EXACT; }
+static int g_time_tsc;                 /* exact mode's clock is the TSC */
+static u64 g_time_tsc0, g_time_raw0;   /* TSC, CLOCK_MONOTONIC_RAW ns at start */
+static double g_time_oin, g_time_oout; /* exact: overhead ticks per call */
+static int g_time_sig;                 /* sampled: 1 handler installed, -1 busy */
+static u64 g_time_samples;             /* sampled: samples taken (atomic) */
+static int g_time_done;                /* atomic: time_finish ran */
+static __thread int rt_time_hold;      /* the signal handler charges nothing */
+
+/* Out of line, so that the TSC path of its callers needs no stack frame. */
+__attribute__((noinline, cold)) static u64 time_tick_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+static inline u64 time_tick(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_expect(g_time_tsc, 1))
+		return __builtin_ia32_rdtsc();
+#endif
+	return time_tick_mono();
+}
+
+static u64 clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+static inline void time_add(struct rt_node *n, u64 d)
+{
+	__atomic_store_n(&n->time, __atomic_load_n(&n->time, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
+}
+
+/* ns per tick of time_tick, from the run so far. */
+static double time_ns_per_tick(void)
+{
+	u64 t1, r1;
+	if (!g_time_tsc)
+		return 1.0;
+	t1 = time_tick();
+	r1 = clock_ns(CLOCK_MONOTONIC_RAW);
+	if (t1 <= g_time_tsc0 || r1 <= g_time_raw0)
+		return 1.0;
+	return (double)(r1 - g_time_raw0) / (double)(t1 - g_time_tsc0);
+}
+
+/* Whether cpu0's flags in /proc/cpuinfo include constant_tsc and
+   nonstop_tsc (the TSC ticks at a fixed rate, also in deep sleep states). */
+static int tsc_invariant(void)
+{
+	char b[16384], *line, *end;
+	wsize n = 0;
+	ssize_t k;
+	int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC), ok = 0;
+	if (fd < 0)
+		return 0;
+	while (n < sizeof b - 1 && (k = read(fd, b + n, sizeof b - 1 - n)) > 0)
+		n += (wsize)k;
+	close(fd);
+	b[n] = 0;
+	for (line = b; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		if (end)
+			*end = 0;
+		ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+		break;
+	}
+	return ok;
+}
+
+static void time_warn(const char *what)
+{
+	const char *p = "==weave== ";
+	ssize_t r;
+	r = write(2, p, strlen(p));
+	r = write(2, what, strlen(what));
+	(void)r;
+}
+
+/* Calibration: an empty woven function against a plain one, timed with a
+   scratch tree. time_cal_woven does what weave.h's inline fast paths do in
+   exact mode (here they are not inlined: the runtime defines them out of line). */
+static const struct __weave_fn time_cal_fn = {"<calibration>", "timing.c", 0, 0};
+
+__attribute__((noinline)) static void time_cal_woven(void)
+{
+	struct __weave_thread *t = &__weave_tls;
+	struct __weave_frame f = {0, 0};
+	if (__builtin_expect(t->timing, 1))
+		f = __weave_enter_timed(&time_cal_fn);
+	__asm__ volatile("" : : "r"(&f) : "memory");
+	if (__builtin_expect(f.parent != 0, 0))
+		__weave_leave(&f);
+	else if (f.depth & __WEAVE_TIMED)
+		__weave_leave_timed(f.depth);
+}
+
+__attribute__((noinline)) static void time_cal_plain(void)
+{
+	__asm__ volatile("");
+}
+
+static double median(double *v, int n)
+{
+	int i, j;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Measures o_in and o_out (ticks per call) on the calling thread: the
+   median of CAL_ROUNDS rounds of CAL_CALLS calls. The median, not the
+   minimum: on a busy machine (another hyperthread of the core at work) a
+   call costs up to twice as much, and the run is more like the typical
+   round than the best. Called with in_rt set, so that woven code in a
+   signal handler meanwhile does not push (nor reach the scratch tree's
+   slow path). */
+static void time_measure(double *oin, double *oout)
+{
+	static struct rt_node nodes[2];
+	struct __weave_thread *t = &__weave_tls, saved = *t;
+	struct __weave_slot slots[4];
+	struct rt_node *P = &nodes[0], *C = &nodes[1];
+	double in[CAL_ROUNDS], total[CAL_ROUNDS];
+	int r, i;
+
+	P->pub.key = &rt_dummy;
+	P->pub.cache = &C->pub;
+	C->pub.key = &time_cal_fn;
+	C->pub.cache = &rt_dummy.pub;
+	for (r = 0; r < CAL_ROUNDS; r++) {
+		u64 a0, a1, b0, b1;
+		memset(slots, 0, sizeof slots);
+		slots[0].node = &P->pub;
+		C->time = 0;
+		t->stack = slots;
+		t->depth = 0;
+		t->cap = 4;
+		t->timing = 1;
+		fence();
+		t->cur = &P->pub;
+		a0 = time_tick();
+		for (i = 0; i < CAL_CALLS; i++)
+			time_cal_woven();
+		a1 = time_tick();
+		b0 = time_tick();
+		for (i = 0; i < CAL_CALLS; i++)
+			time_cal_plain();
+		b1 = time_tick();
+		in[r] = (double)C->time / CAL_CALLS;
+		total[r] = ((double)(a1 - a0) - (double)(b1 - b0)) / CAL_CALLS;
+	}
+	fence();
+	*t = saved;
+	*oin = median(in, CAL_ROUNDS);
+	*oout = median(total, CAL_ROUNDS) - *oin;
+	if (*oout < 0)
+		*oout = 0;
+}
+
+/* Sampled mode: charges the thread's CPU time since its last sample to its
+   current node. Async-signal-safe. tail: the last charge, at thread exit or
+   at exit; when the thread has left woven code by then (cur is its root),
+   the time goes to the function it entered last from the root (its thread
+   function, or main), whose total it belongs to more likely than to the
+   time outside woven functions. */
+static void time_charge(struct rt_thread *T, int tail)
+{
+	u64 now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	struct rt_node *n = (struct rt_node *)(void *)__atomic_load_n(&__weave_tls.cur, __ATOMIC_RELAXED);
+	if (tail && n->kind == KIND_R && n->pub.cache != &rt_dummy.pub)
+		n = (struct rt_node *)(void *)n->pub.cache;
+	if (now > T->cpu_last && n != &rt_boot)
+		time_add(n, now - T->cpu_last);
+	if (now > T->cpu_last)
+		T->cpu_last = now;
+}
+
+static void time_on_signal(int sig, siginfo_t *si, void *uc)
+{
+	struct rt_local *l = &rt_local;
+	int e = errno;
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (!rt_time_hold && l->thr && l->state == ST_LIVE && l->thr->timer >= 0) {
+		time_charge(l->thr, 0);
+		__atomic_fetch_add(&g_time_samples, 1, __ATOMIC_RELAXED);
+	}
+	errno = e;
+}
+
+/* Starts T's CPU-clock timer (sampled mode). Owner thread. */
+static void time_timer_start(struct rt_thread *T)
+{
+	struct {
+		union sigval value;
+		int signo, notify, tid, pad[12];
+	} ev;
+	struct itimerspec its;
+	int id = -1;
+	memset(&ev, 0, sizeof ev);
+	ev.signo = TIME_SIGNAL;
+	ev.notify = SIGEV_THREAD_ID;
+	ev.tid = T->tid;
+	T->timer = -1;
+	T->cpu_last = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) != 0)
+		return;
+	its.it_interval.tv_sec = its.it_value.tv_sec = 0;
+	its.it_interval.tv_nsec = its.it_value.tv_nsec = TIME_PERIOD_NS;
+	if (syscall(SYS_timer_settime, id, 0, &its, NULL) != 0) {
+		syscall(SYS_timer_delete, id);
+		return;
+	}
+	fence();
+	T->timer = id;
+}
+
+static void time_global_init(void)
+{
+	const char *s = getenv("WEAVE_TIME");
+	struct sigaction sa, old;
+	if (s && *s) {
+		if (strcmp(s, "exact") == 0)
+			g_time_mode = TIME_EXACT;
+		else if (strcmp(s, "off") == 0 || strcmp(s, "0") == 0)
+			g_time_mode = TIME_OFF;
+		else if (strcmp(s, "sampled") != 0)
+			time_warn("WEAVE_TIME: want exact, sampled or off; using sampled\n");
+	}
+	if (g_time_mode == TIME_EXACT) {
+#if defined(__x86_64__) || defined(__i386__)
+		s = getenv("WEAVE_TIME_CLOCK");
+		g_time_tsc = s && *s ? strcmp(s, "tsc") == 0 : tsc_invariant();
+#endif
+		g_time_raw0 = clock_ns(CLOCK_MONOTONIC_RAW);
+		g_time_tsc0 = time_tick();
+		time_measure(&g_time_oin, &g_time_oout);
+	} else if (g_time_mode == TIME_SAMPLED) {
+		memset(&sa, 0, sizeof sa);
+		if (sigaction(TIME_SIGNAL, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+		    (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
+			g_time_sig = -1;
+			return;
+		}
+		sa.sa_sigaction = time_on_signal;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		g_time_sig = sigaction(TIME_SIGNAL, &sa, NULL) == 0 ? 1 : -1;
+	}
+}
+
+/* The end of thread_setup: in_rt set, l->state ST_LIVE. */
+static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t)
+{
+	int e = errno;
+	T->timer = -1;
+	pthread_mutex_lock(&g_lock);
+	T->tls = t;
+	if (g_time_mode == TIME_EXACT)
+		T->t_start = time_tick();
+	pthread_mutex_unlock(&g_lock);
+	if (g_time_mode == TIME_EXACT)
+		t->timing = 1;
+	else if (g_time_mode == TIME_SAMPLED && g_time_sig > 0)
+		time_timer_start(T);
+	errno = e;
+}
+
+/* Exact mode: a push of node c at depth D makes it the node's outermost
+   open activation, unless one is open below D. A recorded activation that
+   is not on the stack any more (frames dropped by a longjmp the runtime
+   did not see) is stale and replaced. */
+static inline __attribute__((always_inline)) void
+time_mark_open(struct __weave_thread *t, struct __weave_node *c, unsigned D)
+{
+	struct rt_node *n = (struct rt_node *)(void *)c;
+	u32 od = n->tdepth;
+	if (!(od && od < D && t->stack[od].node == c))
+		n->tdepth = D;
+}
+
+/* Exact mode: slot i closes (closing: its activation ends) at tick now;
+   its time counts if it is its node's outermost activation. */
+static inline __attribute__((always_inline)) void
+time_slot_end(struct __weave_slot *s, unsigned i, u64 now, int closing)
+{
+	struct rt_node *n = (struct rt_node *)(void *)s->node;
+	if (!n || n->tdepth != i)
+		return;
+	if (now > s->t0)
+		time_add(n, now - s->t0);
+	if (closing)
+		n->tdepth = 0;
+}
+
+/* Closes t's open frames (exact mode) at tick now: their nodes get the
+   time so far, and their t0 moves to now. Owner thread. */
+static void time_close(struct __weave_thread *t, u64 now)
+{
+	unsigned i;
+	if (!t->stack || t->depth >= t->cap)
+		return;
+	for (i = t->depth; i >= 1; i--) {
+		struct __weave_slot *s = &t->stack[i];
+		time_slot_end(s, i, now, 0);
+		s->t0 = now;
+	}
+}
+
+/* The start of rt_thread_exit: in_rt set. */
+static void time_thread_exit(struct rt_thread *T, struct __weave_thread *t)
+{
+	int e = errno;
+	if (g_time_mode == TIME_SAMPLED && T->timer >= 0) {
+		rt_time_hold = 1;
+		fence();
+		syscall(SYS_timer_delete, T->timer);
+		T->timer = -1;
+		time_charge(T, 1);
+	}
+	pthread_mutex_lock(&g_lock);
+	if (g_time_mode == TIME_EXACT) {
+		u64 now = time_tick();
+		time_close(t, now);
+		T->t_end = now > T->t_start ? now : T->t_start + 1;
+		t->timing = 0;
+	}
+	T->tls = NULL;
+	pthread_mutex_unlock(&g_lock);
+	errno = e;
+}
+
+/* rt_fork_child: g_lock held, one thread. The other threads' frames are
+   closed as of the fork; the forking thread gets a new timer. */
+static void time_fork_child(void)
+{
+	struct rt_thread *T, *me = rt_local.thr;
+	u64 now = time_tick();
+	int e = errno;
+	for (T = g_threads; T; T = T->next) {
+		if (T == me || !T->tls)
+			continue;
+		if (g_time_mode == TIME_EXACT) {
+			time_close(T->tls, now);
+			T->t_end = now > T->t_start ? now : T->t_start + 1;
+		}
+		T->tls = NULL;
+		T->timer = -1;
+	}
+	if (me && rt_local.state == ST_LIVE && g_time_mode == TIME_SAMPLED && g_time_sig > 0)
+		time_timer_start(me);
+	errno = e;
+}
+
+/* __weave_enter_slow pushed at depth d + 1 in exact mode: stamp it. */
+static void time_push_stamp(struct __weave_thread *t, unsigned d, struct __weave_frame *f)
+{
+	time_mark_open(t, t->stack[d + 1].node, d + 1);
+	t->stack[d + 1].t0 = time_tick();
+	f->parent = NULL;
+	f->depth = d | __WEAVE_TIMED;
+}
+
+/* __weave_setjmp_return re-synchronises to depth d (< cap) in exact mode:
+   the frames above it were dropped by a longjmp; close them now. */
+static void time_drop(struct __weave_thread *t, unsigned d)
+{
+	u64 now = time_tick();
+	unsigned i;
+	if (t->depth >= t->cap)
+		return;
+	for (i = t->depth; i > d; i--)
+		time_slot_end(&t->stack[i], i, now, 1);
+}
+
+/* The timed push and pop, for a clock known at compile time (tsc: the TSC;
+   else time_tick_mono), so that the TSC versions need no stack frame. */
+static inline __attribute__((always_inline)) u64 time_tick_is(int tsc)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (tsc)
+		return __builtin_ia32_rdtsc();
+#endif
+	(void)tsc;
+	return time_tick_mono();
+}
+
+static inline __attribute__((always_inline)) struct __weave_frame
+time_enter(const struct __weave_fn *fn, int tsc)
+{
+	struct __weave_thread *t = &__weave_tls;
+	struct __weave_node *p = t->cur;
+	struct __weave_node *c = p->cache;
+	unsigned d = t->depth;
+	struct __weave_slot *s;
+	struct __weave_frame f;
+	if (__builtin_expect(c->key != fn || d + 1 >= t->cap, 0))
+		return __weave_enter_slow(fn); /* stamps the push itself */
+	c->calls++;
+	t->depth = d + 1;
+	fence();
+	s = &t->stack[d + 1];
+	s->node = c;
+	time_mark_open(t, c, d + 1);
+	s->t0 = time_tick_is(tsc);
+	fence();
+	__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
+	f.parent = NULL;
+	f.depth = d | __WEAVE_TIMED;
+	return f;
+}
+
+static inline __attribute__((always_inline)) void time_leave(unsigned depth, int tsc)
+{
+	u64 now = time_tick_is(tsc);
+	struct __weave_thread *t = &__weave_tls;
+	unsigned d = depth & ~(unsigned)__WEAVE_TIMED;
+	struct __weave_slot *st;
+	/* Opaque, so that the fence below does not make the compiler compute
+	   the thread's address again. */
+	__asm__("" : "+r"(t));
+	/* cap == 0: the thread's stack is gone (thread exit). */
+	if (__builtin_expect(d + 1 >= t->cap, 0))
+		return;
+	st = t->stack;
+	time_slot_end(&st[d + 1], d + 1, now, 1);
+	t->depth = d;
+	fence();
+	__atomic_store_n(&t->cur, st[d].node, __ATOMIC_RELAXED);
+}
+
+__attribute__((noinline)) static struct __weave_frame time_enter_mono(const struct __weave_fn *fn)
+{
+	return time_enter(fn, 0);
+}
+
+__attribute__((noinline)) static void time_leave_mono(unsigned depth)
+{
+	time_leave(depth, 0);
+}
+
+/* noinline: the calibration must time these as woven code calls them. */
+__attribute__((noinline)) struct __weave_frame __weave_enter_timed(const struct __weave_fn *fn)
+{
+	if (__builtin_expect(!g_time_tsc, 0))
+		return time_enter_mono(fn);
+	return time_enter(fn, 1);
+}
+
+__attribute__((noinline)) void __weave_leave_timed(unsigned depth)
+{
+	if (__builtin_expect(!g_time_tsc, 0))
+		time_leave_mono(depth);
+	else
+		time_leave(depth, 1);
+}
+
+/* rt_fini, before the profile is written: in_rt set. */
+static void time_finish(void)
+{
+	struct rt_local *l = &rt_local;
+	struct rt_thread *T = l->thr;
+	if (g_time_mode == TIME_OFF || __atomic_exchange_n(&g_time_done, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (!T || l->state != ST_LIVE)
+		return;
+	if (g_time_mode == TIME_SAMPLED && T->timer >= 0) {
+		rt_time_hold = 1;
+		fence();
+		time_charge(T, 1);
+	}
+	if (g_time_mode == TIME_EXACT) {
+		double oin, oout;
+		u64 now = time_tick();
+		time_close(&__weave_tls, now);
+		pthread_mutex_lock(&g_lock);
+		T->t_end = now > T->t_start ? now : T->t_start + 1;
+		pthread_mutex_unlock(&g_lock);
+		/* Measure again, and take the mean of start and end: the machine
+		   may have become busier (or quieter) meanwhile. */
+		time_measure(&oin, &oout);
+		g_time_oin = (g_time_oin + oin) / 2;
+		g_time_oout = (g_time_oout + oout) / 2;
+	}
+}
+
+static void out_meta(struct out *o, const char *key, const char *s, u64 v)
+{
+	out_str(o, "M ");
+	out_str(o, key);
+	if (s) {
+		out_ch(o, ' ');
+		out_str(o, s);
+	} else {
+		out_field(o, v);
+	}
+	out_ch(o, '\n');
+	o->records++;
+}
+
+static void out_time(struct out *o, u32 id, u64 ns)
+{
+	out_ch(o, 'D');
+	out_field(o, id);
+	out_field(o, ns);
+	out_ch(o, '\n');
+	o->records++;
+}
+
+/* Writes the time_* metadata and the D records (write_profile, g_lock
+   held, T->snap set). */
+static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm)
+{
+	struct rt_thread *T;
+	u32 maxidx, i, k;
+	double *incl, *csum, *ccalls, npt, over = 0;
+	u64 now;
+
+	if (g_time_mode == TIME_OFF)
+		return;
+	if (g_time_mode == TIME_SAMPLED) {
+		struct sigaction sa;
+		const char *sig = "SIGURG";
+		if (g_time_sig < 0)
+			sig = "busy";
+		else if (sigaction(TIME_SIGNAL, NULL, &sa) == 0 && sa.sa_sigaction != time_on_signal)
+			sig = "replaced";
+		out_meta(o, "time_mode", "sampled", 0);
+		out_meta(o, "time_clock", "thread_cputime", 0);
+		out_meta(o, "time_signal", sig, 0);
+		out_meta(o, "time_period_ns", NULL, TIME_PERIOD_NS);
+		out_meta(o, "time_samples", NULL, __atomic_load_n(&g_time_samples, __ATOMIC_RELAXED));
+		for (T = g_threads; T; T = T->next) {
+			for (i = T->first, k = 0; k < T->snap; k++) {
+				struct rt_node *n = node_at(i);
+				u64 v = __atomic_load_n(&n->time, __ATOMIC_RELAXED);
+				if (v && n->kind != KIND_A)
+					out_time(o, ids[i], v);
+				if (k + 1 < T->snap)
+					i = n->next;
+			}
+		}
+		return;
+	}
+
+	/* Exact: inclusive ticks per node, open frames of running threads
+	   included; then self = inclusive - children's - overhead. */
+	now = time_tick();
+	npt = time_ns_per_tick();
+	maxidx = __atomic_load_n(&g_node_next, __ATOMIC_RELAXED);
+	if (maxidx > MAX_NODES)
+		maxidx = MAX_NODES;
+	out_meta(o, "time_mode", "exact", 0);
+	out_meta(o, "time_clock", g_time_tsc ? "tsc" : "monotonic", 0);
+	if (g_time_tsc && npt > 0)
+		out_meta(o, "time_tsc_hz", NULL, (u64)(1e9 / npt + 0.5));
+	out_meta(o, "time_call_overhead_ps", NULL, (u64)((g_time_oin + g_time_oout) * npt * 1000 + 0.5));
+	incl = tmp_alloc(tm, (wsize)maxidx * 3 * sizeof *incl);
+	if (!incl) {
+		out_meta(o, "time_error", "out of memory", 0);
+		return;
+	}
+	csum = incl + maxidx;
+	ccalls = csum + maxidx;
+	for (T = g_threads; T; T = T->next) {
+		for (i = T->first, k = 0; k < T->snap; k++) {
+			struct rt_node *n = node_at(i);
+			if (n->kind == KIND_F)
+				incl[i] += (double)__atomic_load_n(&n->time, __ATOMIC_RELAXED);
+			else if (n->kind == KIND_R && T->t_start)
+				incl[i] = (double)((T->t_end ? T->t_end : now) - T->t_start);
+			if (k + 1 < T->snap)
+				i = n->next;
+		}
+		if (T->tls && T != rt_local.thr) {
+			/* A thread still running: its open frames, read as they are. */
+			struct __weave_thread *t = T->tls;
+			unsigned d = __atomic_load_n(&t->depth, __ATOMIC_RELAXED), j;
+			struct __weave_slot *st = t->stack;
+			for (j = 1; st && j <= d && j < t->cap; j++) {
+				struct rt_node *n = (struct rt_node *)(void *)st[j].node;
+				u64 t0 = st[j].t0;
+				if (n && n->self < maxidx && t0 >= T->t_start && t0 < now)
+					incl[n->self] += (double)(now - t0);
+			}
+		}
+	}
+	for (T = g_threads; T; T = T->next) {
+		for (i = T->first, k = 0; k < T->snap; k++) {
+			struct rt_node *n = node_at(i);
+			if (n->kind == KIND_F && n->parent < maxidx) {
+				csum[n->parent] += incl[i];
+				ccalls[n->parent] += (double)n->pub.calls;
+				over += (double)n->pub.calls * (g_time_oin + g_time_oout);
+			}
+			if (k + 1 < T->snap)
+				i = n->next;
+		}
+	}
+	out_meta(o, "time_overhead_ns", NULL, (u64)(over * npt + 0.5));
+	for (T = g_threads; T; T = T->next) {
+		for (i = T->first, k = 0; k < T->snap; k++) {
+			struct rt_node *n = node_at(i);
+			if (n->kind != KIND_A) {
+				double self = incl[i] - csum[i] - g_time_oout * ccalls[i];
+				if (n->kind == KIND_F)
+					self -= g_time_oin * (double)n->pub.calls;
+				self = self * npt + 0.5;
+				if (self >= 1)
+					out_time(o, ids[i], (u64)self);
+			}
+			if (k + 1 < T->snap)
+				i = n->next;
+		}
+	}
+}
