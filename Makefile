@@ -32,7 +32,7 @@ test-short:
 # the tools, and the libraries of the benchmarks game programs.
 deps:
 	apt-get update -qq
-	apt-get install -y -qq valgrind clang uftrace cmake ccache libgmp-dev libpcre3-dev libpcre2-dev libapr1-dev >/dev/null
+	apt-get install -y -qq valgrind clang uftrace cmake ccache libgmp-dev libpcre3-dev libpcre2-dev libapr1-dev chromium >/dev/null
 
 # bench measures weave's overhead against the uninstrumented programs and
 # peer tools (BENCHMARKS.md); BENCH_SIZE=tiny is the seconds-long smoke run
