@@ -98,7 +98,7 @@ func (r *Report) memoryTables() []htmlTable {
 	var ts []htmlTable
 	if sg := r.Segments; sg != nil && len(sg.Rows) > 0 {
 		t := htmlTable{ID: "segments", Title: "Virtual memory", Note: "the process's memory map by segment at each snapshot",
-			Cols: []htmlCol{{"segment", ""}, {"start", ""}}}
+			Cols: []htmlCol{{"segment", ""}, {"address", ""}}}
 		for _, sn := range sg.Snapshots {
 			t.Cols = append(t.Cols, htmlCol{sn.Name, "bytes"})
 		}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -173,6 +174,35 @@ func TestHTMLReport(t *testing.T) {
 	first := eval[string](p, `(() => { const th = document.querySelectorAll("#table-flat th")[3]; th.click(); th.click(); return document.querySelector("#table-flat tbody tr td").textContent; })()`)
 	if first != "main" { // calls, increasing: main is called once
 		t.Errorf("flat profile sorted by calls: first row %q, want main", first)
+	}
+	p.clean()
+
+	// A profile with memory records: the heap over time with its peak and
+	// the exit labelled, and the memory map.
+	humps := filepath.Join(dir, "humps.html")
+	mustRun(t, "", nil, weaveBin, "report", "--format", "html", "-o", humps, "../../report/testdata/humps.prof")
+	var rep struct {
+		Timeline struct {
+			Points []any `json:"points"`
+		} `json:"timeline"`
+		Segments struct {
+			Rows []any `json:"rows"`
+		} `json:"segments"`
+	}
+	js := mustRun(t, "", nil, weaveBin, "report", "--format", "json", "../../report/testdata/humps.prof").stdout
+	if err := json.Unmarshal([]byte(js), &rep); err != nil || len(rep.Timeline.Points) == 0 || len(rep.Segments.Rows) == 0 {
+		t.Fatalf("humps report: %v, %d points, %d segments", err, len(rep.Timeline.Points), len(rep.Segments.Rows))
+	}
+	if err := chromedp.Do(p.ctx, chromedp.Navigate("file://"+humps)); err != nil {
+		t.Fatal(err)
+	}
+	points := eval[int](p, `document.querySelector("#timeline polyline.heap").getAttribute("points").trim().split(" ").length`)
+	labels := eval[string](p, `[...document.querySelectorAll("#timeline .mark-label")].map(e => e.textContent).join("|")`)
+	if points != len(rep.Timeline.Points) || !strings.Contains(labels, "peak 100.0 MiB at 900.00 ms") || !strings.Contains(labels, "exit 10.0 MiB") {
+		t.Errorf("heap chart: %d points (want %d), labels %q", points, len(rep.Timeline.Points), labels)
+	}
+	if n := eval[int](p, `document.querySelectorAll("#table-segments tbody tr").length`); n != len(rep.Segments.Rows)+3 {
+		t.Errorf("memory map: %d rows, want %d segments and heap, VM, RSS", n, len(rep.Segments.Rows))
 	}
 	p.clean()
 

@@ -278,7 +278,9 @@
     for (const m of tl.marks) {
       el('line', { x1: X(m.ns), y1: TOP, x2: X(m.ns), y2: H - B, class: 'mark' });
       if (m.label === 'peak') el('circle', { cx: X(m.ns), cy: Y(m.bytes), r: 4, class: 'peak' });
-      el('text', { x: X(m.ns) + 3, y: m.label === 'peak' ? Y(m.bytes) - 6 : TOP + 10 }, m.label + ' ' + bytes(m.bytes) + ' at ' + ns(m.ns));
+      const right = X(m.ns) > W - 200; // label on the left of the mark near the right edge
+      el('text', { x: X(m.ns) + (right ? -4 : 4), y: m.label === 'peak' ? Y(m.bytes) - 6 : TOP + 10, 'text-anchor': right ? 'end' : 'start', class: 'mark-label' },
+        m.label + ' ' + bytes(m.bytes) + ' at ' + ns(m.ns));
     }
     el('text', { x: L + 8, y: H - B - 6 }, 'heap in use (solid), resident set (dashed)');
     $('timeline').appendChild(svg);
