@@ -358,6 +358,8 @@ func (c *cmdline) targetFlags() []string {
 		case a.in != nil:
 		case strings.HasPrefix(f, "-m") && !strings.HasPrefix(f, "-mllvm"):
 			r = append(r, f)
+		case strings.HasPrefix(f, "-DWEAVE_"), f == "-D" && strings.HasPrefix(a.value, "WEAVE_"): // the runtime's build-time options (-DWEAVE_SECURE_PROFILE)
+			r = append(r, a.words()...)
 		case strings.HasPrefix(f, "-fsanitize"), f == "-pthread", f == "--target", f == "-target",
 			strings.HasPrefix(f, "--target="), strings.HasPrefix(f, "--sysroot"), f == "-isysroot":
 			r = append(r, a.words()...)

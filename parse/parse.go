@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"modernc.org/cc/v4"
+
+	"weave/internal/cachedir"
 )
 
 // A Unit is one preprocessed, parsed translation unit.
@@ -104,10 +106,10 @@ func hostPredefined() (string, error) {
 		}
 		var cache string
 		if st, err := os.Stat(path); err == nil {
-			if dir, err := os.UserCacheDir(); err == nil {
+			if dir, err := cachedir.Dir(); err == nil {
 				sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", path, st.Size(), st.ModTime().UnixNano())))
-				cache = filepath.Join(dir, "weave", "predefined-"+hex.EncodeToString(sum[:8])+".h")
-				if b, err := os.ReadFile(cache); err == nil && len(b) > 0 {
+				cache = filepath.Join(dir, "predefined-"+hex.EncodeToString(sum[:8])+".h")
+				if b, err := os.ReadFile(cache); err == nil && cachedir.Trusted(cache) {
 					predefined = string(b)
 					return
 				}
@@ -122,7 +124,7 @@ func hostPredefined() (string, error) {
 			return
 		}
 		predefined = reservedMacros(string(out))
-		if cache != "" && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
+		if cache != "" {
 			if f, err := os.CreateTemp(filepath.Dir(cache), ".predefined*"); err == nil {
 				_, werr := f.WriteString(predefined)
 				if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), cache) != nil {

@@ -21,7 +21,9 @@ package profile
 //
 //	M key value             metadata; value is the rest of the line.
 //	                        Keys written by the runtime: pid, ppid, argv (the
-//	                        command line, arguments separated by spaces),
+//	                        command line, arguments separated by spaces; the
+//	                        program name and "(redacted)" under
+//	                        WEAVE_REDACT=argv: profiles can hold secrets),
 //	                        start_ns / end_ns (CLOCK_REALTIME), complete (1, or
 //	                        0 when the profile was written from a crash or
 //	                        abort: the counts stop there), runtime (ABI

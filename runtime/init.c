@@ -12,10 +12,13 @@
    Environment, read once at start-up
    ----------------------------------
    WEAVE_OUT      profile path; "%p" is replaced by the pid. An existing
-                  file of that name is replaced (atomically). Set but empty:
-                  no profile is written. Unset: weave-<prog>.<pid>.prof in
-                  the current directory, never replacing an existing file
-                  (weave-<prog>.<pid>.<n>.prof is tried next).
+                  regular file of that name that this user owns is replaced
+                  (atomically); a link, or anything else, is not: the next
+                  free name.<n>.prof is taken. Set but empty: no profile is
+                  written. Unset: weave-<prog>.<pid>.prof in the current
+                  directory, never replacing an existing file
+                  (weave-<prog>.<pid>.<n>.prof is tried next). Files are
+                  created as safefile.c says.
    WEAVE_SUMMARY  "0": no heap summary on stderr.
    WEAVE_LEAKS    number of leak contexts in the summary (default 5).
    WEAVE_STATS    "1": add a line with the runtime's own memory use.
@@ -27,6 +30,15 @@
                   interposed functions still forward. Default on, so that
                   the totals are the process's, as valgrind counts them.
    WEAVE_SIGNALS  "0": install no crash signal handlers.
+   WEAVE_REDACT   "argv": the profile's M argv holds the program name only,
+                  for runs whose arguments carry secrets.
+
+   Every WEAVE_* variable is read through rt_env, which ignores them all in
+   a secure process (AT_SECURE: setuid, setgid, file capabilities), as
+   glibc ignores LD_PRELOAD; such a process writes no profile unless the
+   runtime was built with -DWEAVE_SECURE_PROFILE (then at the default name,
+   never at a path from the environment), and says so once on stderr if a
+   WEAVE_* variable was set.
    runtime/config.go lists the configurations the benchmarks run. */
 
 #include "internal.h"
@@ -63,6 +75,34 @@ static u64 parse_u64(const char *s, u64 def)
 	return v;
 }
 
+/* rt_env is getenv for the runtime's own variables: NULL in a secure
+   process (see g_secure), as glibc ignores LD_PRELOAD there. Every WEAVE_*
+   variable must be read through it. */
+static const char *rt_env(const char *name)
+{
+	return g_secure ? NULL : getenv(name);
+}
+
+/* In a secure process, says once on stderr that WEAVE_* variables were
+   set and are ignored. */
+static void secure_notice(void)
+{
+	static const char msg[] = "==weave== secure execution (setuid, setgid or capabilities): "
+				  "WEAVE_* variables ignored"
+#ifndef WEAVE_SECURE_PROFILE
+				  ", no profile written"
+#endif
+				  "\n";
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, "WEAVE_", 6) == 0) {
+			if (write(2, msg, sizeof msg - 1) < 0) {
+				/* nothing to do: stderr is gone */
+			}
+			return;
+		}
+	}
+}
+
 /* Reads the environment (see the top comment), once it is there: the
    first allocation may come before the C library set environ up, then
    the constructor reads it. */
@@ -71,7 +111,15 @@ static void rt_config(void)
 	const char *s;
 	if (__atomic_load_n(&g_cfg_loaded, __ATOMIC_ACQUIRE) || !environ)
 		return;
-	s = getenv("WEAVE_OUT");
+	g_secure = getauxval(AT_SECURE) != 0;
+	if (g_secure) {
+		secure_notice();
+#ifndef WEAVE_SECURE_PROFILE
+		g_cfg_out_set = 1; /* set but empty: no profile */
+		g_cfg_out[0] = 0;
+#endif
+	}
+	s = rt_env("WEAVE_OUT");
 	if (s) {
 		wsize n = strlen(s);
 		if (n >= sizeof g_cfg_out)
@@ -80,17 +128,19 @@ static void rt_config(void)
 		g_cfg_out[n] = 0;
 		g_cfg_out_set = 1;
 	}
-	s = getenv("WEAVE_SUMMARY");
+	s = rt_env("WEAVE_SUMMARY");
 	g_cfg_summary = !(s && strcmp(s, "0") == 0);
-	g_cfg_leaks = (u32)parse_u64(getenv("WEAVE_LEAKS"), 5);
+	g_cfg_leaks = (u32)parse_u64(rt_env("WEAVE_LEAKS"), 5);
 	if (g_cfg_leaks > 1000)
 		g_cfg_leaks = 1000;
-	s = getenv("WEAVE_STATS");
+	s = rt_env("WEAVE_STATS");
 	g_cfg_stats = s && strcmp(s, "1") == 0;
-	s = getenv("WEAVE_HIDDEN");
+	s = rt_env("WEAVE_HIDDEN");
 	g_cfg_hidden = !(s && strcmp(s, "0") == 0);
-	s = getenv("WEAVE_SIGNALS");
+	s = rt_env("WEAVE_SIGNALS");
 	g_cfg_signals = !(s && strcmp(s, "0") == 0);
+	s = rt_env("WEAVE_REDACT");
+	g_cfg_redact_argv = s && strstr(s, "argv") != NULL;
 	__atomic_store_n(&g_cfg_loaded, 1, __ATOMIC_RELEASE);
 	if (g_cfg_signals && rt_is_active())
 		rt_crash_install();

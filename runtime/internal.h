@@ -57,7 +57,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -283,6 +286,12 @@ static int g_cfg_stats;
 static int g_cfg_signals = 1;
 static int g_cfg_hidden = 1;
 static int g_cfg_loaded;
+static int g_cfg_redact_argv; /* WEAVE_REDACT=argv: M argv holds argv[0] only */
+/* Secure execution (AT_SECURE: setuid, setgid, file capabilities): every
+   WEAVE_* variable is ignored (rt_env) and no profile is written unless
+   the runtime was built with -DWEAVE_SECURE_PROFILE. */
+static int g_secure;
+static const char *rt_env(const char *name);
 
 /* The pid the runtime belongs to and the time it started (for M
    start_ns), whether it is a fork child: set at start-up and in a fork

@@ -8,7 +8,7 @@ import (
 
 // files holds this package's C parts.
 //
-//go:embed internal.h init.c side.c advice.c interpose.c out.c profile.c save.c summary.c exit.c timing.c
+//go:embed internal.h init.c side.c advice.c interpose.c out.c profile.c safefile.c save.c summary.c exit.c timing.c
 var files embed.FS
 
 // parts lists the runtime's C parts in the order Source joins them into one
@@ -30,6 +30,7 @@ var parts = []part{
 	file(files, "runtime", "interpose.c"),
 	file(files, "runtime", "out.c"),
 	file(files, "runtime", "profile.c"),
+	file(files, "runtime", "safefile.c"),
 	file(files, "runtime", "save.c"),
 	file(files, "runtime", "summary.c"),
 	file(files, "runtime", "exit.c"),

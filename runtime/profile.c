@@ -150,8 +150,14 @@ static void out_cmdline(struct out *o)
 				sep = 1;
 				continue;
 			}
-			if (sep)
+			if (sep) {
+				if (g_cfg_redact_argv) {
+					out_str(o, " (redacted)");
+					close(fd);
+					return;
+				}
 				out_ch(o, ' ');
+			}
 			sep = 0;
 			out_ch(o, b[i] == '\n' || b[i] == '\r' ? ' ' : b[i]);
 		}

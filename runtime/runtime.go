@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"weave/internal/cachedir"
 )
 
 // Flags the runtime is always compiled with. The caller's flags come after
@@ -36,22 +38,10 @@ func compilerVersion(cc []string) (string, error) {
 	return string(out), nil
 }
 
-func cacheDir() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	dir := filepath.Join(base, "weave")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("runtime: %v", err)
-	}
-	return dir, nil
-}
-
 // Object compiles Source with the compiler command cc (e.g. ["gcc"] or
 // ["ccache", "gcc"]) and the extra flags (e.g. -m32, -fsanitize=thread),
 // and returns the path of the object file. Objects are cached in
-// os.UserCacheDir()/weave, named by a hash of cc, flags, the source and the
+// the private cache directory (internal/cachedir), named by a hash of cc, flags, the source and the
 // compiler's --version output; an existing one is reused. Concurrent calls,
 // from any number of processes, are safe: each compiles to its own
 // temporary file and renames it into place.
@@ -72,12 +62,12 @@ func Object(cc []string, flags []string) (string, error) {
 		fmt.Fprintf(h, "flag %q\n", s)
 	}
 	fmt.Fprintf(h, "source %d\n%s\nversion %d\n%s", len(src), src, len(version), version)
-	dir, err := cacheDir()
+	dir, err := cachedir.Dir()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("runtime: %v", err)
 	}
 	obj := filepath.Join(dir, "rt-"+hex.EncodeToString(h.Sum(nil))+".o")
-	if fi, err := os.Stat(obj); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+	if cachedir.Trusted(obj) {
 		return obj, nil
 	}
 

@@ -1,9 +1,9 @@
 //go:build ignore
 
 /* save.c: the profile's file: its name (WEAVE_OUT, or
-   weave-<prog>.<pid>.prof never replacing another run's), written to a
-   temporary file first and renamed into place, so a reader never sees a
-   half-written profile. */
+   weave-<prog>.<pid>.prof never replacing another run's), written through
+   a safe file (safefile.c), so a reader never sees a half-written profile
+   and nothing planted at its name is followed or overwritten. */
 
 #include "internal.h"
 
@@ -39,7 +39,8 @@ static int exec_profile(const char *path)
 {
 	char want[96], got[96];
 	struct sbuf w = {.n = 0};
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never through a link, and never block on a FIFO planted there. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	ssize_t n;
 	if (fd < 0)
 		return 0;
@@ -56,10 +57,9 @@ static int exec_profile(const char *path)
    path gets the final name. Returns 0, or -1 with errno set. */
 static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 {
-	struct sbuf tmp = {.n = 0}, base = {.n = 0};
 	struct out o = {.fd = -1};
-	const char *slash;
-	int fd, e, replace = 0;
+	struct safefile f;
+	int replace = 0;
 	u64 pid = (u64)getpid();
 
 	if (g_prev_path[0]) {
@@ -84,86 +84,22 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 		sb_u64(path, pid);
 		sb_str(path, ".prof");
 	}
-	sb_str(&base, path->s);
-	slash = strrchr(path->s, '/');
-	if (slash)
-		sb_mem(&tmp, path->s, (wsize)(slash + 1 - path->s));
-	sb_str(&tmp, ".");
-	sb_str(&tmp, slash ? slash + 1 : path->s);
-	sb_str(&tmp, ".tmp.");
-	sb_u64(&tmp, pid);
-
 	o.buf = tmp_alloc(tm, 1 << 16);
 	o.cap = 1 << 16;
 	if (!o.buf) {
 		errno = ENOMEM;
 		return -1;
 	}
-	fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
+	if (safefile_open(&f, path->s) != 0)
 		return -1;
-	o.fd = fd;
+	o.fd = f.fd;
 	write_profile(&o, t, tm);
 	out_flush(&o);
-	if (close(fd) != 0 && !o.err)
-		o.err = errno;
 	if (o.err) {
-		unlink(tmp.s);
+		safefile_abort(&f);
 		errno = o.err;
 		return -1;
 	}
-	if (replace) {
-		if (rename(tmp.s, path->s) != 0) {
-			e = errno;
-			unlink(tmp.s);
-			errno = e;
-			return -1;
-		}
-		return 0;
-	}
-	/* Never replace another run's profile: link() fails if the name
-	   exists; try weave-<prog>.<pid>.<n>.prof (<name>.<n>.prof) next. */
-	for (u32 n = 1;; n++) {
-		if (link(tmp.s, path->s) == 0)
-			break;
-		e = errno;
-		if (e != EEXIST) {
-			/* No hard links here: reserve the name, then rename. */
-			fd = open(path->s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-			if (fd >= 0) {
-				close(fd);
-				if (rename(tmp.s, path->s) == 0)
-					return 0;
-				e = errno;
-				unlink(path->s);
-				unlink(tmp.s);
-				errno = e;
-				return -1;
-			}
-			if (errno != EEXIST) {
-				unlink(tmp.s);
-				errno = e;
-				return -1;
-			}
-		}
-		if (n > 1000) {
-			unlink(tmp.s);
-			errno = EEXIST;
-			return -1;
-		}
-		path->n = 0;
-		if (base.n > 5 && strcmp(base.s + base.n - 5, ".prof") == 0) {
-			sb_mem(path, base.s, base.n - 5);
-			sb_str(path, ".");
-			sb_u64(path, n);
-			sb_str(path, ".prof");
-		} else {
-			sb_str(path, base.s);
-			sb_str(path, ".");
-			sb_u64(path, n);
-		}
-	}
-	unlink(tmp.s);
-	return 0;
+	return safefile_commit(&f, path, replace);
 }
 

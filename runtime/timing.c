@@ -315,7 +315,7 @@ static void time_timer_start(struct rt_thread *T)
 
 static void time_global_init(void)
 {
-	const char *s = getenv("WEAVE_TIME");
+	const char *s = rt_env("WEAVE_TIME");
 	struct sigaction sa, old;
 	if (s && *s) {
 		if (strcmp(s, "exact") == 0)
@@ -327,7 +327,7 @@ static void time_global_init(void)
 	}
 	if (g_time_mode == TIME_EXACT) {
 #if defined(__x86_64__) || defined(__i386__)
-		s = getenv("WEAVE_TIME_CLOCK");
+		s = rt_env("WEAVE_TIME_CLOCK");
 		g_time_tsc = s && *s ? strcmp(s, "tsc") == 0 : tsc_invariant();
 #endif
 		g_time_raw0 = clock_ns(CLOCK_MONOTONIC_RAW);

@@ -1,0 +1,67 @@
+// Package cachedir gives weave's private cache directory and tells which of
+// its entries may be trusted.
+package cachedir
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// Dir returns weave's cache directory, os.UserCacheDir()/weave, creating it
+// with mode 0700. Without a user cache directory it is weave-UID under the
+// temporary directory. The directory must be a real directory (not a
+// link) owned by the current user and writable by no one else: anything
+// else is an error, since objects loaded from it end up in the user's
+// programs.
+func Dir() (string, error) {
+	base, err := os.UserCacheDir()
+	name := "weave"
+	if err != nil {
+		base, name = os.TempDir(), "weave-"+strconv.Itoa(os.Getuid())
+	}
+	dir := filepath.Join(base, name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("cache directory: %v", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("cache directory: %v", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("cache directory %s is not a directory (a link?): refusing to use it", dir)
+	}
+	if uid, ok := owner(fi); ok && uid != os.Getuid() {
+		return "", fmt.Errorf("cache directory %s belongs to uid %d, not to this user (uid %d): refusing to use it", dir, uid, os.Getuid())
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		// Ours, from an older weave (0755) or a permissive umask: make it private.
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return "", fmt.Errorf("cache directory: %v", err)
+		}
+	}
+	return dir, nil
+}
+
+// Trusted reports whether path is a regular, non-empty file (not a link)
+// owned by the current user and writable by no one else: an entry weave
+// wrote itself, not one another user planted.
+func Trusted(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Mode().Perm()&0o022 != 0 {
+		return false
+	}
+	uid, ok := owner(fi)
+	return ok && uid == os.Getuid()
+}
+
+func owner(fi fs.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}

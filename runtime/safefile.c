@@ -1,0 +1,206 @@
+//go:build ignore
+
+/* safefile.c: how the runtime creates files (profiles, and whatever it
+   writes later): see struct safefile. */
+
+#include "internal.h"
+
+/* Safe files
+   ----------
+   Every file the runtime creates goes through struct safefile. The runtime
+   writes with the program's privileges, often into a directory others can
+   write to, so: the directory is opened once (O_PATH) and every step is
+   relative to it; the data goes to a temporary file with an unpredictable
+   name (getrandom), created with O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600
+   (so it never truncates or follows anything planted there); only when
+   complete does it get the umask's mode and its final name, by linkat
+   (which replaces nothing) or, to replace this process's own earlier file,
+   by renameat after checking that the name is a regular file the process
+   owns (never a symbolic link, never another user's file). */
+struct safefile {
+	int dir; /* the directory, opened once */
+	int fd;  /* the temporary file */
+	char tmp[40];
+};
+
+/* Fills b with n unpredictable bytes (getrandom; /dev/urandom; else the
+   clock and addresses, which O_EXCL still keeps safe, only guessable). */
+static void random_bytes(unsigned char *b, wsize n)
+{
+	wsize got = 0;
+	while (got < n) {
+		ssize_t k = getrandom(b + got, n - got, GRND_NONBLOCK);
+		if (k <= 0)
+			break;
+		got += (wsize)k;
+	}
+	if (got < n) {
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		ssize_t k = fd < 0 ? -1 : read(fd, b + got, n - got);
+		if (fd >= 0)
+			close(fd);
+		if (k > 0)
+			got += (wsize)k;
+	}
+	for (u64 x = now_ns() ^ (u64)(uintptr_t)b ^ (u64)getpid() << 32; got < n; got++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		b[got] = (unsigned char)(x >> 56);
+	}
+}
+
+/* The mode a file created with 0666 would get: the process's umask from
+   /proc/self/status (umask(2) cannot read it without setting it, which
+   would race with the program's threads); 022 if unreadable. */
+static mode_t umask_mode(void)
+{
+	char b[2048];
+	const char *u;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, b, sizeof b - 1);
+	mode_t m = 0;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0644;
+	b[n] = 0;
+	u = strstr(b, "\nUmask:");
+	if (!u)
+		return 0644;
+	for (u += 7; *u == ' ' || *u == '\t'; u++)
+		;
+	for (; *u >= '0' && *u <= '7'; u++)
+		m = (mode_t)(m << 3 | (mode_t)(*u - '0'));
+	return 0666 & ~m;
+}
+
+/* The last component of path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* Opens path's directory and creates a fresh temporary file in it.
+   Returns 0, or -1 with errno set. */
+static int safefile_open(struct safefile *f, const char *path)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct sbuf dir = {.n = 0};
+	const char *base = base_name(path);
+	f->fd = -1;
+	if (base == path)
+		sb_str(&dir, ".");
+	else
+		sb_mem(&dir, path, base - path > 1 ? (wsize)(base - 1 - path) : 1);
+	f->dir = open(dir.s, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (f->dir < 0)
+		return -1;
+	for (int try = 0; try < 64; try++) {
+		unsigned char r[8];
+		char *c = f->tmp;
+		random_bytes(r, sizeof r);
+		memcpy(c, ".weave-", 7);
+		c += 7;
+		for (int i = 0; i < 8; i++) {
+			*c++ = hex[r[i] >> 4];
+			*c++ = hex[r[i] & 15];
+		}
+		memcpy(c, ".tmp", 5);
+		f->fd = openat(f->dir, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (f->fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (f->fd < 0) {
+		int e = errno;
+		close(f->dir);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* Removes the temporary file and closes everything. */
+static void safefile_abort(struct safefile *f)
+{
+	int e = errno;
+	if (f->fd >= 0)
+		close(f->fd);
+	unlinkat(f->dir, f->tmp, 0);
+	close(f->dir);
+	errno = e;
+}
+
+/* Whether name in dir may be replaced: absent, or a regular file this
+   process's user owns. */
+static int replaceable(int dir, const char *name)
+{
+	struct stat st;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT;
+	return S_ISREG(st.st_mode) && st.st_uid == geteuid();
+}
+
+/* Gives the complete temporary file the name in path (same directory as
+   safefile_open's): by renameat when replace and the name is replaceable,
+   else by linkat to the first free one of path, path.1.prof, path.2.prof...
+   (path.N without the .prof suffix); path gets the name used. Closes
+   everything. Returns 0, or -1 with errno set. */
+static int safefile_commit(struct safefile *f, struct sbuf *path, int replace)
+{
+	struct sbuf orig = {.n = 0};
+	int e;
+	fchmod(f->fd, umask_mode());
+	e = close(f->fd) != 0 ? errno : 0;
+	f->fd = -1;
+	if (e) {
+		errno = e;
+		goto fail;
+	}
+	if (replace && replaceable(f->dir, base_name(path->s))) {
+		if (renameat(f->dir, f->tmp, f->dir, base_name(path->s)) != 0)
+			goto fail;
+		close(f->dir);
+		return 0;
+	}
+	sb_str(&orig, path->s);
+	for (u32 n = 1;; n++) {
+		const char *name = base_name(path->s);
+		if (linkat(f->dir, f->tmp, f->dir, name, 0) == 0)
+			break;
+		if (errno != EEXIST) {
+			/* No hard links here: reserve the name, then rename. */
+			int fd = openat(f->dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			if (fd >= 0) {
+				close(fd);
+				if (renameat(f->dir, f->tmp, f->dir, name) == 0) {
+					close(f->dir);
+					return 0;
+				}
+				unlinkat(f->dir, name, 0);
+				goto fail;
+			}
+			if (errno != EEXIST)
+				goto fail;
+		}
+		if (n > 1000) {
+			errno = EEXIST;
+			goto fail;
+		}
+		path->n = 0;
+		if (orig.n > 5 && strcmp(orig.s + orig.n - 5, ".prof") == 0) {
+			sb_mem(path, orig.s, orig.n - 5);
+			sb_str(path, ".");
+			sb_u64(path, n);
+			sb_str(path, ".prof");
+		} else {
+			sb_str(path, orig.s);
+			sb_str(path, ".");
+			sb_u64(path, n);
+		}
+	}
+	safefile_abort(f);
+	return 0;
+fail:
+	safefile_abort(f);
+	return -1;
+}
