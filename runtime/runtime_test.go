@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"weave/internal/memcheck"
+	"weave/profile"
 	"weave/internal/testtool"
 )
 
@@ -153,288 +153,131 @@ func checkValgrind(t *testing.T, got heapSummary, exe string, env []string, args
 
 // ---------------------------------------------------------------- profiles
 
-type pnode struct {
-	parent, thread int
-	kind           byte
-	ref            int
+// prof is a profile as package profile reads it (which checks it against
+// profile/format.go: header, record shapes, dense ids defined before use,
+// tree shape, the E count), with what the tests ask of it.
+type prof struct {
+	*profile.Profile
+	meta map[string]string
 }
 
-type psite struct {
-	fn, file, line, col, op, typ, size int
-	hidden                             bool // flags bit 1: a library allocation
-}
-
-type profile struct {
-	meta    map[string]string
-	strs    []string
-	fns     [][3]int // name, file, line
-	sites   []psite
-	threads []int // tids
-	nodes   []pnode
-	calls   map[int]uint64
-	heap    map[int][16]uint64
-	bins    map[int][4]uint64
-}
-
-// readProfile reads and checks a profile against profile/format.go: the
-// header, every record's shape, dense ids defined before use, tree shape,
-// and the E count; and that it is complete.
-func readProfile(t testing.TB, path string) *profile {
+// readProfile reads a profile, which must be complete.
+func readProfile(t testing.TB, path string) *prof {
 	t.Helper()
-	return readProfileComplete(t, path, "1")
-}
-
-// readProfileComplete is readProfile for a profile whose M complete is
-// complete.
-func readProfileComplete(t testing.TB, path, complete string) *profile {
-	t.Helper()
-	f, err := os.Open(path)
+	pp, err := profile.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	p := &profile{meta: map[string]string{}, calls: map[int]uint64{}, heap: map[int][16]uint64{}, bins: map[int][4]uint64{}}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	lineNo, records, ended := 0, 0, false
-	fail := func(format string, args ...any) {
-		t.Helper()
-		t.Fatalf("%s:%d: %s", path, lineNo, fmt.Sprintf(format, args...))
-	}
-	for sc.Scan() {
-		line := sc.Text()
-		lineNo++
-		if lineNo == 1 {
-			if line != "weave profile 1" {
-				fail("bad header %q", line)
-			}
-			continue
-		}
-		if ended {
-			fail("record after E")
-		}
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		if line == "" {
-			fail("empty line")
-		}
-		tag, rest, _ := strings.Cut(line, " ")
-		if tag == "M" || tag == "S" {
-			a, b, ok := strings.Cut(rest, " ")
-			if !ok && tag == "M" {
-				fail("bad M record")
-			}
-			if tag == "M" {
-				p.meta[a] = b
-			} else {
-				if a != strconv.Itoa(len(p.strs)) {
-					fail("string id %s, want %d", a, len(p.strs))
-				}
-				b = strings.NewReplacer(`\\`, `\`, `\n`, "\n").Replace(b)
-				p.strs = append(p.strs, b)
-			}
-			records++
-			continue
-		}
-		var v []int
-		for _, fld := range strings.Fields(rest) {
-			n, err := strconv.Atoi(fld)
-			if tag == "N" && len(v) == 3 && len(fld) == 1 {
-				n, err = int(fld[0]), nil // kind
-			}
-			if err != nil || n < -1 {
-				fail("bad field %q", fld)
-			}
-			v = append(v, n)
-		}
-		want := map[string]int{"F": 4, "A": 8, "T": 2, "N": 5, "C": 2, "H": 17, "B": 5, "D": 2, "E": 1}[tag]
-		if want == 0 {
-			fail("unknown tag %q", tag)
-		}
-		if tag == "A" && len(v) == 9 {
-			want = 9 // with flags
-		}
-		if len(v) != want {
-			fail("%s record with %d fields, want %d", tag, len(v), want)
-		}
-		str := func(id int, none bool) {
-			if (id == -1 && !none) || id >= len(p.strs) {
-				fail("bad string id %d", id)
-			}
-		}
-		switch tag {
-		case "F":
-			if v[0] != len(p.fns) {
-				fail("F id %d, want %d", v[0], len(p.fns))
-			}
-			str(v[1], false)
-			str(v[2], false)
-			p.fns = append(p.fns, [3]int{v[1], v[2], v[3]})
-		case "A":
-			if v[0] != len(p.sites) {
-				fail("A id %d, want %d", v[0], len(p.sites))
-			}
-			hidden := len(v) == 9 && v[8]&1 != 0
-			if v[1] < -1 || v[1] >= len(p.fns) || v[1] == -1 && !hidden {
-				fail("bad function id %d", v[1])
-			}
-			str(v[2], false)
-			str(v[5], false)
-			str(v[6], true)
-			if hidden && (v[1] != -1 || p.strs[v[2]] != "(hidden)" || v[3] != 0 || v[4] != 0 || v[6] != -1) {
-				fail("bad hidden site")
-			}
-			p.sites = append(p.sites, psite{v[1], v[2], v[3], v[4], v[5], v[6], v[7], hidden})
-		case "T":
-			if v[0] != len(p.threads) {
-				fail("T id %d, want %d", v[0], len(p.threads))
-			}
-			p.threads = append(p.threads, v[1])
-		case "N":
-			n := pnode{v[1], v[2], byte(v[3]), v[4]}
-			if v[0] != len(p.nodes) {
-				fail("N id %d, want %d", v[0], len(p.nodes))
-			}
-			if n.thread < 0 || n.thread >= len(p.threads) {
-				fail("bad thread %d", n.thread)
-			}
-			switch n.kind {
-			case 'R':
-				if n.parent != -1 || n.ref != -1 {
-					fail("root with parent or ref")
-				}
-			case 'F', 'A':
-				if n.parent < 0 || n.parent >= len(p.nodes) {
-					fail("parent %d not defined", n.parent)
-				}
-				par := p.nodes[n.parent]
-				if par.kind == 'A' || par.thread != n.thread {
-					fail("bad parent %d", n.parent)
-				}
-				if n.kind == 'F' && (n.ref < 0 || n.ref >= len(p.fns)) ||
-					n.kind == 'A' && (n.ref < 0 || n.ref >= len(p.sites)) {
-					fail("bad ref %d", n.ref)
-				}
-			default:
-				fail("bad kind %c", n.kind)
-			}
-			p.nodes = append(p.nodes, n)
-		case "C":
-			if v[0] < 0 || v[0] >= len(p.nodes) || p.nodes[v[0]].kind != 'F' || v[1] == 0 {
-				fail("bad C record")
-			}
-			p.calls[v[0]] = uint64(v[1])
-		case "H":
-			if v[0] < 0 || v[0] >= len(p.nodes) || p.nodes[v[0]].kind != 'A' {
-				fail("bad H node")
-			}
-			var h [16]uint64
-			nz := false
-			for i := range h {
-				h[i] = uint64(v[i+1])
-				nz = nz || h[i] != 0
-			}
-			if !nz {
-				fail("all-zero H record")
-			}
-			p.heap[v[0]] = h
-		case "D": // self time (timing_test.go reads the values)
-			if v[0] < 0 || v[0] >= len(p.nodes) || p.nodes[v[0]].kind == 'A' || v[1] <= 0 {
-				fail("bad D record")
-			}
-		case "B":
-			if v[0] < 0 || v[0] > 1025 {
-				fail("bad bin %d", v[0])
-			}
-			p.bins[v[0]] = [4]uint64{uint64(v[1]), uint64(v[2]), uint64(v[3]), uint64(v[4])}
-		case "E":
-			if v[0] != records {
-				fail("E %d, but %d records", v[0], records)
-			}
-			ended = true
-			continue
-		}
-		records++
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if !ended {
-		t.Fatalf("%s: no E record", path)
+	p := &prof{pp, map[string]string{}}
+	for _, m := range pp.Meta {
+		p.meta[m.Key] = m.Value
 	}
 	for _, k := range []string{"pid", "ppid", "argv", "start_ns", "end_ns", "complete", "runtime", "end", "hidden"} {
 		if _, ok := p.meta[k]; !ok {
 			t.Errorf("%s: no M %s", path, k)
 		}
 	}
-	if p.meta["complete"] != complete || p.meta["runtime"] != "1" {
-		t.Errorf("%s: metadata %v, want complete %s", path, p.meta, complete)
+	if p.meta["complete"] != "1" || p.meta["runtime"] != "1" {
+		t.Errorf("%s: metadata %v, want complete 1", path, p.meta)
 	}
 	return p
 }
 
-// totals sums the H records: allocs, frees, bytes, freed bytes.
-func (p *profile) totals() heapSummary { return p.sum(func(psite) bool { return true }) }
-
-// wovenTotals sums the H records of the sites in woven code (not hidden).
-func (p *profile) wovenTotals() heapSummary { return p.sum(func(s psite) bool { return !s.hidden }) }
-
-// hiddenTotals sums the H records of the hidden sites.
-func (p *profile) hiddenTotals() heapSummary { return p.sum(func(s psite) bool { return s.hidden }) }
-
-// sum sums the H records of the sites keep selects.
-func (p *profile) sum(keep func(psite) bool) heapSummary {
-	var s heapSummary
-	var freed uint64
-	for n, h := range p.heap {
-		if !keep(p.sites[p.nodes[n].ref]) {
-			continue
-		}
-		for c := 0; c < 4; c++ {
-			s.Allocs += h[c]
-			s.Bytes += h[4+c]
-			s.Frees += h[8+c]
-			freed += h[12+c]
-		}
-	}
-	s.InUseBlocks, s.InUseBytes = s.Allocs-s.Frees, s.Bytes-freed
-	return s
-}
-
-// chain is the function names from n's parent up, "f<g<main" style.
-func (p *profile) chain(n int) string {
-	var names []string
-	for n = p.nodes[n].parent; n >= 0 && p.nodes[n].kind == 'F'; n = p.nodes[n].parent {
-		names = append(names, p.strs[p.fns[p.nodes[n].ref][0]])
-	}
-	return strings.Join(names, "<")
-}
-
-// leaves returns the A nodes allocating at the given line of a test
-// program.
-func (p *profile) leaves(line int) []int {
-	var r []int
-	for i, n := range p.nodes {
-		if n.kind == 'A' && p.sites[n.ref].line == line {
-			r = append(r, i)
+// allocs returns the allocation leaves that allocated.
+func (p *prof) allocs() []*profile.Node {
+	var r []*profile.Node
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindAlloc && !n.Heap.IsZero() {
+			r = append(r, n)
 		}
 	}
 	return r
 }
 
-// checkConsistent checks that the profile's H and B records agree with the
-// heap summary the runtime printed.
-func checkConsistent(t testing.TB, p *profile, s heapSummary) {
+// called returns the function nodes with calls.
+func (p *prof) called() []*profile.Node {
+	var r []*profile.Node
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindFunc && n.Calls > 0 {
+			r = append(r, n)
+		}
+	}
+	return r
+}
+
+// bin returns the bin of requests of size bytes (profile.LargeBin: all
+// over 1024), zero if none.
+func (p *prof) bin(size int) profile.Bin {
+	for _, b := range p.Bins {
+		if b.Size == size {
+			return b
+		}
+	}
+	return profile.Bin{Size: size}
+}
+
+// timeMeta returns the time_* metadata.
+func (p *prof) timeMeta() map[string]string {
+	m := map[string]string{}
+	for k, v := range p.meta {
+		if strings.HasPrefix(k, "time_") {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// timed returns the nodes with self time (D records) and their sum.
+func (p *prof) timed() (nodes []*profile.Node, total uint64) {
+	for _, n := range p.Nodes {
+		if n.Time > 0 {
+			nodes = append(nodes, n)
+			total += n.Time
+		}
+	}
+	return nodes, total
+}
+
+// totals sums the heap counters of all allocation leaves.
+func (p *prof) totals() heapSummary { return p.sum(func(*profile.Site) bool { return true }) }
+
+// wovenTotals sums those of the sites in woven code (not hidden).
+func (p *prof) wovenTotals() heapSummary { return p.sum(func(s *profile.Site) bool { return !s.Hidden }) }
+
+// hiddenTotals sums those of the hidden sites.
+func (p *prof) hiddenTotals() heapSummary { return p.sum(func(s *profile.Site) bool { return s.Hidden }) }
+
+// sum sums the heap counters of the sites keep selects.
+func (p *prof) sum(keep func(*profile.Site) bool) heapSummary {
+	var h profile.Heap
+	for _, n := range p.allocs() {
+		if keep(n.Site) {
+			h.Add(&n.Heap)
+		}
+	}
+	a, f := h.TotalAllocs(), h.TotalFrees()
+	return heapSummary{h.TotalBytes() - h.TotalFreedBytes(), a - f, a, f, h.TotalBytes()}
+}
+
+// chain is the function names from n's parent up, "f<g<main" style.
+func chain(n *profile.Node) string {
+	var names []string
+	for n = n.Parent; n != nil && n.Kind == profile.KindFunc; n = n.Parent {
+		names = append(names, n.Func.Name)
+	}
+	return strings.Join(names, "<")
+}
+
+// checkConsistent checks that the profile's heap counters and bins agree
+// with the heap summary the runtime printed.
+func checkConsistent(t testing.TB, p *prof, s heapSummary) {
 	t.Helper()
 	if got := p.totals(); got != s {
 		t.Errorf("H records sum to %+v, summary says %+v", got, s)
 	}
 	var b [4]uint64
-	for _, v := range p.bins {
-		for i := range b {
-			b[i] += v[i]
-		}
+	for _, v := range p.Bins {
+		b[0], b[1], b[2], b[3] = b[0]+v.Allocs, b[1]+v.Frees, b[2]+v.Bytes, b[3]+v.FreedBytes
 	}
 	if b != [4]uint64{s.Allocs, s.Frees, s.Bytes, s.Bytes - s.InUseBytes} {
 		t.Errorf("B records sum to %v, summary says %+v", b, s)
@@ -658,28 +501,29 @@ func TestWidgets(t *testing.T) {
 	}
 	p := readProfile(t, r.profile())
 	checkConsistent(t, p, got)
-	if len(p.sites) != 1 || p.strs[p.sites[0].typ] != "struct widget" || p.sites[0].size != 204 ||
-		p.strs[p.sites[0].op] != "malloc" {
-		t.Errorf("sites %+v", p.sites)
+	if len(p.Sites) != 1 || p.Sites[0].Type != "struct widget" || p.Sites[0].TypeSize != 204 || p.Sites[0].Op != "malloc" {
+		t.Errorf("sites %+v", p.Sites)
 	}
-	chains := map[string][16]uint64{}
-	for n, h := range p.heap {
-		chains[p.chain(n)] = h
+	chains := map[string]profile.Heap{}
+	for _, n := range p.allocs() {
+		chains[chain(n)] = n.Heap
 	}
+	// 204-byte blocks: size class medium (33-256 bytes).
 	red, blue := chains["make_widget<make_red_widget<main"], chains["make_widget<make_blue_widget<main"]
-	if red != [16]uint64{1: 5000, 5: 1020000} || blue != [16]uint64{1: 5000, 5: 1020000, 9: 5000, 13: 1020000} {
+	const m = profile.Medium
+	if red != (profile.Heap{Allocs: [4]uint64{m: 5000}, Bytes: [4]uint64{m: 1020000}}) ||
+		blue != (profile.Heap{Allocs: [4]uint64{m: 5000}, Bytes: [4]uint64{m: 1020000}, Frees: [4]uint64{m: 5000}, FreedBytes: [4]uint64{m: 1020000}}) {
 		t.Errorf("heap counters %v", chains)
 	}
-	if p.bins[204] != [4]uint64{10000, 5000, 2040000, 1020000} || len(p.bins) != 1 {
-		t.Errorf("bins %v", p.bins)
+	if b := p.bin(204); b != (profile.Bin{Size: 204, Allocs: 10000, Frees: 5000, Bytes: 2040000, FreedBytes: 1020000}) || len(p.Bins) != 1 {
+		t.Errorf("bins %+v", p.Bins)
 	}
 	// Calls: main once, make_widget 5000 times under each colour.
-	for n, c := range p.calls {
-		name := p.strs[p.fns[p.nodes[n].ref][0]]
+	for _, n := range p.called() {
 		want := map[string]uint64{"main": 1, "make_widget": 5000, "make_red_widget": 5000,
-			"make_blue_widget": 5000, "consume": 10000}[name]
-		if c != want {
-			t.Errorf("%s called %d times, want %d", name, c, want)
+			"make_blue_widget": 5000, "consume": 10000}[n.Func.Name]
+		if n.Calls != want {
+			t.Errorf("%s called %d times, want %d", n.Func.Name, n.Calls, want)
 		}
 	}
 }
@@ -690,8 +534,8 @@ func TestAllFunctions(t *testing.T) {
 	t.Parallel()
 	p := checkAgainstValgrind(t, build(t, "gcc", "allfns"))
 	ops := map[string]bool{}
-	for _, s := range p.sites {
-		ops[p.strs[s.op]] = true
+	for _, s := range p.Sites {
+		ops[s.Op] = true
 	}
 	for _, op := range []string{"malloc", "calloc", "realloc", "reallocarray", "strdup", "strndup",
 		"aligned_alloc", "posix_memalign", "memalign", "valloc"} {
@@ -699,8 +543,8 @@ func TestAllFunctions(t *testing.T) {
 			t.Errorf("no allocation site for %s", op)
 		}
 	}
-	if p.bins[1025][0] == 0 || p.bins[0][0] != 2 {
-		t.Errorf("bins 0 and 1025: %v %v", p.bins[0], p.bins[1025])
+	if p.bin(profile.LargeBin).Allocs == 0 || p.bin(0).Allocs != 2 {
+		t.Errorf("bins 0 and >1024: %+v %+v", p.bin(0), p.bin(profile.LargeBin))
 	}
 }
 
@@ -722,13 +566,13 @@ func TestLongjmp(t *testing.T) {
 	t.Parallel()
 	p := checkAgainstValgrind(t, build(t, "gcc", "longjmp"))
 	want := map[uint64]string{11: "c<b<a<main", 13: "after<a<main", 17: "a<main", 19: "main"}
-	for n, h := range p.heap {
-		if c := p.chain(n); want[h[4]] != c {
-			t.Errorf("%d-byte block charged to %q, want %q", h[4], c, want[h[4]])
+	for _, n := range p.allocs() {
+		if b, c := n.Heap.TotalBytes(), chain(n); want[b] != c {
+			t.Errorf("%d-byte block charged to %q, want %q", b, c, want[b])
 		}
 	}
-	if len(p.heap) != 4 {
-		t.Errorf("%d allocating contexts, want 4", len(p.heap))
+	if len(p.allocs()) != 4 {
+		t.Errorf("%d allocating contexts, want 4", len(p.allocs()))
 	}
 }
 
@@ -781,21 +625,18 @@ func checkThreadsSized(t *testing.T, r result, n, m uint64) {
 	if h := p.hiddenTotals(); h.Allocs > 4*9 {
 		t.Errorf("hidden allocations %+v: more than thread set-up", h)
 	}
-	if len(p.threads) != 9 {
-		t.Errorf("%d threads, want 9", len(p.threads))
+	if len(p.Threads) != 9 {
+		t.Errorf("%d threads, want 9", len(p.Threads))
 	}
 	// Each worker's alloc_phase leaf: n allocations, half of them freed,
 	// a quarter by the neighbouring thread.
 	leaves := 0
-	for node, h := range p.heap {
-		if p.chain(node) != "alloc_phase<worker" {
+	for _, node := range p.allocs() {
+		if chain(node) != "alloc_phase<worker" {
 			continue
 		}
 		leaves++
-		var a, f uint64
-		for c := 0; c < 4; c++ {
-			a, f = a+h[c], f+h[8+c]
-		}
+		a, f := node.Heap.TotalAllocs(), node.Heap.TotalFrees()
 		if a != n || f != (n+1)/2 {
 			t.Errorf("alloc_phase leaf: %d allocs %d frees, want %d %d", a, f, n, (n+1)/2)
 		}
@@ -854,8 +695,8 @@ func TestThreadChurn(t *testing.T) {
 	}
 	// With the C library's allocations for the threads, valgrind's totals.
 	checkValgrind(t, got, exe, nil)
-	if len(p.threads) != 2001 {
-		t.Errorf("%d threads, want 2001", len(p.threads))
+	if len(p.Threads) != 2001 {
+		t.Errorf("%d threads, want 2001", len(p.Threads))
 	}
 }
 
@@ -920,7 +761,7 @@ func TestSideTableSpill(t *testing.T) {
 // checkAgainstValgrind runs exe with the runtime's defaults (library
 // allocations recorded) and checks its profile is consistent and its totals
 // are valgrind's.
-func checkAgainstValgrind(t *testing.T, exe string) *profile {
+func checkAgainstValgrind(t *testing.T, exe string) *prof {
 	t.Helper()
 	r := run(t, exe, nil)
 	got := weaveSummary(t, r)
@@ -957,14 +798,14 @@ func TestEmpty(t *testing.T) {
 		t.Errorf("summary:\n%s", r.stderr)
 	}
 	p := readProfile(t, r.profile())
-	if len(p.threads) != 1 || len(p.nodes) != 2 || len(p.heap) != 0 || len(p.bins) != 0 || len(p.sites) != 0 {
-		t.Errorf("profile %+v", p)
+	if len(p.Threads) != 1 || len(p.Nodes) != 2 || len(p.allocs()) != 0 || len(p.Bins) != 0 || len(p.Sites) != 0 {
+		t.Errorf("profile %v", p)
 	}
-	if p.nodes[1].kind != 'F' || p.calls[1] != 1 || p.strs[p.fns[0][0]] != "main" {
-		t.Errorf("nodes %+v calls %v", p.nodes, p.calls)
+	if n := p.Nodes[1]; n.Kind != profile.KindFunc || n.Calls != 1 || n.Func.Name != "main" {
+		t.Errorf("profile %v", p)
 	}
-	if pid := p.meta["pid"]; p.threads[0] != atoi(t, pid) || !strings.HasSuffix(p.meta["argv"], "empty") {
-		t.Errorf("metadata %v, threads %v", p.meta, p.threads)
+	if pid := p.meta["pid"]; p.Threads[0].TID != uint64(atoi(t, pid)) || !strings.HasSuffix(p.meta["argv"], "empty") {
+		t.Errorf("metadata %v, thread %d", p.meta, p.Threads[0].TID)
 	}
 }
 
@@ -1081,20 +922,19 @@ func TestNoWovenFunction(t *testing.T) {
 	}
 	p := readProfile(t, r.profile())
 	checkConsistent(t, p, got)
-	if len(p.threads) != 2 {
-		t.Errorf("%d threads", len(p.threads))
+	if len(p.Threads) != 2 {
+		t.Errorf("%d threads", len(p.Threads))
 	}
-	for n, h := range p.heap {
-		par := p.nodes[p.nodes[n].parent]
-		if par.kind != 'R' {
-			t.Errorf("node %d not below a root", n)
+	for _, n := range p.allocs() {
+		if n.Parent.Kind != profile.KindRoot {
+			t.Errorf("node %d not below a root", n.ID)
 		}
 		// The 100-byte block: main thread's, freed by the other thread.
-		if h[5] == 100 && (h[9] != 1 || par.thread != 0) {
-			t.Errorf("100-byte block: %v", h)
+		if h := n.Heap; h.TotalBytes() == 100 && (h.TotalFrees() != 1 || n.Thread.ID != 0) {
+			t.Errorf("100-byte block: %+v in thread %d", h, n.Thread.ID)
 		}
-		if h[6] == 300 && par.thread != 1 {
-			t.Errorf("300-byte block in thread %d", par.thread)
+		if n.Heap.TotalBytes() == 300 && n.Thread.ID != 1 {
+			t.Errorf("300-byte block in thread %d", n.Thread.ID)
 		}
 	}
 	if !regexp.MustCompile(`300 bytes in 1 blocks at \S+nowoven.c:\d+ start\n`).MatchString(r.stderr) {
@@ -1132,7 +972,7 @@ func TestFork(t *testing.T) {
 	if len(files) != 2 {
 		t.Fatalf("profiles %v", files)
 	}
-	byPid := map[string]*profile{}
+	byPid := map[string]*prof{}
 	for _, f := range files {
 		p := readProfile(t, f)
 		if filepath.Base(f) != "p."+p.meta["pid"]+".prof" {
@@ -1140,7 +980,7 @@ func TestFork(t *testing.T) {
 		}
 		byPid[p.meta["pid"]] = p
 	}
-	var parent, child *profile
+	var parent, child *prof
 	for _, p := range byPid {
 		if byPid[p.meta["ppid"]] != nil {
 			child = p
@@ -1157,16 +997,16 @@ func TestFork(t *testing.T) {
 	if child.meta["inherited"] != "2 25" || child.meta["inherited_freed"] != "1 15" || parent.meta["inherited"] != "" {
 		t.Errorf("inherited: child %q %q, parent %q", child.meta["inherited"], child.meta["inherited_freed"], parent.meta["inherited"])
 	}
-	if len(child.threads) != 1 || child.meta["end"] != "exit" {
-		t.Errorf("child: %d threads, end %q", len(child.threads), child.meta["end"])
+	if len(child.Threads) != 1 || child.meta["end"] != "exit" {
+		t.Errorf("child: %d threads, end %q", len(child.Threads), child.meta["end"])
 	}
-	for n, c := range child.calls {
-		if name := child.strs[child.fns[child.nodes[n].ref][0]]; name != "child" || c != 1 {
-			t.Errorf("child profile: %s called %d times, want child once", name, c)
+	for _, n := range child.called() {
+		if n.Func.Name != "child" || n.Calls != 1 {
+			t.Errorf("child profile: %s called %d times, want child once", n.Func.Name, n.Calls)
 		}
 	}
-	if child.threads[0] != atoi(t, child.meta["pid"]) {
-		t.Errorf("child's thread tid %d, pid %s", child.threads[0], child.meta["pid"])
+	if child.Threads[0].TID != uint64(atoi(t, child.meta["pid"])) {
+		t.Errorf("child's thread tid %d, pid %s", child.Threads[0].TID, child.meta["pid"])
 	}
 }
 
@@ -1183,20 +1023,20 @@ func TestDeep(t *testing.T) {
 	if w := p.wovenTotals(); r.code != 0 || w != (heapSummary{6, 3, 3, 0, 6}) {
 		t.Fatalf("exit %d, woven allocations %+v\n%s", r.code, w, r.stderr)
 	}
-	for n, h := range p.heap {
-		c := p.chain(n)
+	for _, n := range p.allocs() {
+		c, b := chain(n), n.Heap.TotalBytes()
 		switch {
-		case p.sites[p.nodes[n].ref].hidden:
-		case h[4] == 1:
+		case n.Site.Hidden:
+		case b == 1:
 			// Recursion is folded: deep below deep holds every level.
 			if c != "deep<deep<run" {
 				t.Errorf("deepest block at %q", c)
 			}
-		case h[4] == 2:
+		case b == 2:
 			if c != "run" {
 				t.Errorf("2-byte block at %q", c)
 			}
-		case h[4] == 3:
+		case b == 3:
 			if c != "main" {
 				t.Errorf("3-byte block at %q", c)
 			}
@@ -1204,8 +1044,8 @@ func TestDeep(t *testing.T) {
 	}
 	// Calls: deep once from run, then from deep until the pseudo-stack is
 	// full (1<<20 entries; deeper calls are not pushed).
-	for n, c := range p.calls {
-		switch p.chain(n) {
+	for _, n := range p.called() {
+		switch c := n.Calls; chain(n) {
 		case "run":
 			if c != 1 {
 				t.Errorf("run > deep called %d times", c)
@@ -1220,8 +1060,41 @@ func TestDeep(t *testing.T) {
 	if m == nil || atoi(t, strings.ReplaceAll(m[1], ",", "")) > 20 {
 		t.Errorf("runtime stats:\n%s", r.stderr)
 	}
+	// Per level, the deep run may cost its C stack frame and a 16-byte
+	// pseudo-stack entry; a calling-context node per level (32 bytes or
+	// more) would exceed the 8 MiB of slack several times over.
+	const depth = 1<<20 + 1000
+	frame := stackUsage(t, "deep", "deep")
 	deep, shallow := maxRSS(t, exe), maxRSS(t, exe, "10")
-	t.Logf("peak RSS: %d KiB at depth %d, %d KiB at depth 10", deep, 1<<20+1000, shallow)
+	limit := shallow + depth*(frame+16)/1024 + 8<<10
+	if deep > limit {
+		t.Errorf("peak RSS %d KiB at depth %d, %d KiB at depth 10: more than %d KiB (C frames of %d bytes and the pseudo-stack)",
+			deep, depth, shallow, limit, frame)
+	}
+}
+
+// stackUsage returns the bytes of C stack a call of function fn of
+// testdata/<prog>.c takes (gcc -fstack-usage, return address included),
+// compiled as build compiles it.
+func stackUsage(t *testing.T, prog, fn string) int64 {
+	t.Helper()
+	dir := t.TempDir()
+	obj := filepath.Join(dir, prog+".o")
+	args := []string{"-std=gnu11", "-O1", "-g", "-I.", "-I../pseudostack", "-Itestdata", "-fstack-usage", "-c",
+		filepath.Join("testdata", prog+".c"), "-o", obj}
+	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	su, err := os.ReadFile(filepath.Join(dir, prog+".su"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m):` + fn + `\t(\d+)\tstatic$`).FindSubmatch(su)
+	if m == nil {
+		t.Fatalf("no static stack usage of %s in:\n%s", fn, su)
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return n
 }
 
 // maxRSS runs exe and returns its peak resident set size in KiB.
