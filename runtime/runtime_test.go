@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"weave/internal/memcheck"
-	"weave/profile"
 	"weave/internal/testtool"
+	"weave/profile"
 )
 
 // The test programs in testdata are hand-written "woven-style" C: they
@@ -242,10 +242,14 @@ func (p *prof) timed() (nodes []*profile.Node, total uint64) {
 func (p *prof) totals() heapSummary { return p.sum(func(*profile.Site) bool { return true }) }
 
 // wovenTotals sums those of the sites in woven code (not hidden).
-func (p *prof) wovenTotals() heapSummary { return p.sum(func(s *profile.Site) bool { return !s.Hidden }) }
+func (p *prof) wovenTotals() heapSummary {
+	return p.sum(func(s *profile.Site) bool { return !s.Hidden })
+}
 
 // hiddenTotals sums those of the hidden sites.
-func (p *prof) hiddenTotals() heapSummary { return p.sum(func(s *profile.Site) bool { return s.Hidden }) }
+func (p *prof) hiddenTotals() heapSummary {
+	return p.sum(func(s *profile.Site) bool { return s.Hidden })
+}
 
 // sum sums the heap counters of the sites keep selects.
 func (p *prof) sum(keep func(*profile.Site) bool) heapSummary {
