@@ -43,7 +43,7 @@ type htmlData struct {
 
 func (htmlRenderer) Render(w io.Writer, r *Report) error {
 	d := htmlData{Program: r.Program, Sources: r.Sources, Complete: r.Complete, Totals: r.Totals,
-		Tree: r.flameTree(), Tables: r.htmlTables(), Timeline: r.htmlTimeline()}
+		Tree: r.flameTree(maxFlameNodes), Tables: r.htmlTables(), Timeline: r.htmlTimeline()}
 	d.TimeMode, _ = r.prof.MetaValue("time_mode")
 	for _, q := range Quantities {
 		var sum uint64

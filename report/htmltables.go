@@ -23,6 +23,10 @@ type htmlCol struct {
 	Kind string `json:"kind,omitempty"`
 }
 
+// maxHTMLRows bounds a table of the page (a leak table can have a row
+// per calling context); the rows kept are the first, the largest.
+const maxHTMLRows = 2000
+
 // htmlTables returns the report's tables for the page.
 func (r *Report) htmlTables() []htmlTable {
 	var ts []htmlTable
@@ -74,7 +78,14 @@ func (r *Report) htmlTables() []htmlTable {
 		}
 		ts = append(ts, t)
 	}
-	return append(ts, r.memoryTables()...)
+	ts = append(ts, r.memoryTables()...)
+	for i := range ts {
+		if n := len(ts[i].Rows); n > maxHTMLRows {
+			ts[i].Rows = ts[i].Rows[:maxHTMLRows]
+			ts[i].Note += fmt.Sprintf(" (the first %s of %s rows: the text and JSON reports have all)", num(maxHTMLRows), num(uint64(n)))
+		}
+	}
+	return ts
 }
 
 func depthNote(depth int) string {

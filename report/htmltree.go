@@ -24,7 +24,8 @@ type flameTree struct {
 // huge tree still makes a page of a few megabytes that draws at once.
 const maxFlameNodes = 60000
 
-func (r *Report) flameTree() *flameTree {
+// flameTree builds the tree, keeping at most limit nodes.
+func (r *Report) flameTree(limit int) *flameTree {
 	type node struct {
 		parent, label int
 		self          Values
@@ -63,7 +64,7 @@ func (r *Report) flameTree() *flameTree {
 	for i := range keep {
 		keep[i] = true
 	}
-	if len(nodes) > maxFlameNodes {
+	if len(nodes) > limit {
 		incl := make([]Values, len(nodes))
 		var total Values
 		for i := len(nodes) - 1; i >= 0; i-- {
@@ -84,7 +85,7 @@ func (r *Report) flameTree() *flameTree {
 		}
 		sorted := slices.Clone(share)
 		slices.Sort(sorted)
-		cut := sorted[len(sorted)-maxFlameNodes]
+		cut := sorted[len(sorted)-limit]
 		for i := 1; i < len(nodes); i++ {
 			// A child is never bigger than its parent, so what is kept
 			// is a tree; ties at the cut go.

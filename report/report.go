@@ -561,13 +561,26 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 		row.Chain = b.frames(g.chain, g.site)
 		rows = append(rows, row)
 	}
-	slices.SortStableFunc(rows, func(a, c Leak) int {
+	// The chains' sort keys are made once: a profile of 100,000 leak
+	// chains of equal size compares them millions of times.
+	type keyed struct {
+		row   Leak
+		chain string
+	}
+	ks := make([]keyed, len(rows))
+	for i, r := range rows {
+		ks[i] = keyed{r, chainString(r.Chain)}
+	}
+	slices.SortStableFunc(ks, func(a, c keyed) int {
 		return cmp.Or(
-			cmp.Compare(c.BytesKept, a.BytesKept),
-			cmp.Compare(c.BlocksKept, a.BlocksKept),
-			cmp.Compare(chainString(a.Chain), chainString(c.Chain)),
-			compareBool(a.Hidden, c.Hidden))
+			cmp.Compare(c.row.BytesKept, a.row.BytesKept),
+			cmp.Compare(c.row.BlocksKept, a.row.BlocksKept),
+			cmp.Compare(a.chain, c.chain),
+			compareBool(a.row.Hidden, c.row.Hidden))
 	})
+	for i := range ks {
+		rows[i] = ks[i].row
+	}
 	return rows
 }
 

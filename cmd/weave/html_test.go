@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"weave/internal/testtool"
+	"weave/profile"
 )
 
 // page is an HTML report open in headless Chromium.
@@ -217,4 +219,119 @@ func TestHTMLReport(t *testing.T) {
 		t.Errorf("a page with console.error and an exception: the check saw %q", p.bad)
 	}
 	p.mu.Unlock()
+}
+
+// bigProfile writes a profile of a million allocations over about 250,000
+// calling contexts: main calls 7 of 60 functions, each of those 7 more, 6
+// deep, and every innermost call allocates.
+func bigProfile(t *testing.T, path string) {
+	t.Helper()
+	p := &profile.Profile{Meta: []profile.Meta{{Key: "argv", Value: "./big"}, {Key: "complete", Value: "1"}}}
+	for i := range 60 {
+		f := &profile.Func{ID: i, Name: fmt.Sprintf("f%02d", i), File: "big.c", Line: 10 * (i + 1)}
+		p.Funcs = append(p.Funcs, f)
+		p.Sites = append(p.Sites, &profile.Site{ID: i, Func: f, File: "big.c", Line: f.Line + 2, Col: 5, Op: "malloc"})
+	}
+	th := &profile.Thread{ID: 0, TID: 1}
+	p.Threads = []*profile.Thread{th}
+	node := func(parent *profile.Node, kind profile.Kind) *profile.Node {
+		n := &profile.Node{ID: len(p.Nodes), Parent: parent, Thread: th, Kind: kind}
+		p.Nodes = append(p.Nodes, n)
+		if parent != nil {
+			parent.Children = append(parent.Children, n)
+		}
+		return n
+	}
+	th.Root = node(nil, profile.KindRoot)
+	seed := uint64(1)
+	var leaves []*profile.Node
+	var grow func(parent *profile.Node, depth int)
+	grow = func(parent *profile.Node, depth int) {
+		for range 7 {
+			seed = seed*6364136223846793005 + 1442695040888963407
+			f := p.Funcs[seed>>58%60]
+			n := node(parent, profile.KindFunc)
+			n.Func, n.Calls = f, 1+seed>>60
+			if depth == 6 {
+				a := node(n, profile.KindAlloc)
+				a.Site = p.Sites[f.ID]
+				leaves = append(leaves, a)
+			} else {
+				grow(n, depth+1)
+			}
+		}
+	}
+	main := node(th.Root, profile.KindFunc)
+	main.Func, main.Calls = p.Funcs[0], 1
+	grow(main, 1)
+	var bin profile.Bin
+	for i, l := range leaves {
+		n := uint64(1_000_000 / len(leaves))
+		if i < 1_000_000%len(leaves) {
+			n++
+		}
+		l.Heap.Allocs[profile.Medium] = n
+		l.Heap.Bytes[profile.Medium] = 48 * n
+		l.Heap.Frees[profile.Medium] = n / 2
+		l.Heap.FreedBytes[profile.Medium] = 48 * (n / 2)
+		bin.Allocs += n
+		bin.Frees += n / 2
+	}
+	bin.Size, bin.Bytes, bin.FreedBytes = 48, 48*bin.Allocs, 48*bin.Frees
+	p.Bins = []profile.Bin{bin}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := p.Write(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cpuRun runs weave with args and returns its output and CPU time (user
+// and system), which a busy machine does not inflate as it does wall time.
+func cpuRun(t *testing.T, args ...string) (string, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(weaveBin, args...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("weave %v: %v", args, err)
+	}
+	return string(out), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// TestHTMLLarge: a million allocations over 250,000 contexts make a page
+// under 5 MB that Chromium loads and draws. The time limits are loose (a
+// shared machine); the test logs the times.
+func TestHTMLLarge(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "big.prof")
+	bigProfile(t, prof)
+	text, textCPU := cpuRun(t, "report", prof)
+	if !strings.Contains(text, "1,000,000") {
+		t.Errorf("text report lacks the million allocations:\n%.400s", text)
+	}
+	out := filepath.Join(dir, "big.html")
+	_, htmlCPU := cpuRun(t, "report", "--format", "html", "-o", out, prof)
+	fi, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 5<<20 {
+		t.Errorf("the page is %d bytes, over 5 MB", fi.Size())
+	}
+	p := openPage(t, out)
+	drawn := eval[int](p, `weave.drawn`)
+	ms := eval[float64](p, `weave.ms`)
+	status := eval[string](p, `document.getElementById("status").textContent`)
+	t.Logf("text report %v CPU, HTML report %v CPU (%d bytes), Chromium navigation to drawn page %.0f ms: %d bars; %s",
+		textCPU, htmlCPU, fi.Size(), ms, drawn, status)
+	if drawn < 100 || !strings.Contains(status, "tiny contexts folded") {
+		t.Errorf("%d bars drawn, status %q", drawn, status)
+	}
+	if textCPU > 5*time.Second || ms > 10000 {
+		t.Errorf("too slow: text %v CPU, browser %.0f ms", textCPU, ms)
+	}
+	p.clean()
 }

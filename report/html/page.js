@@ -348,6 +348,7 @@
     label, zoom, search, setQuantity,
     reset: () => zoom(0),
     rect: (i) => { for (const [j, x, y, w] of state.rects) if (j === i) return [x, y, w]; return null; },
+    ms: performance.now(), // from the start of navigation to the page drawn
     find: (name) => { for (let i = 0; i < N; i++) if (label(i) === name) return i; return -1; },
   };
 })();
