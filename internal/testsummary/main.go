@@ -61,6 +61,8 @@ func (s *summary) line(b []byte) {
 	}
 	key := e.Package + " " + e.Test
 	switch e.Action {
+	case "build-output": // a compile error of a package or its tests
+		fmt.Fprint(s.out, e.Output)
 	case "output":
 		s.output[key] = append(s.output[key], e.Output)
 	case "pass", "fail", "skip":
@@ -71,7 +73,11 @@ func (s *summary) line(b []byte) {
 				fmt.Fprint(s.out, strings.Join(lines, ""))
 				s.pkgFail = append(s.pkgFail, e.Package)
 			}
-			fmt.Fprintf(s.out, "%-4s %s %.1fs\n", e.Action, e.Package, e.Elapsed)
+			if e.Action == "skip" {
+				fmt.Fprintf(s.out, "-    %s (no tests)\n", e.Package)
+			} else {
+				fmt.Fprintf(s.out, "%-4s %s %.1fs\n", e.Action, e.Package, e.Elapsed)
+			}
 			return
 		}
 		name := e.Package + " " + e.Test

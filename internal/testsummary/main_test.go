@@ -17,6 +17,9 @@ func TestSummary(t *testing.T) {
 {"Action":"fail","Package":"p","Elapsed":1.5}
 # q
 q/x.go:1:1: expected 'package', found 'EOF'
+{"ImportPath":"r [r.test]","Action":"build-output","Output":"r/r_test.go:3:2: undefined: x\n"}
+{"ImportPath":"r [r.test]","Action":"build-fail"}
+{"Action":"fail","Package":"r","Elapsed":0,"FailedBuild":"r [r.test]"}
 `
 	var out strings.Builder
 	s := &summary{out: &out, output: map[string][]string{}}
@@ -35,6 +38,8 @@ q/x.go:1:1: expected 'package', found 'EOF'
 		"skipped: p TestA/valgrind: valgrind not installed\n",
 		"FAILED: p TestB\n",
 		"FAILED package: p\n",
+		"r/r_test.go:3:2: undefined: x\n",
+		"FAILED package: r\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
