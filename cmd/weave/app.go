@@ -29,6 +29,8 @@ func newApp() *cli.App {
 			reportCommand,
 			runtimeCommand,
 			mapsCommand,
+			goCommand,
+			toolexecCommand,
 		},
 		Action: weaveAction,
 	}

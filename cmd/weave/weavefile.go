@@ -49,6 +49,9 @@ func weaveAction(c *cli.Context) error {
 	if src == "" {
 		return errors.New("no input file (usage: weave -o out.c prog.c [cc flags])")
 	}
+	if strings.HasSuffix(src, ".go") {
+		return weaveGoFile(c, src, out, flags)
+	}
 	cfg := newConfig(c)
 	cfg.Verbose = verbose
 	return cfg.WeaveFile(src, out, flags)

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"weave/goweave"
+)
+
+// goCommand is `weave go build|test|run|install|vet [--packages p,...] args`:
+// the go command with weave as its -toolexec.
+var goCommand = &cli.Command{
+	Name:            "go",
+	Usage:           "run the go command with weave weaving the main module (and --packages patterns)",
+	UsageText:       "weave go build|test|run|install [--packages pattern,...] [go flags] [packages]",
+	SkipFlagParsing: true,
+	Action: func(c *cli.Context) error {
+		args := c.Args().Slice()
+		if len(args) == 0 {
+			return errors.New("weave go: which go command? (build, test, run, install)")
+		}
+		patterns, rest := packagesFlag(args[1:])
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		goArgs := append([]string{args[0], "-toolexec", self + " toolexec"}, rest...)
+		cmd := exec.Command("go", goArgs...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, c.App.Writer, c.App.ErrWriter
+		cmd.Env = append(os.Environ(), goweave.PackagesEnv+"="+strings.Join(patterns, ","))
+		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				return cli.Exit("", ee.ExitCode()) // go has said why
+			}
+			return err
+		}
+		return nil
+	},
+}
+
+// toolexecCommand is `weave toolexec [--packages p,...] tool args...`, run by
+// the go command for each tool of a build.
+var toolexecCommand = &cli.Command{
+	Name:            "toolexec",
+	Usage:           "weave Go packages as go build's -toolexec",
+	UsageText:       `go build -toolexec="weave toolexec [--packages pattern,...]" ./...`,
+	SkipFlagParsing: true,
+	Action: func(c *cli.Context) error {
+		patterns, rest := packagesFlag(c.Args().Slice())
+		if env := os.Getenv(goweave.PackagesEnv); env != "" {
+			patterns = append(patterns, strings.Split(env, ",")...)
+		}
+		err := goweave.Toolexec(rest, patterns, c.App.Writer, c.App.ErrWriter)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return cli.Exit("", ee.ExitCode()) // the tool has said why
+		}
+		return err
+	},
+}
+
+// packagesFlag takes the --packages options (comma-separated patterns,
+// repeatable) out of args.
+func packagesFlag(args []string) (patterns, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		var v string
+		switch {
+		case a == "--packages" || a == "-packages":
+			if i+1 >= len(args) {
+				rest = append(rest, a)
+				continue
+			}
+			v = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--packages="), strings.HasPrefix(a, "-packages="):
+			_, v, _ = strings.Cut(a, "=")
+		default:
+			rest = append(rest, a)
+			continue
+		}
+		for _, p := range strings.Split(v, ",") {
+			if p != "" {
+				patterns = append(patterns, p)
+			}
+		}
+	}
+	return patterns, rest
+}

@@ -1,0 +1,297 @@
+package goweave
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+
+	"github.com/dave/dst"
+	"github.com/dave/dst/dstutil"
+)
+
+// pre opens a function's record when the walk enters its body.
+func (w *weaver) pre(c *dstutil.Cursor) bool {
+	switch n := w.astOf(c.Node()).(type) {
+	case *ast.FuncDecl:
+		if n.Body == nil {
+			return false
+		}
+		w.stack = append(w.stack, w.newFunc(w.funcName(n), n.Type.Func))
+	case *ast.FuncLit:
+		outer := w.prefix() + ".init"
+		if len(w.stack) > 0 {
+			outer = w.funcs[w.stack[len(w.stack)-1]].name
+		}
+		w.closures[outer]++
+		sep := ".func"
+		if len(w.stack) > 1 || strings.Contains(outer, ".func") {
+			sep = "."
+		}
+		w.stack = append(w.stack, w.newFunc(outer+sep+strconv.Itoa(w.closures[outer]), n.Type.Func))
+	}
+	return true
+}
+
+// post weaves a node after its children: entry advice into functions,
+// allocation advice around allocation expressions, go statements, os.Exit.
+func (w *weaver) post(c *dstutil.Cursor) bool {
+	a := w.astOf(c.Node())
+	if a == nil {
+		return true
+	}
+	switch n := a.(type) {
+	case *ast.FuncDecl:
+		fn := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		w.enter(c.Node().(*dst.FuncDecl).Body, n.Body, fn, n.Name.Name == "main" && n.Recv == nil && w.pkg.Name() == "main")
+	case *ast.FuncLit:
+		fn := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		lit := c.Node().(*dst.FuncLit)
+		w.enter(lit.Body, n.Body, fn, false)
+		if w.opt.LineDirectives && w.pos(n.Body.Lbrace).Line == w.pos(n.Body.Rbrace).Line {
+			// The body now spans lines: what follows it on its line goes back
+			// to its own position.
+			end := w.pos(n.Body.Rbrace)
+			end.Column++
+			lit.Decs.End.Append(w.lineDirective(end, 0))
+		}
+	case *ast.GoStmt:
+		w.goStmt(c, n)
+	case *ast.CallExpr:
+		w.call(c, n)
+	case *ast.UnaryExpr:
+		if lit, ok := n.X.(*ast.CompositeLit); ok && n.Op == token.AND {
+			w.wrap(c, n.OpPos, "New", "composite", w.elem(n), nil)
+			_ = lit
+		}
+	case *ast.CompositeLit:
+		if _, addr := c.Parent().(*dst.UnaryExpr); addr || n.Type == nil {
+			break // &T{...} is woven whole; an element of an outer literal has no type to wrap
+		}
+		switch u := w.typeOf(n).Underlying().(type) {
+		case *types.Slice:
+			w.wrap(c, n.Lbrace, "Slice", "composite", u.Elem(), w.typeOf(n))
+		case *types.Map:
+			w.wrap(c, n.Lbrace, "Map", "composite", nil, w.typeOf(n))
+		}
+	case *ast.BinaryExpr:
+		if n.Op == token.ADD && w.isString(n) && !w.isConcat(w.astOf(c.Parent())) {
+			w.wrap(c, w.concatPos(n), "String", "concat", nil, w.typeOf(n))
+		}
+	case *ast.AssignStmt:
+		w.concatAssign(c, n)
+	}
+	return true
+}
+
+// enter puts `defer rt.Enter(&f).Exit()` first in a body (and before it
+// `defer rt.Finish()` in main.main, which runs last).
+func (w *weaver) enter(body *dst.BlockStmt, orig *ast.BlockStmt, fn int, isMain bool) {
+	call := func(fun dst.Expr, args ...dst.Expr) *dst.CallExpr { return &dst.CallExpr{Fun: fun, Args: args} }
+	enter := call(w.rt("Enter"), w.record("f", fn))
+	stmts := []dst.Stmt{&dst.DeferStmt{Call: call(&dst.SelectorExpr{X: enter, Sel: dst.NewIdent("Exit")})}}
+	if isMain {
+		stmts = append([]dst.Stmt{&dst.DeferStmt{Call: call(w.rt("Finish"))}}, stmts...)
+	}
+	if len(body.List) > 0 {
+		first := body.List[0]
+		stmts[0].Decorations().Before = first.Decorations().Before
+		first.Decorations().Before = dst.NewLine
+		if w.opt.LineDirectives {
+			first.Decorations().Start.Prepend(w.lineDirective(w.pos(orig.List[0].Pos()), 1))
+		}
+	}
+	body.List = append(stmts, body.List...)
+}
+
+// funcName is the function's name as the Go runtime prints it:
+// path.F, path.T.M, path.(*T).M.
+func (w *weaver) funcName(n *ast.FuncDecl) string {
+	if n.Recv == nil || len(n.Recv.List) == 0 {
+		return w.prefix() + "." + n.Name.Name
+	}
+	t := n.Recv.List[0].Type
+	ptr := false
+	if s, ok := t.(*ast.StarExpr); ok {
+		t, ptr = s.X, true
+	}
+	generic := false
+	switch x := t.(type) {
+	case *ast.IndexExpr:
+		t, generic = x.X, true
+	case *ast.IndexListExpr:
+		t, generic = x.X, true
+	}
+	name := "?"
+	if id, ok := t.(*ast.Ident); ok {
+		name = id.Name
+	}
+	if generic {
+		name += "[...]"
+	}
+	if ptr {
+		name = "(*" + name + ")"
+	}
+	return w.prefix() + "." + name + "." + n.Name.Name
+}
+
+func (w *weaver) typeOf(e ast.Expr) types.Type {
+	if tv, ok := w.info.Types[e]; ok && tv.Type != nil {
+		return tv.Type
+	}
+	return types.Typ[types.Invalid]
+}
+
+func (w *weaver) isString(e ast.Expr) bool {
+	tv := w.info.Types[e]
+	if tv.Type == nil || tv.Value != nil {
+		return false
+	}
+	b, ok := tv.Type.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0 && b.Kind() != types.UntypedString
+}
+
+func (w *weaver) isConcat(n ast.Node) bool {
+	b, ok := n.(*ast.BinaryExpr)
+	return ok && b.Op == token.ADD && w.isString(b)
+}
+
+// concatPos is where the compiler reports a concatenation: its first +.
+func (w *weaver) concatPos(n *ast.BinaryExpr) token.Pos {
+	for {
+		x, ok := ast.Unparen(n.X).(*ast.BinaryExpr)
+		if !ok || !w.isConcat(x) {
+			return n.OpPos
+		}
+		n = x
+	}
+}
+
+// elem is the type a pointer-typed expression points to.
+func (w *weaver) elem(e ast.Expr) types.Type {
+	if p, ok := w.typeOf(e).Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return nil
+}
+
+// heap reports whether the allocation at p is to be counted: it is on the
+// heap by the compiler's escape analysis, or there is none. The analysis
+// names the allocations it could keep on the stack; an op it says nothing
+// about (a channel; append's growth and s += t when not named) is on the
+// heap.
+func (w *weaver) heap(p token.Pos, op string) bool {
+	if w.opt.Escapes == nil || op == "chan" {
+		return true
+	}
+	pos := w.pos(p)
+	esc, named := w.opt.Escapes[Pos{pos.Filename, pos.Line, pos.Column}]
+	if !named {
+		return op == "append" || op == "concat="
+	}
+	return esc
+}
+
+// wrap replaces the expression at the cursor with rt.helper(&site, expr).
+// sizeOf is the type whose size the site records (the element's for
+// slices), named is the type it names (default sizeOf).
+func (w *weaver) wrap(c *dstutil.Cursor, at token.Pos, helper, op string, sizeOf, named types.Type, extra ...dst.Expr) {
+	if len(w.stack) == 0 && !w.opt.packageLevel() {
+		return
+	}
+	check := at
+	if op == "append" { // the compiler names an append by its parenthesis
+		check = w.astOf(c.Node()).(*ast.CallExpr).Lparen
+	}
+	if !w.heap(check, op) {
+		return
+	}
+	if op == "chan" {
+		op = "make"
+	}
+	site := w.newSite(at, op, sizeOf, named)
+	e := c.Node().(dst.Expr)
+	decs := *e.Decorations()
+	*e.Decorations() = dst.NodeDecs{}
+	args := append([]dst.Expr{w.record("s", site)}, extra...)
+	call := &dst.CallExpr{Fun: w.rt(helper), Args: append(args, e)}
+	call.Decs.NodeDecs = decs
+	c.Replace(call)
+}
+
+// packageLevel reports whether allocations in package-level initialisers
+// are woven: they are, charged to the package's init record.
+func (o *Options) packageLevel() bool { return true }
+
+func (w *weaver) newSite(at token.Pos, op string, sizeOf, named types.Type) int {
+	if len(w.stack) == 0 { // a package-level initialiser
+		w.stack = append(w.stack, w.initFunc())
+		defer func() { w.stack = w.stack[:0] }()
+	}
+	if named == nil {
+		named = sizeOf
+	}
+	var size int64
+	if sizeOf != nil && !hasTypeParam(sizeOf) {
+		size = w.opt.Sizes.Sizeof(sizeOf)
+	}
+	typ := ""
+	if named != nil {
+		typ = types.TypeString(named, func(p *types.Package) string {
+			if p == w.pkg {
+				return ""
+			}
+			return p.Name()
+		})
+	}
+	w.sites = append(w.sites, siteRec{fn: w.stack[len(w.stack)-1], pos: w.pos(at), op: op, typ: typ, size: size})
+	return len(w.sites) - 1
+}
+
+// initFunc is the record that package-level initialisers' allocations are
+// charged to.
+func (w *weaver) initFunc() int {
+	for i, f := range w.funcs {
+		if f.name == w.prefix()+".init" && f.pos.Line == 0 {
+			return i
+		}
+	}
+	w.funcs = append(w.funcs, funcRec{name: w.prefix() + ".init", pos: token.Position{Filename: w.pos(w.file.Package).Filename}})
+	return len(w.funcs) - 1
+}
+
+func hasTypeParam(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Named:
+		if args := t.TypeArgs(); args != nil {
+			for i := range args.Len() {
+				if hasTypeParam(args.At(i)) {
+					return true
+				}
+			}
+		}
+		return false
+	case *types.Pointer:
+		return hasTypeParam(t.Elem())
+	case *types.Slice:
+		return hasTypeParam(t.Elem())
+	case *types.Array:
+		return hasTypeParam(t.Elem())
+	case *types.Chan:
+		return hasTypeParam(t.Elem())
+	case *types.Map:
+		return hasTypeParam(t.Key()) || hasTypeParam(t.Elem())
+	case *types.Struct:
+		for i := range t.NumFields() {
+			if hasTypeParam(t.Field(i).Type()) {
+				return true
+			}
+		}
+	}
+	return false
+}

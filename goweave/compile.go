@@ -1,0 +1,198 @@
+package goweave
+
+import (
+	"bytes"
+	"fmt"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// compile weaves the package being compiled, when it is selected, and
+// compiles the woven files; a package that cannot be woven (it does not
+// type-check, say) is compiled as it is, with one warning.
+func compile(args, patterns []string, stderr io.Writer) error {
+	t := splitArgs(args)
+	if t.importcfg < 0 || len(t.files) == 0 {
+		return run(args, os.Stdout, stderr)
+	}
+	files := make([]string, len(t.files))
+	for i, j := range t.files {
+		files[i] = args[j]
+	}
+	testmain := t.pkg == "main" && len(files) == 1 && filepath.Base(files[0]) == "_testmain.go"
+	if !testmain && !Selected(t.pkg, files, patterns) {
+		return run(args, os.Stdout, stderr)
+	}
+	rt, err := runtimeCfg(goBin(args[0]), t.flags)
+	if err != nil {
+		return err
+	}
+	if _, dep := rt[t.pkg]; dep || t.pkg == RuntimePath {
+		return run(args, os.Stdout, stderr) // the runtime and what it imports
+	}
+	cfg, err := os.ReadFile(args[t.importcfg])
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "weave-go-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var woven [][]byte
+	if testmain {
+		woven, err = weaveTestmain(files[0])
+	} else {
+		woven, err = weaveCompile(args, t, files, cfg, tmp)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "weave: %s: not woven: %v\n", t.pkg, err)
+		return run(args, os.Stdout, stderr)
+	}
+	args = append([]string(nil), args...)
+	for i, b := range woven {
+		if b == nil {
+			continue
+		}
+		p := filepath.Join(tmp, fmt.Sprintf("%d_%s", i, filepath.Base(files[i])))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+		args[t.files[i]] = p
+	}
+	newCfg, err := tempWith(cfg, []byte("packagefile "+RuntimePath+"="+rt[RuntimePath]+"\n"))
+	if err != nil {
+		return err
+	}
+	defer os.Remove(newCfg)
+	args[t.importcfg] = newCfg
+	return run(args, os.Stdout, stderr)
+}
+
+// weaveCompile runs the compiler once with -m for the escape analysis, then
+// weaves the package's files.
+func weaveCompile(args []string, t *toolArgs, files []string, cfg []byte, tmp string) ([][]byte, error) {
+	for _, f := range files {
+		if strings.Contains(filepath.Base(f), "cgo") {
+			return nil, fmt.Errorf("cgo packages are not woven")
+		}
+	}
+	srcs := make([]Source, len(files))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		abs, _ := filepath.Abs(f)
+		srcs[i] = Source{abs, b}
+	}
+	if _, err := Parse(token.NewFileSet(), srcs); err != nil {
+		return nil, err
+	}
+	cwd, _ := os.Getwd()
+	esc, err := escapeAnalysis(args, tmp)
+	opt := Options{ImportPath: t.pkg, Sizes: sizes(), LineDirectives: true}
+	if err == nil {
+		opt.Escapes = ParseEscapes(esc, cwd)
+	}
+	fset := token.NewFileSet()
+	opt.Importer = gcImporter(fset, cfg)
+	return Package(srcs, opt)
+}
+
+// escapeAnalysis runs the compile with -m, its outputs thrown away, and
+// returns the compiler's messages.
+func escapeAnalysis(args []string, tmp string) ([]byte, error) {
+	a := []string{"-m"}
+	for i := 1; i < len(args); i++ {
+		switch args[i] {
+		case "-o", "-linkobj", "-asmhdr", "-symabis_out":
+			if i+1 < len(args) {
+				a = append(a, args[i], filepath.Join(tmp, "m-"+strings.TrimPrefix(args[i], "-")))
+				i++
+				continue
+			}
+		}
+		a = append(a, args[i])
+	}
+	cmd := exec.Command(args[0], a...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+// weaveTestmain makes the generated test main write the profile before it
+// exits: its os.Exit becomes the runtime's.
+func weaveTestmain(file string) ([][]byte, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	s := string(b)
+	if !strings.Contains(s, "\tos.Exit(") {
+		return nil, fmt.Errorf("%s: no os.Exit", file)
+	}
+	s = strings.ReplaceAll(s, "\tos.Exit(", "\t"+rtName+".Exit(")
+	s = strings.Replace(s, "\npackage main\n", "\npackage main\n\nimport "+rtName+" "+quote(RuntimePath)+"\n", 1)
+	s += "\nvar _ = os.Exit\n"
+	return [][]byte{[]byte(s)}, nil
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// Selected reports whether a package is woven: its files are outside
+// GOROOT and the module cache (the main module, the workspace's, local
+// replacements), or its path matches one of the patterns (as the go
+// command's: "..." matches any string; "std" the standard library). A
+// test package (path_test) goes with its package.
+func Selected(pkg string, files, patterns []string) bool {
+	path := strings.TrimSuffix(pkg, "_test")
+	for _, p := range patterns {
+		if match(p, path) {
+			return true
+		}
+	}
+	if len(files) == 0 {
+		return false
+	}
+	dir, _ := filepath.Abs(filepath.Dir(files[0]))
+	for _, root := range []string{runtime.GOROOT(), os.Getenv("GOROOT"), modCache()} {
+		if root != "" && (dir == root || strings.HasPrefix(dir, root+string(filepath.Separator))) {
+			return false
+		}
+	}
+	// Generated files in the go command's work directory (cgo, test main).
+	return !strings.Contains(dir, string(filepath.Separator)+"go-build")
+}
+
+func modCache() string {
+	if c := os.Getenv("GOMODCACHE"); c != "" {
+		return c
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		home, _ := os.UserHomeDir()
+		gopath = filepath.Join(home, "go")
+	}
+	return filepath.Join(strings.Split(gopath, string(filepath.ListSeparator))[0], "pkg", "mod")
+}
+
+func match(pattern, path string) bool {
+	if pattern == "std" {
+		first, _, _ := strings.Cut(path, "/")
+		return !strings.Contains(first, ".") && path != "main"
+	}
+	if prefix, ok := strings.CutSuffix(pattern, "/..."); ok && (path == prefix || strings.HasPrefix(path, prefix+"/")) {
+		return true
+	}
+	if prefix, ok := strings.CutSuffix(pattern, "..."); ok {
+		return strings.HasPrefix(path, prefix)
+	}
+	return pattern == path
+}

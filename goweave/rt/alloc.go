@@ -1,0 +1,92 @@
+package rt
+
+import "unsafe"
+
+// The allocation advice: each helper returns its argument, the value of
+// the allocation expression it wraps, after recording the allocation at
+// site in the calling goroutine's context. They are generic so that the
+// woven expression keeps its type, and small so that they inline.
+
+// mapHeader and chanHeader are the sizes charged for a map or channel
+// allocation besides its elements: the runtime's hmap (a swiss map's
+// header) and hchan, on 64-bit platforms.
+const (
+	mapHeader  = 48
+	chanHeader = 96
+)
+
+// New records new(T) or &T{...}.
+func New[T any](site *Site, p *T) *T {
+	record(site, uint64(unsafe.Sizeof(*p)))
+	return p
+}
+
+// Slice records make([]E, n, c), []E{...} or a conversion to []byte or []rune.
+func Slice[S ~[]E, E any](site *Site, s S) S {
+	var e E
+	record(site, uint64(cap(s))*uint64(unsafe.Sizeof(e)))
+	return s
+}
+
+// Append records the growth of an append: oldCap is the capacity before.
+func Append[S ~[]E, E any](site *Site, oldCap int, s S) S {
+	if cap(s) != oldCap {
+		var e E
+		record(site, uint64(cap(s))*uint64(unsafe.Sizeof(e)))
+	}
+	return s
+}
+
+// Map records make(map[K]V) or a map literal (its header only).
+func Map[M any](site *Site, m M) M {
+	record(site, mapHeader)
+	return m
+}
+
+// Chan records make(chan E, n).
+func Chan[C ~chan E, E any](site *Site, c C) C {
+	var e E
+	record(site, chanHeader+uint64(cap(c))*uint64(unsafe.Sizeof(e)))
+	return c
+}
+
+// String records a concatenation or a conversion to string; an empty
+// result allocates nothing.
+func String[S ~string](site *Site, s S) S {
+	if len(s) != 0 {
+		record(site, uint64(len(s)))
+	}
+	return s
+}
+
+// record charges an allocation of size bytes at site to the calling
+// goroutine's current context (its root when it is in no woven function:
+// package initialisers).
+func record(site *Site, size uint64) {
+	cur := root
+	if g := current(); g != nil {
+		cur = g.cur
+	}
+	n := cur.child(unsafe.Pointer(site), nil, site)
+	c := sizeClass(size)
+	n.allocs[c].Add(1)
+	n.bytes[c].Add(size)
+	b := size
+	if b > 1024 {
+		b = 1025
+	}
+	bins[b].allocs.Add(1)
+	bins[b].bytes.Add(size)
+}
+
+func sizeClass(n uint64) int {
+	switch {
+	case n <= 32:
+		return 0
+	case n <= 256:
+		return 1
+	case n <= 2048:
+		return 2
+	}
+	return 3
+}

@@ -1,0 +1,92 @@
+package rt
+
+import (
+	"os"
+	"unsafe"
+)
+
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
+
+// Frame is a woven function's activation, returned by Enter; its Exit pops
+// it: `defer rt.Enter(&f).Exit()` pushes at entry and pops at every exit,
+// a panic's included.
+type Frame struct {
+	g       *G
+	prev    *node
+	start   int64
+	childNs int64
+}
+
+// Enter pushes fn on the calling goroutine's pseudo-stack.
+func Enter(fn *Func) Frame {
+	g := current()
+	if g == nil {
+		g = attach(root)
+	}
+	prev := g.cur
+	n := prev.child(unsafe.Pointer(fn), fn, nil)
+	n.calls.Add(1)
+	g.cur = n
+	g.depth++
+	if !timing {
+		return Frame{g: g, prev: prev}
+	}
+	f := Frame{g: g, prev: prev, childNs: g.childNs, start: nanotime()}
+	g.childNs = 0
+	return f
+}
+
+// Exit pops the frame pushed by Enter.
+func (f Frame) Exit() {
+	g := f.g
+	if timing {
+		if f.start != 0 {
+			el := nanotime() - f.start
+			g.cur.selfNs.Add(el - g.childNs)
+			g.childNs = f.childNs + el
+		} else { // a goroutine's start: its time is not its spawner's
+			g.childNs = f.childNs
+		}
+	}
+	g.cur = f.prev
+	g.depth--
+	if g.depth == 0 {
+		g.detach()
+	}
+}
+
+// Ctx is a spawning context, carried into a goroutine started by a woven
+// go statement.
+type Ctx struct{ n *node }
+
+// Spawn returns the calling goroutine's current context.
+func Spawn() Ctx {
+	if g := current(); g != nil {
+		return Ctx{g.cur}
+	}
+	return Ctx{root}
+}
+
+// Start begins the calling goroutine's pseudo-stack under ctx (a woven go
+// statement's goroutine, before it calls the function); `defer
+// rt.Start(ctx).Exit()` ends it.
+func Start(ctx Ctx) Frame {
+	g := current()
+	if g == nil {
+		g = attach(ctx.n)
+	}
+	prev := g.cur
+	g.cur = ctx.n
+	g.depth++
+	return Frame{g: g, prev: prev, childNs: g.childNs}
+}
+
+// Finish writes the profile (deferred first in main.main).
+func Finish() { writeProfile("exit") }
+
+// Exit writes the profile and exits: woven code's os.Exit.
+func Exit(code int) {
+	writeProfile("exit")
+	os.Exit(code)
+}

@@ -1,0 +1,175 @@
+package rt
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// encode writes st in the weave profile format (profile/format.go): the
+// functions and sites reached, one thread (all goroutines share the tree:
+// a goroutine started by a woven go statement grows under its spawner's
+// context, one started elsewhere under the root), the nodes with their
+// calls, heap counters and times, the bins.
+func (st *state) encode(w io.Writer, end string) error {
+	e := &encoder{w: bufio.NewWriter(w), strs: map[string]int{}, funcs: map[*Func]int{}, sites: map[*Site]int{}}
+	fmt.Fprintf(e.w, "weave profile 1\n")
+	e.meta("pid", fmt.Sprint(os.Getpid()))
+	e.meta("ppid", fmt.Sprint(os.Getppid()))
+	e.meta("argv", strings.ReplaceAll(strings.Join(argv, " "), "\n", " "))
+	e.meta("start_ns", fmt.Sprint(startWall.UnixNano()))
+	e.meta("end_ns", fmt.Sprint(time.Now().UnixNano()))
+	e.meta("complete", "1")
+	e.meta("runtime", "go1 "+runtime.Version())
+	e.meta("end", end)
+	e.meta("lang", "go")
+	e.meta("go_counts", "exact: calls, and the allocations of woven expressions the compiler's escape analysis puts on the heap")
+	if st.rate > 0 {
+		e.meta("go_inuse", fmt.Sprintf("sampled: frees = allocations minus the in-use share of the runtime's heap profile at exit (1 sample per %d bytes), per file:line", st.rate))
+	} else {
+		e.meta("go_inuse", "none: frees are not known (WEAVE_INUSE=0)")
+	}
+	if timing {
+		e.meta("time_mode", "exact")
+		e.meta("time_clock", "monotonic")
+	}
+
+	// Strings, functions and sites, in first use by the nodes.
+	var funcs []*Func
+	var sites []*Site
+	addFunc := func(f *Func) {
+		if _, ok := e.funcs[f]; !ok {
+			e.funcs[f] = len(funcs)
+			funcs = append(funcs, f)
+		}
+	}
+	for _, n := range st.nodes {
+		if n.fn != nil {
+			addFunc(n.fn)
+		}
+		if n.site != nil {
+			addFunc(n.site.Func)
+			if _, ok := e.sites[n.site]; !ok {
+				e.sites[n.site] = len(sites)
+				sites = append(sites, n.site)
+			}
+		}
+	}
+	for _, f := range funcs {
+		e.intern(f.Name)
+		e.intern(f.File)
+	}
+	for _, s := range sites {
+		e.intern(s.File)
+		e.intern(s.Op)
+		if s.Type != "" {
+			e.intern(s.Type)
+		}
+	}
+	for i, s := range e.strList {
+		s = strings.ReplaceAll(s, `\`, `\\`)
+		e.record("S %d %s", i, strings.ReplaceAll(s, "\n", `\n`))
+	}
+	for i, f := range funcs {
+		e.record("F %d %d %d %d", i, e.strs[f.Name], e.strs[f.File], f.Line)
+	}
+	for i, s := range sites {
+		typ := -1
+		if s.Type != "" {
+			typ = e.strs[s.Type]
+		}
+		e.record("A %d %d %d %d %d %d %d %d", i, e.funcs[s.Func], e.strs[s.File], s.Line, s.Col, e.strs[s.Op], typ, s.Size)
+	}
+	e.record("T 0 %d", os.Getpid())
+	for _, n := range st.nodes {
+		switch {
+		case n.parent == nil:
+			e.record("N %d -1 0 R -1", n.id)
+		case n.fn != nil:
+			e.record("N %d %d 0 F %d", n.id, n.parent.id, e.funcs[n.fn])
+		default:
+			e.record("N %d %d 0 A %d", n.id, n.parent.id, e.sites[n.site])
+		}
+	}
+	for _, n := range st.nodes {
+		if c := n.calls.Load(); c != 0 {
+			e.record("C %d %d", n.id, c)
+		}
+	}
+	for _, n := range st.nodes {
+		if n.site != nil {
+			st.heapRecord(e, n)
+		}
+	}
+	for size := range bins {
+		if a := bins[size].allocs.Load(); a != 0 {
+			e.record("B %d %d 0 %d 0", size, a, bins[size].bytes.Load())
+		}
+	}
+	for _, n := range st.nodes {
+		if t := n.selfNs.Load(); t > 0 && n.site == nil {
+			e.record("D %d %d", n.id, t)
+		}
+	}
+	fmt.Fprintf(e.w, "E %d\n", e.records)
+	return e.w.Flush()
+}
+
+// heapRecord writes n's H record; frees are the allocations minus the
+// estimated share still in use, all in n's size classes.
+func (st *state) heapRecord(e *encoder, n *node) {
+	var a, b, f, g [4]uint64
+	var total, totalBytes uint64
+	for c := range 4 {
+		a[c], b[c] = n.allocs[c].Load(), n.bytes[c].Load()
+		total += a[c]
+		totalBytes += b[c]
+	}
+	if total == 0 {
+		return
+	}
+	u := st.inuse[n]
+	if st.rate > 0 {
+		f, g = a, b
+		// Charge the blocks in use to the size classes in order of their
+		// share, largest class first (one class in the common case).
+		liveA, liveB := u.blocks, u.bytes
+		for c := 3; c >= 0 && (liveA > 0 || liveB > 0); c-- {
+			da, db := min(liveA, f[c]), min(liveB, g[c])
+			f[c] -= da
+			g[c] -= db
+			liveA -= da
+			liveB -= db
+		}
+	}
+	e.record("H %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d", n.id,
+		a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], f[0], f[1], f[2], f[3], g[0], g[1], g[2], g[3])
+}
+
+type encoder struct {
+	w       *bufio.Writer
+	records int
+	strs    map[string]int
+	strList []string
+	funcs   map[*Func]int
+	sites   map[*Site]int
+}
+
+func (e *encoder) record(format string, args ...any) {
+	fmt.Fprintf(e.w, format, args...)
+	e.w.WriteByte('\n')
+	e.records++
+}
+
+func (e *encoder) meta(k, v string) { e.record("M %s %s", k, v) }
+
+func (e *encoder) intern(s string) {
+	if _, ok := e.strs[s]; !ok {
+		e.strs[s] = len(e.strList)
+		e.strList = append(e.strList, s)
+	}
+}

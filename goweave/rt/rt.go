@@ -1,0 +1,110 @@
+// Package rt is the runtime that code woven by weave/goweave calls: it keeps a
+// pseudo-stack per goroutine, a calling-context tree of calls and allocation
+// sites, and writes a weave profile at exit.
+package rt
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Func is the static record of a woven function (an F record).
+type Func struct {
+	Name string
+	File string
+	Line int
+}
+
+// Site is the static record of an allocation site (an A record). Size is
+// the element size for slices, channels and strings; for the others the
+// runtime takes the allocated size from the value.
+type Site struct {
+	Func *Func
+	File string
+	Line int
+	Col  int
+	Op   string // new, make, composite, append, concat, convert
+	Type string
+	Size uint64 // sizeof(Type), or of its element type for slices and channels
+}
+
+// node is a calling-context-tree node: a function in a context, or an
+// allocation site in a function's context. Children are found through
+// links, an immutable list published atomically, so lookups take no lock.
+type node struct {
+	parent *node
+	fn     *Func
+	site   *Site
+	links  atomic.Pointer[link]
+	id     int32
+	calls  atomic.Uint64
+	selfNs atomic.Int64
+	allocs [4]atomic.Uint64 // by mprof size class
+	bytes  [4]atomic.Uint64
+}
+
+// link maps a function or site to the child node entered for it; for a
+// folded recursion, to an ancestor.
+type link struct {
+	key  unsafe.Pointer // *Func or *Site
+	to   *node
+	next *link
+}
+
+var (
+	root    = &node{}
+	treeMu  sync.Mutex
+	nodes   = []*node{root} // every node, by id; appended under treeMu
+	timing  = os.Getenv("WEAVE_TIME") == "exact"
+	bins    [1026]struct{ allocs, bytes atomic.Uint64 }
+	started = nanotime()
+)
+
+// child returns the node for key under n, making it on first use.
+func (n *node) child(key unsafe.Pointer, fn *Func, site *Site) *node {
+	for l := n.links.Load(); l != nil; l = l.next {
+		if l.key == key {
+			return l.to
+		}
+	}
+	return n.addChild(key, fn, site)
+}
+
+func (n *node) addChild(key unsafe.Pointer, fn *Func, site *Site) *node {
+	treeMu.Lock()
+	defer treeMu.Unlock()
+	head := n.links.Load()
+	for l := head; l != nil; l = l.next {
+		if l.key == key {
+			return l.to
+		}
+	}
+	to := fold(n, fn)
+	if to == nil {
+		to = &node{parent: n, fn: fn, site: site, id: int32(len(nodes))}
+		nodes = append(nodes, to)
+	}
+	n.links.Store(&link{key: key, to: to, next: head})
+	return to
+}
+
+// fold returns the ancestor to re-enter when fn is already twice on the
+// path to n (recursion is folded as in the C runtime: a function at most
+// twice on a path), else nil.
+func fold(n *node, fn *Func) *node {
+	if fn == nil {
+		return nil
+	}
+	var nearest *node
+	for a := n; a != nil; a = a.parent {
+		if a.fn == fn {
+			if nearest != nil {
+				return nearest
+			}
+			nearest = a
+		}
+	}
+	return nil
+}
