@@ -183,16 +183,23 @@ func (w *weaver) elem(e ast.Expr) types.Type {
 // names the allocations it could keep on the stack; an op it says nothing
 // about (a channel; append's growth and s += t when not named) is on the
 // heap.
-func (w *weaver) heap(p token.Pos, op string) bool {
+//
+// A make([]T, n) of non-constant size or an append growth that does not
+// escape is still on the heap when it is over the compiler's 32-byte stack
+// buffer: those are counted over 32 bytes only (small is true).
+func (w *weaver) heap(p token.Pos, op string) (heap, small bool) {
 	if w.opt.Escapes == nil || op == "chan" {
-		return true
+		return true, false
 	}
 	pos := w.pos(p)
 	esc, named := w.opt.Escapes[Pos{pos.Filename, pos.Line, pos.Column}]
-	if !named {
-		return op == "append" || op == "concat="
+	switch {
+	case !named:
+		return op == "append" || op == "concat=", false
+	case !esc && (op == "append" || op == "make~"):
+		return true, true
 	}
-	return esc
+	return esc, false
 }
 
 // wrap replaces the expression at the cursor with rt.helper(&site, expr).
@@ -203,13 +210,19 @@ func (w *weaver) wrap(c *dstutil.Cursor, at token.Pos, helper, op string, sizeOf
 		return
 	}
 	check := at
-	if op == "append" { // the compiler names an append by its parenthesis
-		check = w.astOf(c.Node()).(*ast.CallExpr).Lparen
+	if call, ok := w.astOf(c.Node()).(*ast.CallExpr); ok { // the compiler names a call by its parenthesis
+		check = call.Lparen
 	}
-	if !w.heap(check, op) {
+	heap, small := w.heap(check, op)
+	if !heap {
 		return
 	}
-	if op == "chan" {
+	if small {
+		extra = append([]dst.Expr{&dst.Ident{Name: "true"}}, extra...)
+	} else if helper == "Slice" || helper == "Append" {
+		extra = append([]dst.Expr{&dst.Ident{Name: "false"}}, extra...)
+	}
+	if op == "chan" || op == "make~" {
 		op = "make"
 	}
 	site := w.newSite(at, op, sizeOf, named)

@@ -30,7 +30,13 @@ func (w *weaver) call(c *dstutil.Cursor, n *ast.CallExpr) {
 		case "make":
 			switch u := w.typeOf(n).Underlying().(type) {
 			case *types.Slice:
-				w.wrap(c, n.Pos(), "Slice", "make", u.Elem(), w.typeOf(n))
+				op := "make"
+				for _, a := range n.Args[1:] {
+					if w.info.Types[a].Value == nil {
+						op = "make~" // a size known at run time only
+					}
+				}
+				w.wrap(c, n.Pos(), "Slice", op, u.Elem(), w.typeOf(n))
 			case *types.Map:
 				w.wrap(c, n.Pos(), "Map", "make", nil, w.typeOf(n))
 			case *types.Chan:
@@ -107,7 +113,7 @@ func (w *weaver) concatAssign(c *dstutil.Cursor, n *ast.AssignStmt) {
 	if n.Tok != token.ADD_ASSIGN || len(n.Lhs) != 1 || !w.isString(n.Lhs[0]) {
 		return
 	}
-	if _, ok := n.Lhs[0].(*ast.Ident); !ok || len(w.stack) == 0 || !w.heap(n.TokPos, "concat=") {
+	if _, ok := n.Lhs[0].(*ast.Ident); !ok || len(w.stack) == 0 {
 		return
 	}
 	s := c.Node().(*dst.AssignStmt)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
@@ -25,7 +24,7 @@ func compile(args, patterns []string, stderr io.Writer) error {
 		files[i] = args[j]
 	}
 	testmain := t.pkg == "main" && len(files) == 1 && filepath.Base(files[0]) == "_testmain.go"
-	if !testmain && !Selected(t.pkg, files, patterns) {
+	if !testmain && !Selected(t.pkg, pkgDir(files), goRoot(args[0]), patterns) {
 		return run(args, os.Stdout, stderr)
 	}
 	rt, err := runtimeCfg(goBin(args[0]), t.flags)
@@ -146,29 +145,55 @@ func weaveTestmain(file string) ([][]byte, error) {
 
 func quote(s string) string { return `"` + s + `"` }
 
-// Selected reports whether a package is woven: its files are outside
+// Selected reports whether a package is woven: its directory is outside
 // GOROOT and the module cache (the main module, the workspace's, local
 // replacements), or its path matches one of the patterns (as the go
 // command's: "..." matches any string; "std" the standard library). A
 // test package (path_test) goes with its package.
-func Selected(pkg string, files, patterns []string) bool {
+func Selected(pkg, dir, goroot string, patterns []string) bool {
 	path := strings.TrimSuffix(pkg, "_test")
 	for _, p := range patterns {
 		if match(p, path) {
 			return true
 		}
 	}
-	if len(files) == 0 {
+	if dir == "" {
 		return false
 	}
-	dir, _ := filepath.Abs(filepath.Dir(files[0]))
-	for _, root := range []string{runtime.GOROOT(), os.Getenv("GOROOT"), modCache()} {
+	for _, root := range []string{goroot, modCache()} {
 		if root != "" && (dir == root || strings.HasPrefix(dir, root+string(filepath.Separator))) {
 			return false
 		}
 	}
-	// Generated files in the go command's work directory (cgo, test main).
-	return !strings.Contains(dir, string(filepath.Separator)+"go-build")
+	return true
+}
+
+// pkgDir is the source directory of a compile's files: cgo's rewritten
+// files (x.cgo1.go, in the build's work directory) name it in their
+// //line directives.
+func pkgDir(files []string) string {
+	for _, f := range files {
+		base := filepath.Base(f)
+		switch {
+		case strings.HasSuffix(base, ".cgo1.go"):
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if rest, ok := strings.CutPrefix(line, "//line "); ok {
+					if i := strings.Index(rest, ".go:"); i > 0 {
+						return filepath.Dir(rest[:i+3])
+					}
+				}
+			}
+		case strings.HasPrefix(base, "_cgo_"):
+		default:
+			abs, _ := filepath.Abs(f)
+			return filepath.Dir(abs)
+		}
+	}
+	return ""
 }
 
 func modCache() string {

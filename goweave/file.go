@@ -4,8 +4,8 @@ import (
 	"go/build"
 	"go/importer"
 	"go/parser"
-	"go/types"
 	"go/token"
+	"go/types"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +37,7 @@ func WeaveFile(name string, lineDirectives bool) (*FileResult, error) {
 		return nil, err
 	}
 	opt := Options{ImportPath: "main", LineDirectives: lineDirectives, Sizes: sizes()}
+	opt.Dir, _ = os.Getwd()
 	try := func(srcs []Source) ([][]byte, string, error) {
 		fset := token.NewFileSet()
 		opt.Importer = importer.ForCompiler(fset, "gc", nil)

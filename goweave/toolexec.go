@@ -99,11 +99,18 @@ func splitArgs(args []string) *toolArgs {
 // goBin is the go command of the toolchain a tool belongs to
 // ($GOROOT/pkg/tool/$GOOS_$GOARCH/compile).
 func goBin(tool string) string {
-	root := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(tool))))
-	if p := filepath.Join(root, "bin", "go"); fileExists(p) {
+	if p := filepath.Join(goRoot(tool), "bin", "go"); fileExists(p) {
 		return p
 	}
 	return "go"
+}
+
+// goRoot is the GOROOT of a tool ($GOROOT/pkg/tool/$GOOS_$GOARCH/compile).
+func goRoot(tool string) string {
+	if abs, err := filepath.Abs(tool); err == nil {
+		tool = abs
+	}
+	return filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(tool))))
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

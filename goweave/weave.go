@@ -11,7 +11,9 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/dave/dst"
 	"github.com/dave/dst/decorator"
@@ -41,6 +43,8 @@ type Options struct {
 	// file (compiler messages, stack traces, the heap profile) are the
 	// original file's.
 	LineDirectives bool
+	// Dir, when set, makes the file names in the records relative to it.
+	Dir string
 }
 
 // Pos is a position in a source file, as the compiler prints it.
@@ -254,6 +258,14 @@ func (w *weaver) addImport(df *dst.File) {
 // the file, where they move no line.
 func (w *weaver) addRecords(df *dst.File) {
 	str := func(s string) dst.Expr { return &dst.BasicLit{Kind: token.STRING, Value: strconv.Quote(s)} }
+	file := func(name string) dst.Expr {
+		if w.opt.Dir != "" {
+			if r, err := filepath.Rel(w.opt.Dir, name); err == nil && !strings.HasPrefix(r, "..") {
+				name = r
+			}
+		}
+		return str(name)
+	}
 	num := func(n int64) dst.Expr { return &dst.BasicLit{Kind: token.INT, Value: strconv.FormatInt(n, 10)} }
 	kv := func(k string, v dst.Expr) dst.Expr { return &dst.KeyValueExpr{Key: dst.NewIdent(k), Value: v} }
 	elt := func(fields ...dst.Expr) dst.Expr {
@@ -271,10 +283,10 @@ func (w *weaver) addRecords(df *dst.File) {
 	}
 	var fs, ss []dst.Expr
 	for _, f := range w.funcs {
-		fs = append(fs, elt(kv("Name", str(f.name)), kv("File", str(f.pos.Filename)), kv("Line", num(int64(f.pos.Line)))))
+		fs = append(fs, elt(kv("Name", str(f.name)), kv("File", file(f.pos.Filename)), kv("Line", num(int64(f.pos.Line)))))
 	}
 	for _, s := range w.sites {
-		fields := []dst.Expr{kv("Func", w.record("f", s.fn)), kv("File", str(s.pos.Filename)),
+		fields := []dst.Expr{kv("Func", w.record("f", s.fn)), kv("File", file(s.pos.Filename)),
 			kv("Line", num(int64(s.pos.Line))), kv("Col", num(int64(s.pos.Column))), kv("Op", str(s.op)), kv("Type", str(s.typ))}
 		if s.size > 0 {
 			fields = append(fields, kv("Size", num(s.size)))
@@ -300,4 +312,3 @@ func (w *weaver) newFunc(name string, p token.Pos) int {
 }
 
 func (w *weaver) prefix() string { return w.opt.ImportPath }
-

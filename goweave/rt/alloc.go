@@ -21,18 +21,29 @@ func New[T any](site *Site, p *T) *T {
 	return p
 }
 
-// Slice records make([]E, n, c), []E{...} or a conversion to []byte or []rune.
-func Slice[S ~[]E, E any](site *Site, s S) S {
+// stackBuf is the size up to which the compiler backs a make of run-time
+// size or an append growth that does not escape with a buffer on the stack.
+const stackBuf = 32
+
+// Slice records make([]E, n, c), []E{...} or a conversion to []byte or
+// []rune; small: the compiler found that it does not escape, so it is on
+// the heap only when over stackBuf bytes.
+func Slice[S ~[]E, E any](site *Site, small bool, s S) S {
 	var e E
-	record(site, uint64(cap(s))*uint64(unsafe.Sizeof(e)))
+	if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > stackBuf {
+		record(site, n)
+	}
 	return s
 }
 
-// Append records the growth of an append: oldCap is the capacity before.
-func Append[S ~[]E, E any](site *Site, oldCap int, s S) S {
+// Append records the growth of an append: oldCap is the capacity before;
+// small as for Slice.
+func Append[S ~[]E, E any](site *Site, small bool, oldCap int, s S) S {
 	if cap(s) != oldCap {
 		var e E
-		record(site, uint64(cap(s))*uint64(unsafe.Sizeof(e)))
+		if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > stackBuf {
+			record(site, n)
+		}
 	}
 	return s
 }

@@ -30,7 +30,7 @@ const (
 )
 
 var (
-	table    [tableSize]struct {
+	table [tableSize]struct {
 		key atomic.Uintptr
 		g   atomic.Pointer[G]
 	}
@@ -103,4 +103,3 @@ func (g *G) detach() {
 		overN.Add(-1)
 	}
 }
-

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"weave/internal/golden"
+	"weave/profile"
+)
+
+// TestGoFileGolden weaves one Go file: comments and formatting kept, gofmt
+// clean, and the woven file builds and runs as the original does.
+func TestGoFileGolden(t *testing.T) {
+	dir := "testdata/go"
+	r := mustRun(t, dir, nil, weaveBin, "-o", "-", "golden.go")
+	golden.Check(t, "go/golden.out.go", r.stdout)
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "golden.go")
+	if err := os.WriteFile(out, []byte(r.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if g := mustRun(t, tmp, nil, "gofmt", "-l", out); g.stdout != "" {
+		t.Errorf("gofmt -l: %s", g.stdout)
+	}
+	// It builds inside this module, where it finds weave/goweave/rt.
+	mod, _ := filepath.Abs("../..")
+	bin := filepath.Join(tmp, "woven")
+	mustRun(t, mod, nil, "go", "build", "-o", bin, out)
+	plain := mustRun(t, dir, nil, "go", "run", "golden.go")
+	woven := mustRun(t, tmp, []string{"WEAVE_OUT=" + filepath.Join(tmp, "p.prof")}, bin)
+	if woven.stdout != plain.stdout {
+		t.Errorf("woven output %q, plain %q", woven.stdout, plain.stdout)
+	}
+	p, err := profile.ReadFile(filepath.Join(tmp, "p.prof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The goroutine's function runs under main, the spawner.
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindFunc && n.Func.Name == "main.main.func1" && (n.Parent.Func == nil || n.Parent.Func.Name != "main.main") {
+			t.Errorf("main.main.func1 not under main.main")
+		}
+	}
+	if calls := funcCalls(p)["main.(*Grid).add"]; calls != 4 {
+		t.Errorf("add called %d times, want 4", calls)
+	}
+}
+
+// funcCalls sums the calls of each function over its contexts.
+func funcCalls(p *profile.Profile) map[string]uint64 {
+	m := map[string]uint64{}
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindFunc {
+			m[n.Func.Name] += n.Calls
+		}
+	}
+	return m
+}
+
+// chain is a node's function names, outermost first.
+func chain(n *profile.Node) string {
+	var names []string
+	for m := n.Parent; m != nil && m.Kind == profile.KindFunc; m = m.Parent {
+		names = append([]string{m.Func.Name}, names...)
+	}
+	return strings.Join(names, " > ")
+}
+
+// TestGoKnownAllocations builds a program that makes n structs through
+// three layers of calls, on main and on a goroutine it starts, with `weave
+// go build`; the counts, types, sizes, chains and calls are exact and agree
+// with the Go runtime's own count of the unwoven run.
+func TestGoKnownAllocations(t *testing.T) {
+	src, _ := filepath.Abs("testdata/go/known")
+	tmp := t.TempDir()
+	for _, f := range []string{"main.go", "go.mod"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(tmp, f), b, 0o644)
+	}
+	plain := mustRun(t, tmp, nil, "go", "run", ".", "1000")
+	if plain.stdout != "main mallocs 1000\ngoroutine mallocs 500\n" {
+		t.Fatalf("the Go runtime counted otherwise: %q", plain.stdout)
+	}
+	mustRun(t, tmp, nil, weaveBin, "go", "build", "-o", "app", ".")
+	prof := filepath.Join(tmp, "p.prof")
+	r := mustRun(t, tmp, []string{"WEAVE_OUT=" + prof}, "./app", "1000")
+	if !strings.Contains(r.stderr, "==weave==") {
+		t.Errorf("no summary: %q", r.stderr)
+	}
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindAlloc && n.Site.Type == "Widget" {
+			if n.Site.TypeSize != 32 || n.Heap.TotalBytes() != 32*n.Heap.TotalAllocs() || n.Site.Func.Name != "main.makeWidget" {
+				t.Errorf("site %+v heap %+v", n.Site, n.Heap)
+			}
+			got[chain(n)] += n.Heap.TotalAllocs()
+		}
+	}
+	want := map[string]uint64{
+		"main.main > main.layer > main.build > main.makeWidget":               1000,
+		"main.main > main.worker > main.layer > main.build > main.makeWidget": 500,
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %d allocations, want %d (all: %v)", k, got[k], v, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("chains %v, want %v", got, want)
+	}
+	calls := funcCalls(p)
+	for f, n := range map[string]uint64{"main.main": 1, "main.worker": 1, "main.layer": 2, "main.build": 1500, "main.makeWidget": 1500} {
+		if calls[f] != n {
+			t.Errorf("%s called %d times, want %d", f, calls[f], n)
+		}
+	}
+	rep := mustRun(t, tmp, nil, weaveBin, "report", prof)
+	if !strings.Contains(rep.stdout, "main.makeWidget") {
+		t.Errorf("report lacks main.makeWidget:\n%s", rep.stdout)
+	}
+}
+
+// TestGoBadInput: a syntax error is reported at file:line:col; a package
+// that cannot be woven is built as it is, with one warning.
+func TestGoBadInput(t *testing.T) {
+	tmp := t.TempDir()
+	bad := filepath.Join(tmp, "bad.go")
+	os.WriteFile(bad, []byte("package main\n\nfunc main() {\n\tx := \n}\n"), 0o644)
+	r := run(t, tmp, nil, weaveBin, "-o", filepath.Join(tmp, "out.go"), "bad.go")
+	if r.code == 0 || !strings.Contains(r.stderr, "bad.go:5:1: ") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "out.go")); err == nil {
+		t.Errorf("out.go written for bad input")
+	}
+
+	// A cgo package is not woven: it builds and runs unwoven, one warning.
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no gcc for cgo")
+	}
+	os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module example.com/c\n\ngo 1.22\n"), 0o644)
+	os.Remove(bad)
+	os.WriteFile(filepath.Join(tmp, "main.go"), []byte("package main\n\n// int twice(int x) { return 2 * x; }\nimport \"C\"\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(C.twice(21)) }\n"), 0o644)
+	b := mustRun(t, tmp, []string{"CGO_ENABLED=1"}, weaveBin, "go", "build", "-o", "app", ".")
+	if n := strings.Count(b.stderr, "weave: "); n != 1 || !strings.Contains(b.stderr, "not woven") {
+		t.Errorf("want one warning, got %q", b.stderr)
+	}
+	if r := mustRun(t, tmp, nil, "./app"); r.stdout != "42\n" {
+		t.Errorf("cgo program printed %q", r.stdout)
+	}
+}
+
+// TestGoUrfaveCli runs the tests of github.com/urfave/cli/v2 (from the
+// module cache) woven: they pass as they do unwoven, and the profile shows
+// the package's functions called.
+func TestGoUrfaveCli(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a third-party test suite")
+	}
+	mod, _ := filepath.Abs("../..")
+	pkg := "github.com/urfave/cli/v2"
+	mustRun(t, mod, nil, "go", "test", "-count=1", pkg)
+	prof := filepath.Join(t.TempDir(), "cli.prof")
+	r := mustRun(t, mod, []string{"WEAVE_OUT=" + prof}, weaveBin, "go", "test", "-count=1", "--packages", pkg, pkg)
+	if !strings.Contains(r.stdout, "ok  \t"+pkg) {
+		t.Errorf("woven tests: %s%s", r.stdout, r.stderr)
+	}
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := funcCalls(p)
+	if calls[pkg+".NewApp"] == 0 || calls[pkg+".(*App).Run"] == 0 {
+		t.Errorf("NewApp %d calls, (*App).Run %d", calls[pkg+".NewApp"], calls[pkg+".(*App).Run"])
+	}
+}

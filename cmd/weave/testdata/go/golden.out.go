@@ -1,0 +1,97 @@
+// Command golden shows what weaving does to a Go file: every function gets
+// an entry advice, every heap allocation expression an allocation advice,
+// and comments and formatting stay as they were.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+import __wrt "weave/goweave/rt"
+
+// point is a pair.
+type point struct{ x, y int }
+
+// Grid holds points.
+type Grid struct {
+	pts  []*point
+	name string
+}
+
+// add appends a new point (the append may grow the slice).
+func (g *Grid) add(x, y int) {
+	defer __wrt.Enter(&__wf0[0]).Exit()
+	p := __wrt.New(&__ws0[0], &point{x, y}) // escapes into g.pts
+	g.pts = __wrt.Append(&__ws0[1], false, cap(g.pts), append(g.pts, p))
+}
+
+// Name is a value method.
+func (g Grid) Name() string {
+	defer __wrt.Enter(&__wf0[1]).Exit()
+	return __wrt.String(&__ws0[2], "grid "+g.name)
+}
+
+func sum[T int | float64](xs []T) T {
+	defer __wrt.Enter(&__wf0[2]).Exit()
+	var s T
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+func main() {
+	defer __wrt.Finish()
+	defer __wrt.Enter(&__wf0[3]).Exit()
+	g := new(Grid) // escapes through the method value below
+	add := g.add
+	for i := range 4 {
+		add(i, i*i)
+	}
+	lines := __wrt.Slice(&__ws0[3], true, make([]string, 0, len(g.pts)))
+	for _, p := range g.pts {
+		lines = __wrt.Append(&__ws0[4], true, cap(lines), append(lines, fmt.Sprintf("%d,%d", p.x, p.y)))
+	}
+	counts := __wrt.Map(&__ws0[5], map[string]int{})
+	done := __wrt.Chan(&__ws0[6], make(chan bool))
+	{
+		__wg1, __wg2, __wgc3 := func(n int) {
+			defer __wrt.Enter(&__wf0[4]).Exit()
+			counts["go"] = n // the goroutine runs under main's context
+			done <- true
+		}, len(lines), __wrt.Spawn()
+		go func() {
+			defer __wrt.Start(__wgc3).Exit()
+			__wg1(__wg2)
+		}()
+	}
+	<-done
+	b := []byte(strings.Join(lines, " "))
+	fmt.Println(g.Name(), __wrt.String(&__ws0[7], string(b)), counts, sum([]int{1, 2, 3}))
+	if len(lines) != 4 {
+		__wrt.Exit(1)
+	}
+}
+
+var __wf0 = [5]__wrt.Func{
+	{Name: "main.(*Grid).add", File: "golden.go", Line: 22},
+	{Name: "main.Grid.Name", File: "golden.go", Line: 28},
+	{Name: "main.sum", File: "golden.go", Line: 30},
+	{Name: "main.main", File: "golden.go", Line: 38},
+	{Name: "main.main.func1", File: "golden.go", Line: 50},
+}
+
+var __ws0 = [8]__wrt.Site{
+	{Func: &__wf0[0], File: "golden.go", Line: 23, Col: 7, Op: "composite", Type: "point", Size: 16},
+	{Func: &__wf0[0], File: "golden.go", Line: 24, Col: 10, Op: "append", Type: "[]*point", Size: 8},
+	{Func: &__wf0[1], File: "golden.go", Line: 28, Col: 46, Op: "concat", Type: "string"},
+	{Func: &__wf0[3], File: "golden.go", Line: 44, Col: 11, Op: "make", Type: "[]string", Size: 16},
+	{Func: &__wf0[3], File: "golden.go", Line: 46, Col: 11, Op: "append", Type: "[]string", Size: 16},
+	{Func: &__wf0[3], File: "golden.go", Line: 48, Col: 26, Op: "composite", Type: "map[string]int"},
+	{Func: &__wf0[3], File: "golden.go", Line: 49, Col: 10, Op: "make", Type: "chan bool", Size: 1},
+	{Func: &__wf0[3], File: "golden.go", Line: 56, Col: 24, Op: "convert", Type: "string"},
+}
+
+var _ = os.Exit

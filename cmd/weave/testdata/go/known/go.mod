@@ -1,0 +1,3 @@
+module example.com/known
+
+go 1.22
