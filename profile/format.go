@@ -91,10 +91,20 @@ package profile
 //	                          time_tsc_hz             exact, tsc: the rate.
 //	                          time_call_overhead_ps   exact: the runtime's
 //	                                      cost per call (an entry and an
-//	                                      exit), measured at start-up.
+//	                                      exit), the lower of its
+//	                                      measurements at start-up and at
+//	                                      exit (time_cal_start_ps,
+//	                                      time_cal_exit_ps; each the 10th
+//	                                      percentile of many short rounds).
 //	                          time_overhead_ns        exact: the total of
 //	                                      that cost, subtracted from the
 //	                                      self times.
+//	                          time_clamped            exact: nodes whose
+//	                                      subtraction would have taken their
+//	                                      self time below zero (a machine
+//	                                      busier than when the cost was
+//	                                      measured): they keep their
+//	                                      measured time, nothing subtracted.
 //	                          time_signal sampled: "SIGURG" (the signal
 //	                                      used), "busy" (the program had a
 //	                                      handler: no samples) or "replaced"

@@ -50,8 +50,11 @@ type Time struct {
 	// cost per call.
 	OverheadNS     uint64  `json:"overhead_ns,omitempty"`
 	CallOverheadNS float64 `json:"call_overhead_ns,omitempty"`
-	Samples        uint64  `json:"samples,omitempty"` // sampled mode
-	Signal         string  `json:"signal,omitempty"`  // sampled mode: see profile/format.go
+	// Clamped counts the contexts exact mode left uncompensated: the
+	// subtraction would have taken their self time below zero.
+	Clamped uint64 `json:"clamped,omitempty"`
+	Samples uint64 `json:"samples,omitempty"` // sampled mode
+	Signal  string `json:"signal,omitempty"`  // sampled mode: see profile/format.go
 	// Threshold, in percent of TotalNS: the tree leaves out the contexts
 	// below it (counting them in Hidden), the text tables their lines;
 	// Functions and Graph stay whole.
@@ -155,6 +158,7 @@ func buildTime(b *builder, r *Report, threshold float64) *Time {
 	tm.Clock, _ = p.MetaValue("time_clock")
 	tm.Signal, _ = p.MetaValue("time_signal")
 	tm.OverheadNS = metaUint(p, "time_overhead_ns")
+	tm.Clamped = metaUint(p, "time_clamped")
 	tm.Samples = metaUint(p, "time_samples")
 	if ps := metaUint(p, "time_call_overhead_ps"); ps > 0 {
 		tm.CallOverheadNS = float64(ps) / 1000

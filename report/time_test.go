@@ -202,3 +202,20 @@ func TestDur(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeClamped: a profile's M time_clamped (contexts exact mode left
+// uncompensated) is in the model and the header says so; without it, no
+// line.
+func TestTimeClamped(t *testing.T) {
+	p := load(t, "time-exact")
+	r := build(t, p, Options{Tables: TimeTables})
+	if out := render(t, r, "text"); r.Time.Clamped != 0 || strings.Contains(out, "uncompensated") {
+		t.Errorf("clamped %d without time_clamped", r.Time.Clamped)
+	}
+	p.Meta = append(p.Meta, profile.Meta{Key: "time_clamped", Value: "3"})
+	r = build(t, p, Options{Tables: TimeTables})
+	want := "note: 3 calling contexts uncompensated: subtracting would leave less than zero (a busy machine)\n"
+	if out := render(t, r, "text"); r.Time.Clamped != 3 || !strings.Contains(out, want) {
+		t.Errorf("clamped %d; the header lacks %q:\n%s", r.Time.Clamped, want, out)
+	}
+}

@@ -47,6 +47,7 @@ func (r *Report) hasMemory() bool {
 //
 //	time: exact mode (wall-clock, tsc clock): 1.23s in 1 thread, 0.1% outside woven functions
 //	instrumentation overhead: 208ms (20.8ns per call, 14.5% of the run), measured and subtracted
+//	note: 2 calling contexts uncompensated: subtracting would leave less than zero (a busy machine)
 func textTimeSummary(w *bufio.Writer, r *Report) {
 	tm := r.Time
 	if tm == nil || tm.TotalNS == 0 && tm.Mode == "" {
@@ -93,6 +94,10 @@ func textTimeSummary(w *bufio.Writer, r *Report) {
 	if tm.Mode == "exact" {
 		fmt.Fprintf(w, "instrumentation overhead: %s (%s per call, %s%% of the run), measured and subtracted\n",
 			dur(float64(tm.OverheadNS)), dur(tm.CallOverheadNS), pct1(pct(tm.OverheadNS, tm.TotalNS+tm.OverheadNS)))
+		if tm.Clamped > 0 {
+			fmt.Fprintf(w, "note: %s uncompensated: subtracting would leave less than zero (a busy machine)\n",
+				plural(int(tm.Clamped), "calling context"))
+		}
 	}
 	if tm.Mode == "sampled" && tm.Samples < 100 && tm.Signal == "SIGURG" {
 		fmt.Fprintf(w, "note: %s: the split among functions is rough (WEAVE_TIME=exact splits short runs exactly)\n",

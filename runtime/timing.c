@@ -20,14 +20,17 @@
             the whole run, measured against CLOCK_MONOTONIC_RAW.
             Overhead compensation: the runtime times an empty woven
             function against a plain one, through the same entry points
-            (the median of CAL_ROUNDS rounds of CAL_CALLS calls, at start-up
-            and again at exit, averaged: time_measure), and splits the cost
-            per call in two: o_in, inside the callee's
-            [entry, exit] window, and o_out, outside it (in the caller's
-            window). A node's self time is then its raw self time minus o_in
-            per call of it and o_out per call of its children (clamped at
-            0), so an empty function shows ~0. The total subtracted is
-            written as M time_overhead_ns.
+            (the 10th percentile of CAL_ROUNDS short rounds of CAL_CALLS
+            calls, at start-up and again at exit, keeping the lower:
+            time_measure), and splits the cost per call in two: o_in,
+            inside the callee's [entry, exit] window, and o_out, outside it
+            (in the caller's window). A node's self time is then its raw
+            self time minus o_in per call of it and o_out per call of its
+            children, so an empty function shows ~0. A node that would be
+            left below zero (the machine was busier during the run than in
+            the calibration's best rounds) keeps its raw self time and is
+            counted in M time_clamped: compensation never erases time. The
+            total subtracted is written as M time_overhead_ns.
             Frames still open are closed at exit (the exiting thread's by
             time_finish; other running threads' by the writer, reading their
             stacks), at thread exit (time_thread_exit) and when a longjmp
@@ -74,8 +77,9 @@ enum { TIME_OFF, TIME_SAMPLED, TIME_EXACT };
 
 #define TIME_SIGNAL SIGURG
 #define TIME_PERIOD_NS 1000000u
-#define CAL_CALLS 10000
-#define CAL_ROUNDS 9
+#define CAL_CALLS 1000
+#define CAL_ROUNDS 60
+#define CAL_PICK (CAL_ROUNDS / 10) /* the 10th percentile */
 #ifndef SIGEV_THREAD_ID
 #define SIGEV_THREAD_ID 4
 #endif
@@ -86,6 +90,7 @@ static int time_exact(void) { return g_time_mode == TIME_EXACT; }
 static int g_time_tsc;                 /* exact mode's clock is the TSC */
 static u64 g_time_tsc0, g_time_raw0;   /* TSC, CLOCK_MONOTONIC_RAW ns at start */
 static double g_time_oin, g_time_oout; /* exact: overhead ticks per call */
+static double g_time_cal[2];          /* exact: o_in + o_out measured at start-up, at exit */
 static int g_time_sig;                 /* sampled: 1 handler installed, -1 busy */
 static u64 g_time_samples;             /* sampled: samples taken (atomic) */
 static int g_time_done;                /* atomic: time_finish ran */
@@ -192,7 +197,8 @@ __attribute__((noinline)) static void time_cal_plain(void)
 	__asm__ volatile("");
 }
 
-static double median(double *v, int n)
+/* The k-th smallest of v[0..n) (sorts v). */
+static double kth_smallest(double *v, int n, int k)
 {
 	int i, j;
 	for (i = 1; i < n; i++)
@@ -201,16 +207,19 @@ static double median(double *v, int n)
 			v[j] = v[j - 1];
 			v[j - 1] = x;
 		}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return v[k];
 }
 
 /* Measures o_in and o_out (ticks per call) on the calling thread: the
-   median of CAL_ROUNDS rounds of CAL_CALLS calls. The median, not the
-   minimum: on a busy machine (another hyperthread of the core at work) a
-   call costs up to twice as much, and the run is more like the typical
-   round than the best. Called with in_rt set, so that woven code in a
-   signal handler meanwhile does not push (nor reach the scratch tree's
-   slow path). */
+   10th percentile of CAL_ROUNDS short rounds of CAL_CALLS calls each. A
+   busy machine only makes a round slower (a preemption, an interrupt, a
+   sibling hyperthread at work), so a low percentile of many short rounds
+   is what the calls cost when they run undisturbed; and too high an
+   estimate would erase real time from the profile, too low one only
+   leaves a little of the runtime's cost in it. Not the minimum, which one
+   odd round (a TSC read out of order) could pull down. Called with in_rt
+   set, so that woven code in a signal handler meanwhile does not push
+   (nor reach the scratch tree's slow path). */
 static void time_measure(double *oin, double *oout)
 {
 	static struct rt_node nodes[2];
@@ -248,8 +257,8 @@ static void time_measure(double *oin, double *oout)
 	}
 	fence();
 	*t = saved;
-	*oin = median(in, CAL_ROUNDS);
-	*oout = median(total, CAL_ROUNDS) - *oin;
+	*oin = kth_smallest(in, CAL_ROUNDS, CAL_PICK);
+	*oout = kth_smallest(total, CAL_ROUNDS, CAL_PICK) - *oin;
 	if (*oout < 0)
 		*oout = 0;
 }
@@ -333,6 +342,7 @@ static void time_global_init(void)
 		g_time_raw0 = clock_ns(CLOCK_MONOTONIC_RAW);
 		g_time_tsc0 = time_tick();
 		time_measure(&g_time_oin, &g_time_oout);
+		g_time_cal[0] = g_time_oin + g_time_oout;
 	} else if (g_time_mode == TIME_SAMPLED) {
 		memset(&sa, 0, sizeof sa);
 		if (sigaction(TIME_SIGNAL, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
@@ -574,11 +584,15 @@ static void time_finish(void)
 		pthread_mutex_lock(&g_lock);
 		T->t_end = now > T->t_start ? now : T->t_start + 1;
 		pthread_mutex_unlock(&g_lock);
-		/* Measure again, and take the mean of start and end: the machine
-		   may have become busier (or quieter) meanwhile. */
+		/* Measure again, and keep the lower: the machine may have been
+		   busy at start-up (a program's first instants often are: the
+		   loader, other processes starting with it). */
 		time_measure(&oin, &oout);
-		g_time_oin = (g_time_oin + oin) / 2;
-		g_time_oout = (g_time_oout + oout) / 2;
+		g_time_cal[1] = oin + oout;
+		if (oin + oout < g_time_oin + g_time_oout) {
+			g_time_oin = oin;
+			g_time_oout = oout;
+		}
 	}
 }
 
@@ -605,47 +619,110 @@ static void out_time(struct out *o, u32 id, u64 ns)
 	o->records++;
 }
 
-/* Writes the time_* metadata and the D records (write_profile, g_lock
-   held, T->snap set). */
-static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm)
+/* Sampled mode's time_* metadata and D records. */
+static void time_write_sampled(struct out *o, const u32 *ids)
 {
 	struct rt_thread *T;
-	u32 maxidx, i, k;
-	double *incl, *csum, *ccalls, npt, over = 0;
-	u64 now;
+	struct rt_node *n;
+	struct sigaction sa;
+	const char *sig = "SIGURG";
+	u32 i, k;
+	if (g_time_sig < 0)
+		sig = "busy";
+	else if (sigaction(TIME_SIGNAL, NULL, &sa) == 0 && sa.sa_sigaction != time_on_signal)
+		sig = "replaced";
+	out_meta(o, "time_mode", "sampled", 0);
+	out_meta(o, "time_clock", "thread_cputime", 0);
+	out_meta(o, "time_signal", sig, 0);
+	out_meta(o, "time_period_ns", NULL, TIME_PERIOD_NS);
+	out_meta(o, "time_samples", NULL, __atomic_load_n(&g_time_samples, __ATOMIC_RELAXED));
+	for (T = g_threads; T; T = T->next) {
+		EACH_NODE(T, i, n, k) {
+			u64 v = __atomic_load_n(&n->time, __ATOMIC_RELAXED);
+			if (v && n->kind != KIND_A)
+				out_time(o, ids[i], v);
+		}
+	}
+}
 
-	if (g_time_mode == TIME_OFF)
-		return;
-	if (g_time_mode == TIME_SAMPLED) {
-		struct sigaction sa;
-		const char *sig = "SIGURG";
-		if (g_time_sig < 0)
-			sig = "busy";
-		else if (sigaction(TIME_SIGNAL, NULL, &sa) == 0 && sa.sa_sigaction != time_on_signal)
-			sig = "replaced";
-		out_meta(o, "time_mode", "sampled", 0);
-		out_meta(o, "time_clock", "thread_cputime", 0);
-		out_meta(o, "time_signal", sig, 0);
-		out_meta(o, "time_period_ns", NULL, TIME_PERIOD_NS);
-		out_meta(o, "time_samples", NULL, __atomic_load_n(&g_time_samples, __ATOMIC_RELAXED));
-		for (T = g_threads; T; T = T->next) {
-			for (i = T->first, k = 0; k < T->snap; k++) {
-				struct rt_node *n = node_at(i);
-				u64 v = __atomic_load_n(&n->time, __ATOMIC_RELAXED);
-				if (v && n->kind != KIND_A)
-					out_time(o, ids[i], v);
-				if (k + 1 < T->snap)
-					i = n->next;
+/* Exact mode: each node's inclusive ticks into incl (index < maxidx), the
+   open frames of running threads included, read as they are. */
+static void time_inclusive(double *incl, u32 maxidx, u64 now)
+{
+	struct rt_thread *T;
+	struct rt_node *n;
+	u32 i, k;
+	for (T = g_threads; T; T = T->next) {
+		EACH_NODE(T, i, n, k) {
+			if (n->kind == KIND_F)
+				incl[i] += (double)__atomic_load_n(&n->time, __ATOMIC_RELAXED);
+			else if (n->kind == KIND_R && T->t_start)
+				incl[i] = (double)((T->t_end ? T->t_end : now) - T->t_start);
+		}
+		if (T->tls && T != rt_local.thr) {
+			struct __weave_thread *t = T->tls;
+			unsigned d = __atomic_load_n(&t->depth, __ATOMIC_RELAXED), j;
+			struct __weave_slot *st = t->stack;
+			for (j = 1; st && j <= d && j < t->cap; j++) {
+				struct rt_node *m = (struct rt_node *)(void *)st[j].node;
+				u64 t0 = st[j].t0;
+				if (m && m->self < maxidx && t0 >= T->t_start && t0 < now)
+					incl[m->self] += (double)(now - t0);
 			}
 		}
-		return;
 	}
+}
 
-	/* Exact: inclusive ticks per node, open frames of running threads
-	   included; then self = inclusive - children's - overhead. */
-	now = time_tick();
-	npt = time_ns_per_tick();
-	maxidx = __atomic_load_n(&g_node_next, __ATOMIC_RELAXED);
+/* Exact mode: turns self (zeroed, 2 * maxidx) into each node's self
+   ticks: its inclusive ticks minus its children's, minus the runtime's
+   own cost (o_in per call of it, o_out per call of a child). The
+   subtraction is bounded by what was measured: a node it would take below
+   zero keeps its raw self time and counts in *clamped. Returns the ticks
+   subtracted in all. */
+static double time_self(const double *incl, double *self, u32 maxidx, u64 *clamped)
+{
+	struct rt_thread *T;
+	struct rt_node *n;
+	double over = 0, *ccalls = self + maxidx;
+	u32 i, k;
+	for (T = g_threads; T; T = T->next) {
+		EACH_NODE(T, i, n, k) {
+			if (n->kind == KIND_F && n->parent < maxidx) {
+				self[n->parent] += incl[i];
+				ccalls[n->parent] += (double)n->pub.calls;
+			}
+		}
+	}
+	for (T = g_threads; T; T = T->next) {
+		EACH_NODE(T, i, n, k) {
+			double raw, sub;
+			if (n->kind == KIND_A)
+				continue;
+			raw = incl[i] - self[i];
+			sub = g_time_oout * ccalls[i];
+			if (n->kind == KIND_F)
+				sub += g_time_oin * (double)n->pub.calls;
+			if (raw - sub < 0 && raw > 0) {
+				(*clamped)++;
+				self[i] = raw;
+			} else {
+				over += sub;
+				self[i] = raw - sub;
+			}
+		}
+	}
+	return over;
+}
+
+/* Exact mode's time_* metadata and D records. */
+static void time_write_exact(struct out *o, const u32 *ids, struct tmpmem *tm)
+{
+	struct rt_thread *T;
+	struct rt_node *n;
+	u32 maxidx = __atomic_load_n(&g_node_next, __ATOMIC_RELAXED), i, k;
+	double *incl, *self, npt = time_ns_per_tick(), over;
+	u64 now = time_tick(), clamped = 0;
+
 	if (maxidx > MAX_NODES)
 		maxidx = MAX_NODES;
 	out_meta(o, "time_mode", "exact", 0);
@@ -653,62 +730,34 @@ static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm)
 	if (g_time_tsc && npt > 0)
 		out_meta(o, "time_tsc_hz", NULL, (u64)(1e9 / npt + 0.5));
 	out_meta(o, "time_call_overhead_ps", NULL, (u64)((g_time_oin + g_time_oout) * npt * 1000 + 0.5));
+	out_meta(o, "time_cal_start_ps", NULL, (u64)(g_time_cal[0] * npt * 1000 + 0.5));
+	if (g_time_cal[1] > 0)
+		out_meta(o, "time_cal_exit_ps", NULL, (u64)(g_time_cal[1] * npt * 1000 + 0.5));
 	incl = tmp_alloc(tm, (wsize)maxidx * 3 * sizeof *incl);
 	if (!incl) {
 		out_meta(o, "time_error", "out of memory", 0);
 		return;
 	}
-	csum = incl + maxidx;
-	ccalls = csum + maxidx;
-	for (T = g_threads; T; T = T->next) {
-		for (i = T->first, k = 0; k < T->snap; k++) {
-			struct rt_node *n = node_at(i);
-			if (n->kind == KIND_F)
-				incl[i] += (double)__atomic_load_n(&n->time, __ATOMIC_RELAXED);
-			else if (n->kind == KIND_R && T->t_start)
-				incl[i] = (double)((T->t_end ? T->t_end : now) - T->t_start);
-			if (k + 1 < T->snap)
-				i = n->next;
-		}
-		if (T->tls && T != rt_local.thr) {
-			/* A thread still running: its open frames, read as they are. */
-			struct __weave_thread *t = T->tls;
-			unsigned d = __atomic_load_n(&t->depth, __ATOMIC_RELAXED), j;
-			struct __weave_slot *st = t->stack;
-			for (j = 1; st && j <= d && j < t->cap; j++) {
-				struct rt_node *n = (struct rt_node *)(void *)st[j].node;
-				u64 t0 = st[j].t0;
-				if (n && n->self < maxidx && t0 >= T->t_start && t0 < now)
-					incl[n->self] += (double)(now - t0);
-			}
-		}
-	}
-	for (T = g_threads; T; T = T->next) {
-		for (i = T->first, k = 0; k < T->snap; k++) {
-			struct rt_node *n = node_at(i);
-			if (n->kind == KIND_F && n->parent < maxidx) {
-				csum[n->parent] += incl[i];
-				ccalls[n->parent] += (double)n->pub.calls;
-				over += (double)n->pub.calls * (g_time_oin + g_time_oout);
-			}
-			if (k + 1 < T->snap)
-				i = n->next;
-		}
-	}
+	self = incl + maxidx;
+	time_inclusive(incl, maxidx, now);
+	over = time_self(incl, self, maxidx, &clamped);
 	out_meta(o, "time_overhead_ns", NULL, (u64)(over * npt + 0.5));
+	out_meta(o, "time_clamped", NULL, clamped);
 	for (T = g_threads; T; T = T->next) {
-		for (i = T->first, k = 0; k < T->snap; k++) {
-			struct rt_node *n = node_at(i);
-			if (n->kind != KIND_A) {
-				double self = incl[i] - csum[i] - g_time_oout * ccalls[i];
-				if (n->kind == KIND_F)
-					self -= g_time_oin * (double)n->pub.calls;
-				self = self * npt + 0.5;
-				if (self >= 1)
-					out_time(o, ids[i], (u64)self);
-			}
-			if (k + 1 < T->snap)
-				i = n->next;
+		EACH_NODE(T, i, n, k) {
+			double ns = self[i] * npt + 0.5;
+			if (n->kind != KIND_A && ns >= 1)
+				out_time(o, ids[i], (u64)ns);
 		}
 	}
+}
+
+/* Writes the time_* metadata and the D records (write_profile, g_lock
+   held, T->snap set). */
+static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm)
+{
+	if (g_time_mode == TIME_SAMPLED)
+		time_write_sampled(o, ids);
+	else if (g_time_mode == TIME_EXACT)
+		time_write_exact(o, ids, tm);
 }

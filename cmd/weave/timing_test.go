@@ -182,16 +182,17 @@ func TestTimingCallsUftrace(t *testing.T) {
 // TestTimingShares: work in ratio 1:2:3 gets self-time shares within 5
 // points of 1/6, 2/6, 3/6 in both modes; in exact mode totals are self plus
 // children, and an empty function's self time is ~0 once the runtime's own
-// cost is subtracted. Exact mode measures wall-clock time: a run that did
-// not get its CPU most of the time (a busy machine) is retried, and the
-// check is skipped if none did.
+// cost is subtracted. Exact mode measures wall-clock time, which on a busy
+// machine includes the time the program waited for a CPU: its shares are
+// taken from each function's fastest run so far (up to 5 runs), so that
+// preemption, which only ever adds time, drops out.
 func TestTimingShares(t *testing.T) {
 	dir := t.TempDir()
 	exe := timingBuild(t, dir, "ratio")
 	for _, mode := range []string{"sampled", "exact"} {
 		t.Run(mode, func(t *testing.T) {
 			var errs []string
-			busy := 0
+			var fastest *timingReport
 			for attempt := 0; attempt < 5; attempt++ {
 				r, cpu := timingRun(t, dir, exe, mode, "600", "10", "2000000")
 				if mode == "exact" {
@@ -199,24 +200,37 @@ func TestTimingShares(t *testing.T) {
 					if errs := checkExact(t, r); len(errs) > 0 {
 						t.Fatal(strings.Join(errs, "\n"))
 					}
-					if cpu < 0.85 {
-						busy++
-						t.Logf("attempt %d: the run had the CPU %.0f%% of its time; retrying", attempt, 100*cpu)
-						continue
-					}
+					fastest = keepFastest(fastest, r)
+					r = fastest
 				}
 				errs = checkShares(t, r, mode)
 				if len(errs) == 0 {
 					return
 				}
-				t.Logf("attempt %d: %s", attempt, strings.Join(errs, "; "))
-			}
-			if busy == 5 {
-				t.Skip("machine too busy for wall-clock shares: no run had the CPU 85% of its time")
+				t.Logf("attempt %d (the run had the CPU %.0f%% of its time): %s", attempt, 100*cpu, strings.Join(errs, "; "))
 			}
 			t.Error(strings.Join(errs, "\n"))
 		})
 	}
+}
+
+// keepFastest returns the report of the fastest runs so far: each
+// function's least self and total time of best and r, and the least time
+// in all.
+func keepFastest(best, r *timingReport) *timingReport {
+	if best == nil {
+		return r
+	}
+	for i, f := range best.Time.Functions {
+		for _, g := range r.Time.Functions {
+			if g.Name == f.Name {
+				best.Time.Functions[i].SelfNS = min(f.SelfNS, g.SelfNS)
+				best.Time.Functions[i].TotalNS = min(f.TotalNS, g.TotalNS)
+			}
+		}
+	}
+	best.Time.TotalNS = min(best.Time.TotalNS, r.Time.TotalNS)
+	return best
 }
 
 func checkShares(t *testing.T, r *timingReport, mode string) []string {
