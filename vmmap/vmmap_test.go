@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"weave/internal/readelf"
 	"weave/internal/testtool"
 )
 
@@ -98,29 +98,6 @@ func TestBytes(t *testing.T) {
 	}
 }
 
-// loads returns the LOAD and GNU_RELRO program headers of a binary, from
-// readelf -lW: per header, its flags and vaddr, filesz, memsz.
-func loads(t *testing.T, bin string) (load [][4]string, relro [2]uint64) {
-	testtool.Need(t, "readelf")
-	out, err := exec.Command("readelf", "-lW", bin).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	re := regexp.MustCompile(`^\s*(LOAD|GNU_RELRO)\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(R?\s?W?\s?E?)\s+0x`)
-	for _, l := range strings.Split(string(out), "\n") {
-		m := re.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		if m[1] == "GNU_RELRO" {
-			relro[0], relro[1] = hex(m[2]), hex(m[2])+hex(m[4])
-			continue
-		}
-		load = append(load, [4]string{strings.ReplaceAll(m[5], " ", ""), m[2], m[3], m[4]})
-	}
-	return load, relro
-}
-
 func hex(s string) uint64 {
 	v, _ := strconv.ParseUint(s, 16, 64)
 	return v
@@ -128,8 +105,7 @@ func hex(s string) uint64 {
 
 const page = 4096
 
-func down(v uint64) uint64 { return v &^ (page - 1) }
-func up(v uint64) uint64   { return down(v + page - 1) }
+func up(v uint64) uint64 { return (v + page - 1) &^ (page - 1) }
 
 // TestLiveProcess runs the segments program, reads its maps while it
 // waits, and checks the segments against readelf's program headers of the
@@ -188,32 +164,15 @@ func TestLiveProcess(t *testing.T) {
 	inside("mmap", Anon)
 	inside("thread_stack", ThreadStack)
 
-	// readelf: text is the executable LOAD, page-rounded; data+bss is the
-	// writable one from the end of RELRO (made read-only at start-up) to
-	// the end of its memory image; bss the part beyond its file image.
-	load, relro := loads(t, bin)
-	var text, rw uint64
-	for _, l := range load {
-		vaddr, filesz, memsz := hex(l[1]), hex(l[2]), hex(l[3])
-		switch l[0] {
-		case "RE":
-			text += up(vaddr+memsz) - down(vaddr)
-		case "RW":
-			from := down(vaddr)
-			if relro[1] > vaddr {
-				from = down(relro[1])
-			}
-			rw = up(vaddr+memsz) - from
-			if bss := up(vaddr+memsz) - up(vaddr+filesz); seg[BSS].Size != bss {
-				t.Errorf("bss segment %d bytes, readelf %d", seg[BSS].Size, bss)
-			}
-		}
+	elf := readelf.Of(t, bin)
+	if seg[Text].Size != elf.Text {
+		t.Errorf("text segment %d bytes, readelf %d", seg[Text].Size, elf.Text)
 	}
-	if seg[Text].Size != text {
-		t.Errorf("text segment %d bytes, readelf %d", seg[Text].Size, text)
+	if seg[BSS].Size != elf.BSS {
+		t.Errorf("bss segment %d bytes, readelf %d", seg[BSS].Size, elf.BSS)
 	}
-	if got := seg[Data].Size + seg[BSS].Size; got != rw {
-		t.Errorf("data+bss %d bytes, readelf %d", got, rw)
+	if got := seg[Data].Size + seg[BSS].Size; got != elf.DataBSS {
+		t.Errorf("data+bss %d bytes, readelf %d", got, elf.DataBSS)
 	}
 	if got, want := seg[BSS].Size, up(own["bss"][1]); got < want || got > want+page {
 		t.Errorf("bss %d bytes, the program's array %d", got, own["bss"][1])

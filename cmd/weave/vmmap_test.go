@@ -1,0 +1,227 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"weave/internal/readelf"
+	"weave/internal/testtool"
+	"weave/report"
+	"weave/vmmap"
+)
+
+// vmReport is the JSON of the memory map and heap tables.
+type vmReport struct {
+	Totals   totals           `json:"totals"`
+	Segments *report.Segments `json:"segments"`
+	Timeline *report.Timeline `json:"timeline"`
+	Peak     *report.Peak     `json:"peak"`
+}
+
+func vmTables(t *testing.T, prof string) vmReport {
+	t.Helper()
+	r := mustRun(t, "", nil, weaveBin, "report", "--format", "json", "--tables", "segments,timeline,peak", prof)
+	var v vmReport
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("report json: %v\n%s", err, r.stdout)
+	}
+	return v
+}
+
+// buildPair builds testdata/vmmap/name.c plain and woven with gcc.
+func buildPair(t *testing.T, dir, name string, flags ...string) (plain, woven string) {
+	t.Helper()
+	testtool.Need(t, "gcc")
+	return build(t, dir, "gcc", program{name: name, srcs: []string{"vmmap/" + name + ".c"}}, append([]string{"-O2", "-g"}, flags...)...)
+}
+
+var hexAddr = regexp.MustCompile(`0x[0-9a-f]+`)
+
+// TestVMSegments checks the profile's map of a program with known
+// segments against readelf and the program's own numbers.
+func TestVMSegments(t *testing.T) {
+	dir := t.TempDir()
+	plain, woven := buildPair(t, dir, "segments", "-pthread")
+	want := run(t, dir, nil, plain)
+	prof := filepath.Join(dir, "seg.prof")
+	got := run(t, dir, []string{"WEAVE_OUT=" + prof}, woven)
+	mask := func(r result) result { r.stdout = hexAddr.ReplaceAllString(r.stdout, "ADDR"); return r }
+	if !sameRun(t, "segments", mask(want), mask(got)) {
+		t.FailNow()
+	}
+	own := map[string]uint64{}
+	for _, l := range strings.Split(got.stdout, "\n") {
+		if f := strings.Fields(l); len(f) == 3 {
+			own[f[0]], _ = strconv.ParseUint(f[2], 10, 64)
+		} else if len(f) == 2 {
+			own[f[0]], _ = strconv.ParseUint(f[1], 10, 64)
+		}
+	}
+	v := vmTables(t, prof)
+	if v.Segments == nil || v.Segments.Unavailable != "" || len(v.Segments.Snapshots) < 2 {
+		t.Fatalf("segments: %+v", v.Segments)
+	}
+	size := map[string]uint64{}
+	for _, r := range v.Segments.Rows {
+		size[r.Name] = r.Size["exit"]
+	}
+	elf := readelf.Of(t, woven)
+	const page = 4096
+	up := func(n uint64) uint64 { return (n + page - 1) &^ (page - 1) }
+	for _, c := range []struct {
+		what      string
+		got, want uint64
+	}{
+		{"text vs readelf", size[vmmap.Text], elf.Text},
+		{"bss vs readelf", size[vmmap.BSS], elf.BSS},
+		{"data+bss vs readelf", size[vmmap.Data] + size[vmmap.BSS], elf.DataBSS},
+		{"thread stacks vs the thread's stack and guard", size[vmmap.ThreadStack], own["thread_stack"] + own["thread_guard"]},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d bytes, want %d", c.what, c.got, c.want)
+		}
+	}
+	// The runtime's own tables are in bss too.
+	if b := size[vmmap.BSS]; b < up(own["bss"])-page {
+		t.Errorf("bss %d bytes, less than the program's array of %d", b, own["bss"])
+	}
+	if d := size[vmmap.Data]; d < up(own["data"]) || d > up(own["data"])+2*page {
+		t.Errorf("data %d bytes, the program's array %d", d, own["data"])
+	}
+	if a := size[vmmap.Anon]; a < own["mmap"] {
+		t.Errorf("anon %d bytes, less than the program's mmap of %d", a, own["mmap"])
+	}
+	ex := v.Segments.Snapshots[len(v.Segments.Snapshots)-1]
+	if ex.HeapBytes != uint64(v.Totals.BytesInUse) || ex.HeapBlocks != uint64(v.Totals.BlocksInUse) {
+		t.Errorf("heap at exit %d bytes in %d blocks, the contexts' totals %+v", ex.HeapBytes, ex.HeapBlocks, v.Totals)
+	}
+	// statm's VM size leaves out [vsyscall] and the like.
+	if ex.Name != "exit" || ex.VM <= 0 || ex.RSS <= 0 || float64(ex.VM) < 0.99*float64(ex.Mapped) || uint64(ex.VM) > ex.Mapped {
+		t.Errorf("exit snapshot: %+v (VM size should be the maps' sum, near enough)", ex)
+	}
+}
+
+// massifPeak runs argv under massif and returns the largest heap size of
+// its snapshots (useful bytes, as weave counts them).
+func massifPeak(t *testing.T, dir string, env []string, argv ...string) uint64 {
+	t.Helper()
+	out := filepath.Join(dir, "massif.out")
+	run(t, dir, env, append([]string{"valgrind", "--tool=massif", "--massif-out-file=" + out}, argv...)...)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peak uint64
+	for _, m := range regexp.MustCompile(`mem_heap_B=(\d+)`).FindAllStringSubmatch(string(b), -1) {
+		n, _ := strconv.ParseUint(m[1], 10, 64)
+		peak = max(peak, n)
+	}
+	return peak
+}
+
+// TestVMHumps checks the exact peak of a program that grows its heap to
+// 100 MB, frees to 10 MB and grows to 50 MB against the program's own
+// high-water mark and massif's, the contexts at the peak, and that the
+// timeline shows both humps.
+func TestVMHumps(t *testing.T) {
+	dir := t.TempDir()
+	plain, woven := buildPair(t, dir, "humps")
+	want := run(t, dir, nil, plain)
+	prof := filepath.Join(dir, "humps.prof")
+	got := run(t, dir, []string{"WEAVE_OUT=" + prof}, woven)
+	if !sameRun(t, "humps", want, got) {
+		t.FailNow()
+	}
+	var high uint64
+	if f := strings.Fields(got.stdout); len(f) >= 3 {
+		high, _ = strconv.ParseUint(f[2], 10, 64)
+	}
+	v := vmTables(t, prof)
+	pk := v.Peak
+	if pk == nil || pk.Peak.Bytes != high {
+		t.Fatalf("peak %+v, the program's high-water mark %d", pk, high)
+	}
+	if pk.Peak.Blocks != 101 {
+		t.Errorf("peak blocks %d, want 101", pk.Peak.Blocks)
+	}
+	// Contexts: within the tolerance of the peak, adding up to the
+	// snapshot, grow's 1 MB blocks first, setup's block second.
+	var sum uint64
+	for _, c := range pk.Contexts {
+		sum += c.Bytes
+	}
+	if sum != pk.Snapshot.Bytes || float64(pk.Snapshot.Bytes)*(1+pk.Tolerance) < float64(pk.Peak.Bytes) {
+		t.Errorf("contexts hold %d bytes, snapshot %d, peak %d, tolerance %g", sum, pk.Snapshot.Bytes, pk.Peak.Bytes, pk.Tolerance)
+	}
+	if len(pk.Contexts) != 2 || pk.Contexts[0].Chain[0].Name != "grow" || pk.Contexts[0].Chain[1].Name != "main" ||
+		pk.Contexts[0].Bytes%1000000 != 0 || pk.Contexts[1].Chain[0].Name != "setup" || pk.Contexts[1].Bytes != 100 {
+		t.Errorf("peak contexts: %+v", pk.Contexts)
+	}
+	// Both humps: up to 100 MB, down to 10, up to 50, down to 0, each
+	// within the points' spacing (1/32 of the peak).
+	const MB = 1000000
+	step := pk.Peak.Bytes / 32
+	stage, marks := 0, []struct {
+		up    bool
+		level uint64
+	}{{true, 100*MB - step}, {false, 10*MB + step}, {true, 50*MB - step}, {false, step}}
+	for _, p := range v.Timeline.Points {
+		if m := marks[stage]; m.up && p.Bytes >= m.level || !m.up && p.Bytes <= m.level {
+			if stage++; stage == len(marks) {
+				break
+			}
+		}
+	}
+	if stage != len(marks) {
+		t.Errorf("timeline stops at stage %d of 100 MB, 10, 50, 0: %+v", stage, v.Timeline.Points)
+	}
+	text := mustRun(t, "", nil, weaveBin, "report", "--tables", "timeline", prof).stdout
+	for _, l := range strings.Split(text, "\n") {
+		if len(l) > 100 {
+			t.Errorf("timeline line wider than 100 columns: %q", l)
+		}
+	}
+	testtool.Check(t, "massif", []string{"valgrind"}, func(t *testing.T) {
+		vgProf := filepath.Join(dir, "vg.prof")
+		mp := massifPeak(t, dir, []string{"WEAVE_OUT=" + vgProf}, woven)
+		if wp := vmTables(t, vgProf).Peak.Peak.Bytes; wp != mp {
+			t.Errorf("peak %d bytes, massif's on the same run %d", wp, mp)
+		}
+	})
+}
+
+// TestVMNoProc runs a program whose /proc cannot be read (the runtime's
+// test hook WEAVE_PROC points elsewhere): it behaves as usual, the profile
+// says why there is no map, the report says so in one line.
+func TestVMNoProc(t *testing.T) {
+	dir := t.TempDir()
+	plain, woven := buildPair(t, dir, "humps")
+	want := run(t, dir, nil, plain)
+	prof := filepath.Join(dir, "noproc.prof")
+	got := run(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_PROC=" + filepath.Join(dir, "none")}, woven)
+	if !sameRun(t, "humps without /proc", want, got) {
+		t.FailNow()
+	}
+	v := vmTables(t, prof)
+	if v.Segments == nil || !strings.Contains(v.Segments.Unavailable, "No such file or directory") || len(v.Segments.Rows) != 0 {
+		t.Errorf("segments without /proc: %+v", v.Segments)
+	}
+	if v.Timeline == nil || len(v.Timeline.Points) < 2 || v.Timeline.Points[0].RSS != -1 {
+		t.Errorf("timeline without /proc: %+v", v.Timeline)
+	}
+	text := mustRun(t, "", nil, weaveBin, "report", "--tables", "segments", prof).stdout
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, "unavailable") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "Map unavailable: reading ") {
+		t.Errorf("report without /proc:\n%s", text)
+	}
+}
