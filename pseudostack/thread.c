@@ -78,7 +78,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	T->root = root->self;
 	T->tid = (int)syscall(SYS_gettid);
 	g_nthreads++;
-	*g_threads_tail = T;
+	__atomic_store_n(g_threads_tail, T, __ATOMIC_RELEASE); /* vm_leaves_take walks the list */
 	g_threads_tail = &T->next;
 	pthread_mutex_unlock(&g_lock);
 

@@ -63,13 +63,14 @@ static inline __attribute__((always_inline)) void charge_free(struct rt_thread *
 	h = n->u.heap;
 	c = size_class(size);
 	if (T && n->thread == T->num) {
-		h->f[c]++;
-		h->g[c] += size;
+		OWN_ADD(h->f[c], 1);
+		OWN_ADD(h->g[c], size);
 	} else {
 		__atomic_fetch_add(&h->rf[c], 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&h->rg[c], size, __ATOMIC_RELAXED);
 	}
 	bin_count(T, size, 1);
+	vm_free(size);
 }
 
 /* Records block p of n bytes, allocated at site s. in_rt is set. */
@@ -98,9 +99,10 @@ static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p
 		big_put((uintptr_t)p, n);
 	h = a->u.heap;
 	c = size_class(n);
-	h->a[c]++;
-	h->b[c] += n;
+	OWN_ADD(h->a[c], 1);
+	OWN_ADD(h->b[c], n);
 	bin_count(T, n, 0);
+	vm_alloc(n);
 }
 
 /* Forgets block p (about to be freed). in_rt is set. */

@@ -407,5 +407,6 @@ static void rt_fork_child(void)
 	g_pid = (int)getpid();
 	g_forked = 1;
 	g_start_ns = now_ns();
+	vm_fork_child();
 	rt_fork_parent();
 }

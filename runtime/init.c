@@ -154,6 +154,7 @@ static void rt_global_init(void)
 	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
 	rt_config();
 	time_global_init();
+	vm_init();
 }
 
 /* Takes n bytes (n <= chunk) from b, mapping a new chunk of memory when

@@ -403,6 +403,11 @@ static inline u32 bin_of(u64 n)
 	return n <= 1024 ? (u32)n : 1025;
 }
 
+/* Adds v to a counter only its owner thread writes, that other threads
+   read (vm_leaves_take): a relaxed atomic store, a plain one on common
+   hardware. */
+#define OWN_ADD(x, v) __atomic_store_n(&(x), (x) + (v), __ATOMIC_RELAXED)
+
 static inline struct rt_node *node_at(u32 i)
 {
 	return __atomic_load_n(&g_chunks[i >> CHUNK_BITS], __ATOMIC_ACQUIRE) + (i & (CHUNK_NODES - 1));
@@ -494,11 +499,42 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm);
 static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm);
 
 /* summary.c */
+static const char *errdesc(int e);
 static void totals_start(struct totals *t, struct tmpmem *tm);
 static void totals_add(struct totals *t, u32 node, const u64 v[16]);
 static void totals_end(struct totals *t);
 static void totals_compute(struct totals *t);
 static void summary(struct totals *t, const char *path, int perr);
+
+/* vmmap/vmmap.c: the memory map, the heap timeline and peak. Its reader
+   of /proc/self/maps is for the other parts too: vm_read_maps copies the
+   file raw into a growing mmap'd buffer (b zeroed at first; 0 or an
+   errno), vm_next_map walks its lines (not for hot paths):
+
+	struct vm_buf b = {0};
+	struct vm_map m;
+	const char *cur;
+	if (vm_read_maps(&b) == 0)
+		for (cur = b.p; vm_next_map(&cur, b.p + b.n, &m);)
+			use(m.start, m.end, m.perms, m.path, m.path_len); */
+struct vm_buf {
+	char *p;
+	wsize n, cap;
+};
+struct vm_map {
+	uintptr_t start, end;
+	char perms[5];    /* "rw-p" */
+	const char *path; /* path_len bytes, not terminated; "" for none */
+	wsize path_len;
+};
+static inline __attribute__((always_inline)) void vm_alloc(u64 n);
+static inline __attribute__((always_inline)) void vm_free(u64 n);
+static void vm_init(void);
+static void vm_fork_child(void);
+static void vm_tick(void);
+static void vm_write(struct out *o, const u32 *ids);
+static int vm_read_maps(struct vm_buf *b);
+static int vm_next_map(const char **cur, const char *end, struct vm_map *m);
 
 /* exit.c */
 static void rt_crash_install(void);

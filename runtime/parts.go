@@ -4,6 +4,7 @@ import (
 	"embed"
 
 	"weave/pseudostack"
+	"weave/vmmap"
 )
 
 // files holds this package's C parts.
@@ -26,6 +27,7 @@ var parts = []part{
 	file(pseudostack.Files, "pseudostack", "enter.c"),
 	file(files, "runtime", "init.c"),
 	file(files, "runtime", "side.c"),
+	file(vmmap.Files, "vmmap", "vmmap.c"),
 	file(files, "runtime", "advice.c"),
 	file(files, "runtime", "interpose.c"),
 	file(files, "runtime", "out.c"),

@@ -397,6 +397,7 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	write_counts(&w, t);
 	totals_end(t);
 	write_bins(o, tm);
+	vm_write(o, w.ids);
 	time_write(o, w.ids, tm);
 	out_ch(o, 'E');
 	out_field(o, o->records);

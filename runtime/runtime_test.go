@@ -180,7 +180,31 @@ func readProfile(t testing.TB, path string) *prof {
 	if p.meta["complete"] != "1" || p.meta["runtime"] != "1" {
 		t.Errorf("%s: metadata %v, want complete 1", path, p.meta)
 	}
+	checkMemory(t, path, p)
 	return p
+}
+
+// checkMemory checks the memory records (vmmap/vmmap.c): start and exit
+// snapshots, a timeline, and, where no other thread moved the heap
+// meanwhile, a heap at exit equal to what the contexts hold.
+func checkMemory(t testing.TB, path string, p *prof) {
+	t.Helper()
+	start, exit := p.Snapshot("start"), p.Snapshot("exit")
+	if start == nil || exit == nil || len(p.Timeline) < 2 {
+		t.Errorf("%s: no start and exit snapshots, or fewer than 2 timeline points", path)
+		return
+	}
+	var h profile.Heap
+	for _, n := range p.Nodes {
+		h.Add(&n.Heap)
+	}
+	bytes, blocks := h.TotalBytes()-h.TotalFreedBytes(), h.TotalAllocs()-h.TotalFrees()
+	if len(p.Threads) == 1 && (exit.Bytes != bytes || exit.Blocks != blocks) {
+		t.Errorf("%s: heap at exit %d bytes in %d blocks, the contexts hold %d in %d", path, exit.Bytes, exit.Blocks, bytes, blocks)
+	}
+	if pk, ok := p.HeapPeak(); !ok || pk.Bytes < exit.Bytes {
+		t.Errorf("%s: heap peak %+v below the heap at exit", path, pk)
+	}
 }
 
 // allocs returns the allocation leaves that allocated.

@@ -291,6 +291,7 @@ static void time_on_signal(int sig, siginfo_t *si, void *uc)
 	if (!rt_time_hold && l->thr && l->state == ST_LIVE && l->thr->timer >= 0) {
 		time_charge(l->thr, 0);
 		__atomic_fetch_add(&g_time_samples, 1, __ATOMIC_RELAXED);
+		vm_tick();
 	}
 	errno = e;
 }

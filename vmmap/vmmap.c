@@ -41,7 +41,6 @@
 
 #include "internal.h"
 
-#include <sys/auxv.h>
 
 #define VM_POINTS 4096u      /* timeline capacity, a power of two */
 #define VM_TOL_SHIFT 4       /* peak snapshots every 1/16 of growth */
@@ -49,12 +48,6 @@
 #define VM_STEP_MIN 4096u    /* ... or 4 KiB, whichever is more */
 #define VM_TICKS 10u         /* timer-driven points: every 10th sample at first */
 #define VM_MAPS_INIT 65536u  /* first size of a maps buffer */
-
-/* A growing buffer of mmap'd memory. */
-struct vm_buf {
-	char *p;
-	wsize n, cap;
-};
 
 /* A snapshot of the process (a Y record and its V records). */
 struct vm_snap {
@@ -162,14 +155,6 @@ static int vm_read_maps(struct vm_buf *b)
 	vm_path(path, sizeof path, "self/maps");
 	return vm_buf_read(b, path);
 }
-
-/* One mapping of a maps text. */
-struct vm_map {
-	uintptr_t start, end;
-	char perms[5];
-	const char *path; /* not terminated: path_len bytes; "" for none */
-	wsize path_len;
-};
 
 static uintptr_t vm_hex(const char **s, const char *end)
 {
@@ -319,10 +304,12 @@ static void vm_leaves_take(void)
 				u64 a = 0, b = 0, f = 0, g = 0;
 				int c;
 				for (c = 0; c < 4; c++) {
-					a += h->a[c];
-					b += h->b[c];
-					f += h->f[c] + __atomic_load_n(&h->rf[c], __ATOMIC_RELAXED);
-					g += h->g[c] + __atomic_load_n(&h->rg[c], __ATOMIC_RELAXED);
+					a += __atomic_load_n(&h->a[c], __ATOMIC_RELAXED);
+					b += __atomic_load_n(&h->b[c], __ATOMIC_RELAXED);
+					f += __atomic_load_n(&h->f[c], __ATOMIC_RELAXED) +
+					     __atomic_load_n(&h->rf[c], __ATOMIC_RELAXED);
+					g += __atomic_load_n(&h->g[c], __ATOMIC_RELAXED) +
+					     __atomic_load_n(&h->rg[c], __ATOMIC_RELAXED);
 				}
 				if (a > f) {
 					g_vm.leaves[n].node = i;
@@ -373,12 +360,12 @@ static void vm_decimate(void)
 /* Sets the slow-path thresholds from the peak and the last point. */
 static void vm_arm(u64 b)
 {
-	u64 step = g_vm.peak >> VM_STEP_SHIFT;
+	u64 pk = vm_load(&g_vm.peak), step = pk >> VM_STEP_SHIFT;
 	if (step < VM_STEP_MIN)
 		step = VM_STEP_MIN;
 	g_vm.tl_hi = b + step;
 	g_vm.tl_lo = b > step ? b - step : 0;
-	__atomic_store_n(&g_vm.hi, g_vm.tl_hi < g_vm.peak ? g_vm.tl_hi : g_vm.peak, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_vm.hi, g_vm.tl_hi < pk ? g_vm.tl_hi : pk, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_vm.lo, g_vm.tl_lo, __ATOMIC_RELAXED);
 }
 
@@ -421,16 +408,17 @@ static __attribute__((noinline, cold)) void vm_up(u64 b)
 		}
 	}
 	spin_lock(&g_vm.lock);
-	if (newpeak && b >= g_vm.peak) {
+	pk = vm_load(&g_vm.peak);
+	if (newpeak && b >= pk) {
 		g_vm.peak_blocks = vm_blocks();
 		g_vm.peak_ns = vm_now();
 	}
-	if (b > g_vm.snap_next && b >= g_vm.peak)
+	if (b > g_vm.snap_next && b >= pk)
 		vm_peak_take(b);
 	if (b > g_vm.tl_hi)
 		vm_point(b, 0);
 	else
-		__atomic_store_n(&g_vm.hi, g_vm.tl_hi < g_vm.peak ? g_vm.tl_hi : g_vm.peak, __ATOMIC_RELAXED);
+		__atomic_store_n(&g_vm.hi, g_vm.tl_hi < pk ? g_vm.tl_hi : pk, __ATOMIC_RELAXED);
 	spin_unlock(&g_vm.lock);
 }
 
@@ -579,7 +567,7 @@ static void vm_write(struct out *o, const u32 *ids)
 
 	spin_lock(&g_vm.lock);
 	b = vm_load(&g_vm.bytes);
-	if (b == g_vm.peak && b != g_vm.snap_bytes && b)
+	if (b == vm_load(&g_vm.peak) && b != g_vm.snap_bytes && b)
 		vm_peak_take(b);
 	vm_snap_take(&g_vm.at_exit);
 	vm_point(b, 1);
@@ -596,7 +584,7 @@ static void vm_write(struct out *o, const u32 *ids)
 		o->records++;
 	}
 	out_str(o, "M heap_peak");
-	out_field(o, g_vm.peak);
+	out_field(o, vm_load(&g_vm.peak));
 	out_field(o, g_vm.peak_blocks);
 	out_field(o, g_vm.peak_ns);
 	out_str(o, "\nM peak_snapshot");

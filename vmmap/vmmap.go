@@ -103,7 +103,7 @@ const (
 	LibText     = "text"          // a shared library's code (Segment.Lib names it)
 	LibData     = "data"          // a shared library's data, read-only data and bss
 	VDSO        = "vdso/vvar"     // [vdso], [vvar], [vsyscall]
-	Files       = "files"         // other mapped files
+	FileMaps    = "files"         // other mapped files
 	Other       = "other"         // the rest ([uprobes], ...)
 )
 
@@ -152,7 +152,7 @@ func (l Label) rank() int {
 			return i
 		}
 	}
-	for i, c := range []string{VDSO, Files, Other} {
+	for i, c := range []string{VDSO, FileMaps, Other} {
 		if l.Class == c {
 			return 200 + i
 		}
@@ -239,7 +239,7 @@ func Labels(maps []Mapping, exe string) []Label {
 			case isLibrary(m.Path):
 				add(i, classOf(m, LibText, LibData, LibData), libName(m.Path))
 			default:
-				add(i, Files, "")
+				add(i, FileMaps, "")
 			}
 			continue
 		case m.Path == "[heap]":
