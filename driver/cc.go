@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"weave/parse"
 )
 
 // launchers are the compiler launchers WEAVE_CC may start with (ccache's
@@ -187,7 +189,8 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 
 	// Weave and compile the woven text.
 	if reason == "" {
-		woven, err := cfg.weaveStdinText(displayName(in.name), text)
+		d := parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags())
+		woven, err := cfg.weaveStdinText(displayName(in.name), text, d)
 		if err != nil {
 			reason = firstLine(err.Error())
 		} else {
@@ -220,11 +223,11 @@ const (
 
 // weaveStdinText is weaveText, also for text read from standard input:
 // its file is renamed for the weaver, and back in the woven text.
-func (cfg *Config) weaveStdinText(src string, text []byte) ([]byte, error) {
+func (cfg *Config) weaveStdinText(src string, text []byte, d parse.Dialect) ([]byte, error) {
 	if src != "<stdin>" || !bytes.Contains(text, []byte(stdinName)) || bytes.Contains(text, []byte(stdinAlias)) {
-		return cfg.weaveText(src, text)
+		return cfg.weaveText(src, text, d)
 	}
-	woven, err := cfg.weaveText(src, bytes.ReplaceAll(text, []byte(stdinName), []byte(stdinAlias)))
+	woven, err := cfg.weaveText(src, bytes.ReplaceAll(text, []byte(stdinName), []byte(stdinAlias)), d)
 	if err != nil {
 		return nil, errors.New(strings.ReplaceAll(err.Error(), "stdin#0", "<stdin>"))
 	}

@@ -60,19 +60,20 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	if err != nil {
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
-	return cfg.weaveUnit(src, text)
+	return cfg.weaveUnit(src, text, parse.NewDialect(cfg.Compiler, flags))
 }
 
-// weaveUnit parses preprocessed text and weaves it, listing the functions
-// it left unwoven when Verbose. A panic of the parser or the weaver is
-// returned as an error: the caller may still build the source unwoven.
-func (cfg *Config) weaveUnit(src string, text []byte) (res *weave.Result, err error) {
+// weaveUnit parses preprocessed text in dialect d and weaves it, listing
+// the functions it left unwoven when Verbose. A panic of the parser or the
+// weaver is returned as an error: the caller may still build the source
+// unwoven.
+func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *weave.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("internal error: %v", r)
 		}
 	}()
-	u, err := parse.Parse(src+".i", text)
+	u, err := parse.Parse(src+".i", text, d)
 	if err != nil {
 		return nil, err
 	}
@@ -94,11 +95,11 @@ func (cfg *Config) weaveUnit(src string, text []byte) (res *weave.Result, err er
 // name src's main file, so that the object's file symbol and debug
 // information name it (not the temporary file), and the runtime interface
 // as a system header.
-func (cfg *Config) weaveText(src string, text []byte) ([]byte, error) {
+func (cfg *Config) weaveText(src string, text []byte, d parse.Dialect) ([]byte, error) {
 	if bytes.Contains(text, []byte("__weave_enter_slow(const struct __weave_fn *fn)")) {
 		return text, nil
 	}
-	res, err := cfg.weaveUnit(src, text)
+	res, err := cfg.weaveUnit(src, text, d)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,7 @@ func TestJoinedParse(t *testing.T) {
 	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "modernc.org/ccorpus2").Output(); err == nil {
 		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "assets", "sqlite-amalgamation-3380100", "sqlite3.c"))
 	}
-	predefined, err := hostPredefined()
+	st, err := NewDialect([]string{"gcc"}, nil).state()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestJoinedParse(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v: %s", err, stderr.String())
 			}
-			spec, err := Parse("x.i", text)
+			spec, err := Parse("x.i", text, NewDialect([]string{"gcc"}, flags))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,11 +95,11 @@ func TestJoinedParse(t *testing.T) {
 			if len(joined) != len(text) || bytes.Count(joined, []byte("\n"))*10 > bytes.Count(text, []byte("\n")) {
 				t.Errorf("%s %v: joined %d bytes, %d lines, from %d bytes, %d lines", src, flags, len(joined), bytes.Count(joined, []byte("\n")), len(text), bytes.Count(text, []byte("\n")))
 			}
-			want, err := translate(predefined, "x.i", parseable(text))
+			want, err := translate(st, "x.i", parseable(text))
 			if err != nil {
 				t.Fatal(err)
 			}
-			ast, err := translate(predefined, "x.i", joined)
+			ast, err := translate(st, "x.i", joined)
 			if err != nil {
 				t.Fatalf("%s %v: joined: %v", src, flags, err)
 			}

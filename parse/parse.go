@@ -3,21 +3,13 @@ package parse
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
-	goruntime "runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"modernc.org/cc/v4"
-
-	"weave/internal/cachedir"
 )
 
 // A Unit is one preprocessed, parsed translation unit.
@@ -37,15 +29,16 @@ type Unit struct {
 // Preprocess runs compiler (argv, e.g. ["gcc"]) with -E and flags on file
 // and returns the preprocessed text. The compiler's own diagnostics go to
 // stderr unchanged. It starts parsing the text as it comes (spec.go), for
-// Parse to take over.
+// Parse to take over when given the text and NewDialect(compiler, flags).
 func Preprocess(compiler, flags []string, file string, stderr *bytes.Buffer) ([]byte, error) {
 	paceGC()
 	args := append(append(append([]string{}, compiler[1:]...), flags...), "-E", "-x", "c", file)
 	cmd := exec.Command(compiler[0], args...)
 	var out bytes.Buffer
 	var spec *speculation
-	if predefined, err := hostPredefined(); err == nil {
-		spec = startSpeculation(predefined)
+	d := NewDialect(compiler, flags)
+	if st, err := d.state(); err == nil {
+		spec = startSpeculation(st)
 		cmd.Stdout = spec
 	} else {
 		cmd.Stdout = &out
@@ -63,101 +56,17 @@ func Preprocess(compiler, flags []string, file string, stderr *bytes.Buffer) ([]
 		return nil, fmt.Errorf("%s -E %s: %v", strings.Join(compiler, " "), file, err)
 	}
 	if spec != nil {
-		setPending(spec, text)
+		setPending(spec, text, d)
 	}
 	return text, nil
 }
 
-var (
-	predefOnce sync.Once
-	predefined string
-	predefErr  error
-)
-
-// reservedMacros keeps the predefined macros whose names are reserved
-// (leading underscore), which cc.Builtin needs. The text is already
-// preprocessed, so a macro such as `linux` or `unix` must not expand again
-// (under -std=c99 gcc leaves identifiers of that name in the text).
-func reservedMacros(defs string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(defs, "\n") {
-		if strings.HasPrefix(l, "#define _") {
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
-// hostPredefined returns the host compiler's reserved predefined macros,
-// which cc.Builtin needs. Running the compiler for them costs more than
-// parsing a small file, so they are cached on disk per compiler binary
-// (path, size and modification time); a stale or missing cache is remade.
-func hostPredefined() (string, error) {
-	predefOnce.Do(func() {
-		cc := "cc"
-		if c := os.Getenv("CC"); c != "" && !strings.ContainsAny(c, " \t") {
-			cc = c
-		}
-		path, err := exec.LookPath(cc)
-		if err != nil {
-			predefErr = fmt.Errorf("looking for the host C compiler: %v", err)
-			return
-		}
-		var cache string
-		if st, err := os.Stat(path); err == nil {
-			if dir, err := cachedir.Dir(); err == nil {
-				sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", path, st.Size(), st.ModTime().UnixNano())))
-				cache = filepath.Join(dir, "predefined-"+hex.EncodeToString(sum[:8])+".h")
-				if b, err := os.ReadFile(cache); err == nil && cachedir.Trusted(cache) {
-					predefined = string(b)
-					return
-				}
-			}
-		}
-		cmd := exec.Command(path, "-dM", "-E", "-")
-		cmd.Stdin = strings.NewReader("")
-		cmd.Env = append(os.Environ(), "LC_ALL=C")
-		out, err := cmd.Output()
-		if err != nil {
-			predefErr = fmt.Errorf("%s -dM -E: %v", cc, err)
-			return
-		}
-		predefined = reservedMacros(string(out))
-		if cache != "" {
-			if f, err := os.CreateTemp(filepath.Dir(cache), ".predefined*"); err == nil {
-				_, werr := f.WriteString(predefined)
-				if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), cache) != nil {
-					os.Remove(f.Name())
-				}
-			}
-		}
-	})
-	return predefined, predefErr
-}
-
-// newConfig returns a cc/v4 configuration for parsing preprocessed text:
-// a fresh one per unit, as Translate may write to it and units are parsed
-// concurrently. (cc.NewConfig would run the compiler twice for include
-// paths that preprocessed text does not need.)
-func newConfig() (*cc.Config, error) {
-	abi, err := cc.NewABI(goruntime.GOOS, goruntime.GOARCH)
-	if err != nil {
-		return nil, err
-	}
-	return &cc.Config{
-		ABI:                        abi,
-		UnsignedEnums:              true,
-		IgnoreStaticAssert:         true,
-		IgnoreNegativeShiftAmounts: true,
-	}, nil
-}
-
-// Parse parses preprocessed text. name is used for positions in errors,
-// which are reported at the original file:line:col. Given the text the last
-// Preprocess returned, it takes over the parse Preprocess started.
-func Parse(name string, text []byte) (*Unit, error) {
-	predefined, err := hostPredefined()
+// Parse parses preprocessed text in dialect d. name is used for positions
+// in errors, which are reported at the original file:line:col. Given the
+// text the last Preprocess returned, it takes over the parse Preprocess
+// started.
+func Parse(name string, text []byte, d Dialect) (*Unit, error) {
+	st, err := d.state()
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +74,7 @@ func Parse(name string, text []byte) (*Unit, error) {
 	u := &Unit{Name: name, Text: text}
 	lines := make(chan *LineMap, 1)
 	go func() { lines <- NewLineMap(text) }() // not needed before cc/v4 is done
-	if spec := takePending(text); spec != nil {
+	if spec := takePending(text, d); spec != nil {
 		if u.AST, u.sources = spec.wait(text); u.AST != nil {
 			u.Lines = <-lines
 			return u, nil
@@ -177,12 +86,12 @@ func Parse(name string, text []byte) (*Unit, error) {
 		// On an error (or a panic), the text is parsed as it is, for the
 		// message with the original lines (and in case joining changed
 		// anything).
-		if ast = translateJoined(predefined, name, joined); ast != nil {
+		if ast = translateJoined(st, name, joined); ast != nil {
 			u.sources = map[string]int{name: 0}
 		}
 	}
 	if ast == nil {
-		ast, err = translate(predefined, name, src)
+		ast, err = translate(st, name, src)
 	}
 	u.Lines = <-lines
 	if err != nil {
@@ -194,13 +103,13 @@ func Parse(name string, text []byte) (*Unit, error) {
 
 // translateJoined runs cc/v4 on text joined by joinLines; nil if it
 // failed.
-func translateJoined(predefined, name string, joined []byte) (ast *cc.AST) {
+func translateJoined(st *dialectState, name string, joined []byte) (ast *cc.AST) {
 	defer func() {
 		if recover() != nil {
 			ast = nil
 		}
 	}()
-	ast, err := translate(predefined, name, joined)
+	ast, err := translate(st, name, joined)
 	if err != nil {
 		return nil
 	}
@@ -208,13 +117,13 @@ func translateJoined(predefined, name string, joined []byte) (ast *cc.AST) {
 }
 
 // translate runs cc/v4 on the preprocessed text src.
-func translate(predefined, name string, src []byte) (*cc.AST, error) {
-	cfg, err := newConfig()
+func translate(st *dialectState, name string, src []byte) (*cc.AST, error) {
+	cfg, err := st.config()
 	if err != nil {
 		return nil, err
 	}
 	return cc.Translate(cfg, []cc.Source{
-		{Name: "<predefined>", Value: predefined},
+		{Name: "<predefined>", Value: st.predefined},
 		{Name: "<builtin>", Value: cc.Builtin},
 		{Name: name, Value: src},
 	})
@@ -238,7 +147,7 @@ func (u *Unit) remapError(err error) error {
 		}
 		phys, _ := strconv.Atoi(m[2])
 		loc := u.Lines.Lookup(phys)
-		out = append(out, fmt.Sprintf("%s:%d:%s: error: %s", loc.File, loc.Line, m[3], l[len(m[0]):]))
+		out = append(out, fmt.Sprintf("%s:%d:%s: error: %s", loc.File, loc.Line, m[3], DisplayName(l[len(m[0]):])))
 	}
 	if len(out) == 0 {
 		out = lines
@@ -289,8 +198,11 @@ var (
 //     on amd64: they become short, which is as good for weaving;
 //   - where the _FloatN types are typedefs, as glibc declares them for
 //     compilers that lack them (clang), cc/v4 still takes them for keywords:
-//     they are renamed to identifiers.
+//     they are renamed to identifiers;
+//   - universal character names in identifiers become $uXXXX
+//     (ucnIdentifiers).
 func parseable(text []byte) []byte {
+	text = ucnIdentifiers(text)
 	if bytes.Contains(text, []byte("_Float16")) || bytes.Contains(text, []byte("__bf16")) {
 		text = float16.ReplaceAllFunc(text, func(m []byte) []byte {
 			return append([]byte("short"), bytes.Repeat([]byte(" "), len(m)-5)...)

@@ -61,11 +61,11 @@ type specResult struct {
 var specSeed = maphash.MakeSeed()
 
 // startSpeculation starts parsing the output written to the returned
-// speculation (an io.Writer) with the predefined macros predefined.
-func startSpeculation(predefined string) *speculation {
+// speculation (an io.Writer) in the dialect of st.
+func startSpeculation(st *dialectState) *speculation {
 	s := &speculation{result: make(chan specResult, 1)}
 	s.cond.L = &s.mu
-	srcs := []cc.Source{{Name: "<predefined>", Value: predefined}, {Name: "<builtin>", Value: cc.Builtin}}
+	srcs := []cc.Source{{Name: "<predefined>", Value: st.predefined}, {Name: "<builtin>", Value: cc.Builtin}}
 	for i := 0; i < specSources; i++ {
 		srcs = append(srcs, cc.Source{Name: specName(i), Value: &specReader{s: s, last: i == specSources-1}})
 	}
@@ -78,7 +78,7 @@ func startSpeculation(predefined string) *speculation {
 			s.abandon()
 			s.result <- r
 		}()
-		cfg, err := newConfig()
+		cfg, err := st.config()
 		if err != nil {
 			return
 		}
@@ -215,32 +215,33 @@ func (r *specReader) Read(p []byte) (int, error) {
 // pending is the speculation of the last Preprocess, until Parse takes it.
 var pending struct {
 	sync.Mutex
-	s    *speculation
-	text []byte
+	s       *speculation
+	text    []byte
+	dialect string // its Dialect.key()
 }
 
-// setPending makes s the pending speculation for text, abandoning the one
-// before.
-func setPending(s *speculation, text []byte) {
+// setPending makes s the pending speculation for text in dialect d,
+// abandoning the one before.
+func setPending(s *speculation, text []byte, d Dialect) {
 	pending.Lock()
 	if pending.s != nil {
 		pending.s.abandon()
 	}
-	pending.s, pending.text = s, text
+	pending.s, pending.text, pending.dialect = s, text, d.key()
 	pending.Unlock()
 }
 
 // takePending returns the pending speculation if it is for text (the same
-// slice), and clears it.
-func takePending(text []byte) *speculation {
+// slice) in dialect d, and clears it.
+func takePending(text []byte, d Dialect) *speculation {
 	pending.Lock()
 	defer pending.Unlock()
 	s := pending.s
 	if s == nil {
 		return nil
 	}
-	same := len(text) == len(pending.text) && (len(text) == 0 || &text[0] == &pending.text[0])
-	pending.s, pending.text = nil, nil
+	same := len(text) == len(pending.text) && (len(text) == 0 || &text[0] == &pending.text[0]) && d.key() == pending.dialect
+	pending.s, pending.text, pending.dialect = nil, nil, ""
 	if !same {
 		s.abandon()
 		return nil

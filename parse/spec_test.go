@@ -22,6 +22,7 @@ func TestSpeculation(t *testing.T) {
 		}
 	}
 	gcc := []string{"gcc"}
+	d := NewDialect(gcc, nil)
 	preprocess := func(src string, flags ...string) []byte {
 		t.Helper()
 		var stderr bytes.Buffer
@@ -45,12 +46,12 @@ func TestSpeculation(t *testing.T) {
 	}
 
 	text := preprocess(good)
-	u, err := Parse("good.i", text)
+	u, err := Parse("good.i", text, d)
 	if err != nil || !speculative(u) {
 		t.Fatalf("Parse after Preprocess: speculative %v, %v", u != nil && speculative(u), err)
 	}
 	copied := append([]byte(nil), text...)
-	v, err := Parse("good.i", copied)
+	v, err := Parse("good.i", copied, d)
 	if err != nil || speculative(v) {
 		t.Fatalf("Parse of a copy: speculative %v, %v", v != nil && speculative(v), err)
 	}
@@ -61,17 +62,17 @@ func TestSpeculation(t *testing.T) {
 	// Another Preprocess abandons the first one's speculation.
 	first := preprocess(good)
 	preprocess(good)
-	if u, err := Parse("good.i", first); err != nil || speculative(u) {
+	if u, err := Parse("good.i", first, d); err != nil || speculative(u) {
 		t.Errorf("Parse of an older text: speculative %v, %v", u != nil && speculative(u), err)
 	}
 
 	// Directives other than linemarkers: no speculation.
-	if u, err := Parse("good.i", preprocess(good, "-dD")); err != nil || speculative(u) {
+	if u, err := Parse("good.i", preprocess(good, "-dD"), d); err != nil || speculative(u) {
 		t.Errorf("Parse of -dD output: speculative %v, %v", u != nil && speculative(u), err)
 	}
 
 	// A syntax error is reported at its place in the source.
-	_, err = Parse("bad.i", preprocess(bad))
+	_, err = Parse("bad.i", preprocess(bad), d)
 	if err == nil || !regexp.MustCompile(`^.*bad\.c:4:\d+: error: `).MatchString(err.Error()) {
 		t.Errorf("error %v, want one at bad.c:4", err)
 	}
@@ -81,7 +82,7 @@ func TestSpeculation(t *testing.T) {
 	if _, err := Preprocess(gcc, nil, filepath.Join(dir, "missing.c"), &stderr); err == nil {
 		t.Error("Preprocess of a missing file did not fail")
 	}
-	if u, err := Parse("good.i", preprocess(good)); err != nil || !speculative(u) {
+	if u, err := Parse("good.i", preprocess(good), d); err != nil || !speculative(u) {
 		t.Errorf("Parse after a failed Preprocess: speculative %v, %v", u != nil && speculative(u), err)
 	}
 }

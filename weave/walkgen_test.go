@@ -207,7 +207,7 @@ func TestWalkMatchesReflection(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %s", err, stderr.String())
 		}
-		u, err := parse.Parse(src+".i", text)
+		u, err := parse.Parse(src+".i", text, parse.NewDialect([]string{"gcc"}, nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -133,7 +133,7 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	if loc.System || loc.File == "" || strings.HasPrefix(loc.File, "<") && loc.File != "<stdin>" { // <built-in>, <command-line>
 		return
 	}
-	fn := Function{Name: d.Name(), File: loc.File, Line: loc.Line}
+	fn := Function{Name: parse.DisplayName(d.Name()), File: loc.File, Line: loc.Line}
 	fn.Reason = w.skipReason(def, d, body)
 	k := len(w.fnRecs)
 	w.fnRecs = append(w.fnRecs, fmt.Sprintf("{%s, %s, %d, 0}", cString(fn.Name), cString(fn.File), fn.Line))
@@ -407,7 +407,7 @@ func sizeofType(arg cc.Node) (name string, size int64) {
 	if size <= 0 {
 		return "", 0
 	}
-	return name, size
+	return parse.DisplayName(name), size
 }
 
 // typeName names a type the way its user wrote it: the typedef name if it

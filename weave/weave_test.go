@@ -20,7 +20,7 @@ func weaveFile(t *testing.T, src string) *Result {
 	if err != nil {
 		t.Fatalf("%v: %s", err, stderr.String())
 	}
-	u, err := parse.Parse(src+".i", text)
+	u, err := parse.Parse(src+".i", text, parse.NewDialect([]string{"gcc"}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
