@@ -13,7 +13,7 @@
 set -u
 proj=$1 dir=$2 mode=${3:-woven}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-assets=$(go env GOMODCACHE)/modernc.org/ccorpus2@v1.6.0/assets
+assets=${ASSETS:-$(go env GOMODCACHE)/modernc.org/ccorpus2@v1.6.0/assets}
 jobs=${JOBS:-2}
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
 bin=$dir/bin log=$dir/compiles.log
@@ -32,7 +32,7 @@ fi
 # compiled) and weave's warnings, which libtool hides for its second compile.
 cat >"$bin/logcc" <<EOS
 #!/bin/bash
-echo "\$PWD :: \$*" >>"$log"
+printf '%q ' "\$PWD" :: "\$@" >>"$log"; echo >>"$log"
 exec 3>&1
 err=\$( { "$cc" "\$@" 2>&1 1>&3 3>&-; } )
 rc=\$?

@@ -31,6 +31,11 @@ func weaveAction(c *cli.Context) error {
 			i++
 		case strings.HasPrefix(a, "-o"):
 			out = a[2:]
+		case strings.HasPrefix(a, "--std=") || a == "--ansi": // the compiler's, for the dialect
+			flags = append(flags, a)
+		case a == "--std" && i+1 < len(args):
+			flags = append(flags, a, args[i+1])
+			i++
 		case strings.HasPrefix(a, "--"):
 			return fmt.Errorf("unknown flag %s (compiler flags take one dash; see weave --help)", a)
 		case strings.HasPrefix(a, "-"):
