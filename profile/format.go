@@ -151,12 +151,31 @@ package profile
 //	P node bytes blocks     an allocation leaf's heap in use at the peak
 //	                        snapshot (see M peak_snapshot); only leaves with
 //	                        blocks in use then.
+//	K node d_blocks d_bytes i_blocks i_bytes p_blocks p_bytes r_blocks r_bytes
+//	                        an allocation leaf's blocks in use at exit by
+//	                        valgrind memcheck's leak kind, from the
+//	                        runtime's conservative mark from the roots (see
+//	                        runtime/leakscan.c): d definitely lost (nothing
+//	                        points to it), i indirectly lost (only lost
+//	                        blocks do), p possibly lost (only interior
+//	                        pointers, or possibly lost blocks), r still
+//	                        reachable. Written only when M leak_scan is
+//	                        present (value: how long the scan took, in ns),
+//	                        for each leaf with blocks in use then; the
+//	                        blocks of a leaf's K record add up to its H
+//	                        record's allocations minus frees unless other
+//	                        threads still ran at exit (they are stopped for
+//	                        the scan only).
+//	O fn module             the object file (executable or shared library
+//	                        path, as the dynamic linker names it) function
+//	                        fn was linked into; used by suppressions
+//	                        (leak:libname.so).
 //	E records               end marker: the number of records (lines after the
 //	                        first, comments excluded, E excluded). A file
 //	                        without it, or with a wrong count, is truncated.
 //
 // Room to grow: a reader skips records whose tag it does not know, so new
-// record kinds (D, Y, V, L and P were such; trace events) can be added
+// record kinds (D, Y, V, L, P, K and O were such; trace events) can be added
 // without a version change; a change to an existing record's meaning needs
 // a new version.
 //

@@ -119,10 +119,11 @@ type Meta struct {
 // several Funcs, e.g. a static inline function of a header woven into
 // several translation units; consumers that merge them key on (Name, File).
 type Func struct {
-	ID   int
-	Name string
-	File string
-	Line int
+	ID     int
+	Name   string
+	File   string
+	Line   int
+	Module string // the object file it was linked into (an O record), or ""
 }
 
 // Site is an allocation call site (an A record).
@@ -174,6 +175,9 @@ type Node struct {
 	Calls    uint64
 	Heap     Heap   // KindAlloc nodes
 	Time     uint64 // self time in ns (a D record; KindRoot and KindFunc nodes)
+	// Leaks: a KindAlloc node's blocks in use at exit by kind (a K
+	// record); nil when the profile has no scan or the node no K record.
+	Leaks *LeakKinds
 }
 
 // Size classes of mprof, the index of the arrays in Heap.

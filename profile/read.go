@@ -506,6 +506,12 @@ func (d *decoder) record(tag, rest string) error {
 		d.peakDef[n.ID] = true
 		p.PeakHeap = append(p.PeakHeap, PeakNode{n, v[1], v[2]})
 
+	case "K":
+		return d.leakRecord(rest)
+
+	case "O":
+		return d.moduleRecord(rest)
+
 	default:
 		// An unknown record: a newer writer's; skip it.
 	}

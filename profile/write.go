@@ -39,6 +39,11 @@ func (p *Profile) Write(w io.Writer) error {
 			e.intern(s.Type)
 		}
 	}
+	for _, f := range p.Funcs {
+		if f.Module != "" {
+			e.intern(f.Module)
+		}
+	}
 	for i, s := range e.strs {
 		e.record("S %d %s", i, escape(s))
 	}
@@ -124,6 +129,7 @@ func (p *Profile) Write(w io.Writer) error {
 	for _, pn := range p.PeakHeap {
 		e.record("P %d %d %d", pn.Node.ID, pn.Bytes, pn.Blocks)
 	}
+	e.writeLeaks(p)
 	fmt.Fprintf(e.w, "E %d\n", e.records)
 	return e.w.Flush()
 }

@@ -128,6 +128,7 @@ static void rt_thread_exit(void *arg)
 	if (!T || l->thr != T || l->state != ST_LIVE)
 		return;
 	rt_enter(l);
+	ls_thread_exit();
 	time_thread_exit(T, t);
 	t->cap = 0;
 	fence();

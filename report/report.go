@@ -44,6 +44,9 @@ type Options struct {
 	// Threshold hides time graph and tree entries (and text flat profile
 	// lines) below this percentage of all time; 0 shows all.
 	Threshold float64
+	// LeakKinds selects the leak table's rows by kind when the profile
+	// has a leak scan (valgrind's --show-leak-kinds); nil: all kinds.
+	LeakKinds []profile.LeakKind
 	// Quantity is the quantity of the stack exports (folded, the HTML
 	// flame graph's first view), one of Quantities; "" is bytes_allocated.
 	Quantity string
@@ -136,6 +139,9 @@ type Totals struct {
 	// other libraries), included in the counts above.
 	HiddenAllocs uint64 `json:"hidden_allocs,omitempty"`
 	HiddenBytes  uint64 `json:"hidden_bytes,omitempty"`
+	// LeakKinds: the blocks in use at exit by leak kind (definite,
+	// indirect, possible, reachable), when the runtime scanned them.
+	LeakKinds *LeakTotals `json:"leak_kinds,omitempty"`
 }
 
 // Func identifies a function: the F records of one name and file (a static
@@ -197,6 +203,9 @@ type Leak struct {
 	// Hidden: the blocks were allocated by code that was not woven (a
 	// library), called from the chain's innermost function.
 	Hidden bool `json:"hidden,omitempty"`
+	// Kind: the leak kind of the row's blocks (profile.LeakKindNames),
+	// when the profile has a leak scan; the row then counts only them.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Frame is a function in a leak chain.
@@ -343,8 +352,13 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 	}
 	r.Totals = b.totals()
 	r.Totals.Threads = len(p.Threads)
+	r.Totals.LeakKinds = b.leakKinds(p)
+	kinds, err := checkLeakKinds(p, opt.LeakKinds)
+	if err != nil {
+		return nil, err
+	}
 	if r.Has(TableLeaks) {
-		r.Leaks = b.leaks(depth, opt.Sites, r.Totals.BytesInUse)
+		r.Leaks = b.leaks(depth, opt.Sites, r.Totals.BytesInUse, kinds, p.Scanned())
 	}
 	if r.Has(TableBins) {
 		r.Bins = b.bins(p.Bins)
@@ -523,12 +537,13 @@ func total(b BySize) uint64 {
 // leaks builds the memory leak table: leaves grouped by the innermost depth
 // functions of their chains (and by call site if sites), keeping the groups
 // with blocks not freed.
-func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
+func (b *builder) leaks(depth int, sites bool, totalKept uint64, want []profile.LeakKind, scanned bool) []Leak {
 	type group struct {
 		chain  []int
 		site   string
 		hidden bool
 		heap   profile.Heap
+		kinds  *profile.LeakKinds
 	}
 	groups := map[string]*group{}
 	var keys []string
@@ -542,6 +557,15 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 			keys = append(keys, key)
 		}
 		g.heap.Add(&l.Heap)
+		if l.Leaks != nil {
+			if g.kinds == nil {
+				g.kinds = new(profile.LeakKinds)
+			}
+			for k, c := range l.Leaks {
+				g.kinds[k].Blocks += c.Blocks
+				g.kinds[k].Bytes += c.Bytes
+			}
+		}
 	}
 	rows := []Leak{}
 	for _, k := range keys {
@@ -557,9 +581,11 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 		if row.BytesKept == 0 && row.BlocksKept == 0 {
 			continue
 		}
-		row.PctKept = pct(row.BytesKept, totalKept)
 		row.Chain = b.frames(g.chain, g.site)
-		rows = append(rows, row)
+		for _, r := range kindRows(row, g.kinds, want, scanned) {
+			r.PctKept = pct(r.BytesKept, totalKept)
+			rows = append(rows, r)
+		}
 	}
 	// The chains' sort keys are made once: a profile of 100,000 leak
 	// chains of equal size compares them millions of times.
@@ -573,6 +599,7 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64) []Leak {
 	}
 	slices.SortStableFunc(ks, func(a, c keyed) int {
 		return cmp.Or(
+			cmp.Compare(kindOrder(a.row.Kind), kindOrder(c.row.Kind)),
 			cmp.Compare(c.row.BytesKept, a.row.BytesKept),
 			cmp.Compare(c.row.BlocksKept, a.row.BlocksKept),
 			cmp.Compare(a.chain, c.chain),

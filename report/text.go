@@ -104,6 +104,12 @@ func textHeader(w *bufio.Writer, r *Report) {
 	}
 	t.add("freed", num(tt.Frees), num(tt.BytesFreed))
 	t.add("in use at exit", num(tt.BlocksInUse), num(tt.BytesInUse))
+	if tt.LeakKinds != nil {
+		for k := range profile.NumLeakKinds {
+			c := tt.LeakKinds.Kind(k)
+			t.add("  "+profile.LeakKindTitles[k], num(c.Blocks), num(c.Bytes))
+		}
+	}
 	t.write(w)
 	if tt.HiddenAllocs > 0 {
 		fmt.Fprintln(w, "(hidden: allocated by code that was not woven, e.g. the C library, charged to its woven caller)")
@@ -129,8 +135,17 @@ func textLeaks(w *bufio.Writer, r *Report) {
 	if r.Depth > 0 {
 		deep = fmt.Sprintf("up to %d deep", r.Depth)
 	}
-	fmt.Fprintf(w, "MEMORY LEAKS: blocks never freed, by partial call chain (innermost first, %s)\n\n", deep)
+	scanned := r.Totals.LeakKinds != nil
+	by := ""
+	if scanned {
+		by = " and leak kind"
+	}
+	fmt.Fprintf(w, "MEMORY LEAKS: blocks never freed, by partial call chain%s (innermost first, %s)\n\n", by, deep)
 	if len(r.Leaks) == 0 {
+		if scanned && r.Totals.BlocksInUse > 0 {
+			fmt.Fprintln(w, "No blocks of the kinds asked for.")
+			return
+		}
 		fmt.Fprintln(w, "No leaks: every block allocated was freed.")
 		return
 	}
@@ -138,9 +153,16 @@ func textLeaks(w *bufio.Writer, r *Report) {
 		{head: "bytes kept"}, {head: "%kept"}, {head: "blocks kept"}, {head: "allocs"}, {head: "frees"},
 		{head: "chain", left: true},
 	}}
+	if scanned {
+		t.cols = slices.Insert(t.cols, 3, column{head: "kind", left: true})
+	}
 	for _, l := range r.Leaks {
-		t.add(num(l.BytesKept), pct1(l.PctKept), num(l.BlocksKept), num(l.Allocs), num(l.Frees),
-			chainText(r, l.Chain, l.Hidden))
+		cells := []string{num(l.BytesKept), pct1(l.PctKept), num(l.BlocksKept), num(l.Allocs), num(l.Frees),
+			chainText(r, l.Chain, l.Hidden)}
+		if scanned {
+			cells = slices.Insert(cells, 3, l.Kind)
+		}
+		t.add(cells...)
 	}
 	t.write(w)
 }

@@ -13,6 +13,8 @@
 //	profile.c    the profile writer
 //	save.c       the profile's file: name, temporary file, rename
 //	summary.c    totals, top leaks, the heap summary
+//	leakscan.c   leak kinds at exit: a conservative mark from the roots
+//	leakreport.c the scan's results: suppressions, merged leaks, exit status
 //	exit.c       the ways out: exit, _exit, exec, crash signals, fork
 //	timing.c     function time, exact and sampled
 //

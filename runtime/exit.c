@@ -98,6 +98,8 @@ static void rt_finish(int final, int complete, const char *how, int sig, int mod
 	g_end = how;
 	g_end_sig = sig;
 	g_complete = complete;
+	if (final && complete)
+		ls_leak_scan();
 	totals_start(&t, &tm);
 	save = !g_cfg_out_set || g_cfg_out[0];
 	if (save && save_profile(&path, &t, &tm) != 0)
@@ -319,6 +321,7 @@ __attribute__((weak)) int execle(const char *path, const char *arg, ...)
 static void rt_fini_late(void)
 {
 	rt_finish(1, 1, "exit", 0, LOCK_WAIT);
+	ls_exit_status();
 }
 
 /* Runs after the program's atexit handlers and after other (default

@@ -141,6 +141,7 @@ static void rt_config(void)
 	g_cfg_signals = !(s && strcmp(s, "0") == 0);
 	s = rt_env("WEAVE_REDACT");
 	g_cfg_redact_argv = s && strstr(s, "argv") != NULL;
+	ls_config();
 	__atomic_store_n(&g_cfg_loaded, 1, __ATOMIC_RELEASE);
 	if (g_cfg_signals && rt_is_active())
 		rt_crash_install();

@@ -26,6 +26,8 @@
      runtime/profile.c        the profile writer (records, see profile/format.go)
      runtime/save.c           the profile's file: name, temporary file, rename
      runtime/summary.c        totals, top leaks and the heap summary on stderr
+     runtime/leakscan.c       leak kinds at exit: a conservative mark from the roots
+     runtime/leakreport.c     the scan's results: suppressions, merged leaks, exit status
      runtime/exit.c           the ways out: exit, _exit, exec, crash signals, fork
      runtime/timing.c         function time: exact and sampled modes
 
@@ -505,6 +507,21 @@ static void totals_add(struct totals *t, u32 node, const u64 v[16]);
 static void totals_end(struct totals *t);
 static void totals_compute(struct totals *t);
 static void summary(struct totals *t, const char *path, int perr);
+static void out_chain(struct out *o, struct rt_node *a);
+
+/* leakscan.c */
+static void ls_config(void);
+static void ls_thread_exit(void);
+static void ls_leak_scan(void);
+static int ls_ok(void);
+
+/* leakreport.c */
+struct writer;
+static void ls_modules(struct writer *w);
+static void ls_write_meta(struct out *o);
+static void ls_write_node(struct out *o, u32 node, u32 id);
+static void ls_summary(struct out *o);
+static void ls_exit_status(void);
 
 /* vmmap/vmmap.c: the memory map, the heap timeline and peak. Its reader
    of /proc/self/maps is for the other parts too: vm_read_maps copies the

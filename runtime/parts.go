@@ -9,7 +9,7 @@ import (
 
 // files holds this package's C parts.
 //
-//go:embed internal.h init.c side.c advice.c interpose.c out.c profile.c safefile.c save.c summary.c exit.c timing.c
+//go:embed internal.h init.c side.c advice.c interpose.c out.c profile.c safefile.c save.c summary.c leakscan.c leakreport.c exit.c timing.c
 var files embed.FS
 
 // parts lists the runtime's C parts in the order Source joins them into one
@@ -35,6 +35,8 @@ var parts = []part{
 	file(files, "runtime", "safefile.c"),
 	file(files, "runtime", "save.c"),
 	file(files, "runtime", "summary.c"),
+	file(files, "runtime", "leakscan.c"),
+	file(files, "runtime", "leakreport.c"),
 	file(files, "runtime", "exit.c"),
 	file(files, "runtime", "timing.c"),
 }

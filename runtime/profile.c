@@ -228,6 +228,7 @@ static void write_meta(struct out *o)
 		out_ch(o, '\n');
 		o->records += 2;
 	}
+	ls_write_meta(o);
 }
 
 /* The S, F and A records of every function and site in the tree, and the
@@ -272,6 +273,7 @@ static void write_keys(struct writer *w)
 		out_ch(o, '\n');
 	}
 	o->records += w->fns.n + w->sites.n;
+	ls_modules(w);
 	for (T = g_threads; T; T = T->next) {
 		out_ch(o, 'T');
 		out_field(o, T->num);
@@ -338,6 +340,7 @@ static void write_counts(struct writer *w, struct totals *t)
 				out_field(o, v[c]);
 			out_ch(o, '\n');
 			o->records++;
+			ls_write_node(o, i, w->ids[i]);
 		}
 	}
 }

@@ -91,47 +91,55 @@ static const char *errdesc(int e)
 	return s ? s : "unknown error";
 }
 
-/* The summary's top leaks: t->leaks with their call chains. */
+/* Appends where leaf a allocated: "file:line fn <- caller ..." (at most 8
+   functions), "(hidden op) fn ..." for a library's allocation. */
+static void out_chain(struct out *o, struct rt_node *a)
+{
+	const struct __weave_site *s = a->pub.key;
+	struct rt_node *n;
+	int depth = 0;
+	if (is_hidden_site(s)) {
+		out_str(o, "(hidden ");
+		out_str(o, op_name(s->op));
+		out_ch(o, ')');
+	} else {
+		out_str(o, s->file ? s->file : "?");
+		out_ch(o, ':');
+		out_u64(o, s->line);
+	}
+	for (n = node_at(a->parent); n->kind == KIND_F; n = node_at(n->parent)) {
+		const struct __weave_fn *fn = n->pub.key;
+		if (depth == 8) {
+			out_str(o, " <- ...");
+			break;
+		}
+		out_str(o, depth++ ? " <- " : " ");
+		out_str(o, fn->name ? fn->name : "?");
+	}
+	if (!depth && s->fn) {
+		/* Charged to the thread's root: no woven frame. */
+		out_ch(o, ' ');
+		out_str(o, s->fn->name ? s->fn->name : "?");
+	} else if (!depth) {
+		out_str(o, " (unwoven)"); /* a hidden one, outside woven code */
+	}
+}
+
+/* The summary's top leaks, without a leak scan: t->leaks (blocks not
+   freed) with their call chains. */
 static void summary_leaks(struct out *o, struct totals *t, const char *P)
 {
 	u32 i;
 	out_str(o, P);
 	out_str(o, "top leaks:\n");
 	for (i = 0; i < t->nleaks; i++) {
-		struct rt_node *a = node_at(t->leaks[i].node), *n;
-		const struct __weave_site *s = a->pub.key;
-		int depth = 0;
 		out_str(o, P);
 		out_str(o, "  ");
 		out_commas(o, t->leaks[i].bytes);
 		out_str(o, " bytes in ");
 		out_commas(o, t->leaks[i].blocks);
 		out_str(o, " blocks at ");
-		if (is_hidden_site(s)) {
-			out_str(o, "(hidden ");
-			out_str(o, op_name(s->op));
-			out_ch(o, ')');
-		} else {
-			out_str(o, s->file ? s->file : "?");
-			out_ch(o, ':');
-			out_u64(o, s->line);
-		}
-		for (n = node_at(a->parent); n->kind == KIND_F; n = node_at(n->parent)) {
-			const struct __weave_fn *fn = n->pub.key;
-			if (depth == 8) {
-				out_str(o, " <- ...");
-				break;
-			}
-			out_str(o, depth++ ? " <- " : " ");
-			out_str(o, fn->name ? fn->name : "?");
-		}
-		if (!depth && s->fn) {
-			/* Charged to the thread's root: no woven frame. */
-			out_ch(o, ' ');
-			out_str(o, s->fn->name ? s->fn->name : "?");
-		} else if (!depth) {
-			out_str(o, " (unwoven)"); /* a hidden one, outside woven code */
-		}
+		out_chain(o, node_at(t->leaks[i].node));
 		out_ch(o, '\n');
 	}
 	if (t->leak_nodes > t->nleaks) {
@@ -204,6 +212,8 @@ static void summary(struct totals *t, const char *path, int perr)
 	if (!t->live_blocks) {
 		out_str(&o, P);
 		out_str(&o, "All heap blocks were freed -- no leaks are possible\n");
+	} else if (ls_ok()) {
+		ls_summary(&o);
 	} else if (t->nleaks) {
 		summary_leaks(&o, t, P);
 	}

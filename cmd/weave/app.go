@@ -24,6 +24,7 @@ func newApp() *cli.App {
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			ccCommand,
+			checkCommand,
 			diffCommand,
 			mergeCommand,
 			reportCommand,

@@ -63,6 +63,10 @@ var reportCommand = &cli.Command{
 			Aliases: []string{"o"},
 			Usage:   "write the report to this file (replaced whole, never half-written) instead of standard output",
 		},
+		&cli.StringFlag{
+			Name:  "leak-kinds",
+			Usage: "leak table rows of these kinds only, comma-separated (valgrind's --show-leak-kinds): definite, indirect, possible, reachable or all; needs a profile with a leak scan",
+		},
 		&cli.Float64Flag{
 			Name:  "threshold",
 			Value: report.DefaultThreshold,
@@ -105,12 +109,18 @@ func runReport(c *cli.Context) error {
 			return err
 		}
 	}
+	var kinds []profile.LeakKind
+	if c.IsSet("leak-kinds") {
+		if kinds, err = report.ParseLeakKinds(c.String("leak-kinds")); err != nil {
+			return fmt.Errorf("--leak-kinds: %v", err)
+		}
+	}
 	p, err := profile.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	r, err := report.New(p, report.Options{Depth: depth, Sites: c.Bool("sites"), Tables: tables,
-		Threshold: c.Float64("threshold"), Quantity: c.String("quantity")})
+		Threshold: c.Float64("threshold"), Quantity: c.String("quantity"), LeakKinds: kinds})
 	if err != nil {
 		return err
 	}

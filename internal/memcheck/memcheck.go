@@ -55,13 +55,28 @@ func num(s string) uint64 {
 // only the valgrind check skips.
 func Run(t testing.TB, dir string, env []string, argv ...string) Totals {
 	t.Helper()
+	out := valgrind(t, dir, append([]string{"WEAVE_SUMMARY=0", "WEAVE_OUT="}, env...), []string{"--leak-check=no"}, argv)
+	tot, ok := Parse(out)
+	if !ok {
+		t.Fatalf("valgrind %v: no heap summary in:\n%s", argv, out)
+	}
+	return tot
+}
+
+// valgrind runs argv under memcheck with the options in dir (a fresh
+// directory if "") and returns its first process's lines (a forked
+// child's follow with their own pid). --run-libc-freeres=no: the C
+// library's buffers are counted as the program leaves them.
+func valgrind(t testing.TB, dir string, env, opts, argv []string) string {
+	t.Helper()
 	testtool.Need(t, "valgrind")
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	cmd := exec.Command("valgrind", append([]string{"--leak-check=no", "--run-libc-freeres=no"}, argv...)...)
+	args := append(append(opts[:len(opts):len(opts)], "--run-libc-freeres=no"), argv...)
+	cmd := exec.Command("valgrind", args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "WEAVE_SUMMARY=0", "WEAVE_OUT="), env...)
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -80,9 +95,5 @@ func Run(t testing.TB, dir string, env []string, argv ...string) Totals {
 			own = append(own, l)
 		}
 	}
-	tot, ok := Parse(strings.Join(own, "\n"))
-	if !ok {
-		t.Fatalf("valgrind %v: no heap summary in:\n%s", argv, out)
-	}
-	return tot
+	return strings.Join(own, "\n")
 }

@@ -1,0 +1,126 @@
+package profile
+
+import "fmt"
+
+// LeakKind is one of valgrind memcheck's kinds of a block still in use at
+// exit, in the order of the K record's fields.
+type LeakKind int
+
+// The leak kinds, as the runtime's scan at exit classifies the blocks.
+const (
+	Definite  LeakKind = iota // nothing points to it
+	Indirect                  // only lost blocks point to it
+	Possible                  // only interior pointers, or possibly lost blocks, point to it
+	Reachable                 // a pointer to its start from a root or a reachable block
+	NumLeakKinds
+)
+
+// LeakKindNames are valgrind's names of the kinds (--show-leak-kinds).
+var LeakKindNames = [NumLeakKinds]string{"definite", "indirect", "possible", "reachable"}
+
+// LeakKindTitles are the kinds as valgrind's summary words them.
+var LeakKindTitles = [NumLeakKinds]string{"definitely lost", "indirectly lost", "possibly lost", "still reachable"}
+
+// ParseLeakKind returns the kind of a valgrind name.
+func ParseLeakKind(s string) (LeakKind, error) {
+	for k, n := range LeakKindNames {
+		if s == n {
+			return LeakKind(k), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown leak kind %q (want definite, indirect, possible or reachable)", s)
+}
+
+func (k LeakKind) String() string {
+	if k >= 0 && k < NumLeakKinds {
+		return LeakKindNames[k]
+	}
+	return fmt.Sprintf("LeakKind(%d)", int(k))
+}
+
+// LeakCount is a number of blocks and their bytes.
+type LeakCount struct {
+	Blocks, Bytes uint64
+}
+
+// LeakKinds are an allocation leaf's blocks in use at exit, by kind (a K
+// record).
+type LeakKinds [NumLeakKinds]LeakCount
+
+// Scanned reports whether the runtime classified the blocks in use at exit
+// (M leak_scan): only then do allocation leaves carry Leaks.
+func (p *Profile) Scanned() bool {
+	_, ok := p.MetaValue("leak_scan")
+	return ok
+}
+
+// leakRecord decodes a K record: node, then blocks and bytes per kind.
+func (d *decoder) leakRecord(rest string) error {
+	f, err := fields(rest, 1+2*int(NumLeakKinds))
+	if err != nil {
+		return err
+	}
+	names := []string{"node"}
+	for _, k := range LeakKindNames {
+		names = append(names, k+"_blocks", k+"_bytes")
+	}
+	v, err := nums(f, names...)
+	if err != nil {
+		return err
+	}
+	n, err := d.nodes.lookup(v[0], "node")
+	if err != nil {
+		return err
+	}
+	if n.Kind != KindAlloc {
+		return fmt.Errorf("node %d is not an allocation leaf", n.ID)
+	}
+	if n.Leaks != nil {
+		return fmt.Errorf("second K record for node %d", n.ID)
+	}
+	n.Leaks = new(LeakKinds)
+	for k := range n.Leaks {
+		n.Leaks[k] = LeakCount{v[1+2*k], v[2+2*k]}
+	}
+	return nil
+}
+
+// moduleRecord decodes an O record: a function and the object file it was
+// linked into.
+func (d *decoder) moduleRecord(rest string) error {
+	f, err := fields(rest, 2)
+	if err != nil {
+		return err
+	}
+	v, err := nums(f, "fn", "module")
+	if err != nil {
+		return err
+	}
+	fn, err := d.funcs.lookup(v[0], "function")
+	if err != nil {
+		return err
+	}
+	if fn.Module, err = d.str(v[1], "module"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// writeLeaks writes the O and K records.
+func (e *encoder) writeLeaks(p *Profile) {
+	for _, f := range p.Funcs {
+		if f.Module != "" {
+			e.record("O %d %d", f.ID, e.ids[f.Module])
+		}
+	}
+	for _, n := range p.Nodes {
+		if n.Leaks == nil || n.Kind != KindAlloc {
+			continue
+		}
+		s := fmt.Sprintf("K %d", n.ID)
+		for _, c := range n.Leaks {
+			s += fmt.Sprintf(" %d %d", c.Blocks, c.Bytes)
+		}
+		e.record("%s", s)
+	}
+}

@@ -1,0 +1,393 @@
+//go:build ignore
+
+/* leakreport.c: the leak scan's results: suppressions, leaks merged by
+   chain, the profile's K and O records, the summary and the exit status. */
+
+#include "internal.h"
+
+/* --------------------------------------------------------- suppressions */
+
+/* WEAVE_SUPPRESSIONS: LeakSanitizer's format. One "leak:PATTERN" a line
+   ('#' comments, other types ignored); a pattern matches a frame when it
+   matches its function's name, its file or the object it was linked into,
+   as LeakSanitizer's TemplateMatch does: a substring, '*' any run of
+   characters, '^' at the start and '$' at the end anchor it. The chain
+   form "outer>inner" wants frames calling each other in that order, each
+   the direct caller of the next. A leak whose chain matches a pattern is
+   suppressed: not listed, counted apart, no exit status. */
+
+static char g_cfg_supp[4096];
+
+
+static void ls_config(void)
+{
+	const char *s = rt_env("WEAVE_LEAK_SCAN");
+	g_cfg_leak_scan = !(s && strcmp(s, "0") == 0);
+	s = rt_env("WEAVE_LEAK_EXITCODE");
+	if (s && *s)
+		g_cfg_leak_exitcode = (int)(parse_u64(s, 0) & 255);
+	s = rt_env("WEAVE_SUPPRESSIONS");
+	if (s && strlen(s) < sizeof g_cfg_supp)
+		memcpy(g_cfg_supp, s, strlen(s) + 1);
+}
+
+/* Whether str[0:n) matches tmpl[0:m) (TemplateMatch, see above). */
+static int ls_match(const char *t, wsize m, const char *str)
+{
+	const char *end = t + m;
+	int start = 0, star = 0;
+	if (!str || !*str)
+		return 0;
+	if (t < end && *t == '^')
+		start = 1, t++;
+	while (t < end) {
+		const char *q, *hit = NULL;
+		wsize k, sl;
+		if (*t == '*') {
+			t++, start = 0, star = 1;
+			continue;
+		}
+		if (*t == '$')
+			return !*str || star;
+		if (!*str)
+			return 0;
+		for (q = t; q < end && *q != '*' && *q != '$'; q++)
+			;
+		k = (wsize)(q - t);
+		for (sl = 0; str[sl]; sl++)
+			if (!hit && !strncmp(str + sl, t, k) && strlen(str + sl) >= k)
+				hit = str + sl;
+		if (!hit || (start && hit != str))
+			return 0;
+		str = hit + k;
+		t = q;
+		start = star = 0;
+	}
+	return 1;
+}
+
+struct ls_supp {
+	char *text; /* the file, NUL-terminated */
+	u64 len;
+	int loaded;
+};
+static struct ls_supp g_ls_supp;
+
+static void ls_supp_load(void)
+{
+	struct tmpmem tm = {.k = 0};
+	int fd;
+	ssize_t k;
+	u64 cap = 1 << 16;
+	if (g_ls_supp.loaded || !g_cfg_supp[0])
+		return;
+	g_ls_supp.loaded = 1;
+	fd = open(g_cfg_supp, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !(g_ls_supp.text = tmp_alloc(&tm, cap + 1))) {
+		static const char msg[] = "==weave== cannot read WEAVE_SUPPRESSIONS file\n";
+		if (fd >= 0)
+			close(fd);
+		(void)!write(2, msg, sizeof msg - 1);
+		return;
+	}
+	while (g_ls_supp.len < cap && (k = read(fd, g_ls_supp.text + g_ls_supp.len, cap - g_ls_supp.len)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			break;
+		g_ls_supp.len += (u64)k;
+	}
+	close(fd);
+	g_ls_supp.text[g_ls_supp.len] = 0;
+}
+
+/* The object file fn was linked into (dladdr), or "". */
+static const char *ls_module(const void *fn)
+{
+	Dl_info di;
+	if (fn && dladdr(fn, &di) && di.dli_fname)
+		return di.dli_fname;
+	return "";
+}
+
+static int ls_frame_match(const char *t, wsize m, const struct __weave_fn *fn)
+{
+	return ls_match(t, m, fn->name) || ls_match(t, m, fn->file) || ls_match(t, m, ls_module(fn));
+}
+
+/* Whether the pattern elements e[0..k) (outer first) match the frames
+   from n up (n the innermost). */
+static int ls_chain_match(const char *const *e, const wsize *el, int k, struct rt_node *n)
+{
+	for (; n->kind == KIND_F; n = node_at(n->parent)) {
+		struct rt_node *f = n;
+		int j = k - 1;
+		for (; j >= 0 && f->kind == KIND_F && ls_frame_match(e[j], el[j], f->pub.key); j--)
+			f = node_at(f->parent);
+		if (j < 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether leaf a's chain is suppressed. */
+static int ls_suppressed(struct rt_node *a)
+{
+	const char *p, *end;
+	if (!g_ls_supp.text)
+		return 0;
+	end = g_ls_supp.text + g_ls_supp.len;
+	for (p = g_ls_supp.text; p < end;) {
+		const char *nl = memchr(p, '\n', (wsize)(end - p)), *q, *e[16];
+		wsize el[16];
+		int k = 0;
+		if (!nl)
+			nl = end;
+		while (p < nl && (*p == ' ' || *p == '\t'))
+			p++;
+		q = nl;
+		while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\r'))
+			q--;
+		if (q - p > 5 && memcmp(p, "leak:", 5) == 0) {
+			for (p += 5; p < q && k < 16; k++) {
+				const char *gt = memchr(p, '>', (wsize)(q - p));
+				if (!gt)
+					gt = q;
+				e[k] = p;
+				el[k] = (wsize)(gt - p);
+				p = gt + 1;
+			}
+			if (k && ls_chain_match(e, el, k, node_at(a->parent)))
+				return 1;
+		}
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/* -------------------------------------------------------------- groups */
+
+/* The leaks merged by chain (site and functions up to the root) across
+   threads, one group per chain and kind. */
+struct ls_group {
+	u64 hash;
+	u32 node; /* a leaf with this chain, 0 for an empty slot */
+	int kind;
+	u64 blocks, bytes;
+};
+
+static struct {
+	struct ls_group *g;
+	u64 cap;
+	u64 kept_blocks[4], kept_bytes[4]; /* by kind, suppressed ones apart */
+	u64 supp_blocks, supp_bytes;
+} g_lg;
+
+static u64 ls_chain_hash(struct rt_node *a)
+{
+	u64 h = mix64((u64)(uintptr_t)a->pub.key);
+	struct rt_node *n;
+	for (n = node_at(a->parent); n->kind == KIND_F; n = node_at(n->parent))
+		h = mix64(h ^ (u64)(uintptr_t)n->pub.key);
+	return h;
+}
+
+static int ls_same_chain(struct rt_node *a, struct rt_node *b)
+{
+	if (a->pub.key != b->pub.key)
+		return 0;
+	for (a = node_at(a->parent), b = node_at(b->parent); a->kind == KIND_F && b->kind == KIND_F;
+	     a = node_at(a->parent), b = node_at(b->parent))
+		if (a->pub.key != b->pub.key)
+			return 0;
+	return a->kind == b->kind;
+}
+
+static void ls_group_add(struct rt_node *a, u64 h, int kind, u64 blocks, u64 bytes)
+{
+	u64 i = (h ^ (u64)kind) & (g_lg.cap - 1);
+	for (; g_lg.g[i].node; i = (i + 1) & (g_lg.cap - 1)) {
+		struct ls_group *g = &g_lg.g[i];
+		if (g->hash == h && g->kind == kind && ls_same_chain(node_at(g->node), a))
+			break;
+	}
+	if (!g_lg.g[i].node) {
+		g_lg.g[i].node = a->self;
+		g_lg.g[i].hash = h;
+		g_lg.g[i].kind = kind;
+	}
+	g_lg.g[i].blocks += blocks;
+	g_lg.g[i].bytes += bytes;
+}
+
+/* Groups the tallies by chain and applies the suppressions. */
+static void ls_group_all(void)
+{
+	struct rt_thread *T;
+	u64 n = 0, cap = 64, i;
+	int k;
+	for (i = 0; i < g_ls.ntally_cap; i++)
+		n += g_ls.tally[i].node != 0;
+	while (cap < 4 * n + 64)
+		cap *= 2;
+	if (!(g_lg.g = rt_map(cap * sizeof *g_lg.g)))
+		return;
+	g_lg.cap = cap;
+	ls_supp_load();
+	for (T = g_threads; T; T = T->next) {
+		u32 nn = __atomic_load_n(&T->nnodes, __ATOMIC_ACQUIRE), j, idx;
+		for (idx = T->first, j = 0; j < nn; j++) {
+			struct rt_node *a = node_at(idx);
+			const struct ls_tally *t = a->kind == KIND_A ? ls_tally_find(idx) : NULL;
+			if (t) {
+				int supp = (t->blocks[0] | t->blocks[1] | t->blocks[2]) && ls_suppressed(a);
+				u64 h = ls_chain_hash(a);
+				for (k = 0; k < 4; k++) {
+					if (!t->blocks[k])
+						continue;
+					if (supp && k < 3) {
+						g_lg.supp_blocks += t->blocks[k];
+						g_lg.supp_bytes += t->bytes[k];
+						continue;
+					}
+					g_lg.kept_blocks[k] += t->blocks[k];
+					g_lg.kept_bytes[k] += t->bytes[k];
+					if (k < 3)
+						ls_group_add(a, h, k, t->blocks[k], t->bytes[k]);
+				}
+			}
+			if (j + 1 < nn)
+				idx = a->next;
+		}
+	}
+}
+
+/* ---------------------------------------------------------- the output */
+
+static const char *const ls_kind_names[4] = {"definitely lost", "indirectly lost", "possibly lost", "still reachable"};
+
+/* O records: the object file of every function. */
+static void ls_modules(struct writer *w)
+{
+	u32 i;
+	for (i = 0; i < w->fns.n; i++) {
+		const char *m = ls_module(w->fn_of[i]);
+		u32 id;
+		if (!*m)
+			continue;
+		id = intern(w, m);
+		out_ch(w->o, 'O');
+		out_field(w->o, i);
+		out_field(w->o, id);
+		out_ch(w->o, '\n');
+		w->o->records++;
+	}
+}
+
+/* M leak_scan: how long the scan took, when it ran. */
+static void ls_write_meta(struct out *o)
+{
+	if (!g_ls.ok)
+		return;
+	out_str(o, "M leak_scan");
+	out_field(o, g_ls.ns);
+	out_ch(o, '\n');
+	o->records++;
+}
+
+/* The K record of leaf node (profile id id), if it has blocks in use. */
+static void ls_write_node(struct out *o, u32 node, u32 id)
+{
+	const struct ls_tally *t = ls_tally_find(node);
+	int k;
+	if (!t)
+		return;
+	out_ch(o, 'K');
+	out_field(o, id);
+	for (k = 0; k < 4; k++) {
+		out_field(o, t->blocks[k]);
+		out_field(o, t->bytes[k]);
+	}
+	out_ch(o, '\n');
+	o->records++;
+}
+
+static void ls_summary(struct out *o)
+{
+	const char *P = "==weave== ";
+	struct ls_group *top[1000];
+	u32 ntop = 0, want = g_cfg_leaks, j;
+	u64 more = 0, i;
+	int k;
+	out_str(o, P);
+	out_str(o, "LEAK SUMMARY:\n");
+	for (k = 0; k < 5; k++) {
+		static const char *const pad[5] = {"   ", "   ", "     ", "   ", "        "};
+		if (k == 4 && !g_cfg_supp[0])
+			break;
+		out_str(o, P);
+		out_str(o, pad[k]);
+		out_str(o, k < 4 ? ls_kind_names[k] : "suppressed");
+		out_str(o, ": ");
+		out_commas(o, k < 4 ? g_lg.kept_bytes[k] : g_lg.supp_bytes);
+		out_str(o, " bytes in ");
+		out_commas(o, k < 4 ? g_lg.kept_blocks[k] : g_lg.supp_blocks);
+		out_str(o, " blocks\n");
+	}
+	if (want > 1000)
+		want = 1000;
+	/* Definitely and indirectly lost first, then by bytes. */
+	for (i = 0; i < g_lg.cap; i++) {
+		struct ls_group *g = &g_lg.g[i];
+		if (!g->node)
+			continue;
+		more++;
+		for (j = ntop; j > 0; j--) {
+			struct ls_group *p = top[j - 1];
+			if ((p->kind == 2) < (g->kind == 2) ||
+			    ((p->kind == 2) == (g->kind == 2) && p->bytes >= g->bytes))
+				break;
+			if (j < want)
+				top[j] = p;
+		}
+		if (j < want) {
+			top[j] = g;
+			if (ntop < want)
+				ntop++;
+		}
+	}
+	if (!ntop)
+		return;
+	out_str(o, P);
+	out_str(o, "top leaks:\n");
+	for (j = 0; j < ntop; j++) {
+		out_str(o, P);
+		out_str(o, "  ");
+		out_commas(o, top[j]->bytes);
+		out_str(o, " bytes in ");
+		out_commas(o, top[j]->blocks);
+		out_str(o, " blocks ");
+		out_str(o, ls_kind_names[top[j]->kind]);
+		out_str(o, " at ");
+		out_chain(o, node_at(top[j]->node));
+		out_ch(o, '\n');
+	}
+	if (more > ntop) {
+		out_str(o, P);
+		out_str(o, "  ... and ");
+		out_commas(o, more - ntop);
+		out_str(o, " more\n");
+	}
+}
+
+/* WEAVE_LEAK_EXITCODE: after the exit writer, a process with definitely
+   or indirectly lost blocks (not suppressed) ends with that status, its
+   stdio flushed first as exit would. */
+static void ls_exit_status(void)
+{
+	if (g_cfg_leak_exitcode < 0 || !g_ls.ok || !(g_lg.kept_blocks[0] | g_lg.kept_blocks[1]))
+		return;
+	fflush(NULL);
+	for (;;)
+		syscall(SYS_exit_group, g_cfg_leak_exitcode);
+}

@@ -1,0 +1,878 @@
+//go:build ignore
+
+/* leakscan.c: which live blocks are leaks, at exit (valgrind's leak kinds).
+
+   A conservative mark, Boehm's collector's, used for reporting as KPROF
+   and KBDB did. With the other threads stopped (ls_stop), it marks from
+   the roots - every readable and writable mapping that is not the
+   allocator's or the runtime's (the data and bss of every loaded object,
+   anonymous maps, thread-local storage), the live part of every thread's
+   stack with its saved registers - through the live blocks. The side table
+   gives every live block's start and size, so a word is resolved to a block
+   without any per-block header: the blocks are listed in address order
+   (ls_collect), and a page index maps each 4 KiB page to the blocks that
+   overlap it (ls_index), so a lookup is two loads and a short binary
+   search.
+
+   Kinds, as memcheck classifies them (mc_leakcheck.c): a block pointed to
+   from a root, or from a reachable block, by a pointer to its start is
+   still reachable; one reached only through an interior pointer, or only
+   from possibly lost blocks, is possibly lost; of the rest, a block pointed
+   to from another unreached block is indirectly lost, and the heads that
+   nothing points to (one per cycle) are definitely lost. Words are scanned
+   at 8-byte alignment, blocks over their requested size.
+
+   Mappings (/proc/self/maps, read with plain system calls into mapped
+   memory: no stdio, no malloc):
+   - skipped: [heap], any mapping that holds a live block (the allocator's:
+     glibc's arenas, big mmap'd blocks, another allocator's spans), glibc's
+     64 MiB-aligned thread arenas, devices, and the runtime's own tables
+     (side table, nodes, pseudo-stacks, this scan's arrays), which hold
+     block addresses that are not the program's pointers;
+   - a stack holding a stopped thread's stack pointer: from there up (its
+     signal frame, with its registers, lies just above the handler's
+     frame); the exiting thread's: from the scan's caller up, after
+     spilling its callee-saved registers;
+   - a stack a thread died on (its exit hook noted its stack pointer):
+     from there up (the thread descriptor, TLS and the DTV pointer lie at
+     the top);
+   - every other readable, writable mapping: whole.
+
+   Stopping: every other task of /proc/self/task gets LS_SIGNAL (tgkill);
+   the handler notes its stack pointer and waits on a futex until the scan
+   is over. A thread that does not answer within LS_WAIT_MS (the signal
+   blocked) is scanned whole, as an unknown mapping, and may change memory
+   under the scan: its blocks can only look more reachable. */
+
+#include "internal.h"
+
+#include <linux/futex.h>
+
+#define LS_SIGNAL SIGURG
+#define LS_WAIT_MS 300
+#define LS_MAXTASKS 4096
+#define LS_PAGE 12
+#define LS_CHUNK 30 /* a page-index chunk: 1 GiB of address space */
+#define LS_TOP (48 - LS_CHUNK)
+#define LS_GLIBC_HEAP (64u << 20)
+
+enum { LS_UNREACHED, LS_INDIRECT, LS_POSSIBLE, LS_REACHABLE };
+
+/* A node's blocks by kind, in the order of the profile's L record:
+   definite, indirect, possible, reachable. */
+struct ls_tally {
+	u32 node;
+	u64 blocks[4], bytes[4];
+};
+
+struct ls_task {
+	int tid;
+	int answered; /* atomic */
+	uintptr_t sp;
+};
+
+struct ls_range {
+	uintptr_t lo, hi;
+};
+
+/* The scan's state; everything in it is mapped memory (struct tmpmem). */
+static struct {
+	int done, ok;                        /* scanned; the tallies are valid */
+	u64 ntally_cap;
+	struct ls_tally *tally;              /* open addressing by node */
+	u64 kind_blocks[4], kind_bytes[4];   /* totals over every block */
+	u64 ns;                              /* how long the scan took */
+	/* During the scan only. */
+	u64 n;                               /* blocks */
+	uintptr_t *addr;                     /* by address */
+	u64 *val;                            /* size << NODE_BITS | node */
+	unsigned char *st;                   /* LS_* */
+	u32 *stack;
+	u64 sp, stack_cap;
+	u64 **top;                           /* page index: 1 + first block, count */
+	uintptr_t lo, hi;                    /* the blocks' span */
+	struct ls_range *excl;               /* the runtime's memory, sorted */
+	u32 nexcl, excl_cap;
+	struct ls_task *tasks;
+	u32 ntasks;
+} g_ls;
+
+static int g_ls_hold;          /* futex: stopped threads wait while 1 */
+static struct sigaction g_ls_prev;
+static uintptr_t *g_ls_dead;   /* stack pointers noted by dying threads (ring) */
+static u32 g_ls_ndead;         /* atomic: notes taken */
+#define LS_DEAD_CAP 4096u
+
+static int g_cfg_leak_scan = 1;      /* WEAVE_LEAK_SCAN */
+static int g_cfg_leak_exitcode = -1; /* WEAVE_LEAK_EXITCODE, -1 for off */
+static void ls_group_all(void);
+
+static int ls_ok(void) { return g_ls.ok; }
+
+/* ------------------------------------------------------- thread notes */
+
+/* A thread set up by the runtime is exiting: note where its stack ends
+   (its descriptor and TLS lie above; the frames below are dead). */
+static void ls_thread_exit(void)
+{
+	uintptr_t *ring = __atomic_load_n(&g_ls_dead, __ATOMIC_ACQUIRE);
+	u32 i;
+	if (!ring) {
+		uintptr_t *p = rt_map(LS_DEAD_CAP * sizeof *p), *want = NULL;
+		if (!p)
+			return;
+		if (!__atomic_compare_exchange_n(&g_ls_dead, &want, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			munmap(p, LS_DEAD_CAP * sizeof *p);
+			p = want;
+		}
+		ring = p;
+	}
+	i = __atomic_fetch_add(&g_ls_ndead, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ring[i % LS_DEAD_CAP], (uintptr_t)__builtin_frame_address(0), __ATOMIC_RELAXED);
+}
+
+/* ---------------------------------------------------------- stopping */
+
+static void ls_on_signal(int sig, siginfo_t *si, void *uc)
+{
+	int e = errno, tid = (int)syscall(SYS_gettid);
+	u32 i;
+	if (!si || si->si_code != SI_TKILL || si->si_pid != g_pid || !__atomic_load_n(&g_ls_hold, __ATOMIC_ACQUIRE)) {
+		/* Not ours: the handler it replaced (the timer's samples). */
+		if ((g_ls_prev.sa_flags & SA_SIGINFO) && g_ls_prev.sa_sigaction)
+			g_ls_prev.sa_sigaction(sig, si, uc);
+		else if (!(g_ls_prev.sa_flags & SA_SIGINFO) && g_ls_prev.sa_handler != SIG_DFL &&
+			 g_ls_prev.sa_handler != SIG_IGN)
+			g_ls_prev.sa_handler(sig);
+		errno = e;
+		return;
+	}
+	for (i = 0; i < g_ls.ntasks; i++) {
+		if (g_ls.tasks[i].tid != tid)
+			continue;
+		/* The kernel put the signal frame, with every register, just
+		   above this frame. */
+		g_ls.tasks[i].sp = (uintptr_t)__builtin_frame_address(0);
+		__atomic_store_n(&g_ls.tasks[i].answered, 1, __ATOMIC_RELEASE);
+		break;
+	}
+	while (__atomic_load_n(&g_ls_hold, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &g_ls_hold, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
+	errno = e;
+}
+
+/* Stops every other task of the process; returns how many answered. */
+static u32 ls_stop(void)
+{
+	char buf[4096];
+	struct sigaction sa;
+	int fd, me = (int)syscall(SYS_gettid);
+	long n;
+	u32 i, answered = 0;
+	u64 t0;
+
+	fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		long off = 0;
+		while (off < n) {
+			struct {
+				u64 ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(buf + off);
+			int tid = 0;
+			const char *c;
+			off += d->reclen;
+			for (c = d->name; *c >= '0' && *c <= '9'; c++)
+				tid = tid * 10 + (*c - '0');
+			if (*c || !tid || tid == me || g_ls.ntasks == LS_MAXTASKS)
+				continue;
+			g_ls.tasks[g_ls.ntasks].tid = tid;
+			g_ls.tasks[g_ls.ntasks].sp = 0;
+			g_ls.tasks[g_ls.ntasks].answered = 0;
+			g_ls.ntasks++;
+		}
+	}
+	close(fd);
+	if (!g_ls.ntasks)
+		return 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = ls_on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(LS_SIGNAL, &sa, &g_ls_prev) != 0)
+		return 0;
+	__atomic_store_n(&g_ls_hold, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < g_ls.ntasks; i++)
+		syscall(SYS_tgkill, g_pid, g_ls.tasks[i].tid, LS_SIGNAL);
+	t0 = now_ns();
+	for (;;) {
+		struct timespec ts = {0, 200000};
+		answered = 0;
+		for (i = 0; i < g_ls.ntasks; i++)
+			answered += (u32)__atomic_load_n(&g_ls.tasks[i].answered, __ATOMIC_ACQUIRE);
+		if (answered == g_ls.ntasks || now_ns() - t0 > LS_WAIT_MS * 1000000ull)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return answered;
+}
+
+static void ls_resume(void)
+{
+	if (!g_ls.ntasks)
+		return;
+	__atomic_store_n(&g_ls_hold, 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &g_ls_hold, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+	sigaction(LS_SIGNAL, &g_ls_prev, NULL);
+}
+
+/* ------------------------------------------------------------ blocks */
+
+static u64 ls_size(u32 i)
+{
+	u64 s = g_ls.val[i] >> NODE_BITS;
+	int b;
+	if (s == SIZE_SAT)
+		for (b = 0; b < NBIG; b++)
+			if (g_big[b].addr == g_ls.addr[i])
+				return g_big[b].size;
+	return s;
+}
+
+/* A walk over one radix tree in address order. */
+struct ls_walk {
+	int t;
+	u32 r, m, j;
+	u64 *leaf;
+	uintptr_t a; /* the current block, 0 at the end */
+	u64 val;
+};
+
+static void ls_walk_next(struct ls_walk *w)
+{
+	unsigned g = w->t ? GRAN_COARSE : GRAN_FINE;
+	for (;;) {
+		if (w->leaf) {
+			for (; w->j < 1u << LEAF_BITS; w->j++) {
+				u64 s = __atomic_load_n(&w->leaf[w->j], __ATOMIC_RELAXED), gran;
+				if (!s)
+					continue;
+				gran = (u64)w->r << (MID_BITS + LEAF_BITS) | (u64)w->m << LEAF_BITS | w->j;
+				w->a = (uintptr_t)(gran << g | (((s >> NODE_BITS) & ((1u << OFF_BITS) - 1)) & ((1u << g) - 1)));
+				w->val = slot_val(s);
+				w->j++;
+				return;
+			}
+			w->leaf = NULL;
+			w->m++;
+		}
+		for (; w->r < 1u << ROOT_BITS; w->r++, w->m = 0) {
+			u64 **mid = __atomic_load_n(&g_radix[w->t][w->r], __ATOMIC_ACQUIRE);
+			if (!mid)
+				continue;
+			for (; w->m < 1u << MID_BITS; w->m++)
+				if ((w->leaf = __atomic_load_n(&mid[w->m], __ATOMIC_ACQUIRE)))
+					break;
+			if (w->leaf)
+				break;
+		}
+		if (!w->leaf) {
+			w->a = 0;
+			return;
+		}
+		w->j = 0;
+	}
+}
+
+/* Sorts n spill entries by address (heapsort: no recursion, no memory). */
+static void ls_heapsort(struct ent *e, u64 n)
+{
+	u64 i, end;
+	for (i = n / 2; i-- > 0;) {
+		u64 r = i;
+		for (;;) {
+			u64 c = 2 * r + 1;
+			struct ent x;
+			if (c >= n)
+				break;
+			if (c + 1 < n && e[c + 1].addr > e[c].addr)
+				c++;
+			if (e[r].addr >= e[c].addr)
+				break;
+			x = e[r], e[r] = e[c], e[c] = x;
+			r = c;
+		}
+	}
+	for (end = n; end > 1; end--) {
+		struct ent x = e[0];
+		u64 r = 0;
+		e[0] = e[end - 1], e[end - 1] = x;
+		for (;;) {
+			u64 c = 2 * r + 1;
+			if (c >= end - 1)
+				break;
+			if (c + 1 < end - 1 && e[c + 1].addr > e[c].addr)
+				c++;
+			if (e[r].addr >= e[c].addr)
+				break;
+			x = e[r], e[r] = e[c], e[c] = x;
+			r = c;
+		}
+	}
+}
+
+/* Notes [p, p + n) as the runtime's: not a root. */
+static void ls_exclude(const void *p, u64 n)
+{
+	if (!p || !n || g_ls.nexcl == g_ls.excl_cap)
+		return;
+	g_ls.excl[g_ls.nexcl].lo = (uintptr_t)p;
+	g_ls.excl[g_ls.nexcl].hi = (uintptr_t)p + n;
+	g_ls.nexcl++;
+}
+
+/* Upper bound on the blocks in the radix trees: used slots lie in resident
+   pages. Also excludes the trees' memory from the roots. */
+static u64 ls_bound(void)
+{
+	enum { LEAF_BYTES = sizeof(u64) << LEAF_BITS, LEAF_PAGES = LEAF_BYTES / 4096 };
+	unsigned char in[LEAF_PAGES];
+	u64 n = 0;
+	u32 t, r, m, k;
+	for (t = 0; t < 2; t++)
+		for (r = 0; r < 1u << ROOT_BITS; r++) {
+			u64 **mid = __atomic_load_n(&g_radix[t][r], __ATOMIC_ACQUIRE);
+			if (!mid)
+				continue;
+			ls_exclude(mid, sizeof(u64 *) << MID_BITS);
+			for (m = 0; m < 1u << MID_BITS; m++) {
+				u64 *leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE);
+				if (!leaf)
+					continue;
+				ls_exclude(leaf, LEAF_BYTES);
+				if (mincore(leaf, LEAF_BYTES, in)) {
+					n += 1u << LEAF_BITS;
+					continue;
+				}
+				for (k = 0; k < LEAF_PAGES; k++)
+					n += (in[k] & 1) * (4096 / sizeof(u64));
+			}
+		}
+	return n;
+}
+
+/* Lists the live blocks in address order into g_ls.addr/val. */
+static int ls_collect(struct tmpmem *tm)
+{
+	struct ls_walk w[2] = {{.t = 0}, {.t = 1}};
+	struct ent *sp = NULL;
+	u64 nsp = 0, cap, k = 0, i;
+	u32 s;
+
+	cap = ls_bound() + NBIG;
+	for (s = 0; s < NSHARDS; s++) {
+		cap += g_shards[s].count;
+		ls_exclude(g_shards[s].tab, (u64)g_shards[s].cap * sizeof(struct ent));
+	}
+	if (!(g_ls.addr = tmp_alloc(tm, cap * sizeof *g_ls.addr + 8)) ||
+	    !(g_ls.val = tmp_alloc(tm, cap * sizeof *g_ls.val + 8)))
+		return 0;
+	/* The spill table, sorted. */
+	if (!(sp = tmp_alloc(tm, (u64)(g_spill_count + 1) * sizeof *sp)))
+		return 0;
+	for (s = 0; s < NSHARDS; s++) {
+		struct shard *sh = &g_shards[s];
+		for (i = 0; i < sh->cap && nsp <= g_spill_count; i++)
+			if (sh->tab[i].addr)
+				sp[nsp++] = sh->tab[i];
+	}
+	ls_heapsort(sp, nsp);
+	ls_walk_next(&w[0]);
+	ls_walk_next(&w[1]);
+	i = 0;
+	while (k < cap) {
+		int pick = -1;
+		uintptr_t best = ~(uintptr_t)0;
+		if (w[0].a && w[0].a < best)
+			pick = 0, best = w[0].a;
+		if (w[1].a && w[1].a < best)
+			pick = 1, best = w[1].a;
+		if (i < nsp && sp[i].addr < best)
+			pick = 2, best = sp[i].addr;
+		if (pick < 0)
+			break;
+		if (k && g_ls.addr[k - 1] == best) {
+			/* The same address twice (a stale entry): keep one. */
+		} else {
+			g_ls.addr[k] = best;
+			g_ls.val[k] = pick == 2 ? sp[i].val : w[pick].val;
+			k++;
+		}
+		if (pick == 2)
+			i++;
+		else
+			ls_walk_next(&w[pick]);
+	}
+	g_ls.n = k;
+	return 1;
+}
+
+/* ------------------------------------------------------- page index */
+
+static u64 *ls_entry(uintptr_t p, int create, struct tmpmem *tm)
+{
+	u64 **c = &g_ls.top[p >> LS_CHUNK];
+	(void)tm;
+	if (!*c) {
+		if (!create)
+			return NULL;
+		*c = rt_map(sizeof(u64) << (LS_CHUNK - LS_PAGE));
+		if (!*c)
+			return NULL;
+		ls_exclude(*c, sizeof(u64) << (LS_CHUNK - LS_PAGE));
+	}
+	return &(*c)[(p >> LS_PAGE) & ((1u << (LS_CHUNK - LS_PAGE)) - 1)];
+}
+
+/* Fills the page index: each page's entry is (1 + the first block that
+   overlaps it) << 32 | how many do. */
+static int ls_index(struct tmpmem *tm)
+{
+	u64 i;
+	if (!(g_ls.top = tmp_alloc(tm, sizeof(u64 *) << LS_TOP)))
+		return 0;
+	if (!g_ls.n)
+		return 1;
+	g_ls.lo = g_ls.addr[0];
+	g_ls.hi = 0;
+	for (i = 0; i < g_ls.n; i++) {
+		uintptr_t a = g_ls.addr[i], end = a + (ls_size((u32)i) ? ls_size((u32)i) : 1), p;
+		if (end > g_ls.hi)
+			g_ls.hi = end;
+		if (end >> 48)
+			return 0;
+		for (p = a & ~(uintptr_t)4095; p < end; p += 4096) {
+			u64 *e = ls_entry(p, 1, tm);
+			if (!e)
+				return 0;
+			if (!*e)
+				*e = (i + 1) << 32 | 1;
+			else
+				(*e)++;
+		}
+	}
+	return 1;
+}
+
+/* The block holding p, or -1. */
+static inline int64_t ls_find(uintptr_t p)
+{
+	u64 *c, e, lo, hi;
+	if (p - g_ls.lo >= g_ls.hi - g_ls.lo)
+		return -1;
+	c = g_ls.top[p >> LS_CHUNK];
+	if (!c || !(e = c[(p >> LS_PAGE) & ((1u << (LS_CHUNK - LS_PAGE)) - 1)]))
+		return -1;
+	lo = (e >> 32) - 1;
+	hi = lo + (e & 0xffffffffu); /* the last block starting at or before p is in [lo, hi) */
+	while (hi - lo > 1) {
+		u64 mid = lo + (hi - lo) / 2;
+		if (g_ls.addr[mid] <= p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (g_ls.addr[lo] > p)
+		return -1;
+	{
+		u64 size = g_ls.val[lo] >> NODE_BITS;
+		if (size == SIZE_SAT)
+			size = ls_size((u32)lo);
+		if (p - g_ls.addr[lo] < (size ? size : 1))
+			return (int64_t)lo;
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------- marking */
+
+static inline void ls_push(u32 i)
+{
+	if (g_ls.sp < g_ls.stack_cap)
+		g_ls.stack[g_ls.sp++] = i;
+}
+
+/* memcheck's lc_push_without_clique_if_a_chunk_ptr. */
+static inline void ls_reach(uintptr_t w, int definite)
+{
+	int64_t i = ls_find(w);
+	unsigned char *st;
+	if (i < 0)
+		return;
+	st = &g_ls.st[i];
+	if (*st == LS_REACHABLE)
+		return;
+	if (w == g_ls.addr[i] && definite) {
+		*st = LS_REACHABLE;
+		ls_push((u32)i);
+	} else if (*st == LS_UNREACHED) {
+		*st = LS_POSSIBLE;
+		ls_push((u32)i);
+	}
+}
+
+/* memcheck's lc_push_with_clique_if_a_chunk_ptr. */
+static inline void ls_clique(uintptr_t w, u32 leader)
+{
+	int64_t i = ls_find(w);
+	if (i < 0 || (u32)i == leader || g_ls.st[i] != LS_UNREACHED)
+		return;
+	g_ls.st[i] = LS_INDIRECT;
+	ls_push((u32)i);
+}
+
+/* Scans the aligned words of [lo, hi). leader ~0: marking from roots. */
+static void ls_scan(uintptr_t lo, uintptr_t hi, int definite, u32 leader)
+{
+	const uintptr_t *p = (const uintptr_t *)((lo + 7) & ~(uintptr_t)7), *end = (const uintptr_t *)(hi & ~(uintptr_t)7);
+	uintptr_t base = g_ls.lo, span = g_ls.hi - g_ls.lo;
+	for (; p < end; p++) {
+		uintptr_t w = *p;
+		if (w - base >= span)
+			continue;
+		if (leader == ~0u)
+			ls_reach(w, definite);
+		else
+			ls_clique(w, leader);
+	}
+}
+
+static void ls_drain(u32 leader)
+{
+	while (g_ls.sp) {
+		u32 i = g_ls.stack[--g_ls.sp];
+		uintptr_t a = g_ls.addr[i];
+		ls_scan(a, a + ls_size(i), g_ls.st[i] == LS_REACHABLE, leader);
+	}
+}
+
+/* Scans a root range, skipping the runtime's memory. */
+static void ls_root(uintptr_t lo, uintptr_t hi)
+{
+	u32 k;
+	for (k = 0; k < g_ls.nexcl && lo < hi; k++) {
+		struct ls_range *x = &g_ls.excl[k];
+		if (x->hi <= lo)
+			continue;
+		if (x->lo >= hi)
+			break;
+		if (x->lo > lo)
+			ls_scan(lo, x->lo, 1, ~0u);
+		lo = x->hi;
+	}
+	if (lo < hi)
+		ls_scan(lo, hi, 1, ~0u);
+	ls_drain(~0u);
+}
+
+/* ------------------------------------------------------------- mappings */
+
+static uintptr_t ls_hex(const char **s)
+{
+	uintptr_t v = 0;
+	for (;; (*s)++) {
+		char c = **s;
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uintptr_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uintptr_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+/* Whether some live block lies in [lo, hi). */
+static int ls_holds_block(uintptr_t lo, uintptr_t hi)
+{
+	u64 a = 0, b = g_ls.n;
+	while (a < b) {
+		u64 m = a + (b - a) / 2;
+		if (g_ls.addr[m] < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < g_ls.n && g_ls.addr[a] < hi;
+}
+
+/* Whether [lo, hi) is the start of one of glibc's thread arenas: 64
+   MiB-aligned, its heap_info's arena pointer into it or its prev pointer
+   to another such heap. */
+static int ls_glibc_heap(uintptr_t lo, uintptr_t hi)
+{
+	const uintptr_t *h = (const uintptr_t *)lo;
+	if (lo % LS_GLIBC_HEAP || hi - lo < 4096)
+		return 0;
+	return (h[0] >= lo && h[0] < lo + LS_GLIBC_HEAP) || (h[1] && h[1] % LS_GLIBC_HEAP == 0);
+}
+
+/* The lowest stack pointer of a live (stopped) thread, else of a dead
+   thread, in [lo, hi); 0 when none. *live says which. */
+static uintptr_t ls_stack_in(uintptr_t lo, uintptr_t hi, uintptr_t self_sp, int *live)
+{
+	uintptr_t best = 0;
+	u32 i, n;
+	*live = 1;
+	if (self_sp >= lo && self_sp < hi)
+		return self_sp;
+	for (i = 0; i < g_ls.ntasks; i++) {
+		uintptr_t sp = g_ls.tasks[i].sp;
+		if (__atomic_load_n(&g_ls.tasks[i].answered, __ATOMIC_ACQUIRE) && sp >= lo && sp < hi &&
+		    (!best || sp < best))
+			best = sp;
+	}
+	if (best)
+		return best;
+	*live = 0;
+	n = __atomic_load_n(&g_ls_ndead, __ATOMIC_RELAXED);
+	if (n > LS_DEAD_CAP)
+		n = LS_DEAD_CAP;
+	for (i = 0; i < n && g_ls_dead; i++) {
+		uintptr_t sp = __atomic_load_n(&g_ls_dead[i], __ATOMIC_RELAXED);
+		if (sp >= lo && sp < hi && (!best || sp < best))
+			best = sp;
+	}
+	return best;
+}
+
+/* Reads /proc/self/maps whole into mapped memory. */
+static char *ls_maps(struct tmpmem *tm, u64 *len)
+{
+	u64 cap = 1 << 20, n = 0;
+	char *buf = NULL;
+	for (;;) {
+		int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		ssize_t k;
+		if (fd < 0 || !(buf = tmp_alloc(tm, cap))) {
+			if (fd >= 0)
+				close(fd);
+			return NULL;
+		}
+		n = 0;
+		while (n < cap && (k = read(fd, buf + n, cap - n)) != 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				break;
+			n += (u64)k;
+		}
+		close(fd);
+		if (n < cap) {
+			*len = n;
+			return buf;
+		}
+		cap *= 4; /* the old buffer stays until tmp_free */
+	}
+}
+
+/* Marks from every root. */
+static int ls_roots(struct tmpmem *tm, uintptr_t self_sp)
+{
+	u64 len, off = 0;
+	char *maps = ls_maps(tm, &len);
+	if (!maps)
+		return 0;
+	while (off < len) {
+		const char *s = maps + off, *e = memchr(s, '\n', len - off), *name;
+		uintptr_t lo, hi, sp;
+		int live;
+		u64 inode;
+		if (!e)
+			e = maps + len;
+		off = (u64)(e - maps) + 1;
+		lo = ls_hex(&s);
+		if (*s++ != '-')
+			continue;
+		hi = ls_hex(&s);
+		if (s + 5 > e || s[1] != 'r' || s[2] != 'w')
+			continue;
+		s += 6;
+		ls_hex(&s); /* offset */
+		s++;
+		ls_hex(&s); /* dev major */
+		s++;
+		ls_hex(&s); /* dev minor */
+		while (*s == ' ')
+			s++;
+		for (inode = 0; *s >= '0' && *s <= '9'; s++)
+			inode = inode * 10 + (u64)(*s - '0');
+		while (s < e && *s == ' ')
+			s++;
+		name = s;
+		if (e - name >= 6 && memcmp(name, "[heap]", 6) == 0)
+			continue;
+		if (e - name >= 5 && memcmp(name, "/dev/", 5) == 0 && !(e - name == 9 && memcmp(name, "/dev/zero", 9) == 0))
+			continue;
+		if (name == e && (ls_holds_block(lo, hi) || ls_glibc_heap(lo, hi)))
+			continue;
+		(void)inode;
+		sp = ls_stack_in(lo, hi, self_sp, &live);
+		if (sp)
+			lo = sp;
+		ls_root(lo, hi);
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------- tallies */
+
+static struct ls_tally *ls_tally_of(u32 node)
+{
+	u64 i = mix64(node) & (g_ls.ntally_cap - 1);
+	for (; g_ls.tally[i].node && g_ls.tally[i].node != node; i = (i + 1) & (g_ls.ntally_cap - 1))
+		;
+	g_ls.tally[i].node = node;
+	return &g_ls.tally[i];
+}
+
+/* A node's tally after a scan, or NULL. */
+static const struct ls_tally *ls_tally_find(u32 node)
+{
+	u64 i;
+	if (!g_ls.ok || !node)
+		return NULL;
+	for (i = mix64(node) & (g_ls.ntally_cap - 1); g_ls.tally[i].node; i = (i + 1) & (g_ls.ntally_cap - 1))
+		if (g_ls.tally[i].node == node)
+			return &g_ls.tally[i];
+	return NULL;
+}
+
+static int ls_tally_all(struct tmpmem *tm)
+{
+	static const int kind_of[4] = {[LS_UNREACHED] = 0, [LS_INDIRECT] = 1, [LS_POSSIBLE] = 2, [LS_REACHABLE] = 3};
+	u64 cap = 64, i;
+	u32 maxn = __atomic_load_n(&g_node_next, __ATOMIC_RELAXED);
+	while (cap < 2 * (g_ls.n < maxn ? g_ls.n : maxn) + 64)
+		cap *= 2;
+	if (!(g_ls.tally = rt_map(cap * sizeof *g_ls.tally)))
+		return 0;
+	(void)tm;
+	g_ls.ntally_cap = cap;
+	for (i = 0; i < g_ls.n; i++) {
+		u32 node = (u32)(g_ls.val[i] & NODE_MASK);
+		int k = kind_of[g_ls.st[i]];
+		u64 size = ls_size((u32)i);
+		struct ls_tally *t;
+		if (!node)
+			continue; /* inherited from the parent process */
+		t = ls_tally_of(node);
+		t->blocks[k]++;
+		t->bytes[k] += size;
+		g_ls.kind_blocks[k]++;
+		g_ls.kind_bytes[k] += size;
+	}
+	return 1;
+}
+
+/* ---------------------------------------------------------------- scan */
+
+static int ls_sort_excl(void)
+{
+	u32 i, j;
+	for (i = 1; i < g_ls.nexcl; i++) {
+		struct ls_range x = g_ls.excl[i];
+		for (j = i; j > 0 && g_ls.excl[j - 1].lo > x.lo; j--)
+			g_ls.excl[j] = g_ls.excl[j - 1];
+		g_ls.excl[j] = x;
+	}
+	return 1;
+}
+
+static void ls_exclude_runtime(struct tmpmem *tm)
+{
+	struct rt_thread *T;
+	u32 c;
+	int k;
+	for (c = 0; c < NCHUNKS; c++)
+		ls_exclude(__atomic_load_n(&g_chunks[c], __ATOMIC_ACQUIRE), (u64)CHUNK_NODES * sizeof(struct rt_node));
+	for (T = g_threads; T; T = T->next)
+		if (T->stack)
+			ls_exclude(T->stack, T->reserved * sizeof *T->stack);
+	for (k = 0; k < tm->k; k++)
+		ls_exclude(tm->p[k], tm->n[k]);
+	ls_exclude(g_ls_dead, LS_DEAD_CAP * sizeof *g_ls_dead);
+	/* Statics holding block addresses that are not the program's. */
+	ls_exclude(&g_ls, sizeof g_ls);
+	ls_exclude(g_big, sizeof g_big);
+}
+
+/* The scan proper, between stopping and resuming the other threads. */
+static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp)
+{
+	u64 i;
+	if (!(g_ls.excl = tmp_alloc(tm, 1 << 20)))
+		return 0;
+	g_ls.excl_cap = (1 << 20) / sizeof *g_ls.excl;
+	if (!ls_collect(tm) || !ls_index(tm))
+		return 0;
+	if (!(g_ls.st = tmp_alloc(tm, g_ls.n + 8)) ||
+	    !(g_ls.stack = tmp_alloc(tm, (g_ls.stack_cap = 3 * g_ls.n + 64) * sizeof *g_ls.stack)))
+		return 0;
+	ls_exclude_runtime(tm);
+	ls_sort_excl();
+	if (!ls_roots(tm, self_sp))
+		return 0;
+	for (i = 0; i < g_ls.n; i++) {
+		if (g_ls.st[i] != LS_UNREACHED)
+			continue;
+		ls_push((u32)i);
+		ls_drain((u32)i);
+	}
+	return ls_tally_all(tm);
+}
+
+/* Classifies every live block (see the top of this file). Runs at most
+   once, at the final exit; g_lock held. The tallies stay for the writer
+   and the summary. Works in its own memory (freed before it returns, but
+   the tallies). */
+static __attribute__((noinline)) void ls_leak_scan(void)
+{
+	struct tmpmem tm = {.k = 0};
+	uintptr_t self_sp;
+	u64 t0 = now_ns(), c;
+	if (g_ls.done || !g_cfg_leak_scan || !hidden_on())
+		return;
+	if (!g_cfg_summary && g_cfg_out_set && !g_cfg_out[0] && g_cfg_leak_exitcode < 0)
+		return; /* nobody would see the result */
+	g_ls.done = 1;
+	/* The callers' registers go to this frame; from here up is the
+	   exiting thread's live stack. */
+	__builtin_unwind_init();
+	self_sp = (uintptr_t)__builtin_frame_address(0);
+	if (!(g_ls.tasks = tmp_alloc(&tm, LS_MAXTASKS * sizeof *g_ls.tasks)))
+		return;
+	ls_stop();
+	g_ls.ok = ls_run(&tm, self_sp);
+	ls_resume();
+	g_ls.ns = now_ns() - t0;
+	/* The page index's chunks were mapped on their own. */
+	for (c = 0; g_ls.top && c < (1u << LS_TOP); c++)
+		if (g_ls.top[c])
+			munmap(g_ls.top[c], sizeof(u64) << (LS_CHUNK - LS_PAGE));
+	tmp_free(&tm);
+	g_ls.addr = NULL;
+	g_ls.val = NULL;
+	g_ls.st = NULL;
+	g_ls.stack = NULL;
+	g_ls.top = NULL;
+	g_ls.tasks = NULL;
+	g_ls.ntasks = 0;
+	if (g_ls.ok)
+		ls_group_all();
+}
+
