@@ -18,14 +18,24 @@ type Frame struct {
 	childNs int64
 }
 
-// Enter pushes fn on the calling goroutine's pseudo-stack.
+// Enter pushes fn on the calling goroutine's pseudo-stack. The common
+// case (the state in its first table slot, the child first in its
+// parent's list) takes no call but getg.
 func Enter(fn *Func) Frame {
-	g := current()
-	if g == nil {
+	key := getg()
+	var g *G
+	if s := &table[slot(key)]; s.key.Load() == key {
+		g = s.g.Load()
+	} else if g = lookup(key); g == nil {
 		g = attach(root)
 	}
 	prev := g.cur
-	n := prev.child(unsafe.Pointer(fn), fn, nil)
+	var n *node
+	if l := prev.links.Load(); l != nil && l.key == unsafe.Pointer(fn) {
+		n = l.to
+	} else {
+		n = prev.child(unsafe.Pointer(fn), fn, nil)
+	}
 	n.calls.Add(1)
 	g.cur = n
 	g.depth++
@@ -37,23 +47,29 @@ func Enter(fn *Func) Frame {
 	return f
 }
 
-// Exit pops the frame pushed by Enter.
+// Exit pops the frame pushed by Enter. Small enough to inline.
 func (f Frame) Exit() {
-	g := f.g
 	if timing {
-		if f.start != 0 {
-			el := nanotime() - f.start
-			g.cur.selfNs.Add(el - g.childNs)
-			g.childNs = f.childNs + el
-		} else { // a goroutine's start: its time is not its spawner's
-			g.childNs = f.childNs
-		}
+		f.exitTimed()
 	}
+	g := f.g
 	g.cur = f.prev
-	g.depth--
-	if g.depth == 0 {
+	if g.depth--; g.depth == 0 {
 		g.detach()
 	}
+}
+
+// exitTimed charges the frame's time: its own to its node, all of it to
+// its caller's callees.
+func (f Frame) exitTimed() {
+	g := f.g
+	if f.start == 0 { // a goroutine's start: its time is not its spawner's
+		g.childNs = f.childNs
+		return
+	}
+	el := nanotime() - f.start
+	g.cur.selfNs.Add(el - g.childNs)
+	g.childNs = f.childNs + el
 }
 
 // Ctx is a spawning context, carried into a goroutine started by a woven

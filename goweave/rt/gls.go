@@ -44,8 +44,10 @@ func slot(key uintptr) uintptr {
 }
 
 // current returns the calling goroutine's state, or nil.
-func current() *G {
-	key := getg()
+func current() *G { return lookup(getg()) }
+
+// lookup returns the state of the goroutine whose key is key, or nil.
+func lookup(key uintptr) *G {
 	for i, s := uintptr(0), slot(key); i < maxProbe; i, s = i+1, (s+1)&(tableSize-1) {
 		switch table[s].key.Load() {
 		case key:

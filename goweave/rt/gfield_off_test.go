@@ -1,0 +1,7 @@
+//go:build !weavegfield
+
+package rt
+
+import "testing"
+
+func benchGField(b *testing.B) {}
