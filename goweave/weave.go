@@ -291,6 +291,9 @@ func (w *weaver) addRecords(df *dst.File) {
 		if s.size > 0 {
 			fields = append(fields, kv("Size", num(s.size)))
 		}
+		if w.opt.Escapes == nil {
+			fields = append(fields, kv("Expr", dst.NewIdent("true")))
+		}
 		ss = append(ss, elt(fields...))
 	}
 	df.Decls = append(df.Decls, table("f", "Func", fs))

@@ -117,6 +117,9 @@ func textHeader(w *bufio.Writer, r *Report) {
 	if r.Metadata["hidden"] == "0" {
 		fmt.Fprintln(w, "(allocations by code that was not woven were not recorded: WEAVE_HIDDEN=0)")
 	}
+	if r.Metadata["lang"] == "go" { // goweave/rt: Go has no free
+		fmt.Fprintf(w, "(Go: allocated and calls are %s; freed and in use are %s)\n", r.Metadata["go_counts"], r.Metadata["go_inuse"])
+	}
 }
 
 func plural(n int, what string) string {

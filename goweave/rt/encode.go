@@ -27,11 +27,21 @@ func (st *state) encode(w io.Writer, end string) error {
 	e.meta("runtime", "go1 "+runtime.Version())
 	e.meta("end", end)
 	e.meta("lang", "go")
-	e.meta("go_counts", "exact: calls, and the allocations of woven expressions the compiler's escape analysis puts on the heap")
-	if st.rate > 0 {
-		e.meta("go_inuse", fmt.Sprintf("sampled: frees = allocations minus the in-use share of the runtime's heap profile at exit (1 sample per %d bytes), per file:line", st.rate))
+	exprs := 0
+	for _, n := range st.nodes {
+		if n.site != nil && n.site.Expr {
+			exprs++
+		}
+	}
+	if exprs == 0 {
+		e.meta("go_counts", "exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap)")
 	} else {
-		e.meta("go_inuse", "none: frees are not known (WEAVE_INUSE=0)")
+		e.meta("go_counts", fmt.Sprintf("exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap; %d contexts of sites woven without it count every evaluation)", exprs))
+	}
+	if st.rate > 0 {
+		e.meta("go_inuse", fmt.Sprintf("estimated from the runtime's heap profile after a GC at exit, per file:line, sampled every %d bytes", st.rate))
+	} else {
+		e.meta("go_inuse", "not known (WEAVE_INUSE=0): nothing counted as freed")
 	}
 	if timing {
 		e.meta("time_mode", "exact")
@@ -105,9 +115,16 @@ func (st *state) encode(w io.Writer, end string) error {
 			st.heapRecord(e, n)
 		}
 	}
+	// The bins' frees: the share of all allocations estimated freed.
+	ta, tb, la, lb := st.totals()
+	fa, fb := 0.0, 0.0
+	if st.rate > 0 && ta > 0 && tb > 0 {
+		fa, fb = 1-float64(la)/float64(ta), 1-float64(lb)/float64(tb)
+	}
 	for size := range bins {
 		if a := bins[size].allocs.Load(); a != 0 {
-			e.record("B %d %d 0 %d 0", size, a, bins[size].bytes.Load())
+			b := bins[size].bytes.Load()
+			e.record("B %d %d %d %d %d", size, a, uint64(float64(a)*fa+0.5), b, uint64(float64(b)*fb+0.5))
 		}
 	}
 	for _, n := range st.nodes {

@@ -3,8 +3,8 @@ package rt
 import (
 	"runtime"
 	"syscall"
-	"unsafe"
 	"testing"
+	"unsafe"
 )
 
 // The goroutine-state options, measured per call of a small function

@@ -28,6 +28,9 @@ type Site struct {
 	Op   string // new, make, composite, append, concat, convert
 	Type string
 	Size uint64 // sizeof(Type), or of its element type for slices and channels
+	// Expr marks a site woven without the compiler's escape analysis: it
+	// counts every evaluation, on the stack or not.
+	Expr bool
 }
 
 // node is a calling-context-tree node: a function in a context, or an
