@@ -1,0 +1,99 @@
+package goweave
+
+import (
+	"errors"
+	"go/importer"
+	"go/token"
+	"strings"
+	"testing"
+)
+
+func weaveSrc(t *testing.T, src string, esc map[Pos]bool) (string, error) {
+	t.Helper()
+	out, err := Package([]Source{{"/x/a.go", []byte(src)}}, Options{
+		ImportPath: "example.com/p", Importer: importer.ForCompiler(token.NewFileSet(), "gc", nil), Escapes: esc})
+	if err != nil {
+		return "", err
+	}
+	return string(out[0]), nil
+}
+
+// TestTypeError: a package that does not type-check is an *Error at its
+// file:line:col, and nothing is woven.
+func TestTypeError(t *testing.T) {
+	_, err := weaveSrc(t, "package p\n\nfunc f() int {\n\treturn \"s\"\n}\n", nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Pos != (Pos{"/x/a.go", 4, 9}) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// TestNames: functions are named as the Go runtime names them.
+func TestNames(t *testing.T) {
+	out, err := weaveSrc(t, `package p
+
+type T[K any] struct{}
+
+func (*T[K]) M() { go func() { func() {}() }() }
+func (T[K]) V()  {}
+func F()         { _ = func() {} }
+`, map[Pos]bool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{`"example.com/p.(*T[...]).M"`, `"example.com/p.T[...].V"`, `"example.com/p.F"`,
+		`"example.com/p.(*T[...]).M.func1"`, `"example.com/p.(*T[...]).M.func1.1"`, `"example.com/p.F.func1"`} {
+		if !strings.Contains(out, "Name: "+name) {
+			t.Errorf("no %s in\n%s", name, out)
+		}
+	}
+}
+
+// TestEscapes: a site the escape analysis keeps on the stack is not woven;
+// with no analysis every allocation expression is, marked Expr.
+func TestEscapes(t *testing.T) {
+	src := "package p\n\nfunc f() (*int, *int) {\n\treturn new(int), new(int)\n}\n"
+	out, err := weaveSrc(t, src, map[Pos]bool{{"/x/a.go", 4, 12}: false, {"/x/a.go", 4, 22}: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "return new(int), __wrt.New(&__ws0[0], new(int))") || strings.Contains(out, "Expr") {
+		t.Errorf("escape analysis not followed:\n%s", out)
+	}
+	out, _ = weaveSrc(t, src, nil)
+	if strings.Count(out, "__wrt.New(") != 2 || !strings.Contains(out, "Expr: true") {
+		t.Errorf("without escape analysis:\n%s", out)
+	}
+}
+
+func TestSelected(t *testing.T) {
+	for _, c := range []struct {
+		pkg, dir string
+		pats     []string
+		want     bool
+	}{
+		{"example.com/m", "/src/m", nil, true},
+		{"fmt", "/goroot/src/fmt", nil, false},
+		{"fmt", "/goroot/src/fmt", []string{"std"}, true},
+		{"github.com/a/b/c", modCache() + "/github.com/a/b@v1/c", []string{"github.com/a/..."}, true},
+		{"github.com/a/b_test", modCache() + "/github.com/a/b@v1", []string{"github.com/a/b"}, true},
+		{"github.com/a/bc", modCache() + "/github.com/a/bc@v1", []string{"github.com/a/b"}, false},
+	} {
+		if got := Selected(c.pkg, c.dir, "/goroot", c.pats); got != c.want {
+			t.Errorf("Selected(%s, %s, %v) = %v", c.pkg, c.dir, c.pats, got)
+		}
+	}
+}
+
+func TestParseEscapes(t *testing.T) {
+	m := ParseEscapes([]byte("# p\n./a.go:3:9: &T{...} escapes to heap\n./a.go:4:2: moved to heap: x\n/abs/b.go:5:6: make([]int, 3) does not escape\n"), "/d")
+	want := map[Pos]bool{{"/d/a.go", 3, 9}: true, {"/abs/b.go", 5, 6}: false}
+	if len(m) != len(want) {
+		t.Fatalf("%v", m)
+	}
+	for k, v := range want {
+		if e, ok := m[k]; !ok || e != v {
+			t.Errorf("%v: %v %v", k, e, ok)
+		}
+	}
+}
