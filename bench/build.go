@@ -36,6 +36,8 @@ func (b *builder) compiler(v string) (cc, env []string) {
 	switch v {
 	case vWeave:
 		return []string{b.env.weave, "cc"}, []string{"WEAVE_CC=gcc"}
+	case vWeaveAll:
+		return []string{b.env.weave, "cc"}, []string{"WEAVE_CC=gcc", "WEAVE_FRAMES=all"}
 	case vClang, vLSan:
 		return []string{"clang"}, nil
 	}
@@ -80,7 +82,7 @@ func (b *builder) buildAll(progs []*program, cfgs []*config, jobs int) error {
 	var todo []job
 	seen := map[string]bool{}
 	for _, p := range progs {
-		for _, v := range []string{vGCC, vWeave, vPG, vClang, vLSan} {
+		for _, v := range []string{vGCC, vWeave, vWeaveAll, vPG, vClang, vLSan} {
 			if variants[v] && !seen[p.artefact+"."+v] {
 				seen[p.artefact+"."+v] = true
 				todo = append(todo, job{p, v})
@@ -121,7 +123,7 @@ func (b *builder) buildAll(progs []*program, cfgs []*config, jobs int) error {
 	wg.Wait()
 	var errs []string
 	for key, err := range b.fails {
-		if strings.HasSuffix(key, "."+vGCC) || strings.HasSuffix(key, "."+vWeave) {
+		if strings.HasSuffix(key, "."+vGCC) || strings.HasSuffix(key, "."+vWeave) || strings.HasSuffix(key, "."+vWeaveAll) {
 			errs = append(errs, fmt.Sprintf("building %s: %v", key, err))
 		} else {
 			logf("building %s failed, its configurations are skipped: %v", key, err)

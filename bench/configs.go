@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"weave/runtime"
@@ -11,11 +12,12 @@ import (
 // Build variants: how a benchmark program is compiled. Every variant
 // compiles with the same optimisation level and -g.
 const (
-	vGCC   = "gcc"   // gcc
-	vWeave = "weave" // weave cc, WEAVE_CC=gcc
-	vPG    = "pg"    // gcc -pg
-	vClang = "clang" // clang
-	vLSan  = "lsan"  // clang -fsanitize=leak
+	vGCC      = "gcc"       // gcc
+	vWeave    = "weave"     // weave cc, WEAVE_CC=gcc (the default frame policy, auto)
+	vWeaveAll = "weave-all" // weave cc --frames=all: every function framed
+	vPG       = "pg"        // gcc -pg
+	vClang    = "clang"     // clang
+	vLSan     = "lsan"      // clang -fsanitize=leak
 )
 
 // config is one way of running a benchmark program.
@@ -62,8 +64,14 @@ func configs(e *env, extra []string) []*config {
 		modes = append(modes, m)
 	}
 	for _, m := range modes {
-		cs = append(cs, &config{name: m.name, desc: m.desc, variant: vWeave, wrap: weaveRun(m.env)})
+		v := vWeave
+		if slices.Contains(m.env, "WEAVE_TIME=exact") { // exact timing counts every call
+			v, m.desc = vWeaveAll, m.desc+", built --frames=all"
+		}
+		cs = append(cs, &config{name: m.name, desc: m.desc, variant: v, wrap: weaveRun(m.env)})
 	}
+	cs = append(cs, &config{name: "weave-frames-all", desc: "weave cc --frames=all (every function framed), the runtime's defaults",
+		variant: vWeaveAll, wrap: weaveRun(nil)})
 	cs = append(cs,
 		&config{name: "gprof", desc: "gcc -O2 -g -pg (gmon.out written at exit)", variant: vPG, peer: true,
 			wrap: func(dir string, argv []string) ([]string, []string, string) {

@@ -21,9 +21,10 @@ type Config struct {
 	Compiler []string // the real compiler argv, e.g. ["gcc"] or ["ccache", "gcc"]
 	Stdout   io.Writer
 	Stderr   io.Writer
-	Stdin    io.Reader // the standard input (os.Stdin if nil), for the source "-"
-	Verbose  bool      // list functions left unwoven
-	Strict   bool      // a file that cannot be woven is an error, not a warning
+	Stdin    io.Reader    // the standard input (os.Stdin if nil), for the source "-"
+	Verbose  bool         // list functions left unwoven or frameless
+	Frames   weave.Frames // the frame policy (--frames, WEAVE_FRAMES)
+	Strict   bool         // a file that cannot be woven is an error, not a warning
 }
 
 // CompilerFromEnv returns $WEAVE_CC split into words, else ["cc"].
@@ -32,6 +33,15 @@ func CompilerFromEnv() []string {
 		return f
 	}
 	return []string{"cc"}
+}
+
+// FramesFromEnv returns the frame policy of $WEAVE_FRAMES (default auto).
+func FramesFromEnv() (weave.Frames, error) {
+	f, err := weave.ParseFrames(os.Getenv("WEAVE_FRAMES"))
+	if err != nil {
+		return 0, fmt.Errorf("WEAVE_FRAMES: %v", err)
+	}
+	return f, nil
 }
 
 // ExitError is a failure whose exit status the caller should exit with.
@@ -77,13 +87,18 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *wea
 	if err != nil {
 		return nil, err
 	}
-	res, err = weave.Weave(u, weave.Options{Prologue: runtime.Header()})
+	res, err = weave.Weave(u, weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", src, err)
 	}
 	if cfg.Verbose {
 		for _, f := range res.Skipped {
 			fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s not woven: %s\n", f.File, f.Line, f.Name, f.Reason)
+		}
+		for _, f := range res.Functions {
+			if f.Frameless {
+				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: cannot be on an allocation chain\n", f.File, f.Line, f.Name)
+			}
 		}
 	}
 	return res, nil

@@ -9,7 +9,10 @@
 
    __weave_setjmp_return also re-synchronises for a frame whose enter did
    not push (parent == 0): its depth field then holds the depth the
-   function ran at. */
+   function ran at.
+
+   __weave_register_unit keeps the units that have frameless functions
+   (woven under --frames auto), for the profile's count. */
 
 #include "internal.h"
 
@@ -64,6 +67,29 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 out:
 	rt_exit(l);
 	return f;
+}
+
+/* The units with frameless functions, pushed by their constructors,
+   possibly before the runtime is set up, from any thread. */
+static struct __weave_unit *g_units;
+
+void __weave_register_unit(struct __weave_unit *u)
+{
+	u->next = __atomic_load_n(&g_units, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&g_units, &u->next, u, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
+/* The number of frameless functions in the registered units. */
+static u64 frameless_count(void)
+{
+	struct __weave_unit *u;
+	u64 n = 0;
+	unsigned i;
+	for (u = __atomic_load_n(&g_units, __ATOMIC_ACQUIRE); u; u = u->next)
+		for (i = 0; i < u->n; i++)
+			n += (u->fns[i].flags & __WEAVE_FN_FRAMELESS) != 0;
+	return n;
 }
 
 int __weave_setjmp_return(struct __weave_frame *f, int v)

@@ -43,8 +43,22 @@ struct __weave_fn {
 	const char *name;
 	const char *file; /* original source file, from the linemarkers */
 	unsigned line;    /* line of the function's name */
-	unsigned flags;   /* reserved, 0 */
+	unsigned flags;   /* __WEAVE_FN_* */
 };
+
+/* __weave_fn.flags: woven without a frame (--frames auto found that it
+   cannot be on an allocation chain); its time goes to its caller. */
+enum { __WEAVE_FN_FRAMELESS = 1 };
+
+/* A woven unit with frameless functions registers its function table
+   from a constructor, so that the profile can count them. next is the
+   runtime's. */
+struct __weave_unit {
+	const struct __weave_fn *fns;
+	unsigned n;
+	struct __weave_unit *next;
+};
+void __weave_register_unit(struct __weave_unit *u);
 
 /* Allocation operations, stored in __weave_site.op. */
 enum __weave_op {

@@ -445,6 +445,9 @@ static inline struct rt_thread *thread_get(struct rt_local *l);
 static int stack_grow(struct rt_thread *T, struct __weave_thread *t);
 static void rt_thread_exit(void *arg);
 
+/* pseudostack/enter.c */
+static u64 frameless_count(void);
+
 /* side.c */
 static inline __attribute__((always_inline)) int side_insert(uintptr_t a, u64 val, struct ent *old);
 static inline __attribute__((always_inline)) int side_remove(uintptr_t a, struct ent *out);

@@ -194,6 +194,8 @@ static int writer_init(struct writer *w, u64 nnodes, struct tmpmem *tm)
 /* The first line and the M records of the process. */
 static void write_meta(struct out *o)
 {
+	u64 n;
+
 	out_str(o, "weave profile 1\n");
 	out_str(o, "M pid");
 	out_field(o, (u64)getpid());
@@ -218,6 +220,12 @@ static void write_meta(struct out *o)
 	out_ch(o, hidden_on() ? '1' : '0');
 	out_ch(o, '\n');
 	o->records += 9;
+	if ((n = frameless_count()) > 0) {
+		out_str(o, "M frameless");
+		out_field(o, n);
+		out_ch(o, '\n');
+		o->records++;
+	}
 	if (g_forked) {
 		out_str(o, "M inherited");
 		out_field(o, g_inh.blocks);

@@ -20,6 +20,8 @@ type Options struct {
 	// Prologue is the runtime interface (runtime.Header()) pasted at the
 	// top of the woven text.
 	Prologue string
+	// Frames is the frame policy (default FramesAuto).
+	Frames Frames
 }
 
 // Result is a woven translation unit.
@@ -36,6 +38,9 @@ type Function struct {
 	File   string
 	Line   int
 	Reason string // why it was not woven; empty if woven
+	// Frameless: woven without a frame (FramesAuto found that it cannot
+	// be on an allocation chain); its time goes to its caller.
+	Frameless bool
 }
 
 // Site is an advised allocation call.
@@ -77,14 +82,16 @@ var setjmpNames = map[string]bool{
 }
 
 type weaver struct {
-	u        *parse.Unit
-	buf      *editBuffer
-	tag      string // per-unit suffix of the generated table names
-	res      *Result
-	defined  map[string]bool // functions defined in this unit
-	fnRecs   []string        // initializers of the function table
-	siteRecs []string        // initializers of the site table
-	names    []int           // sorted offsets of the advised names in the text (adviceNames)
+	u         *parse.Unit
+	buf       *editBuffer
+	tag       string // per-unit suffix of the generated table names
+	res       *Result
+	defined   map[string]bool // functions defined in this unit
+	fnRecs    []string        // initializers of the function table
+	siteRecs  []string        // initializers of the site table
+	names     []int           // sorted offsets of the advised names in the text (adviceNames)
+	framed    map[string]bool // under FramesAuto, the functions that may be on an allocation chain; nil: all
+	frameless int             // functions woven without a frame
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -112,6 +119,9 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 			w.defined[ed.FunctionDefinition.Declarator.Name()] = true
 		}
 	}
+	if opts.Frames == FramesAuto {
+		w.framed = w.analyseFrames()
+	}
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
 			fd := ed.FunctionDefinition
@@ -135,19 +145,25 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	}
 	fn := Function{Name: parse.DisplayName(d.Name()), File: loc.File, Line: loc.Line}
 	fn.Reason = w.skipReason(def, d, body)
+	framed := fn.Reason == "" && (w.framed == nil || w.framed[fn.Name])
+	fn.Frameless = fn.Reason == "" && !framed
+	flags := "0"
+	if fn.Frameless {
+		flags = "__WEAVE_FN_FRAMELESS"
+		w.frameless++
+	}
 	k := len(w.fnRecs)
-	w.fnRecs = append(w.fnRecs, fmt.Sprintf("{%s, %s, %d, 0}", cString(fn.Name), cString(fn.File), fn.Line))
+	w.fnRecs = append(w.fnRecs, fmt.Sprintf("{%s, %s, %d, %s}", cString(fn.Name), cString(fn.File), fn.Line, flags))
 	fnRef := fmt.Sprintf("&%s[%d]", w.fnTable(), k)
 	w.res.Functions = append(w.res.Functions, fn)
-	woven := fn.Reason == ""
-	if !woven {
+	if fn.Reason != "" {
 		w.res.Skipped = append(w.res.Skipped, fn)
-	} else {
+	} else if framed {
 		w.buf.Insert(w.guardOffset(body), fmt.Sprintf(
 			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave), unused)) = __weave_enter(%s);", fnRef))
 	}
 	if w.mayAdvise(body) {
-		w.body(body, fn.Name, fnRef, woven)
+		w.body(body, fn.Name, fnRef, framed)
 	}
 }
 
@@ -451,6 +467,12 @@ func (w *weaver) emitTables(prologue string) {
 	}
 	if n := len(w.siteRecs); n > 0 {
 		fmt.Fprintf(&post, "const struct __weave_site %s[%d] %s = {\n\t%s\n};\n", w.siteTable(), n, attrs, strings.Join(w.siteRecs, ",\n\t"))
+	}
+	if w.frameless > 0 {
+		// The runtime counts the frameless functions for the profile.
+		unit := "__weave_unit_" + w.tag
+		fmt.Fprintf(&post, "static struct __weave_unit %s = {%s, %d, 0};\n", unit, w.fnTable(), len(w.fnRecs))
+		fmt.Fprintf(&post, "__attribute__((__constructor__)) static void __weave_register_%s(void) { __weave_register_unit(&%s); }\n", w.tag, unit)
 	}
 	w.buf.Insert(len(w.u.Text), post.String())
 	sort.SliceStable(w.res.Skipped, func(i, j int) bool { return w.res.Skipped[i].Line < w.res.Skipped[j].Line })

@@ -20,7 +20,11 @@ var ccCommand = &cli.Command{
 		if launcherCompiler != nil {
 			cfg.Compiler = launcherCompiler
 		}
-		err := cfg.CC(c.Args().Slice())
+		frames, args, found := framesFlag(c.Args().Slice())
+		if err := setFrames(cfg, frames, found); err != nil {
+			return err
+		}
+		err := cfg.CC(args)
 		var ee *driver.ExitError
 		if errors.As(err, &ee) && ee.Quiet {
 			// The compiler has said why; exit as it did.

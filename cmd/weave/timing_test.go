@@ -69,12 +69,13 @@ func (r *timingReport) fn(t *testing.T, name string) timingFunc {
 	return timingFunc{}
 }
 
-// timingBuild weaves testdata/timing/<name>.c with gcc -O2.
+// timingBuild weaves testdata/timing/<name>.c with gcc -O2, every
+// function framed (--frames=all): the tests count every call.
 func timingBuild(t *testing.T, dir, name string, flags ...string) string {
 	t.Helper()
 	src, _ := filepath.Abs(filepath.Join("../../testdata/timing", name+".c"))
 	exe := filepath.Join(dir, name+".woven")
-	args := append([]string{weaveBin, "cc", "-O2", "-Wall", "-Wextra", "-pthread"}, flags...)
+	args := append([]string{weaveBin, "cc", "--frames=all", "-O2", "-Wall", "-Wextra", "-pthread"}, flags...)
 	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, append(args, src, "-o", exe)...)
 	return exe
 }
@@ -464,7 +465,7 @@ func timingVariants(b *testing.B, dir, name string, ref bool) ([]string, map[str
 	builds := [][]string{
 		{"gcc", "-O2", src, "-o", plain},
 		{"gcc", "-O2", "-pg", src, "-o", pg},
-		{weaveBin, "cc", "-O2", src, "-o", woven},
+		{weaveBin, "cc", "--frames=all", "-O2", src, "-o", woven},
 	}
 	if ref {
 		builds = append(builds, []string{"gcc", "-O2", "-DREF", src, "-o", filepath.Join(dir, name+".ref")})

@@ -12,7 +12,7 @@ import (
 
 // weaveAction is `weave [-v] -o out.c prog.c [cc flags]`.
 func weaveAction(c *cli.Context) error {
-	args := c.Args().Slice()
+	frames, args, framesFound := framesFlag(c.Args().Slice())
 	var out, src string
 	var flags []string
 	verbose := false
@@ -59,5 +59,8 @@ func weaveAction(c *cli.Context) error {
 	}
 	cfg := newConfig(c)
 	cfg.Verbose = verbose
+	if err := setFrames(cfg, frames, framesFound); err != nil {
+		return err
+	}
 	return cfg.WeaveFile(src, out, flags)
 }

@@ -1,0 +1,202 @@
+package weave
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"modernc.org/cc/v4"
+)
+
+// Frames is a frame policy: which woven functions get the pseudo-stack
+// guard.
+type Frames int
+
+const (
+	// FramesAuto frames a function iff it can be on an allocation chain:
+	// it allocates, or it calls something that may (a function of this
+	// unit that may, a function defined elsewhere, a function pointer).
+	// The others keep their exact body, so the compiler inlines them as
+	// in the plain build; their time goes to their caller.
+	FramesAuto Frames = iota
+	// FramesAll frames every woven function: every call counted.
+	FramesAll
+)
+
+// ParseFrames parses a policy name ("" is the default, auto).
+func ParseFrames(s string) (Frames, error) {
+	switch s {
+	case "", "auto":
+		return FramesAuto, nil
+	case "all":
+		return FramesAll, nil
+	}
+	return 0, fmt.Errorf("unknown frame policy %q (want auto or all)", s)
+}
+
+func (f Frames) String() string {
+	if f == FramesAll {
+		return "all"
+	}
+	return "auto"
+}
+
+// nonAllocating are C library functions that never allocate heap memory
+// (not even internally, where weave's interposed malloc would charge the
+// allocation to the innermost frame): calls of them leave a function
+// frameless. Anything that may touch stdio, locale data, the environment or
+// the dynamic loader is left out, as are functions that can end the
+// process (the profile is written then).
+var nonAllocating = func() map[string]bool {
+	m := map[string]bool{}
+	for _, l := range []string{
+		// <string.h>, <strings.h>
+		"memcpy memmove memset memcmp memchr memrchr rawmemchr memmem mempcpy memccpy bzero explicit_bzero bcmp bcopy",
+		"strlen strnlen strcmp strncmp strcasecmp strncasecmp strchr strrchr strchrnul strcpy strncpy stpcpy stpncpy",
+		"strcat strncat strspn strcspn strpbrk strstr strcasestr strsep strtok_r strlcpy strlcat index rindex ffs ffsl ffsll",
+		// fortified variants (_FORTIFY_SOURCE)
+		"__memcpy_chk __memmove_chk __memset_chk __mempcpy_chk __strcpy_chk __strncpy_chk __stpcpy_chk __stpncpy_chk __strcat_chk __strncat_chk",
+		// <ctype.h> and glibc's tables behind its macros, errno
+		"isalnum isalpha isblank iscntrl isdigit isgraph islower isprint ispunct isspace isupper isxdigit isascii tolower toupper",
+		"__ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc __errno_location",
+		// <stdlib.h> arithmetic and conversions (strtod is left out: glibc's may allocate for long inputs)
+		"abs labs llabs div ldiv lldiv atoi atol atoll strtol strtoul strtoll strtoull strtoimax strtoumax",
+		"__strtol_internal __strtoul_internal __strtoll_internal __strtoull_internal",
+		// <math.h>
+		"fabs fabsf fabsl floor floorf floorl ceil ceilf ceill trunc truncf truncl round roundf roundl lround llround",
+		"rint rintf nearbyint lrint llrint fmod fmodf fmodl remainder remainderf modf modff frexp frexpf ldexp ldexpf scalbn scalbnf",
+		"sqrt sqrtf sqrtl cbrt hypot pow powf powl exp expf exp2 exp2f expm1 log logf log2 log2f log10 log10f log1p logb ilogb",
+		"sin sinf cos cosf tan tanf asin asinf acos acosf atan atanf atan2 atan2f sinh cosh tanh asinh acosh atanh",
+		"fmin fminf fmax fmaxf fdim fma fmaf copysign copysignf nan nanf erf erfc tgamma lgamma",
+		"__isnan __isnanf __isinf __isinff __finite __finitef __fpclassify __fpclassifyf __signbit __signbitf",
+		// <stdatomic.h>, <setjmp.h> is not here: setjmp needs its caller's frame
+	} {
+		for _, n := range strings.Fields(l) {
+			m[n] = true
+		}
+	}
+	return m
+}()
+
+// isBuiltin reports whether a callee name is a compiler builtin, which
+// never calls the C library's allocator.
+func isBuiltin(name string) bool {
+	return strings.HasPrefix(name, "__builtin_") && !strings.Contains(name, "alloc") && !strings.Contains(name, "dup") ||
+		strings.HasPrefix(name, "__atomic_") || strings.HasPrefix(name, "__sync_")
+}
+
+// frameInfo is what the frame analysis learns about one function
+// definition of the unit.
+type frameInfo struct {
+	seed    bool     // calls something that may allocate (or allocates)
+	callees []string // functions of this unit it calls
+}
+
+// analyseFrames returns the functions of the unit that may be on an
+// allocation chain, by name: those that allocate or call something that
+// may, directly or through other functions of the unit (a fixed point
+// over the unit's call graph).
+func (w *weaver) analyseFrames() map[string]bool {
+	infos := map[string]*frameInfo{}
+	var visitDef func(d *cc.Declarator, body *cc.CompoundStatement, text []byte)
+	visitDef = func(d *cc.Declarator, body *cc.CompoundStatement, text []byte) {
+		fi := &frameInfo{}
+		if old := infos[d.Name()]; old != nil { // the same name defined twice (nested functions): merge
+			fi = old
+		}
+		infos[d.Name()] = fi
+		// A cleanup attribute calls a function implicitly.
+		if bytes.Contains(text, []byte("cleanup")) {
+			fi.seed = true
+		}
+		walk(body, func(n cc.Node) bool {
+			switch x := n.(type) {
+			case *cc.BlockItem:
+				if x.Case == cc.BlockItemFuncDef { // GNU nested function: frame both
+					fi.seed = true
+					visitDef(x.Declarator, x.CompoundStatement, nil)
+					infos[x.Declarator.Name()].seed = true
+					return false
+				}
+			case *cc.PostfixExpression:
+				if x.Case == cc.PostfixExpressionCall {
+					w.callee(fi, x.PostfixExpression)
+				}
+			}
+			return true
+		})
+	}
+	for l := w.u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
+		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
+			fd := ed.FunctionDefinition
+			body := fd.CompoundStatement
+			visitDef(fd.Declarator, body, w.u.Text[w.u.Offset(fd):w.u.Offset(body.Token2)])
+		}
+	}
+	// Propagate from the seeds to their callers.
+	callers := map[string][]string{}
+	var todo []string
+	for name, fi := range infos {
+		for _, c := range fi.callees {
+			callers[c] = append(callers[c], name)
+		}
+		if fi.seed {
+			todo = append(todo, name)
+		}
+	}
+	may := map[string]bool{}
+	for _, n := range todo {
+		may[n] = true
+	}
+	for len(todo) > 0 {
+		n := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, c := range callers[n] {
+			if !may[c] {
+				may[c] = true
+				todo = append(todo, c)
+			}
+		}
+	}
+	return may
+}
+
+// callee records in fi what a call of the expression e means for the
+// allocation chains: a call of a function of this unit (an edge), of a
+// function that never allocates (nothing), or of anything else (a seed).
+func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode) {
+	for {
+		pe, ok := e.(*cc.PrimaryExpression)
+		if !ok {
+			fi.seed = true // a function pointer, or a computed callee
+			return
+		}
+		switch pe.Case {
+		case cc.PrimaryExpressionExpr: // (f)(x)
+			if el, ok := pe.ExpressionList.(*cc.ExpressionList); ok && el.ExpressionList == nil {
+				e = el.AssignmentExpression
+				continue
+			}
+			e = pe.ExpressionList
+			continue
+		case cc.PrimaryExpressionIdent:
+		default:
+			fi.seed = true
+			return
+		}
+		name := pe.Token.SrcStr()
+		if d, ok := pe.ResolvedTo().(*cc.Declarator); ok && d != nil && d.Type() != nil && d.Type().Kind() != cc.Function {
+			fi.seed = true // a variable: a function pointer
+			return
+		}
+		switch {
+		case w.defined[name]:
+			fi.callees = append(fi.callees, name)
+		case name == "free" || isBuiltin(name) || nonAllocating[name]:
+			// free does not look at the pseudo-stack.
+		default:
+			fi.seed = true
+		}
+		return
+	}
+}
