@@ -30,7 +30,11 @@ package profile
 //	                        version), end (how the process ended: exit,
 //	                        _exit, quick_exit, exec (written just before an
 //	                        exec* call), or "signal N"), hidden (1 when
-//	                        library allocations were recorded, see A), and in
+//	                        library allocations were recorded, see A),
+//	                        frameless (the number of woven functions the
+//	                        weaver left without a frame, --frames auto: they
+//	                        have no F nodes, their time is their callers';
+//	                        omitted when 0), and in
 //	                        a fork child inherited and inherited_freed
 //	                        ("blocks bytes": the parent's blocks live at the
 //	                        fork, and those of them the child freed; neither

@@ -13,36 +13,38 @@ type jsonRenderer struct{}
 
 func (jsonRenderer) Render(w io.Writer, r *Report) error {
 	out := struct {
-		Program  string            `json:"program,omitempty"`
-		Sources  []string          `json:"sources,omitempty"` // of a merged profile
-		Complete bool              `json:"complete"`
-		Metadata map[string]string `json:"metadata,omitempty"`
-		Totals   Totals            `json:"totals"`
-		Depth    int               `json:"leak_depth"`
-		Sites    bool              `json:"leak_sites"`
-		Tables   []string          `json:"tables"`
-		Leaks    *[]Leak           `json:"leaks,omitempty"`
-		Bins     *[]Bin            `json:"bins,omitempty"`
-		Direct   *Direct           `json:"direct,omitempty"`
-		Graph    *[]Entry          `json:"graph,omitempty"`
-		Segments *Segments         `json:"segments,omitempty"` // memory.go
-		Timeline *Timeline         `json:"timeline,omitempty"`
-		Peak     *Peak             `json:"peak,omitempty"`
-		Time     *Time             `json:"time,omitempty"` // the time tables: time.go
+		Program   string            `json:"program,omitempty"`
+		Sources   []string          `json:"sources,omitempty"` // of a merged profile
+		Complete  bool              `json:"complete"`
+		Frameless int               `json:"frameless,omitempty"`
+		Metadata  map[string]string `json:"metadata,omitempty"`
+		Totals    Totals            `json:"totals"`
+		Depth     int               `json:"leak_depth"`
+		Sites     bool              `json:"leak_sites"`
+		Tables    []string          `json:"tables"`
+		Leaks     *[]Leak           `json:"leaks,omitempty"`
+		Bins      *[]Bin            `json:"bins,omitempty"`
+		Direct    *Direct           `json:"direct,omitempty"`
+		Graph     *[]Entry          `json:"graph,omitempty"`
+		Segments  *Segments         `json:"segments,omitempty"` // memory.go
+		Timeline  *Timeline         `json:"timeline,omitempty"`
+		Peak      *Peak             `json:"peak,omitempty"`
+		Time      *Time             `json:"time,omitempty"` // the time tables: time.go
 	}{
-		Program:  r.Program,
-		Sources:  r.Sources,
-		Complete: r.Complete,
-		Metadata: r.Metadata,
-		Totals:   r.Totals,
-		Depth:    r.Depth,
-		Sites:    r.Sites,
-		Tables:   r.Tables,
-		Direct:   r.Direct,
-		Segments: r.Segments,
-		Timeline: r.Timeline,
-		Peak:     r.Peak,
-		Time:     r.Time,
+		Program:   r.Program,
+		Sources:   r.Sources,
+		Complete:  r.Complete,
+		Frameless: r.Frameless,
+		Metadata:  r.Metadata,
+		Totals:    r.Totals,
+		Depth:     r.Depth,
+		Sites:     r.Sites,
+		Tables:    r.Tables,
+		Direct:    r.Direct,
+		Segments:  r.Segments,
+		Timeline:  r.Timeline,
+		Peak:      r.Peak,
+		Time:      r.Time,
 	}
 	if r.Has(TableLeaks) {
 		out.Leaks = &r.Leaks

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"weave/profile"
@@ -92,11 +93,15 @@ type Report struct {
 	// files and command lines (metadata source).
 	Sources  []string
 	Complete bool // false when the profile was written from a crash or abort
-	Metadata map[string]string
-	Totals   Totals
-	Depth    int      // Options.Depth; 0: whole chains
-	Sites    bool     // Options.Sites
-	Tables   []string // the tables built, in AllTables order
+	// Frameless is the number of woven functions without a frame (weave
+	// --frames auto, metadata frameless): their time is their callers',
+	// their calls are not counted.
+	Frameless int
+	Metadata  map[string]string
+	Totals    Totals
+	Depth     int      // Options.Depth; 0: whole chains
+	Sites     bool     // Options.Sites
+	Tables    []string // the tables built, in AllTables order
 
 	Leaks  []Leak
 	Bins   []Bin
@@ -341,6 +346,7 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 		}
 	}
 	r.Complete = r.Metadata["complete"] != "0"
+	r.Frameless, _ = strconv.Atoi(r.Metadata["frameless"])
 
 	b := newBuilder(p)
 	for name, fs := range b.byName {

@@ -89,6 +89,10 @@ func textHeader(w *bufio.Writer, r *Report) {
 	if !r.Complete {
 		fmt.Fprintln(w, "INCOMPLETE: written when the program crashed or aborted; counts stop there")
 	}
+	if r.Frameless > 0 {
+		fmt.Fprintf(w, "%s frameless (weave --frames auto: they cannot be on an allocation chain; their time is their callers', their calls are not counted; weave -v lists them)\n",
+			plural(r.Frameless, "function"))
+	}
 	if r.Time != nil {
 		textTimeSummary(w, r)
 	}

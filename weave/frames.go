@@ -52,7 +52,7 @@ var nonAllocating = func() map[string]bool {
 	for _, l := range []string{
 		// <string.h>, <strings.h>
 		"memcpy memmove memset memcmp memchr memrchr rawmemchr memmem mempcpy memccpy bzero explicit_bzero bcmp bcopy",
-		"strlen strnlen strcmp strncmp strcasecmp strncasecmp strchr strrchr strchrnul strcpy strncpy stpcpy stpncpy",
+		"strlen strnlen strcmp strncmp strcoll strcasecmp strncasecmp strchr strrchr strchrnul strcpy strncpy stpcpy stpncpy",
 		"strcat strncat strspn strcspn strpbrk strstr strcasestr strsep strtok_r strlcpy strlcat index rindex ffs ffsl ffsll",
 		// fortified variants (_FORTIFY_SOURCE)
 		"__memcpy_chk __memmove_chk __memset_chk __mempcpy_chk __strcpy_chk __strncpy_chk __stpcpy_chk __stpncpy_chk __strcat_chk __strncat_chk",

@@ -15,6 +15,12 @@ import (
 // weaveFile preprocesses and weaves a file with gcc, for tests.
 func weaveFile(t *testing.T, src string) *Result {
 	t.Helper()
+	return weaveFileFrames(t, src, FramesAuto)
+}
+
+// weaveFileFrames is weaveFile with a frame policy.
+func weaveFileFrames(t *testing.T, src string, frames Frames) *Result {
+	t.Helper()
 	var stderr bytes.Buffer
 	text, err := parse.Preprocess([]string{"gcc"}, nil, src, &stderr)
 	if err != nil {
@@ -28,7 +34,7 @@ func weaveFile(t *testing.T, src string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Weave(u, Options{Prologue: string(hdr)})
+	res, err := Weave(u, Options{Prologue: string(hdr), Frames: frames})
 	if err != nil {
 		t.Fatal(err)
 	}

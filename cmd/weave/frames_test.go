@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// allocProfile is what a profile says about memory: every table built from
+// the allocation call chains, whole chains, by call site.
+func allocProfile(t *testing.T, prof string) string {
+	t.Helper()
+	r := mustRun(t, "", nil, weaveBin, "report", "--format", "json", "--depth", "0", "--sites",
+		"--tables", "leaks,bins,direct,graph", prof)
+	var rep map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, k := range []string{"totals", "leaks", "bins", "direct", "graph"} {
+		b.WriteString(k + " " + string(rep[k]) + "\n")
+	}
+	return b.String()
+}
+
+// TestFramesChains builds the test programs with --frames=auto and
+// --frames=all: the allocation chains, totals and leaks must be the same,
+// and the auto build must leave some functions frameless and say how many
+// in the profile (the report's header).
+func TestFramesChains(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not installed")
+	}
+	for _, p := range programs {
+		p := p
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			profs := map[string]string{}
+			for _, policy := range []string{"auto", "all"} {
+				exe := filepath.Join(dir, p.name+"."+policy)
+				args := []string{weaveBin, "cc", "--frames=" + policy, "-O2"}
+				for _, s := range p.srcs {
+					abs, _ := filepath.Abs(filepath.Join("../../testdata", s))
+					args = append(args, abs)
+				}
+				mustRun(t, dir, []string{"WEAVE_CC=gcc"}, append(args, "-o", exe)...)
+				profs[policy] = filepath.Join(dir, policy+".prof")
+				run(t, dir, []string{"WEAVE_OUT=" + profs[policy]}, append([]string{exe}, p.args...)...)
+			}
+			if auto, all := allocProfile(t, profs["auto"]), allocProfile(t, profs["all"]); auto != all {
+				t.Errorf("--frames=auto changes the allocation profile:\nauto:\n%s\nall:\n%s", auto, all)
+			}
+			head := mustRun(t, "", nil, weaveBin, "report", profs["auto"]).stdout
+			headAll := mustRun(t, "", nil, weaveBin, "report", profs["all"]).stdout
+			if strings.Contains(headAll, "frameless") {
+				t.Errorf("--frames=all report mentions frameless functions:\n%s", headAll)
+			}
+			first, _ := filepath.Abs(filepath.Join("../../testdata", p.srcs[0]))
+			v := mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "-v", "-o", filepath.Join(dir, "w.c"), first)
+			n := strings.Count(v.stderr, " frameless: ")
+			if p.name == "widgets" && n != 2 { // random_flip, consume_widget
+				t.Errorf("weave -v lists %d frameless functions in widgets.c, want 2:\n%s", n, v.stderr)
+			}
+			if n > 0 && len(p.srcs) == 1 && !strings.Contains(head, plural(n, "function")+" frameless") {
+				t.Errorf("weave -v lists %d frameless functions, the report says:\n%s", n, head)
+			}
+		})
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
