@@ -26,17 +26,20 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args []string
-		want string // regexp the first stderr line must match
+		want string   // regexp the first stderr line must match
+		env  []string // extra environment
 	}{
-		{"syntax error", []string{"-o", out, syntax}, `^.*syntax\.c:4:\d+: error: .+`},
-		{"missing input", []string{"-o", out, filepath.Join(dir, "nope.c")}, `^weave: .*nope\.c: no such file$`},
-		{"unknown flag", []string{"--frobnicate", "-o", out, syntax}, `^weave: unknown flag --frobnicate`},
-		{"no input", []string{"-o", out}, `^weave: no input file`},
-		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`},
-		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`},
+		{"syntax error", []string{"-o", out, syntax}, `^.*syntax\.c:4:\d+: error: .+`, nil},
+		{"missing input", []string{"-o", out, filepath.Join(dir, "nope.c")}, `^weave: .*nope\.c: no such file$`, nil},
+		{"unknown flag", []string{"--frobnicate", "-o", out, syntax}, `^weave: unknown flag --frobnicate`, nil},
+		{"no input", []string{"-o", out}, `^weave: no input file`, nil},
+		{"bad --frames", []string{"--frames=some", "-o", out, syntax}, `^weave: unknown frame policy "some" \(want auto or all\)$`, nil},
+		{"bad WEAVE_FRAMES", []string{"cc", "-c", syntax, "-o", out}, `^weave: WEAVE_FRAMES: unknown frame policy "x"`, []string{"WEAVE_FRAMES=x"}},
+		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
+		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := run(t, dir, nil, append([]string{weaveBin}, tc.args...)...)
+			r := run(t, dir, tc.env, append([]string{weaveBin}, tc.args...)...)
 			if r.code == 0 {
 				t.Fatalf("exit 0, want failure; stderr:\n%s", r.stderr)
 			}
