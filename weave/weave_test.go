@@ -44,12 +44,13 @@ func weaveFileFrames(t *testing.T, src string, frames Frames) *Result {
 // TestWeaveWidgets weaves mprof's example: every function is found at its
 // line and woven, the malloc and free calls are advised (malloc with its
 // sizeof type), and each piece of advice lands on its call's own source
-// line, so that line numbers survive weaving.
+// line, so that line numbers survive weaving. Every function is framed
+// (--frames=all).
 func TestWeaveWidgets(t *testing.T) {
 	const src = "../testdata/widgets.c"
-	res := weaveFile(t, src)
-	wantFns := []Function{{"random_flip", src, 20, ""}, {"make_widget", src, 26, ""}, {"make_red_widget", src, 39, ""},
-		{"make_blue_widget", src, 41, ""}, {"consume_widget", src, 43, ""}, {"main", src, 50, ""}}
+	res := weaveFileFrames(t, src, FramesAll)
+	wantFns := []Function{{"random_flip", src, 20, "", false}, {"make_widget", src, 26, "", false}, {"make_red_widget", src, 39, "", false},
+		{"make_blue_widget", src, 41, "", false}, {"consume_widget", src, 43, "", false}, {"main", src, 50, "", false}}
 	if !slices.Equal(res.Functions, wantFns) || len(res.Skipped) != 0 {
 		t.Errorf("functions %+v, skipped %+v\nwant %+v", res.Functions, res.Skipped, wantFns)
 	}
@@ -86,8 +87,9 @@ func TestWeaveWidgets(t *testing.T) {
 }
 
 // TestSkipReasons: functions that must stay unwoven are listed with the
-// reason, wherever their attribute stands. (Not musttail: neither gcc 12
-// nor cc/v4 parses it.)
+// reason, wherever their attribute stands; the others are woven (with
+// frames, under --frames=all). (Not musttail: neither gcc 12 nor cc/v4
+// parses it.)
 func TestSkipReasons(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "skip.c")
 	if err := os.WriteFile(src, []byte(`__attribute__((no_instrument_function)) static int lead(int x) { return x; }
@@ -99,7 +101,7 @@ int main(void) { return lead(1) + mid(1) + ext(0) + plain(0); }
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := weaveFile(t, src)
+	res := weaveFileFrames(t, src, FramesAll)
 	got := map[string]string{}
 	for _, f := range res.Skipped {
 		got[f.Name] = f.Reason
