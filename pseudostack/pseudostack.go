@@ -18,7 +18,7 @@ import (
 
 // Files holds the C files of the package.
 //
-//go:embed weave.h cct.c thread.c enter.c
+//go:embed *.c *.h
 var Files embed.FS
 
 // Header returns the text of weave.h, the interface between woven code and

@@ -9,27 +9,9 @@
    profile described in profile/format.go.
 
    It is one C translation unit built from parts, one per concern, joined
-   by runtime.Source in the order of runtime/parts.go (each part starts
-   with #include "internal.h", which the join keeps only once, and #line
-   directives name each part's own file):
-
-     runtime/internal.h       this file: types, shared state, helpers
-     pseudostack/weave.h      the woven-code ABI (the fast enter and leave)
-     pseudostack/cct.c        calling-context tree: nodes, child lookup, recursion folding
-     pseudostack/thread.c     per-thread set-up: root, pseudo-stack, bins; thread exit
-     pseudostack/enter.c      the woven interface's slow paths: enter, setjmp resync
-     runtime/init.c           environment, one-time set-up, never-freed memory, constructor
-     runtime/side.c           the side table: live blocks by address
-     runtime/advice.c         the allocation advice (__weave_malloc & co.) and recording
-     runtime/interpose.c      the interposed malloc family (hidden allocations)
-     runtime/out.c            buffered output and scratch memory for the exit writers
-     runtime/profile.c        the profile writer (records, see profile/format.go)
-     runtime/save.c           the profile's file: name, temporary file, rename
-     runtime/summary.c        totals, top leaks and the heap summary on stderr
-     runtime/leakscan.c       leak kinds at exit: a conservative mark from the roots
-     runtime/leakreport.c     the scan's results: suppressions, merged leaks, exit status
-     runtime/exit.c           the ways out: exit, _exit, exec, crash signals, fork
-     runtime/timing.c         function time: exact and sampled modes
+   by runtime.Source in the order of runtime/parts.go, which says what
+   each does. Each part starts with #include "internal.h", which the join
+   keeps only once, and #line directives name each part's own file.
 
    Re-entrancy. Every __weave_* function sets the thread's in_rt flag for
    its whole run (the real library call included); a __weave_* call or a

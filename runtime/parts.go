@@ -9,34 +9,35 @@ import (
 
 // files holds this package's C parts.
 //
-//go:embed internal.h init.c side.c advice.c interpose.c out.c profile.c safefile.c save.c summary.c leakscan.c leakreport.c exit.c timing.c
+//go:embed *.c *.h
 var files embed.FS
 
 // parts lists the runtime's C parts in the order Source joins them into one
 // translation unit. Headers (.h) are not emitted where they are listed but
 // where a part first #includes them; every other part starts with
-// #include "internal.h". Adding a part is one line here: a folder's C file
-// (embedded by its own package, as pseudostack.Files is), placed after
-// what it uses.
+// #include "internal.h". Adding a part is one line here, placed after what
+// it uses: a C file of this folder, or of a folder of its own whose Go
+// package embeds it (as pseudostack.Files does). What other parts call of
+// it is declared in internal.h.
 var parts = []part{
-	file(files, "runtime", "internal.h"),
-	file(pseudostack.Files, "pseudostack", "weave.h"),
-	outOfLine(pseudostack.Files, "pseudostack", "weave.h"),
-	file(pseudostack.Files, "pseudostack", "cct.c"),
-	file(pseudostack.Files, "pseudostack", "thread.c"),
-	file(pseudostack.Files, "pseudostack", "enter.c"),
-	file(files, "runtime", "init.c"),
-	file(files, "runtime", "side.c"),
-	file(vmmap.Files, "vmmap", "vmmap.c"),
-	file(files, "runtime", "advice.c"),
-	file(files, "runtime", "interpose.c"),
-	file(files, "runtime", "out.c"),
-	file(files, "runtime", "profile.c"),
-	file(files, "runtime", "safefile.c"),
-	file(files, "runtime", "save.c"),
-	file(files, "runtime", "summary.c"),
-	file(files, "runtime", "leakscan.c"),
-	file(files, "runtime", "leakreport.c"),
-	file(files, "runtime", "exit.c"),
-	file(files, "runtime", "timing.c"),
+	file(files, "runtime", "internal.h"),                   // types, shared state and its threading contracts, helpers
+	file(pseudostack.Files, "pseudostack", "weave.h"),      // the woven-code ABI, with the inline fast enter and leave
+	outOfLine(pseudostack.Files, "pseudostack", "weave.h"), // their out-of-line copies, generated
+	file(pseudostack.Files, "pseudostack", "cct.c"),        // calling-context tree: nodes, child lookup, recursion folding
+	file(pseudostack.Files, "pseudostack", "thread.c"),     // per-thread set-up (root, pseudo-stack, bins), thread exit
+	file(pseudostack.Files, "pseudostack", "enter.c"),      // the slow enter, setjmp resync
+	file(files, "runtime", "init.c"),                       // environment, one-time set-up, never-freed memory, constructor
+	file(files, "runtime", "side.c"),                       // the side table: live blocks by address
+	file(vmmap.Files, "vmmap", "vmmap.c"),                  // the memory map, the heap over time, the heap at its peak
+	file(files, "runtime", "advice.c"),                     // __weave_malloc & co. and the recording behind them
+	file(files, "runtime", "interpose.c"),                  // the interposed malloc family (hidden allocations)
+	file(files, "runtime", "out.c"),                        // buffered output and scratch memory for the exit writers
+	file(files, "runtime", "profile.c"),                    // the profile writer
+	file(files, "runtime", "safefile.c"),                   // creating files safely (O_EXCL, random temporary names)
+	file(files, "runtime", "save.c"),                       // the profile's file name
+	file(files, "runtime", "summary.c"),                    // totals, top leaks, the heap summary
+	file(files, "runtime", "leakscan.c"),                   // leak kinds at exit: a conservative mark from the roots
+	file(files, "runtime", "leakreport.c"),                 // the scan's results: suppressions, merged leaks, exit status
+	file(files, "runtime", "exit.c"),                       // the ways out: exit, _exit, exec, crash signals, fork
+	file(files, "runtime", "timing.c"),                     // function time, exact and sampled
 }
