@@ -14,7 +14,10 @@
    WEAVE_OUT      profile path; "%p" is replaced by the pid. An existing
                   regular file of that name that this user owns is replaced
                   (atomically); a link, or anything else, is not: the next
-                  free name.<n>.prof is taken. Set but empty: no profile is
+                  free name.<n>.prof is taken. Nor is a profile another
+                  process of this run wrote (a forked parent or child that
+                  wrote first): this one's name gets its pid,
+                  name.<pid>.prof (save.c). Set but empty: no profile is
                   written. Unset: weave-<prog>.<pid>.prof in the current
                   directory, never replacing an existing file
                   (weave-<prog>.<pid>.<n>.prof is tried next). Files are
@@ -30,6 +33,8 @@
                   interposed functions still forward. Default on, so that
                   the totals are the process's, as valgrind counts them.
    WEAVE_SIGNALS  "0": install no crash signal handlers.
+   WEAVE_LEAK_SCAN, WEAVE_LEAK_EXITCODE, WEAVE_SUPPRESSIONS: see
+                  leakscan.c and leakreport.c.
    WEAVE_REDACT   "argv": the profile's M argv holds the program name only,
                   for runs whose arguments carry secrets.
 
@@ -149,7 +154,7 @@ static void rt_config(void)
 
 static void rt_global_init(void)
 {
-	g_start_ns = now_ns();
+	g_start_ns = g_run_start_ns = now_ns();
 	g_pid = (int)getpid();
 	g_key_ok = pthread_key_create(&g_key, rt_thread_exit) == 0;
 	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);

@@ -284,6 +284,10 @@ static int g_pid;
 static u64 g_start_ns;
 static int g_forked;
 
+/* When the run started: the start of the first process of a tree of fork
+   children, which inherit it (set once at start-up; save.c). */
+static u64 g_run_start_ns;
+
 /* Whether this copy lies in the executable: set by the constructor, read
    by the destructor. */
 static int g_in_exe;
@@ -475,6 +479,7 @@ static void tmp_free(struct tmpmem *m);
 static void sb_str(struct sbuf *b, const char *s);
 static void sb_mem(struct sbuf *b, const char *s, wsize k);
 static void sb_u64(struct sbuf *b, u64 v);
+static void sb_numbered(struct sbuf *b, const struct sbuf *name, u64 n);
 
 /* profile.c */
 static u64 threads_snap(void);

@@ -128,3 +128,15 @@ static void sb_u64(struct sbuf *b, u64 v)
 	while (v /= 10);
 	sb_mem(b, d + i, sizeof d - (wsize)i);
 }
+
+/* b = name with ".n" added before its .prof suffix (or at its end). */
+static void sb_numbered(struct sbuf *b, const struct sbuf *name, u64 n)
+{
+	int prof = name->n > 5 && strcmp(name->s + name->n - 5, ".prof") == 0;
+	b->n = 0;
+	sb_mem(b, name->s, prof ? name->n - 5 : name->n);
+	sb_str(b, ".");
+	sb_u64(b, n);
+	if (prof)
+		sb_str(b, ".prof");
+}

@@ -1039,6 +1039,35 @@ func TestFork(t *testing.T) {
 	}
 }
 
+// TestForkFixedOut: with WEAVE_OUT a fixed path, the child writes it first
+// and the parent, writing later, never replaces it: the parent's name gets
+// its pid, and its summary says so. A later run replaces the earlier run's
+// file.
+func TestForkFixedOut(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "fork")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "fixed.prof")
+	for round := 1; round <= 2; round++ {
+		r := run(t, exe, []string{"WEAVE_OUT=" + out})
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		child := readProfile(t, out)
+		parentPath := filepath.Join(dir, "fixed."+child.meta["ppid"]+".prof")
+		parent := readProfile(t, parentPath)
+		if parent.meta["pid"] != child.meta["ppid"] || parent.meta["inherited"] != "" || child.meta["inherited"] == "" {
+			t.Errorf("round %d: %s is not the parent's (pid %s) or %s not the child's", round, parentPath, parent.meta["pid"], out)
+		}
+		if !strings.Contains(r.stderr, "profile written to "+parentPath+" ") {
+			t.Errorf("round %d: the parent's summary does not name %s:\n%s", round, parentPath, r.stderr)
+		}
+		if files, _ := filepath.Glob(filepath.Join(dir, "fixed*.prof")); len(files) != round+1 {
+			t.Errorf("round %d: files %v", round, files)
+		}
+	}
+}
+
 // TestDeep: recursion beyond the maximum pseudo-stack depth. Folded, it
 // costs the runtime a few nodes and 16 bytes of pseudo-stack a level, not a
 // node per level: compare the peak RSS with a shallow run's.

@@ -186,17 +186,7 @@ static int safefile_commit(struct safefile *f, struct sbuf *path, int replace)
 			errno = EEXIST;
 			goto fail;
 		}
-		path->n = 0;
-		if (orig.n > 5 && strcmp(orig.s + orig.n - 5, ".prof") == 0) {
-			sb_mem(path, orig.s, orig.n - 5);
-			sb_str(path, ".");
-			sb_u64(path, n);
-			sb_str(path, ".prof");
-		} else {
-			sb_str(path, orig.s);
-			sb_str(path, ".");
-			sb_u64(path, n);
-		}
+		sb_numbered(path, &orig, n);
 	}
 	safefile_abort(f);
 	return 0;

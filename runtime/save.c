@@ -53,6 +53,39 @@ static int exec_profile(const char *path)
 	return n == (ssize_t)w.n && memcmp(want, got, w.n) == 0;
 }
 
+/* Whether path holds the profile of another process of this run: a
+   forked parent or child, which wrote it first (its pid is not ours, and
+   it started when this run did or later, where a profile of an earlier run
+   started before). Such a profile is never replaced. */
+static int run_profile(const char *path)
+{
+	char b[8192];
+	const char *p, *end;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	ssize_t n;
+	u64 pid = 0, start = 0, *v;
+	if (fd < 0)
+		return 0;
+	n = read(fd, b, sizeof b - 1);
+	close(fd);
+	if (n < 16 || memcmp(b, "weave profile ", 14) != 0)
+		return 0;
+	b[n] = 0;
+	end = b + n;
+	for (p = b; p && p < end; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *d;
+		if (strncmp(p, "M pid ", 6) == 0)
+			v = &pid, d = p + 6;
+		else if (strncmp(p, "M start_ns ", 11) == 0)
+			v = &start, d = p + 11;
+		else
+			continue;
+		for (*v = 0; *d >= '0' && *d <= '9'; d++)
+			*v = *v * 10 + (u64)(*d - '0');
+	}
+	return pid && pid != (u64)getpid() && start >= g_run_start_ns;
+}
+
 /* Writes the profile into the file chosen by WEAVE_OUT (see init.c);
    path gets the final name. Returns 0, or -1 with errno set. */
 static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
@@ -77,6 +110,14 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 			}
 		}
 		replace = !exec_profile(path->s);
+		if (run_profile(path->s)) {
+			/* Another process of this run wrote it: this one's name
+			   gets the pid, before a .prof suffix. */
+			struct sbuf base = {.n = 0};
+			sb_str(&base, path->s);
+			sb_numbered(path, &base, pid);
+			replace = 0;
+		}
 	} else {
 		sb_str(path, "weave-");
 		prog_name(path);
