@@ -77,7 +77,7 @@ static void rt_finish(int final, int complete, const char *how, int sig, int mod
 	struct totals t;
 	struct tmpmem tm = {.k = 0};
 	struct sbuf path = {.n = 0};
-	int was = l->in_rt, perr = 0, save, st, locked, e = errno;
+	int was = l->in_rt, perr = 0, save, st, locked, probe, e = errno;
 
 	if (!rt_is_active())
 		return;
@@ -98,15 +98,16 @@ static void rt_finish(int final, int complete, const char *how, int sig, int mod
 	g_end = how;
 	g_end_sig = sig;
 	g_complete = complete;
-	if (final && complete)
+	probe = !g_cfg_out_set && build_probe();
+	if (final && complete && !probe)
 		ls_leak_scan();
 	totals_start(&t, &tm);
-	save = !g_cfg_out_set || g_cfg_out[0];
+	save = !probe && (!g_cfg_out_set || g_cfg_out[0]);
 	if (save && save_profile(&path, &t, &tm) != 0)
 		perr = errno ? errno : EIO;
 	if (!save || perr)
 		totals_compute(&t);
-	if (g_cfg_summary)
+	if (g_cfg_summary && !probe)
 		summary(&t, save ? path.s : NULL, perr);
 	if (!final && save && !perr && path.n < sizeof g_prev_path) {
 		memcpy(g_prev_path, path.s, path.n);

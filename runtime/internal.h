@@ -489,6 +489,7 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm);
 
 /* save.c */
 static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm);
+static int build_probe(void);
 
 /* summary.c */
 static const char *errdesc(int e);

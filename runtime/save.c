@@ -33,6 +33,19 @@ static void prog_name(struct sbuf *b)
 	sb_str(b, *base ? base : "prog");
 }
 
+/* Whether the program is a build system's probe: autoconf's conftest,
+   CMake's cmTC_* try-compile programs. Built with CC="weave cc" by
+   ./configure or cmake, they run in the user's tree; without WEAVE_OUT
+   they write no profile and print no summary (no weave-conftest.*.prof
+   left behind, nothing added to what configure captures). */
+static int build_probe(void)
+{
+	struct sbuf name = {.n = 0};
+	prog_name(&name);
+	return strcmp(name.s, "conftest") == 0 || strcmp(name.s, "conftest.exe") == 0 ||
+	       strncmp(name.s, "cmTC_", 5) == 0;
+}
+
 /* Whether path holds a profile this process wrote before an exec (a
    former image of the same pid): its first lines say so. */
 static int exec_profile(const char *path)

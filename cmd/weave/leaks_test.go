@@ -218,3 +218,32 @@ func TestLeakThreads(t *testing.T) {
 		}
 	})
 }
+
+// TestConfigureLeavesNothing: ./configure CC="weave cc" builds and runs
+// conftest (autoconf's probe; cmTC_* is CMake's): without WEAVE_OUT it
+// leaves no profile in the user's tree and prints no summary. The same
+// program under another name writes its profile as usual.
+func TestConfigureLeavesNothing(t *testing.T) {
+	testtool.Need(t, "gcc", "sh")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "conftest.c"), []byte("#include <stdlib.h>\nint main(void) { return malloc(5) == 0; }\n"), 0o644)
+	script := `set -e
+$CC -o conftest conftest.c
+./conftest 2>conftest.err
+test ! -s conftest.err
+$CC -o cmTC_1a2b conftest.c
+./cmTC_1a2b
+$CC -o prog conftest.c
+./prog
+`
+	os.WriteFile(filepath.Join(dir, "configure"), []byte(script), 0o755)
+	env := []string{"CC=" + weaveBin + " cc", "WEAVE_CC=gcc"}
+	r := run(t, dir, env, "sh", "./configure")
+	if r.code != 0 {
+		t.Fatalf("configure: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "weave-*.prof"))
+	if len(files) != 1 || !strings.HasPrefix(filepath.Base(files[0]), "weave-prog.") {
+		t.Errorf("profiles left: %v (want only prog's)", files)
+	}
+}
