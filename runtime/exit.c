@@ -335,7 +335,11 @@ __attribute__((destructor(101))) static void rt_fini(void)
 {
 	struct rt_local *l = &rt_local;
 	int was = l->in_rt, late;
-	if (!rt_is_active() || __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) == FIN_FINAL)
+	if (!rt_is_active()) {
+		unload_notify(); /* a woven library going away: see unload.c */
+		return;
+	}
+	if (__atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) == FIN_FINAL)
 		return;
 	rt_enter(l);
 	late = g_in_exe && atexit(rt_fini_late) == 0;

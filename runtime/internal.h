@@ -514,6 +514,10 @@ static void ls_write_node(struct out *o, u32 node, u32 id);
 static void ls_summary(struct out *o);
 static void ls_exit_status(void);
 
+/* unload.c */
+static void unload_notify(void);
+void __weave_rt_unload(const void *lo, const void *hi);
+
 /* vmmap/vmmap.c: the memory map, the heap timeline and peak. Its reader
    of /proc/self/maps is for the other parts too: vm_read_maps copies the
    file raw into a growing mmap'd buffer (b zeroed at first; 0 or an

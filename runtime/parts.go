@@ -38,6 +38,7 @@ var parts = []part{
 	file(files, "runtime", "summary.c"),                    // totals, top leaks, the heap summary
 	file(files, "runtime", "leakscan.c"),                   // leak kinds at exit: a conservative mark from the roots
 	file(files, "runtime", "leakreport.c"),                 // the scan's results: suppressions, merged leaks, exit status
+	file(files, "runtime", "unload.c"),                     // a woven library unloaded before exit: its records copied
 	file(files, "runtime", "exit.c"),                       // the ways out: exit, _exit, exec, crash signals, fork
 	file(files, "runtime", "timing.c"),                     // function time, exact and sampled
 }

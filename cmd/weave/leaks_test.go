@@ -247,3 +247,48 @@ $CC -o prog conftest.c
 		t.Errorf("profiles left: %v (want only prog's)", files)
 	}
 }
+
+// TestDlcloseBeforeExit: a woven shared library unloaded before exit;
+// the profile still names its functions and files, the program exits as
+// it would, and the lost blocks are valgrind's.
+func TestDlcloseBeforeExit(t *testing.T) {
+	dir := t.TempDir()
+	testtool.Need(t, "gcc")
+	src := func(name string) string {
+		p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "leaks", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	lib, exe := filepath.Join(dir, "libw.so"), filepath.Join(dir, "main")
+	env := []string{"WEAVE_CC=gcc"}
+	mustRun(t, dir, env, weaveBin, "cc", "-shared", "-fPIC", "-g", "-o", lib, src("dlclose_lib.c"))
+	mustRun(t, dir, env, weaveBin, "cc", "-g", "-o", exe, src("dlclose_main.c"), "-ldl")
+	prof := filepath.Join(dir, "m.prof")
+	r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, exe, lib)
+	if r.stdout != "closed\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range p.Funcs {
+		found = found || f.Name == "lib_make" && f.File == src("dlclose_lib.c")
+	}
+	if !found {
+		t.Errorf("no lib_make of %s in the profile", src("dlclose_lib.c"))
+	}
+	got, ok := memcheck.ParseKinds(r.stderr)
+	if !ok {
+		t.Fatalf("no LEAK SUMMARY:\n%s", r.stderr)
+	}
+	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
+		vg := memcheck.RunLeaks(t, dir, nil, exe, lib)
+		if vg[0] != got[0] || vg[1] != got[1] {
+			t.Errorf("weave's leak summary %+v, valgrind's %+v", got, vg)
+		}
+	})
+}
