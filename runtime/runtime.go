@@ -44,7 +44,8 @@ func compilerVersion(cc []string) (string, error) {
 // the private cache directory (internal/cachedir), named by a hash of cc, flags, the source and the
 // compiler's --version output; an existing one is reused. Concurrent calls,
 // from any number of processes, are safe: each compiles to its own
-// temporary file and renames it into place.
+// temporary file and renames it into place. Building a new object prunes
+// the cache (prune.go).
 func Object(cc []string, flags []string) (string, error) {
 	if len(cc) == 0 || cc[0] == "" {
 		return "", errors.New("runtime: no compiler given")
@@ -68,6 +69,9 @@ func Object(cc []string, flags []string) (string, error) {
 	}
 	obj := filepath.Join(dir, "rt-"+hex.EncodeToString(h.Sum(nil))+".o")
 	if cachedir.Trusted(obj) {
+		if fi, err := os.Stat(obj); err == nil {
+			touch(obj, fi)
+		}
 		return obj, nil
 	}
 
@@ -96,5 +100,6 @@ func Object(cc []string, flags []string) (string, error) {
 	if err := os.Rename(tmpName, obj); err != nil {
 		return "", fmt.Errorf("runtime: %v", err)
 	}
+	prune(dir, obj)
 	return obj, nil
 }
