@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -93,18 +94,16 @@ func (s *summary) line(b []byte) {
 	}
 }
 
-// skipReason is the message a skipped test logged last: its t.Skip
-// argument, without the file:line prefix.
+// logLine matches the first line of a t.Log or t.Skip message.
+var logLine = regexp.MustCompile(`^\s+[\w./-]+\.go:\d+: (.*)$`)
+
+// skipReason is the first line of the message a skipped test logged last:
+// its t.Skip argument, without the file:line prefix.
 func skipReason(lines []string) string {
 	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		if l == "" || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "=== ") {
-			continue
+		if m := logLine.FindStringSubmatch(strings.TrimRight(lines[i], "\n")); m != nil {
+			return m[1]
 		}
-		if _, msg, ok := strings.Cut(l, ": "); ok && strings.Contains(l[:len(l)-len(msg)], ".go:") {
-			return msg
-		}
-		return l
 	}
 	return "(no reason given)"
 }

@@ -12,6 +12,10 @@ func TestSummary(t *testing.T) {
 {"Action":"output","Package":"p","Test":"TestA/valgrind","Output":"--- SKIP: TestA/valgrind (0.00s)\n"}
 {"Action":"skip","Package":"p","Test":"TestA/valgrind"}
 {"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestC","Output":"    c_test.go:9: excluded: plain build: exit 1\n"}
+{"Action":"output","Package":"p","Test":"TestC","Output":"        c.c:1:1: error: x\n"}
+{"Action":"output","Package":"p","Test":"TestC","Output":"--- SKIP: TestC (0.00s)\n"}
+{"Action":"skip","Package":"p","Test":"TestC"}
 {"Action":"output","Package":"p","Test":"TestB","Output":"    b_test.go:3: want 2, got 3\n"}
 {"Action":"fail","Package":"p","Test":"TestB"}
 {"Action":"fail","Package":"p","Elapsed":1.5}
@@ -34,7 +38,8 @@ q/x.go:1:1: expected 'package', found 'EOF'
 		"b_test.go:3: want 2, got 3\n",
 		"fail p 1.5s\n",
 		"q/x.go:1:1: expected 'package'",
-		"tests (subtests included): 3 ran, 1 passed, 1 failed, 1 skipped\n",
+		"tests (subtests included): 4 ran, 1 passed, 1 failed, 2 skipped\n",
+		"skipped: p TestC: excluded: plain build: exit 1\n",
 		"skipped: p TestA/valgrind: valgrind not installed\n",
 		"FAILED: p TestB\n",
 		"FAILED package: p\n",
