@@ -23,6 +23,11 @@ type Profile struct {
 	Snapshots []*Snapshot // Y records with their V records, in file order
 	Timeline  []Point     // L records, in time order
 	PeakHeap  []PeakNode  // P records, by node id
+
+	// TraceNodes maps the runtime's node indices, which the events of the
+	// trace file (<profile>.trace, package tracepoints) name, to nodes:
+	// the Q records, one per node that was ever traced.
+	TraceNodes map[uint32]*Node
 }
 
 // Snapshot is a snapshot of the process's memory (a Y record and its V

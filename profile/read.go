@@ -407,6 +407,24 @@ func (d *decoder) record(tag, rest string) error {
 			n.Heap.FreedBytes[i] = v[1+3*NumClasses+i]
 		}
 
+	case "Q":
+		f, err := fields(rest, 2)
+		if err != nil {
+			return err
+		}
+		v, err := nums(f, "index", "node")
+		if err != nil {
+			return err
+		}
+		n, err := d.nodes.lookup(v[1], "node")
+		if err != nil {
+			return err
+		}
+		if d.p.TraceNodes == nil {
+			d.p.TraceNodes = map[uint32]*Node{}
+		}
+		d.p.TraceNodes[uint32(v[0])] = n
+
 	case "D":
 		f, err := fields(rest, 2)
 		if err != nil {

@@ -98,6 +98,8 @@ static struct rt_node *node_new(struct rt_thread *T, const struct rt_node *paren
 	n->next = 0;
 	n->thread = T->num;
 	n->kind = (u32)kind;
+	if (__builtin_expect(__atomic_load_n(&g_tp_on, __ATOMIC_ACQUIRE), 0) && kind != KIND_R)
+		tp_node_new(n);
 	if (T->last)
 		node_at(T->last)->next = i;
 	else

@@ -28,6 +28,8 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 
 	if (l->in_rt)
 		return f;
+	if (__builtin_expect(g_ctl_pending, 0))
+		ctl_poll();
 	rt_enter(l);
 	T = l->thr;
 	if (!T && l->state == ST_NEW)
@@ -62,7 +64,7 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 	fence();
 	t->cur = c;
 	f.parent = p;
-	if (t->timing)
+	if (t->timing && time_exact())
 		time_push_stamp(t, d, &f); /* exact mode: a timed frame */
 out:
 	rt_exit(l);
@@ -96,11 +98,11 @@ int __weave_setjmp_return(struct __weave_frame *f, int v)
 {
 	struct __weave_thread *t = &__weave_tls;
 	unsigned d = f->parent ? f->depth + 1
-		     : f->depth & __WEAVE_TIMED ? (f->depth & ~(unsigned)__WEAVE_TIMED) + 1
+		     : f->depth & __WEAVE_TIMED ? (f->depth & ~(unsigned)(__WEAVE_TIMED | TP_TRACED)) + 1
 					       : f->depth;
 	/* cap == 0 (thread not set up, or exited): nothing to re-synchronise. */
 	if (d < t->cap) {
-		if (t->timing)
+		if (t->timing && time_exact())
 			time_drop(t, d); /* exact mode: close the frames dropped */
 		t->depth = d;
 		fence();

@@ -51,6 +51,9 @@ type Options struct {
 	// Quantity is the quantity of the stack exports (folded, the HTML
 	// flame graph's first view), one of Quantities; "" is bytes_allocated.
 	Quantity string
+	// Trace is the profile's trace file (tracepoints), for the perfetto
+	// export; "" when there is none.
+	Trace string
 }
 
 // ParseTables parses a comma-separated list of table names ("leaks,graph");
@@ -117,6 +120,7 @@ type Report struct {
 
 	labels map[Func]string
 	prof   *profile.Profile // for the stack exports (WalkStacks)
+	trace  string           // Options.Trace
 }
 
 // Has reports whether the report holds the named table.
@@ -318,7 +322,7 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 		}
 	}
 	depth := max(opt.Depth, 0)
-	r := &Report{Complete: true, Depth: depth, Sites: opt.Sites, Quantity: QuantityBytes, labels: map[Func]string{}, prof: p}
+	r := &Report{Complete: true, Depth: depth, Sites: opt.Sites, Quantity: QuantityBytes, labels: map[Func]string{}, prof: p, trace: opt.Trace}
 	if opt.Quantity != "" {
 		q, err := ParseQuantity(opt.Quantity)
 		if err != nil {

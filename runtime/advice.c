@@ -71,6 +71,8 @@ static inline __attribute__((always_inline)) void charge_free(struct rt_thread *
 	}
 	bin_count(T, size, 1);
 	vm_free(size);
+	if (__builtin_expect(__atomic_load_n(&g_tp_allocs, __ATOMIC_RELAXED), 0))
+		tp_free(T, n, e->addr, size);
 }
 
 /* Records block p of n bytes, allocated at site s. in_rt is set. */
@@ -103,6 +105,8 @@ static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p
 	OWN_ADD(h->b[c], n);
 	bin_count(T, n, 0);
 	vm_alloc(n);
+	if (__builtin_expect(__atomic_load_n(&g_tp_allocs, __ATOMIC_RELAXED), 0))
+		tp_alloc(T, a, p, n);
 }
 
 /* Forgets block p (about to be freed). in_rt is set. */
@@ -124,6 +128,8 @@ static inline __attribute__((always_inline)) void note_free(struct rt_local *l, 
 	int e;                                                      \
 	if (__builtin_expect(l->in_rt, 0))                          \
 		return call;                                        \
+	if (__builtin_expect(g_ctl_pending, 0))                     \
+		ctl_poll();                                         \
 	rt_enter(l);                                                \
 	r = call;                                                   \
 	if (__builtin_expect(r != NULL, 1)) {                       \
@@ -201,6 +207,8 @@ void __weave_free(const struct __weave_site *s, void *p)
 		free(p);
 		return;
 	}
+	if (__builtin_expect(g_ctl_pending, 0))
+		ctl_poll();
 	rt_enter(l);
 	if (p) {
 		/* The allocator will read the chunk header (glibc: just below

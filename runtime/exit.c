@@ -71,7 +71,16 @@ static int lock_for_exit(int mode)
 
 /* Writes the profile and prints the summary, once (see above). final: the process ends here (else provisional: exec,
    crash); complete: M complete; how and sig: M end. */
+static void rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot);
+
 static void rt_finish(int final, int complete, const char *how, int sig, int mode)
+{
+	rt_write(final, complete, how, sig, mode, 0);
+}
+
+/* rt_finish's work. snapshot: the process goes on (weave snapshot): time
+   keeps being measured and no summary is printed. */
+static void rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot)
 {
 	struct rt_local *l = &rt_local;
 	struct totals t;
@@ -92,7 +101,7 @@ static void rt_finish(int final, int complete, const char *how, int sig, int mod
 	rt_enter(l);
 	pthread_once(&g_once, rt_global_init);
 	rt_config();
-	if (!was)
+	if (!was && !snapshot)
 		time_finish(); /* takes g_lock */
 	locked = lock_for_exit(was ? LOCK_ONCE : mode);
 	g_end = how;
@@ -107,7 +116,9 @@ static void rt_finish(int final, int complete, const char *how, int sig, int mod
 		perr = errno ? errno : EIO;
 	if (!save || perr)
 		totals_compute(&t);
-	if (g_cfg_summary && !probe)
+	if (final && save && !perr)
+		tp_finish(path.s);
+	if (g_cfg_summary && !probe && !snapshot)
 		summary(&t, save ? path.s : NULL, perr);
 	if (!final && save && !perr && path.n < sizeof g_prev_path) {
 		memcpy(g_prev_path, path.s, path.n);
@@ -121,6 +132,13 @@ static void rt_finish(int final, int complete, const char *how, int sig, int mod
 	fence();
 	l->in_rt = was;
 	errno = e;
+}
+
+/* Writes the profile now; the process goes on (weave snapshot): a
+   provisional profile, which the next snapshot or the final one replaces. */
+static void rt_snapshot(void)
+{
+	rt_write(0, 1, "snapshot", 0, LOCK_TRY, 1);
 }
 
 /* Crash signals. */

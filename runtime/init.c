@@ -160,6 +160,7 @@ static void rt_global_init(void)
 	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
 	rt_config();
 	time_global_init();
+	tp_init();
 	vm_init();
 }
 

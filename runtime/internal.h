@@ -90,8 +90,12 @@ struct rt_node {
 	u32 self;       /* own index */
 	u32 parent;     /* parent's index; 0 for a root */
 	u32 next;       /* next node created by the same thread; 0 at the end */
-	u32 thread : 30; /* owner's number (the profile's T id) */
+	u32 thread : 28; /* owner's number (the profile's T id) */
 	u32 kind : 2;
+	/* Tracepoints (tracepoints/trace.c): selected now; ever selected.
+	   Written under g_lock, or by the owner at creation. */
+	u32 traced : 1;
+	u32 seen : 1;
 	/* Timing (see timing.c): exact mode, inclusive ticks (owner); sampled
 	   mode, CPU ns charged by the owner's signal handler. Relaxed atomic
 	   loads and stores. Never initialised: chunks are fresh zeroed mmaps and
@@ -133,6 +137,7 @@ struct rt_thread {
 	u64 t_start, t_end;         /* exact: ticks at set-up, at exit (0: running): g_lock */
 	u64 cpu_last;               /* sampled: thread CPU ns at the last sample */
 	int timer;                  /* sampled: kernel timer id, -1 for none */
+	struct tp_buf *tp;          /* tracepoint events, owner (exit writer: g_lock) */
 };
 
 /* Per-thread private state. */
@@ -565,5 +570,26 @@ static void time_push_stamp(struct __weave_thread *t, unsigned d, struct __weave
 static void time_drop(struct __weave_thread *t, unsigned d);
 static void time_finish(void);
 static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
+
+/* tracepoints/trace.c. A traced frame's depth field has TP_TRACED with
+   __WEAVE_TIMED (its pop goes to __weave_leave_timed). g_tp_on: some
+   tracepoint is selected (node creation marks nodes); g_tp_allocs: some
+   allocation tracepoint is (the advice emits events). Release/acquire. */
+#define TP_TRACED 0x20000000u
+struct tp_buf;
+static int g_tp_on, g_tp_allocs;
+static void tp_init(void);
+static void tp_node_new(struct rt_node *n);
+static void tp_alloc(struct rt_thread *T, const struct rt_node *a, void *p, u64 n);
+static void tp_free(struct rt_thread *T, const struct rt_node *a, uintptr_t p, u64 n);
+static struct __weave_frame tp_enter(const struct __weave_fn *fn);
+static void tp_leave(unsigned depth);
+static void tp_timed_enter(struct __weave_node *c, unsigned depth);
+static void tp_timed_exit(unsigned depth);
+static void tp_thread_setup(struct __weave_thread *t);
+static void tp_write(struct out *o, const u32 *ids);
+static void tp_finish(const char *path);
+static void ctl_poll(void);
+static volatile sig_atomic_t g_ctl_pending;
 
 #endif /* WEAVE_INTERNAL_H */

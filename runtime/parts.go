@@ -4,6 +4,7 @@ import (
 	"embed"
 
 	"weave/pseudostack"
+	"weave/tracepoints"
 	"weave/vmmap"
 )
 
@@ -41,4 +42,5 @@ var parts = []part{
 	file(files, "runtime", "unload.c"),                     // a woven library unloaded before exit: its records copied
 	file(files, "runtime", "exit.c"),                       // the ways out: exit, _exit, exec, crash signals, fork
 	file(files, "runtime", "timing.c"),                     // function time, exact and sampled
+	file(tracepoints.Files, "tracepoints", "trace.c"),      // tracepoints: patterns, event buffers, the control channel
 }

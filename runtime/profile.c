@@ -410,6 +410,7 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	write_bins(o, tm);
 	vm_write(o, w.ids);
 	time_write(o, w.ids, tm);
+	tp_write(o, w.ids);
 	out_ch(o, 'E');
 	out_field(o, o->records);
 	out_ch(o, '\n');

@@ -368,10 +368,13 @@ static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t)
 	if (g_time_mode == TIME_EXACT)
 		T->t_start = time_tick();
 	pthread_mutex_unlock(&g_lock);
-	if (g_time_mode == TIME_EXACT)
+	if (g_time_mode == TIME_EXACT) {
 		t->timing = 1;
-	else if (g_time_mode == TIME_SAMPLED && g_time_sig > 0)
-		time_timer_start(T);
+	} else {
+		tp_thread_setup(t);
+		if (g_time_mode == TIME_SAMPLED && g_time_sig > 0)
+			time_timer_start(T);
+	}
 	errno = e;
 }
 
@@ -468,6 +471,10 @@ static void time_push_stamp(struct __weave_thread *t, unsigned d, struct __weave
 	t->stack[d + 1].t0 = time_tick();
 	f->parent = NULL;
 	f->depth = d | __WEAVE_TIMED;
+	if (__builtin_expect(g_tp_on, 0) && ((struct rt_node *)(void *)t->stack[d + 1].node)->traced) {
+		tp_timed_enter(t->stack[d + 1].node, d + 1);
+		f->depth |= TP_TRACED;
+	}
 }
 
 /* __weave_setjmp_return re-synchronises to depth d (< cap) in exact mode:
@@ -516,6 +523,10 @@ time_enter(const struct __weave_fn *fn, int tsc)
 	__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
 	f.parent = NULL;
 	f.depth = d | __WEAVE_TIMED;
+	if (__builtin_expect(g_tp_on, 0) && ((struct rt_node *)(void *)c)->traced) {
+		tp_timed_enter(c, d + 1);
+		f.depth |= TP_TRACED;
+	}
 	return f;
 }
 
@@ -523,7 +534,7 @@ static inline __attribute__((always_inline)) void time_leave(unsigned depth, int
 {
 	u64 now = time_tick_is(tsc);
 	struct __weave_thread *t = &__weave_tls;
-	unsigned d = depth & ~(unsigned)__WEAVE_TIMED;
+	unsigned d = depth & ~(unsigned)(__WEAVE_TIMED | TP_TRACED);
 	struct __weave_slot *st;
 	/* Opaque, so that the fence below does not make the compiler compute
 	   the thread's address again. */
@@ -551,6 +562,8 @@ __attribute__((noinline)) static void time_leave_mono(unsigned depth)
 /* noinline: the calibration must time these as woven code calls them. */
 __attribute__((noinline)) struct __weave_frame __weave_enter_timed(const struct __weave_fn *fn)
 {
+	if (__builtin_expect(g_time_mode != TIME_EXACT, 0))
+		return tp_enter(fn); /* the timing byte set for function tracing */
 	if (__builtin_expect(!g_time_tsc, 0))
 		return time_enter_mono(fn);
 	return time_enter(fn, 1);
@@ -558,6 +571,13 @@ __attribute__((noinline)) struct __weave_frame __weave_enter_timed(const struct 
 
 __attribute__((noinline)) void __weave_leave_timed(unsigned depth)
 {
+	if (__builtin_expect(depth & TP_TRACED, 0)) {
+		if (g_time_mode != TIME_EXACT) {
+			tp_leave(depth);
+			return;
+		}
+		tp_timed_exit(depth);
+	}
 	if (__builtin_expect(!g_time_tsc, 0))
 		time_leave_mono(depth);
 	else

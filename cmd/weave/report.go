@@ -119,8 +119,12 @@ func runReport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	trace := ""
+	if fi, err := os.Stat(path + ".trace"); err == nil && fi.Mode().IsRegular() {
+		trace = path + ".trace" // the tracepoints' events, for --format perfetto
+	}
 	r, err := report.New(p, report.Options{Depth: depth, Sites: c.Bool("sites"), Tables: tables,
-		Threshold: c.Float64("threshold"), Quantity: c.String("quantity"), LeakKinds: kinds})
+		Threshold: c.Float64("threshold"), Quantity: c.String("quantity"), LeakKinds: kinds, Trace: trace})
 	if err != nil {
 		return err
 	}

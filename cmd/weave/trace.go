@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"weave/tracepoints"
+)
+
+// controlTimeoutFlag is how long weave trace and weave snapshot wait for the
+// process's answer.
+var controlTimeoutFlag = &cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "how long to wait for the process's answer"}
+
+// traceCommand turns tracepoints on or off in a running woven process.
+var traceCommand = &cli.Command{
+	Name:      "trace",
+	Usage:     "turn tracepoints on (or --off) in a running woven process",
+	ArgsUsage: "PID PATTERN...",
+	Description: "Patterns select woven functions by name (globs: parse_*), by file (file:src/*.c) or\n" +
+		"directory (dir:src), and allocation sites (alloc:lstring.c, alloc:lstring.c:123,\n" +
+		"alloc:*). The process records the selected functions' entries and exits and the\n" +
+		"sites' allocations and frees into <profile>.trace; weave report --format perfetto\n" +
+		"exports them. The patterns replace the previous ones. WEAVE_TRACE=PATTERNS traces\n" +
+		"from the start.",
+	Flags:  []cli.Flag{&cli.BoolFlag{Name: "off", Usage: "stop tracing"}, controlTimeoutFlag},
+	Action: runTrace,
+}
+
+// snapshotCommand makes a running woven process write its profile now.
+var snapshotCommand = &cli.Command{
+	Name:        "snapshot",
+	Usage:       "make a running woven process write its profile now; it goes on",
+	ArgsUsage:   "PID",
+	Description: "The profile (M end snapshot) is replaced by the next snapshot and by the final one at exit.",
+	Flags:       []cli.Flag{controlTimeoutFlag},
+	Action:      runSnapshot,
+}
+
+func controlPID(c *cli.Context, what string) (int, error) {
+	pid, err := strconv.Atoi(c.Args().First())
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("%s: %q is not a process id", what, c.Args().First())
+	}
+	return pid, nil
+}
+
+func runTrace(c *cli.Context) error {
+	pid, err := controlPID(c, "trace")
+	if err != nil {
+		return err
+	}
+	req := "off"
+	if c.Bool("off") {
+		if c.NArg() != 1 {
+			return fmt.Errorf("trace: --off takes no patterns")
+		}
+	} else {
+		if c.NArg() < 2 {
+			return fmt.Errorf("trace: want PID and at least one pattern (or --off)")
+		}
+		pats := strings.Join(c.Args().Slice()[1:], ",")
+		if err := tracepoints.CheckPatterns(pats); err != nil {
+			return fmt.Errorf("trace: %v", err)
+		}
+		req = "trace " + pats
+	}
+	ans, err := tracepoints.Request(pid, req, c.Duration("timeout"))
+	if err != nil {
+		return fmt.Errorf("trace: %v", err)
+	}
+	fmt.Fprintf(c.App.Writer, "process %d: %s\n", pid, ans)
+	return nil
+}
+
+func runSnapshot(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return fmt.Errorf("snapshot: want one process id")
+	}
+	pid, err := controlPID(c, "snapshot")
+	if err != nil {
+		return err
+	}
+	ans, err := tracepoints.Request(pid, "snapshot", c.Duration("timeout"))
+	if err != nil {
+		return fmt.Errorf("snapshot: %v", err)
+	}
+	fmt.Fprintf(c.App.Writer, "process %d: profile written to %s\n", pid, strings.TrimPrefix(ans, "snapshot "))
+	return nil
+}

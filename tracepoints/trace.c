@@ -1,0 +1,641 @@
+//go:build ignore
+
+/* trace.c: tracepoints, on-demand tracing of chosen functions and
+   allocation sites, and the run-time control channel (weave trace,
+   weave snapshot).
+
+   Every woven function and allocation site is a tracepoint. A pattern list
+   (WEAVE_TRACE at start-up, or a request at run time) selects some; the
+   selection is kept as a bit in each context-tree node (rt_node.traced),
+   set when a node is created and, when the patterns change, by walking
+   every node there is, so a change costs microseconds per thousand nodes.
+
+   Cost when off. Function tracepoints reuse the per-thread timing byte
+   that weave.h's __weave_enter already tests: while any function is
+   traced (and the time mode is not exact, which sets it anyway), the
+   runtime sets it in every thread, so enters go to __weave_enter_timed,
+   which sends them here (tp_enter). Off, nothing is added to woven code.
+   Allocation tracepoints cost one test of g_tp_allocs, a global read on
+   every allocation and free, in advice.c. Node creation tests g_tp_on.
+
+   Events. 32 bytes each: time (ns since start, the heap timeline's clock),
+   the node's runtime index (the profile's Q records map it to an N id),
+   kind and depth, address and size. Each thread fills its own 64 KiB
+   buffer and writes it, whole, to the trace file with one write(2) when
+   full; the exit writer flushes what remains. No lock, no malloc, and no
+   unbounded growth: past WEAVE_TRACE_MAX_MB (default 1024) of trace,
+   buffers are dropped and counted (M trace_dropped). A signal handler that
+   interrupts an event (in_rt set) loses its own event, counted too.
+
+   The trace file is a safe file (safefile.c) created when tracing first
+   starts, in the profile's directory; at exit it is named after the
+   profile, <profile>.trace. Format (little-endian): blocks of a 16-byte
+   header {magic "WVTR", thread number, kernel tid, event count} followed
+   by the events; package tracepoints reads it.
+
+   Control channel. `weave trace PID ...` writes a request file into
+   /tmp/.weave-UID (a directory only that user can write: the runtime
+   checks its owner and mode, and the file's), then sends the control
+   signal (WEAVE_CONTROL_SIGNAL, default SIGRTMIN+6; "0" turns control
+   off). The handler does not process the request itself: it marks it
+   pending, and the request runs at the next safe point: the next sampling
+   tick (sampled mode), allocation, free or context-tree slow path of any
+   thread, with in_rt set and g_lock taken by trylock, so never in the
+   middle of the runtime's own work. An answer (ack.PID) tells weave what
+   happened. If the program installed its own handler for the signal, the
+   runtime steps aside and says so once. A secure process (AT_SECURE) has
+   no control channel. */
+
+#include "internal.h"
+
+enum { TP_ENTER = 1, TP_EXIT, TP_ALLOC, TP_FREE };
+#define TP_BUF_EVENTS 2047u
+#define TP_MAGIC 0x52545657u /* "WVTR" */
+
+struct tp_event {
+	u64 ns;
+	u32 node;
+	u32 kind_depth; /* kind << 24 | depth */
+	u64 addr, size;
+};
+
+struct tp_buf {
+	u32 magic, thread;
+	int tid;
+	u32 n;
+	struct tp_event ev[TP_BUF_EVENTS];
+};
+
+/* The pattern list ("a,b,c"), written under g_lock by tp_set; read by
+   the matchers under g_lock or by node creation (a torn read only
+   mis-marks a node until the next apply). */
+static char g_tp_pat[4096];
+static int g_tp_funcs; /* function patterns are active (g_tp_allocs: internal.h) */
+static struct safefile g_tp_file;
+static int g_tp_fd = -1;             /* the trace file; g_lock to open */
+static u64 g_tp_max = 1024ull << 20; /* bytes */
+static u64 g_tp_bytes, g_tp_events, g_tp_dropped; /* atomics */
+static int g_tp_used;                               /* tracing ever started */
+static int g_ctl_sig;                               /* the control signal, 0: none */
+
+/* ------------------------------------------------------------- patterns */
+
+/* Glob match of [p, pe) against s: '*' any run, '?' one character. */
+static int tp_glob(const char *p, const char *pe, const char *s)
+{
+	const char *star = NULL, *ss = s;
+	while (*s) {
+		if (p < pe && (*p == '?' || *p == *s)) {
+			p++;
+			s++;
+		} else if (p < pe && *p == '*') {
+			star = p++;
+			ss = s;
+		} else if (star) {
+			p = star + 1;
+			s = ++ss;
+		} else {
+			return 0;
+		}
+	}
+	while (p < pe && *p == '*')
+		p++;
+	return p == pe;
+}
+
+/* Whether file matches [p, pe): the whole path, or a tail of it that
+   starts after a '/' (so "lstring.c" and "src/l*.c" match "/x/src/lstring.c"). */
+static int tp_file(const char *p, const char *pe, const char *file)
+{
+	const char *s;
+	if (!file)
+		return 0;
+	if (tp_glob(p, pe, file))
+		return 1;
+	for (s = file; *s; s++)
+		if (*s == '/' && tp_glob(p, pe, s + 1))
+			return 1;
+	return 0;
+}
+
+static int tp_prefix(const char *p, const char *pe, const char *pre)
+{
+	wsize k = strlen(pre);
+	return (wsize)(pe - p) >= k && memcmp(p, pre, k) == 0;
+}
+
+/* Whether directory [p, pe) holds file: some "/" or start of the path
+   followed by the directory and a '/'. */
+static int tp_dir(const char *p, const char *pe, const char *file)
+{
+	wsize k = (wsize)(pe - p);
+	const char *s;
+	if (!file || !k)
+		return 0;
+	for (s = file; *s; s++) {
+		if ((s == file || s[-1] == '/') && strncmp(s, p, k) == 0 && s[k] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether allocation site st matches "alloc:" pattern [p, pe): FILE,
+   FILE:LINE, or "*". */
+static int tp_site_match(const char *p, const char *pe, const struct __weave_site *st)
+{
+	const char *c = pe;
+	unsigned line = 0, mul = 1;
+	if (!st->fn || !st->file)
+		return pe - p == 1 && *p == '*';
+	while (c > p && c[-1] >= '0' && c[-1] <= '9')
+		c--;
+	if (c < pe && c > p && c[-1] == ':') {
+		for (const char *d = pe; d > c; d--, mul *= 10)
+			line += (unsigned)(d[-1] - '0') * mul;
+		if (st->line != line)
+			return 0;
+		pe = c - 1;
+	}
+	return tp_file(p, pe, st->file);
+}
+
+/* Whether node n (of kind F or A) is selected by the patterns. */
+static int tp_match(const struct rt_node *n)
+{
+	const char *p = g_tp_pat;
+	while (*p) {
+		const char *pe = p;
+		while (*pe && *pe != ',')
+			pe++;
+		if (n->kind == KIND_A) {
+			if (tp_prefix(p, pe, "alloc:") && tp_site_match(p + 6, pe, n->pub.key))
+				return 1;
+		} else if (n->kind == KIND_F) {
+			const struct __weave_fn *fn = n->pub.key;
+			if (tp_prefix(p, pe, "file:") ? tp_file(p + 5, pe, fn->file)
+			    : tp_prefix(p, pe, "dir:") ? tp_dir(p + 4, pe, fn->file)
+			    : !tp_prefix(p, pe, "alloc:") && fn->name && tp_glob(p, pe, fn->name))
+				return 1;
+		}
+		p = *pe ? pe + 1 : pe;
+	}
+	return 0;
+}
+
+/* Checks a pattern list; returns NULL or what is wrong with it. */
+static const char *tp_check(const char *s)
+{
+	if (strlen(s) >= sizeof g_tp_pat)
+		return "pattern list too long";
+	for (const char *p = s; *p;) {
+		const char *pe = p, *colon;
+		while (*pe && *pe != ',')
+			pe++;
+		if (pe == p)
+			return "empty pattern";
+		colon = memchr(p, ':', (wsize)(pe - p));
+		if (colon && !tp_prefix(p, pe, "alloc:") && !tp_prefix(p, pe, "file:") && !tp_prefix(p, pe, "dir:"))
+			return "unknown pattern kind (want NAME, file:F, dir:D, alloc:F[:LINE])";
+		if (colon && colon + 1 == pe)
+			return "empty pattern after the kind";
+		p = *pe ? pe + 1 : pe;
+	}
+	return NULL;
+}
+
+/* Node creation (cct.c), when g_tp_on: marks the new node. */
+static void tp_node_new(struct rt_node *n)
+{
+	if (tp_match(n))
+		n->traced = n->seen = 1;
+}
+
+/* ------------------------------------------------------------- events */
+
+static void tp_flush(struct rt_thread *T)
+{
+	struct tp_buf *b = T->tp;
+	wsize len;
+	int fd = __atomic_load_n(&g_tp_fd, __ATOMIC_ACQUIRE);
+	if (!b || !b->n)
+		return;
+	len = offsetof(struct tp_buf, ev) + (wsize)b->n * sizeof b->ev[0];
+	if (fd < 0 || __atomic_add_fetch(&g_tp_bytes, len, __ATOMIC_RELAXED) > g_tp_max || write(fd, b, len) != (ssize_t)len)
+		__atomic_fetch_add(&g_tp_dropped, b->n, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&g_tp_events, b->n, __ATOMIC_RELAXED);
+	b->n = 0;
+}
+
+/* Appends an event to the calling thread's buffer. in_rt is set. */
+static void tp_emit(struct rt_thread *T, u32 kind, u32 node, u32 depth, u64 addr, u64 size)
+{
+	struct tp_buf *b = T->tp;
+	struct tp_event *e;
+	if (!b) {
+		b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b == MAP_FAILED) {
+			__atomic_fetch_add(&g_tp_dropped, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		b->magic = TP_MAGIC;
+		b->thread = T->num;
+		b->tid = T->tid;
+		T->tp = b;
+	}
+	if (b->n == TP_BUF_EVENTS)
+		tp_flush(T);
+	e = &b->ev[b->n];
+	e->ns = vm_now();
+	e->node = node;
+	e->kind_depth = kind << 24 | (depth & 0xffffff);
+	e->addr = addr;
+	e->size = size;
+	b->n++;
+}
+
+/* Allocation and free events (advice.c, when g_tp_allocs). in_rt set. */
+static void tp_alloc(struct rt_thread *T, const struct rt_node *a, void *p, u64 n)
+{
+	if (T && a->traced)
+		tp_emit(T, TP_ALLOC, a->self, __weave_tls.depth, (u64)(uintptr_t)p, n);
+}
+
+static void tp_free(struct rt_thread *T, const struct rt_node *a, uintptr_t p, u64 n)
+{
+	if (T && a->traced)
+		tp_emit(T, TP_FREE, a->self, __weave_tls.depth, (u64)p, n);
+}
+
+/* A traced function's enter or exit, from the woven thread t. Skipped
+   (and counted) inside the runtime: a signal handler's woven code. */
+static void tp_fn_event(u32 kind, struct __weave_node *c, unsigned depth)
+{
+	struct rt_local *l = &rt_local;
+	if (l->in_rt || !l->thr) {
+		__atomic_fetch_add(&g_tp_dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	rt_enter(l);
+	tp_emit(l->thr, kind, ((struct rt_node *)(void *)c)->self, depth, 0, 0);
+	rt_exit(l);
+}
+
+/* __weave_enter_timed outside exact mode: function tracing is on. A
+   traced function's frame comes back timed (parent 0) with TP_TRACED, so
+   that its pop comes to tp_leave. */
+static struct __weave_frame tp_enter(const struct __weave_fn *fn)
+{
+	struct __weave_thread *t = &__weave_tls;
+	struct __weave_node *p = t->cur, *c = p->cache;
+	unsigned d = t->depth;
+	struct __weave_frame f;
+	if (c->key != fn || d + 1 >= t->cap) {
+		f = __weave_enter_slow(fn);
+		if (!f.parent)
+			return f;
+		c = t->cur;
+	} else {
+		c->calls++;
+		t->depth = d + 1;
+		fence();
+		t->stack[d + 1].node = c;
+		fence();
+		__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
+		f.parent = p;
+		f.depth = d;
+	}
+	if (((struct rt_node *)(void *)c)->traced) {
+		tp_fn_event(TP_ENTER, c, d + 1);
+		f.parent = NULL;
+		f.depth = d | __WEAVE_TIMED | TP_TRACED;
+	}
+	return f;
+}
+
+/* The pop of a frame tp_enter traced. */
+static void tp_leave(unsigned depth)
+{
+	struct __weave_thread *t = &__weave_tls;
+	unsigned d = depth & ~(unsigned)(__WEAVE_TIMED | TP_TRACED);
+	if (d + 1 >= t->cap)
+		return;
+	tp_fn_event(TP_EXIT, t->stack[d + 1].node, d + 1);
+	t->depth = d;
+	fence();
+	__atomic_store_n(&t->cur, t->stack[d].node, __ATOMIC_RELAXED);
+}
+
+/* Exact mode's timed push and pop call these for traced nodes. */
+static void tp_timed_enter(struct __weave_node *c, unsigned depth)
+{
+	tp_fn_event(TP_ENTER, c, depth);
+}
+
+static void tp_timed_exit(unsigned depth)
+{
+	struct __weave_thread *t = &__weave_tls;
+	unsigned d = depth & ~(unsigned)(__WEAVE_TIMED | TP_TRACED);
+	if (d + 1 < t->cap)
+		tp_fn_event(TP_EXIT, t->stack[d + 1].node, d + 1);
+}
+
+/* ------------------------------------------------------------- applying */
+
+/* Sets the timing byte of every live thread for function tracing (not in
+   exact mode, where it is always set). g_lock held. */
+static void tp_timing_bytes(void)
+{
+	if (g_time_mode == TIME_EXACT)
+		return;
+	for (struct rt_thread *T = g_threads; T; T = T->next)
+		if (T->tls)
+			__atomic_store_n(&T->tls->timing, (unsigned char)(g_tp_funcs ? 2 : 0), __ATOMIC_RELAXED);
+}
+
+/* thread set-up (timing.c): a new thread traces too. */
+static void tp_thread_setup(struct __weave_thread *t)
+{
+	if (g_tp_funcs && g_time_mode != TIME_EXACT)
+		t->timing = 2;
+}
+
+/* The trace file, opened the first time tracing starts. g_lock held. */
+static void tp_open(void)
+{
+	struct sbuf p = {.n = 0};
+	const char *c;
+	if (g_tp_fd >= 0)
+		return;
+	for (c = g_cfg_out_set && g_cfg_out[0] ? g_cfg_out : "weave.prof"; *c; c++)
+		sb_mem(&p, c, 1);
+	if (safefile_open(&g_tp_file, p.s) == 0)
+		__atomic_store_n(&g_tp_fd, g_tp_file.fd, __ATOMIC_RELEASE);
+}
+
+/* Replaces the pattern list with s ("" turns tracing off) and applies it
+   to every node. g_lock held. */
+static void tp_set(const char *s)
+{
+	int funcs = 0, allocs = 0;
+	wsize k = strlen(s);
+	memcpy(g_tp_pat, s, k + 1);
+	for (const char *p = s; *p;) {
+		const char *pe = p;
+		while (*pe && *pe != ',')
+			pe++;
+		if (tp_prefix(p, pe, "alloc:"))
+			allocs = 1;
+		else
+			funcs = 1;
+		p = *pe ? pe + 1 : pe;
+	}
+	if (funcs || allocs) {
+		tp_open();
+		g_tp_used = 1;
+	}
+	for (struct rt_thread *T = g_threads; T; T = T->next) {
+		u32 n = __atomic_load_n(&T->nnodes, __ATOMIC_ACQUIRE);
+		for (u32 i = T->first; i && n; i = node_at(i)->next, n--) {
+			struct rt_node *x = node_at(i);
+			int on = (funcs || allocs) && tp_match(x);
+			x->traced = (u32)on;
+			if (on)
+				x->seen = 1;
+		}
+	}
+	g_tp_funcs = funcs;
+	__atomic_store_n(&g_tp_allocs, allocs, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_tp_on, funcs || allocs, __ATOMIC_RELEASE);
+	tp_timing_bytes();
+}
+
+/* ------------------------------------------------------------- control */
+
+/* The control directory, /tmp/.weave-UID, opened if it is a directory
+   owned by this process's user that no one else can write. */
+static int ctl_dir(void)
+{
+	struct sbuf p = {.n = 0};
+	struct stat st;
+	int fd;
+	sb_str(&p, "/tmp/.weave-");
+	sb_u64(&p, (u64)geteuid());
+	fd = open(p.s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void ctl_say(const char *a, const char *b)
+{
+	ssize_t r = write(2, "==weave== control: ", 19);
+	r = write(2, a, strlen(a));
+	if (b) {
+		r = write(2, b, strlen(b));
+	}
+	r = write(2, "\n", 1);
+	(void)r;
+}
+
+/* Writes the answer file ack.PID in dir. */
+static void ctl_answer(int dir, const char *msg)
+{
+	struct sbuf p = {.n = 0};
+	struct safefile f;
+	sb_str(&p, "/proc/self/fd/");
+	sb_u64(&p, (u64)dir);
+	sb_str(&p, "/ack.");
+	sb_u64(&p, (u64)getpid());
+	if (safefile_open(&f, p.s) != 0)
+		return;
+	if (write(f.fd, msg, strlen(msg)) != (ssize_t)strlen(msg)) {
+		safefile_abort(&f);
+		return;
+	}
+	safefile_commit(&f, &p, 1);
+}
+
+static void rt_snapshot(void);
+
+/* Reads and runs one request, answering in a. in_rt set; g_lock held.
+   Returns 1 when a snapshot was asked for (written once g_lock is
+   released, then answered), else 0; -1 when there was no valid request. */
+static int ctl_run(struct sbuf *a)
+{
+	char req[4200];
+	struct sbuf name = {.n = 0};
+	struct stat st;
+	ssize_t n;
+	int dir = ctl_dir(), fd, snap = 0;
+	const char *bad = NULL;
+	if (dir < 0) {
+		ctl_say("no private control directory /tmp/.weave-UID: request ignored", NULL);
+		return -1;
+	}
+	sb_str(&name, "req.");
+	sb_u64(&name, (u64)getpid());
+	fd = openat(dir, name.s, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		ctl_say("no request file of this user (mode 0600) for this process: ignored", NULL);
+		if (fd >= 0)
+			close(fd);
+		close(dir);
+		return -1;
+	}
+	n = read(fd, req, sizeof req - 1);
+	close(fd);
+	unlinkat(dir, name.s, 0);
+	if (n < 0)
+		n = 0;
+	req[n] = 0;
+	while (n > 0 && (req[n - 1] == '\n' || req[n - 1] == ' '))
+		req[--n] = 0;
+	if (strncmp(req, "trace ", 6) == 0 && !(bad = tp_check(req + 6))) {
+		tp_set(req + 6);
+		sb_str(a, "ok tracing ");
+		sb_str(a, req + 6);
+	} else if (strcmp(req, "off") == 0) {
+		tp_set("");
+		sb_str(a, "ok tracing off");
+	} else if (strcmp(req, "snapshot") == 0) {
+		snap = 1;
+	} else {
+		if (!bad)
+			bad = "unknown request";
+		ctl_say("malformed request ignored: ", bad);
+		sb_str(a, "error ");
+		sb_str(a, bad);
+	}
+	if (!snap)
+		ctl_answer(dir, a->s);
+	close(dir);
+	return snap;
+}
+
+/* Runs a pending request, at a safe point: in_rt clear on entry. */
+static void ctl_poll(void)
+{
+	struct rt_local *l = &rt_local;
+	struct sbuf a = {.n = 0};
+	int snap, e = errno;
+	if (!g_ctl_pending || l->in_rt)
+		return;
+	rt_enter(l);
+	if (pthread_mutex_trylock(&g_lock) != 0) {
+		rt_exit(l);
+		return; /* another thread is in the runtime: the next safe point */
+	}
+	g_ctl_pending = 0;
+	snap = ctl_run(&a);
+	pthread_mutex_unlock(&g_lock);
+	rt_exit(l);
+	if (snap == 1) {
+		int dir;
+		rt_snapshot();
+		if ((dir = ctl_dir()) >= 0) {
+			sb_str(&a, "ok snapshot ");
+			sb_str(&a, g_prev_path);
+			ctl_answer(dir, a.s);
+			close(dir);
+		}
+	}
+	errno = e;
+}
+
+static void ctl_on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	g_ctl_pending = 1;
+}
+
+/* Start-up (rt_config): WEAVE_TRACE, WEAVE_TRACE_MAX_MB and the control
+   signal. Not in a secure process. */
+static void tp_init(void)
+{
+	const char *s;
+	struct sigaction sa, old;
+	if (g_secure)
+		return;
+	g_tp_max = parse_u64(rt_env("WEAVE_TRACE_MAX_MB"), 1024) << 20;
+	s = rt_env("WEAVE_TRACE");
+	if (s && *s) {
+		const char *bad = tp_check(s);
+		if (bad) {
+			ctl_say("WEAVE_TRACE ignored: ", bad);
+		} else {
+			pthread_mutex_lock(&g_lock);
+			tp_set(s);
+			pthread_mutex_unlock(&g_lock);
+		}
+	}
+	s = rt_env("WEAVE_CONTROL_SIGNAL");
+	g_ctl_sig = s ? (int)parse_u64(s, 0) : SIGRTMIN + 6;
+	if (g_ctl_sig <= 0 || g_ctl_sig > SIGRTMAX) {
+		g_ctl_sig = 0;
+		return;
+	}
+	if (sigaction(g_ctl_sig, NULL, &old) != 0 || old.sa_handler != SIG_DFL) {
+		ctl_say("the program handles the control signal itself: weave trace/snapshot disabled", NULL);
+		g_ctl_sig = 0;
+		return;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = ctl_on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(g_ctl_sig, &sa, NULL) != 0)
+		g_ctl_sig = 0;
+}
+
+/* ------------------------------------------------------------- output */
+
+/* The profile's trace records: M trace_*, and Q index id for every node
+   that was ever traced. Flushes every thread's buffer first (a thread
+   still running may add to its own meanwhile: those events wait for the
+   next flush). g_lock held. */
+static void tp_write(struct out *o, const u32 *ids)
+{
+	if (!g_tp_used)
+		return;
+	for (struct rt_thread *T = g_threads; T; T = T->next)
+		tp_flush(T);
+	out_meta(o, "trace_patterns", g_tp_pat[0] ? g_tp_pat : "-", 0);
+	out_meta(o, "trace_events", NULL, __atomic_load_n(&g_tp_events, __ATOMIC_RELAXED));
+	out_meta(o, "trace_dropped", NULL, __atomic_load_n(&g_tp_dropped, __ATOMIC_RELAXED));
+	for (struct rt_thread *T = g_threads; T; T = T->next) {
+		u32 n = T->snap;
+		for (u32 i = T->first; i && n; i = node_at(i)->next, n--) {
+			if (!node_at(i)->seen)
+				continue;
+			out_ch(o, 'Q');
+			out_field(o, i);
+			out_field(o, ids[i]);
+			out_ch(o, '\n');
+			o->records++;
+		}
+	}
+}
+
+/* After the final profile went to path: names the trace file after it. */
+static void tp_finish(const char *path)
+{
+	struct sbuf p = {.n = 0};
+	if (g_tp_fd < 0 || !path)
+		return;
+	__atomic_store_n(&g_tp_fd, -1, __ATOMIC_RELEASE);
+	sb_str(&p, path);
+	sb_str(&p, ".trace");
+	if (safefile_commit(&g_tp_file, &p, 1) == 0 && g_cfg_summary) {
+		ssize_t r = write(2, "==weave== trace written to ", 27);
+		r = write(2, p.s, p.n);
+		r = write(2, "\n", 1);
+		(void)r;
+	}
+}
