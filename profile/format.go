@@ -174,6 +174,15 @@ package profile
 //	                        path, as the dynamic linker names it) function
 //	                        fn was linked into; used by suppressions
 //	                        (leak:libname.so).
+//	Q index node            the runtime's index of node (an N id), for the
+//	                        events of the trace file <profile>.trace (package
+//	                        tracepoints), which name nodes by that index; one
+//	                        per node that was ever traced. With M
+//	                        trace_patterns (the last pattern list, "-" when
+//	                        off), trace_events (events written) and
+//	                        trace_dropped (events lost: past
+//	                        WEAVE_TRACE_MAX_MB, or in a signal handler's
+//	                        woven code).
 //	E records               end marker: the number of records (lines after the
 //	                        first, comments excluded, E excluded). A file
 //	                        without it, or with a wrong count, is truncated.

@@ -71,7 +71,7 @@ static inline __attribute__((always_inline)) void charge_free(struct rt_thread *
 	}
 	bin_count(T, size, 1);
 	vm_free(size);
-	if (__builtin_expect(__atomic_load_n(&g_tp_allocs, __ATOMIC_RELAXED), 0))
+	if (__builtin_expect(__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED) & TP_ATTN_ALLOCS, 0))
 		tp_free(T, n, e->addr, size);
 }
 
@@ -105,8 +105,8 @@ static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p
 	OWN_ADD(h->b[c], n);
 	bin_count(T, n, 0);
 	vm_alloc(n);
-	if (__builtin_expect(__atomic_load_n(&g_tp_allocs, __ATOMIC_RELAXED), 0))
-		tp_alloc(T, a, p, n);
+	if (__builtin_expect(__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED), 0))
+		tp_attention(l, a, p, n);
 }
 
 /* Forgets block p (about to be freed). in_rt is set. */
@@ -128,8 +128,6 @@ static inline __attribute__((always_inline)) void note_free(struct rt_local *l, 
 	int e;                                                      \
 	if (__builtin_expect(l->in_rt, 0))                          \
 		return call;                                        \
-	if (__builtin_expect(g_ctl_pending, 0))                     \
-		ctl_poll();                                         \
 	rt_enter(l);                                                \
 	r = call;                                                   \
 	if (__builtin_expect(r != NULL, 1)) {                       \
@@ -207,8 +205,6 @@ void __weave_free(const struct __weave_site *s, void *p)
 		free(p);
 		return;
 	}
-	if (__builtin_expect(g_ctl_pending, 0))
-		ctl_poll();
 	rt_enter(l);
 	if (p) {
 		/* The allocator will read the chunk header (glibc: just below

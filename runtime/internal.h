@@ -573,23 +573,25 @@ static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
 
 /* tracepoints/trace.c. A traced frame's depth field has TP_TRACED with
    __WEAVE_TIMED (its pop goes to __weave_leave_timed). g_tp_on: some
-   tracepoint is selected (node creation marks nodes); g_tp_allocs: some
-   allocation tracepoint is (the advice emits events). Release/acquire. */
+   tracepoint is selected (node creation marks nodes). g_tp_attn: what the
+   allocation advice must look at, one word so that it costs one test when
+   nothing is: TP_ATTN_ALLOCS, an allocation tracepoint is selected;
+   TP_ATTN_CONTROL, a control request is pending. Atomic. */
 #define TP_TRACED 0x20000000u
+enum { TP_ATTN_ALLOCS = 1, TP_ATTN_CONTROL = 2 };
 struct tp_buf;
-static int g_tp_on, g_tp_allocs;
+static int g_tp_on, g_tp_attn;
 static void tp_init(void);
 static void tp_node_new(struct rt_node *n);
-static void tp_alloc(struct rt_thread *T, const struct rt_node *a, void *p, u64 n);
+static void tp_attention(struct rt_local *l, const struct rt_node *a, void *p, u64 n);
 static void tp_free(struct rt_thread *T, const struct rt_node *a, uintptr_t p, u64 n);
 static struct __weave_frame tp_enter(const struct __weave_fn *fn);
 static void tp_leave(unsigned depth);
-static void tp_timed_enter(struct __weave_node *c, unsigned depth);
+static void tp_timed_enter(struct __weave_node *c, unsigned depth, int in_rt);
 static void tp_timed_exit(unsigned depth);
 static void tp_thread_setup(struct __weave_thread *t);
 static void tp_write(struct out *o, const u32 *ids);
 static void tp_finish(const char *path);
 static void ctl_poll(void);
-static volatile sig_atomic_t g_ctl_pending;
 
 #endif /* WEAVE_INTERNAL_H */

@@ -472,7 +472,7 @@ static void time_push_stamp(struct __weave_thread *t, unsigned d, struct __weave
 	f->parent = NULL;
 	f->depth = d | __WEAVE_TIMED;
 	if (__builtin_expect(g_tp_on, 0) && ((struct rt_node *)(void *)t->stack[d + 1].node)->traced) {
-		tp_timed_enter(t->stack[d + 1].node, d + 1);
+		tp_timed_enter(t->stack[d + 1].node, d + 1, 1);
 		f->depth |= TP_TRACED;
 	}
 }
@@ -524,7 +524,7 @@ time_enter(const struct __weave_fn *fn, int tsc)
 	f.parent = NULL;
 	f.depth = d | __WEAVE_TIMED;
 	if (__builtin_expect(g_tp_on, 0) && ((struct rt_node *)(void *)c)->traced) {
-		tp_timed_enter(c, d + 1);
+		tp_timed_enter(c, d + 1, 0);
 		f.depth |= TP_TRACED;
 	}
 	return f;

@@ -15,8 +15,9 @@
    traced (and the time mode is not exact, which sets it anyway), the
    runtime sets it in every thread, so enters go to __weave_enter_timed,
    which sends them here (tp_enter). Off, nothing is added to woven code.
-   Allocation tracepoints cost one test of g_tp_allocs, a global read on
-   every allocation and free, in advice.c. Node creation tests g_tp_on.
+   Allocation tracepoints and control requests share one word, g_tp_attn,
+   tested once per allocation and once per free in advice.c. Node creation
+   tests g_tp_on.
 
    Events. 32 bytes each: time (ns since start, the heap timeline's clock),
    the node's runtime index (the profile's Q records map it to an N id),
@@ -38,10 +39,11 @@
    checks its owner and mode, and the file's), then sends the control
    signal (WEAVE_CONTROL_SIGNAL, default SIGRTMIN+6; "0" turns control
    off). The handler does not process the request itself: it marks it
-   pending, and the request runs at the next safe point: the next sampling
-   tick (sampled mode), allocation, free or context-tree slow path of any
-   thread, with in_rt set and g_lock taken by trylock, so never in the
-   middle of the runtime's own work. An answer (ack.PID) tells weave what
+   pending (TP_ATTN_CONTROL), and the request runs at the next safe point:
+   the next allocation, or call on a new path (__weave_enter_slow), of any
+   thread, with in_rt set and g_lock taken by trylock, so never in a signal
+   handler nor in the middle of the runtime's own work. A process that
+   neither allocates nor calls anything new answers when it next does. An answer (ack.PID) tells weave what
    happened. If the program installed its own handler for the signal, the
    runtime steps aside and says so once. A secure process (AT_SECURE) has
    no control channel. */
@@ -70,7 +72,7 @@ struct tp_buf {
    the matchers under g_lock or by node creation (a torn read only
    mis-marks a node until the next apply). */
 static char g_tp_pat[4096];
-static int g_tp_funcs; /* function patterns are active (g_tp_allocs: internal.h) */
+static int g_tp_funcs; /* function patterns are active */
 static struct safefile g_tp_file;
 static int g_tp_fd = -1;             /* the trace file; g_lock to open */
 static u64 g_tp_max = 1024ull << 20; /* bytes */
@@ -254,11 +256,17 @@ static void tp_emit(struct rt_thread *T, u32 kind, u32 node, u32 depth, u64 addr
 	b->n++;
 }
 
-/* Allocation and free events (advice.c, when g_tp_allocs). in_rt set. */
-static void tp_alloc(struct rt_thread *T, const struct rt_node *a, void *p, u64 n)
+static int ctl_poll_in(void);
+
+/* note_alloc (advice.c) when g_tp_attn is set: the allocation's event,
+   and a pending control request. in_rt set, by the advice itself. */
+static void tp_attention(struct rt_local *l, const struct rt_node *a, void *p, u64 n)
 {
-	if (T && a->traced)
-		tp_emit(T, TP_ALLOC, a->self, __weave_tls.depth, (u64)(uintptr_t)p, n);
+	u32 attn = (u32)__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED);
+	if ((attn & TP_ATTN_ALLOCS) && l->thr && a->traced)
+		tp_emit(l->thr, TP_ALLOC, a->self, __weave_tls.depth, (u64)(uintptr_t)p, n);
+	if (attn & TP_ATTN_CONTROL)
+		ctl_poll_in();
 }
 
 static void tp_free(struct rt_thread *T, const struct rt_node *a, uintptr_t p, u64 n)
@@ -267,8 +275,8 @@ static void tp_free(struct rt_thread *T, const struct rt_node *a, uintptr_t p, u
 		tp_emit(T, TP_FREE, a->self, __weave_tls.depth, (u64)p, n);
 }
 
-/* A traced function's enter or exit, from the woven thread t. Skipped
-   (and counted) inside the runtime: a signal handler's woven code. */
+/* A traced function's enter or exit, from woven code. Skipped (and
+   counted) inside the runtime: a signal handler's woven code. */
 static void tp_fn_event(u32 kind, struct __weave_node *c, unsigned depth)
 {
 	struct rt_local *l = &rt_local;
@@ -326,10 +334,15 @@ static void tp_leave(unsigned depth)
 	__atomic_store_n(&t->cur, t->stack[d].node, __ATOMIC_RELAXED);
 }
 
-/* Exact mode's timed push and pop call these for traced nodes. */
-static void tp_timed_enter(struct __weave_node *c, unsigned depth)
+/* Exact mode's timed push and pop call these for traced nodes. in_rt:
+   called from __weave_enter_slow, inside the runtime on its own account. */
+static void tp_timed_enter(struct __weave_node *c, unsigned depth, int in_rt)
 {
-	tp_fn_event(TP_ENTER, c, depth);
+	struct rt_local *l = &rt_local;
+	if (in_rt && l->thr)
+		tp_emit(l->thr, TP_ENTER, ((struct rt_node *)(void *)c)->self, depth, 0, 0);
+	else
+		tp_fn_event(TP_ENTER, c, depth);
 }
 
 static void tp_timed_exit(unsigned depth)
@@ -405,7 +418,10 @@ static void tp_set(const char *s)
 		}
 	}
 	g_tp_funcs = funcs;
-	__atomic_store_n(&g_tp_allocs, allocs, __ATOMIC_RELEASE);
+	if (allocs)
+		__atomic_fetch_or(&g_tp_attn, TP_ATTN_ALLOCS, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(&g_tp_attn, ~TP_ATTN_ALLOCS, __ATOMIC_RELEASE);
 	__atomic_store_n(&g_tp_on, funcs || allocs, __ATOMIC_RELEASE);
 	tp_timing_bytes();
 }
@@ -517,23 +533,18 @@ static int ctl_run(struct sbuf *a)
 	return snap;
 }
 
-/* Runs a pending request, at a safe point: in_rt clear on entry. */
-static void ctl_poll(void)
+/* Runs a pending request at a safe point: in the runtime on its own
+   account (in_rt set by the caller, no lock held). Returns whether it
+   ran (else it stays pending: another thread holds g_lock). */
+static int ctl_poll_in(void)
 {
-	struct rt_local *l = &rt_local;
 	struct sbuf a = {.n = 0};
-	int snap, e = errno;
-	if (!g_ctl_pending || l->in_rt)
-		return;
-	rt_enter(l);
-	if (pthread_mutex_trylock(&g_lock) != 0) {
-		rt_exit(l);
-		return; /* another thread is in the runtime: the next safe point */
-	}
-	g_ctl_pending = 0;
+	int snap;
+	if (pthread_mutex_trylock(&g_lock) != 0)
+		return 0;
+	__atomic_fetch_and(&g_tp_attn, ~TP_ATTN_CONTROL, __ATOMIC_ACQ_REL);
 	snap = ctl_run(&a);
 	pthread_mutex_unlock(&g_lock);
-	rt_exit(l);
 	if (snap == 1) {
 		int dir;
 		rt_snapshot();
@@ -544,6 +555,19 @@ static void ctl_poll(void)
 			close(dir);
 		}
 	}
+	return 1;
+}
+
+/* The same from outside the runtime (__weave_enter_slow). */
+static void ctl_poll(void)
+{
+	struct rt_local *l = &rt_local;
+	int e = errno;
+	if (l->in_rt)
+		return;
+	rt_enter(l);
+	ctl_poll_in();
+	rt_exit(l);
 	errno = e;
 }
 
@@ -552,7 +576,7 @@ static void ctl_on_signal(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	(void)si;
 	(void)uc;
-	g_ctl_pending = 1;
+	__atomic_fetch_or(&g_tp_attn, TP_ATTN_CONTROL, __ATOMIC_RELAXED);
 }
 
 /* Start-up (rt_config): WEAVE_TRACE, WEAVE_TRACE_MAX_MB and the control

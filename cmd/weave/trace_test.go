@@ -1,0 +1,328 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"weave/internal/testtool"
+	"weave/profile"
+	"weave/tracepoints"
+)
+
+// traceCounts are a trace's events per function and per allocation site
+// line, checked for nesting on the way.
+type traceCounts struct {
+	enters, exits map[string]int // by function name
+	allocs, frees map[int]int    // by site line
+	sizes         map[uint64]int // alloc sizes
+}
+
+// readTrace reads prof's trace file and checks that each thread's function
+// events nest (every exit closes the innermost open enter, of the same
+// node at the same depth) and that every free is of a block an alloc
+// event of the trace gave.
+func readTrace(t *testing.T, prof string) (*profile.Profile, traceCounts) {
+	t.Helper()
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(prof + ".trace")
+	if err != nil {
+		t.Fatalf("no trace file: %v", err)
+	}
+	defer f.Close()
+	c := traceCounts{map[string]int{}, map[string]int{}, map[int]int{}, map[int]int{}, map[uint64]int{}}
+	type open struct{ node, depth uint32 }
+	stacks := map[uint32][]open{}
+	live := map[uint64]bool{}
+	err = tracepoints.Read(f, func(e tracepoints.Event) error {
+		n := p.TraceNodes[e.Node]
+		if n == nil {
+			return fmt.Errorf("event of unmapped node %d", e.Node)
+		}
+		switch e.Kind {
+		case tracepoints.Enter:
+			c.enters[n.Func.Name]++
+			stacks[e.Thread] = append(stacks[e.Thread], open{e.Node, e.Depth})
+		case tracepoints.Exit:
+			c.exits[n.Func.Name]++
+			s := stacks[e.Thread]
+			if len(s) == 0 || s[len(s)-1] != (open{e.Node, e.Depth}) {
+				return fmt.Errorf("thread %d: exit of %s at depth %d does not close the innermost enter (%v)", e.Thread, n.Func.Name, e.Depth, s)
+			}
+			stacks[e.Thread] = s[:len(s)-1]
+		case tracepoints.Alloc:
+			c.allocs[n.Site.Line]++
+			c.sizes[e.Size]++
+			live[e.Addr] = true
+		case tracepoints.Free:
+			c.frees[n.Site.Line]++
+			if !live[e.Addr] {
+				return fmt.Errorf("free of %#x, which no alloc event gave", e.Addr)
+			}
+			delete(live, e.Addr)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, c
+}
+
+// calls sums the calls of fn over the profile's contexts; allocs and
+// frees those of the allocation sites at line.
+func calls(p *profile.Profile, fn string) (n int) {
+	for _, x := range p.Nodes {
+		if x.Kind == profile.KindFunc && x.Func.Name == fn {
+			n += int(x.Calls)
+		}
+	}
+	return n
+}
+
+func siteCounts(p *profile.Profile, line int) (allocs, frees int) {
+	for _, x := range p.Nodes {
+		if x.Kind == profile.KindAlloc && !x.Site.Hidden && x.Site.Line == line {
+			for i := range profile.NumClasses {
+				allocs += int(x.Heap.Allocs[i])
+				frees += int(x.Heap.Frees[i])
+			}
+		}
+	}
+	return allocs, frees
+}
+
+// itemLine is the line of the allocation marked ITEM in traceloop.c.
+func itemLine(t *testing.T) int {
+	b, err := os.ReadFile("../../testdata/hardening/traceloop.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "/* ITEM */") {
+			return i + 1
+		}
+	}
+	t.Fatal("no ITEM line")
+	return 0
+}
+
+func TestTraceFromStart(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "traceloop", nil, nil)
+	want := run(t, dir, nil, plain, "40")
+	line := itemLine(t)
+	for _, mode := range []string{"sampled", "exact", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			prof := filepath.Join(dir, mode+".prof")
+			env := []string{"WEAVE_OUT=" + prof, "WEAVE_TIME=" + mode, "WEAVE_FRAMES=all",
+				"WEAVE_TRACE=work,depth_*,alloc:traceloop.c:" + strconv.Itoa(line)}
+			got := run(t, dir, env, woven, "40")
+			sameRun(t, "traced run", want, got)
+			p, c := readTrace(t, prof)
+			for _, fn := range []string{"work", "depth_sum"} {
+				if n := calls(p, fn); c.enters[fn] != n || c.exits[fn] != n || n == 0 {
+					t.Errorf("%s: %d calls in the profile, %d enter and %d exit events", fn, n, c.enters[fn], c.exits[fn])
+				}
+			}
+			if c.enters["run"] != 0 || c.enters["make_item"] != 0 {
+				t.Errorf("untraced functions in the trace: %v", c.enters)
+			}
+			allocs, frees := siteCounts(p, line)
+			if allocs != 3*40*20 || c.allocs[line] != allocs || c.frees[line] != frees || frees != allocs/2 {
+				t.Errorf("site %d: profile %d allocs %d frees; trace %d allocs %d frees (want %d allocs, half freed)",
+					line, allocs, frees, c.allocs[line], c.frees[line], 3*40*20)
+			}
+			if len(c.sizes) != 1 || c.sizes[24] != allocs {
+				t.Errorf("alloc sizes %v, want all 24 (sizeof(struct item))", c.sizes)
+			}
+			meta := map[string]string{}
+			for _, m := range p.Meta {
+				meta[m.Key] = m.Value
+			}
+			if meta["trace_dropped"] != "0" {
+				t.Errorf("dropped events: %s", meta["trace_dropped"])
+			}
+		})
+	}
+	t.Run("perfetto", func(t *testing.T) {
+		prof := filepath.Join(dir, "sampled.prof")
+		out := filepath.Join(dir, "trace.json")
+		mustRun(t, dir, nil, weaveBin, "report", "--format", "perfetto", "-o", out, prof)
+		checkTraceEventFormat(t, out)
+	})
+}
+
+// checkTraceEventFormat checks a Trace Event Format file: valid JSON, the
+// fields every event needs, and B/E events nested per thread.
+func checkTraceEventFormat(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	stacks := map[float64][]string{}
+	kinds := map[string]int{}
+	for i, e := range doc.TraceEvents {
+		ph, _ := e["ph"].(string)
+		kinds[ph]++
+		for _, k := range []string{"ph", "name", "pid", "tid"} {
+			if _, ok := e[k]; !ok {
+				t.Fatalf("event %d has no %q: %v", i, k, e)
+			}
+		}
+		if _, ok := e["ts"].(float64); !ok && ph != "M" {
+			t.Fatalf("event %d has no numeric ts: %v", i, e)
+		}
+		tid := e["tid"].(float64)
+		switch ph {
+		case "B":
+			stacks[tid] = append(stacks[tid], e["name"].(string))
+		case "E":
+			s := stacks[tid]
+			if len(s) == 0 || s[len(s)-1] != e["name"] {
+				t.Fatalf("event %d: E %v does not close the innermost B on tid %v (%v)", i, e["name"], tid, s)
+			}
+			stacks[tid] = s[:len(s)-1]
+		}
+	}
+	for tid, s := range stacks {
+		if len(s) != 0 {
+			t.Errorf("tid %v: slices left open: %v", tid, s)
+		}
+	}
+	if kinds["B"] == 0 || kinds["i"] == 0 || kinds["C"] == 0 || kinds["M"] == 0 {
+		t.Errorf("missing event kinds: %v", kinds)
+	}
+}
+
+func TestTraceLive(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "traceloop", nil, nil)
+	prof := filepath.Join(dir, "live.prof")
+	cmd := exec.Command(woven, "400", "5000") // about 2 s
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WEAVE_OUT="+prof, "WEAVE_FRAMES=all")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := strconv.Itoa(cmd.Process.Pid)
+	time.Sleep(200 * time.Millisecond)
+	r := mustRun(t, dir, nil, weaveBin, "trace", pid, "work")
+	if !strings.Contains(r.stdout, "tracing work") {
+		t.Errorf("weave trace: %q", r.stdout)
+	}
+	time.Sleep(300 * time.Millisecond)
+	mustRun(t, dir, nil, weaveBin, "trace", pid, "--off")
+	r = mustRun(t, dir, nil, weaveBin, "snapshot", pid)
+	if !strings.Contains(r.stdout, prof) {
+		t.Errorf("weave snapshot: %q", r.stdout)
+	}
+	snap, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatalf("the snapshot is not a readable profile: %v", err)
+	}
+	if v := metaValue(snap, "end"); v != "snapshot" {
+		t.Errorf("snapshot's M end %q", v)
+	}
+	// Bad requests: the process goes on.
+	if r := run(t, dir, nil, weaveBin, "trace", pid, "bogus:x"); r.code == 0 || !strings.Contains(r.stderr, "unknown pattern kind") {
+		t.Errorf("unknown pattern kind: exit %d %s", r.code, r.stderr)
+	}
+	ctl, err := tracepoints.ControlDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := filepath.Join(ctl, "req."+pid)
+	if err := os.WriteFile(req, []byte("launch the missiles\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Process.Signal(sigOf(t, cmd.Process.Pid))
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the traced process failed: %v\n%s", err, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "malformed request ignored"); n != 1 {
+		t.Errorf("want one line on the malformed request, got %d:\n%s", n, stderr.String())
+	}
+	p, c := readTrace(t, prof)
+	if metaValue(p, "end") != "exit" {
+		t.Errorf("final profile's M end %q", metaValue(p, "end"))
+	}
+	if c.enters["work"] == 0 || c.enters["work"] >= calls(p, "work") || c.enters["work"] != c.exits["work"] {
+		t.Errorf("work: %d enters, %d exits while traced, of %d calls", c.enters["work"], c.exits["work"], calls(p, "work"))
+	}
+}
+
+// sigOf is the control signal of a woven process.
+func sigOf(t *testing.T, pid int) os.Signal {
+	sig, err := tracepoints.Target(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return syscallSignal(sig)
+}
+
+func metaValue(p *profile.Profile, key string) string {
+	for _, m := range p.Meta {
+		if m.Key == key {
+			return m.Value
+		}
+	}
+	return ""
+}
+
+func TestTraceRefusals(t *testing.T) {
+	testtool.Need(t, "sleep")
+	sleep := exec.Command("sleep", "5")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleep.Process.Kill()
+	r := run(t, ".", nil, weaveBin, "trace", strconv.Itoa(sleep.Process.Pid), "main")
+	if r.code == 0 || !strings.Contains(r.stderr, "not a woven program") {
+		t.Errorf("non-woven process: exit %d %s", r.code, r.stderr)
+	}
+	if err := sleep.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	sleep.Wait()
+	r = run(t, ".", nil, weaveBin, "snapshot", strconv.Itoa(sleep.Process.Pid))
+	if r.code == 0 || !strings.Contains(r.stderr, "no process") {
+		t.Errorf("gone process: exit %d %s", r.code, r.stderr)
+	}
+	if os.Getuid() == 0 && testtool.Has("setpriv") {
+		other := exec.Command("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "sleep", "5")
+		if err := other.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { other.Process.Kill(); other.Wait() }()
+		time.Sleep(100 * time.Millisecond)
+		r = run(t, ".", nil, weaveBin, "trace", strconv.Itoa(other.Process.Pid), "main")
+		if r.code == 0 || !strings.Contains(r.stderr, "only its own user") {
+			t.Errorf("another user's process: exit %d %s", r.code, r.stderr)
+		}
+	}
+}
+
+func syscallSignal(sig int) os.Signal { return syscall.Signal(sig) }
