@@ -118,7 +118,8 @@ package profile
 //	                        from /proc/self/exe); heap_peak "bytes blocks
 //	                        ns" (the exact high-water mark of heap bytes in
 //	                        use, to the byte, the blocks in use then and its
-//	                        time since start_ns); peak_snapshot "bytes
+//	                        time since start_ns: when the heap came within
+//	                        1/1024 of it); peak_snapshot "bytes
 //	                        blocks ns tolerance" (the heap when the P
 //	                        records were taken: a snapshot is taken each
 //	                        time the heap exceeds the last one by the

@@ -63,8 +63,10 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	bins = rt_map(NBINS * sizeof *bins);
 	stack = stack_reserve(&reserved);
 	pthread_mutex_lock(&g_lock);
-	if (g_nthreads)
+	if (g_nthreads) {
 		__atomic_store_n(&g_multi, 1, __ATOMIC_SEQ_CST); /* see side_insert */
+		vm_multi();
+	}
 	T = arena_alloc(sizeof *T);
 	if (!T || !bins || !stack)
 		goto fail;

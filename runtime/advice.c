@@ -63,8 +63,8 @@ static inline __attribute__((always_inline)) void charge_free(struct rt_thread *
 	h = n->u.heap;
 	c = size_class(size);
 	if (T && n->thread == T->num) {
-		OWN_ADD(h->f[c], 1);
-		OWN_ADD(h->g[c], size);
+		h->f[c]++;
+		h->g[c] += size;
 	} else {
 		__atomic_fetch_add(&h->rf[c], 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&h->rg[c], size, __ATOMIC_RELAXED);
@@ -101,8 +101,8 @@ static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p
 		big_put((uintptr_t)p, n);
 	h = a->u.heap;
 	c = size_class(n);
-	OWN_ADD(h->a[c], 1);
-	OWN_ADD(h->b[c], n);
+	h->a[c]++;
+	h->b[c] += n;
 	bin_count(T, n, 0);
 	vm_alloc(n);
 	if (__builtin_expect(__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED), 0))

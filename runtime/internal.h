@@ -396,11 +396,6 @@ static inline u32 bin_of(u64 n)
 	return n <= 1024 ? (u32)n : 1025;
 }
 
-/* Adds v to a counter only its owner thread writes, that other threads
-   read (vm_leaves_take): a relaxed atomic store, a plain one on common
-   hardware. */
-#define OWN_ADD(x, v) __atomic_store_n(&(x), (x) + (v), __ATOMIC_RELAXED)
-
 static inline struct rt_node *node_at(u32 i)
 {
 	return __atomic_load_n(&g_chunks[i >> CHUNK_BITS], __ATOMIC_ACQUIRE) + (i & (CHUNK_NODES - 1));
@@ -547,6 +542,7 @@ struct vm_map {
 static inline __attribute__((always_inline)) void vm_alloc(u64 n);
 static inline __attribute__((always_inline)) void vm_free(u64 n);
 static void vm_init(void);
+static void vm_multi(void);
 static void vm_fork_child(void);
 static void vm_tick(void);
 static void vm_write(struct out *o, const u32 *ids);

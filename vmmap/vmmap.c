@@ -5,22 +5,32 @@
    profile/format.go, records Y, V, L, P and M heap_peak, peak_snapshot).
 
    Heap in use. Every allocation and free the runtime records also moves
-   g_vm.bytes (and counts in g_vm.allocs, g_vm.frees): plain adds while the
-   process has one thread, atomic adds once a second thread is set up
-   (g_multi). One compare per allocation against g_vm.hi and per free
-   against g_vm.lo sends the rare cases to the slow paths (vm_up, vm_down):
-     - a new peak (hi is at most the peak): the exact high-water mark, to
-       the byte, with the blocks in use and the time (CLOCK_MONOTONIC);
-     - the peak grown by VM_TOL (1/16) since the last peak snapshot: the
+   g_vm.bytes and counts in g_vm.allocs or g_vm.frees. With one thread the
+   fast path (vm_alloc, vm_free) is plain loads and stores and one compare
+   against g_vm.hi (allocation) or g_vm.lo (free), which send the rare
+   cases to the slow paths (vm_up, vm_down):
+     - the exact peak: the heap just before the first free after a climb
+       is the climb's top, so vm_free compares it with the peak (one more
+       compare) and raises it, with the counts then (blocks in use);
+     - the peak's time: taken when the heap grows past the last stamp by
+       1/1024 (VM_STAMP_SHIFT), so it is when the heap came within 1/1024
+       of its peak, without a clock read per allocation of a climb;
+     - the heap grown by VM_TOL (1/16) since the last peak snapshot: the
        bytes and blocks in use per allocation leaf (a walk over every
        node: O(contexts), so taken a logarithmic number of times) and a
        copy of the maps. The contexts reported are thus within 1/16 of the
        true peak; at exit, if the heap is still at its peak, one more
-       snapshot makes them exact.
-     - the heap moved by VM_STEP of the peak since the last timeline point
-       (either way), or the sampling timer asked for a point (vm_tick):
-       a point, unless fewer than g_vm.gap allocations and frees happened
-       since the last one.
+       snapshot makes them exact;
+     - the heap moved by VM_STEP (1/32) of the peak since the last timeline
+       point (either way), or the sampling timer asked for a point
+       (vm_tick): a point, unless fewer than g_vm.gap allocations and frees
+       happened since the last one.
+   Once a second thread is set up (vm_multi), hi is 0 and lo ~0: every
+   allocation and free takes the slow path, whose adds are atomic and
+   whose peak is a compare-and-swap. (A first thread between its load and
+   store of g_vm.bytes at that very moment would lose the second thread's
+   first add; a heap that then went below zero is never taken for a
+   peak.)
    The timeline keeps at most VM_POINTS points: when full, every other
    point is dropped (its counts added to the next) and the spacing doubled,
    as massif does, so a long run costs no more memory than a short one.
@@ -30,22 +40,23 @@
    package vmmap. An unreadable /proc (a chroot, a sandbox) leaves the
    buffers empty and the error in M maps_error.
 
-   Threading: g_vm.bytes, allocs, frees: see above. Peak fields: CAS on
-   peak, the rest written under g_vm.lock. Snapshots and the timeline:
-   g_vm.lock (a spinlock taken with in_rt set; lock order: g_lock, then
-   g_vm.lock). hi and lo are hints, written without a lock (the signal
-   handler too): a stale value costs a slow-path call or one point late.
+   Threading: g_vm.bytes, allocs, frees, peak: see above. Snapshots, the
+   timeline and the peak's time: g_vm.lock (a spinlock taken with in_rt
+   set; lock order: g_lock, then g_vm.lock). Thresholds read outside the
+   lock (hi, lo, tl_hi, tl_lo, snap_next, stamp_next, due) are relaxed
+   atomics, written by the lock holder (hi, lo, due by the signal handler
+   too): a stale value costs a slow-path call or a point late.
 
    Test hook: WEAVE_PROC (ignored in a setuid program) names the directory
    read instead of /proc, so that tests can make it unreadable. */
 
 #include "internal.h"
 
-
 #define VM_POINTS 4096u      /* timeline capacity, a power of two */
 #define VM_TOL_SHIFT 4       /* peak snapshots every 1/16 of growth */
 #define VM_STEP_SHIFT 5      /* timeline points every 1/32 of the peak */
 #define VM_STEP_MIN 4096u    /* ... or 4 KiB, whichever is more */
+#define VM_STAMP_SHIFT 10    /* the peak's time: taken every 1/1024 of growth */
 #define VM_TICKS 10u         /* timer-driven points: every 10th sample at first */
 #define VM_MAPS_INIT 65536u  /* first size of a maps buffer */
 
@@ -72,8 +83,10 @@ struct vm_leaf {
 static struct {
 	u64 bytes, allocs, frees; /* see the top comment */
 	u64 hi, lo;               /* slow-path thresholds */
+	int due;                  /* the timer asked for a point */
 	u32 lock;
-	u64 peak, peak_blocks, peak_ns;
+	u64 peak, peak_allocs, peak_frees; /* the high-water mark, the counts then */
+	u64 peak_ns, stamp_next;  /* time taken when the heap exceeds stamp_next */
 	u64 snap_next;            /* heap bytes that trigger a peak snapshot */
 	u64 snap_bytes, snap_blocks, snap_ns;
 	u64 tl_hi, tl_lo;         /* timeline thresholds */
@@ -258,6 +271,13 @@ static u64 vm_now(void)
 
 static inline u64 vm_load(u64 *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
+/* Blocks in use at the peak. */
+static u64 vm_peak_blocks(void)
+{
+	u64 a = vm_load(&g_vm.peak_allocs), f = vm_load(&g_vm.peak_frees);
+	return a > f ? a - f : 0;
+}
+
 /* Blocks in use now. */
 static u64 vm_blocks(void)
 {
@@ -278,8 +298,11 @@ static void vm_snap_take(struct vm_snap *s)
 
 /* The heap in use per allocation leaf now, into g_vm.leaves. g_vm.lock
    held. Other threads' counters move meanwhile: with several threads the
-   snapshot is not one instant. */
-static void vm_leaves_take(void)
+   snapshot is not one instant. The owners write their counters with plain
+   stores, which this reads racily (aligned 8-byte loads: each value is
+   one the owner wrote); so that ThreadSanitizer, which would see a race,
+   does not instrument it. */
+static __attribute__((no_sanitize("thread"))) void vm_leaves_take(void)
 {
 	struct rt_thread *T;
 	u32 need = 0, n = 0, i, k;
@@ -304,12 +327,10 @@ static void vm_leaves_take(void)
 				u64 a = 0, b = 0, f = 0, g = 0;
 				int c;
 				for (c = 0; c < 4; c++) {
-					a += __atomic_load_n(&h->a[c], __ATOMIC_RELAXED);
-					b += __atomic_load_n(&h->b[c], __ATOMIC_RELAXED);
-					f += __atomic_load_n(&h->f[c], __ATOMIC_RELAXED) +
-					     __atomic_load_n(&h->rf[c], __ATOMIC_RELAXED);
-					g += __atomic_load_n(&h->g[c], __ATOMIC_RELAXED) +
-					     __atomic_load_n(&h->rg[c], __ATOMIC_RELAXED);
+					a += h->a[c];
+					b += h->b[c];
+					f += h->f[c] + __atomic_load_n(&h->rf[c], __ATOMIC_RELAXED);
+					g += h->g[c] + __atomic_load_n(&h->rg[c], __ATOMIC_RELAXED);
 				}
 				if (a > f) {
 					g_vm.leaves[n].node = i;
@@ -334,7 +355,7 @@ static void vm_peak_take(u64 b)
 	g_vm.snap_bytes = b;
 	g_vm.snap_blocks = vm_blocks();
 	g_vm.snap_ns = g_vm.at_peak.ns;
-	g_vm.snap_next = b + (b >> VM_TOL_SHIFT > VM_STEP_MIN ? b >> VM_TOL_SHIFT : VM_STEP_MIN);
+	__atomic_store_n(&g_vm.snap_next, b + (b >> VM_TOL_SHIFT > VM_STEP_MIN ? b >> VM_TOL_SHIFT : VM_STEP_MIN), __ATOMIC_RELAXED);
 }
 
 /* --------------------------------------------------------- the timeline */
@@ -357,16 +378,28 @@ static void vm_decimate(void)
 	g_vm.tick_every *= 2;
 }
 
-/* Sets the slow-path thresholds from the peak and the last point. */
+/* Sets hi and lo from the timeline thresholds and the peak; with several
+   threads, hi 0 and lo ~0 send every allocation and free to the slow path
+   (see vm_alloc). */
+static void vm_rearm(void)
+{
+	u64 hi = vm_load(&g_vm.tl_hi), sn = vm_load(&g_vm.snap_next), st = vm_load(&g_vm.stamp_next);
+	int multi = __atomic_load_n(&g_multi, __ATOMIC_RELAXED);
+	hi = hi < sn ? hi : sn;
+	hi = hi < st ? hi : st;
+	__atomic_store_n(&g_vm.hi, multi ? 0 : hi, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_vm.lo, multi ? ~0ull : vm_load(&g_vm.tl_lo), __ATOMIC_RELAXED);
+}
+
+/* Sets the timeline thresholds a step (of the peak) either side of b. */
 static void vm_arm(u64 b)
 {
-	u64 pk = vm_load(&g_vm.peak), step = pk >> VM_STEP_SHIFT;
+	u64 step = vm_load(&g_vm.peak) >> VM_STEP_SHIFT;
 	if (step < VM_STEP_MIN)
 		step = VM_STEP_MIN;
-	g_vm.tl_hi = b + step;
-	g_vm.tl_lo = b > step ? b - step : 0;
-	__atomic_store_n(&g_vm.hi, g_vm.tl_hi < pk ? g_vm.tl_hi : pk, __ATOMIC_RELAXED);
-	__atomic_store_n(&g_vm.lo, g_vm.tl_lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_vm.tl_hi, b + step, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_vm.tl_lo, b > step ? b - step : 0, __ATOMIC_RELAXED);
+	vm_rearm();
 }
 
 /* Adds a point at heap bytes b, unless too close to the last one (force:
@@ -375,6 +408,7 @@ static void vm_point(u64 b, int force)
 {
 	u64 a = vm_load(&g_vm.allocs), f = vm_load(&g_vm.frees);
 	struct vm_point *p;
+	__atomic_store_n(&g_vm.due, 0, __ATOMIC_RELAXED);
 	if (!g_vm.pts)
 		return;
 	if (!force && a + f - g_vm.tl_allocs - g_vm.tl_frees < g_vm.gap) {
@@ -395,69 +429,122 @@ static void vm_point(u64 b, int force)
 	vm_arm(b);
 }
 
-/* The slow path of an allocation that took the heap to b: a new peak, a
-   peak snapshot, a timeline point. in_rt set. */
-static __attribute__((noinline, cold)) void vm_up(u64 b)
+/* Adds n to the heap (n as a two's complement negative for a free),
+   counting one allocation or free, and returns the heap: plain adds with
+   one thread, atomic ones with several. */
+static u64 vm_add(u64 n, int is_free)
+{
+	if (!__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
+		u64 b = vm_load(&g_vm.bytes) + n;
+		__atomic_store_n(&g_vm.bytes, b, __ATOMIC_RELAXED);
+		if (is_free)
+			g_vm.frees++;
+		else
+			g_vm.allocs++;
+		return b;
+	}
+	__atomic_fetch_add(is_free ? &g_vm.frees : &g_vm.allocs, 1, __ATOMIC_RELAXED);
+	return __atomic_add_fetch(&g_vm.bytes, n, __ATOMIC_RELAXED);
+}
+
+/* Raises the peak to b, the heap after an allocation or before a free,
+   with the counts then. Returns whether b is a new peak. */
+static int vm_peak_raise(u64 b)
 {
 	u64 pk = vm_load(&g_vm.peak);
-	int newpeak = 0;
-	while (b > pk) {
+	while (b > pk && b < 1ull << 62) { /* 2^62: a count lost, see the top */
 		if (__atomic_compare_exchange_n(&g_vm.peak, &pk, b, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-			newpeak = 1;
-			break;
+			__atomic_store_n(&g_vm.peak_allocs, vm_load(&g_vm.allocs), __ATOMIC_RELAXED);
+			__atomic_store_n(&g_vm.peak_frees, vm_load(&g_vm.frees), __ATOMIC_RELAXED);
+			return 1;
 		}
 	}
-	spin_lock(&g_vm.lock);
-	pk = vm_load(&g_vm.peak);
-	if (newpeak && b >= pk) {
-		g_vm.peak_blocks = vm_blocks();
-		g_vm.peak_ns = vm_now();
+	return 0;
+}
+
+/* The slow path of an allocation of n bytes: counts it, then the peak's
+   time, a peak snapshot, a timeline point. in_rt set. */
+static __attribute__((noinline, cold)) void vm_up(u64 n)
+{
+	u64 b = vm_add(n, 0);
+	int due = __atomic_load_n(&g_vm.due, __ATOMIC_RELAXED);
+	if (b > vm_load(&g_vm.peak))
+		vm_peak_raise(b);
+	if (!due && b <= vm_load(&g_vm.tl_hi) && b <= vm_load(&g_vm.snap_next) && b <= vm_load(&g_vm.stamp_next)) {
+		vm_rearm(); /* a stale threshold; with threads, just counted */
+		return;
 	}
-	if (b > g_vm.snap_next && b >= pk)
+	spin_lock(&g_vm.lock);
+	if (b > g_vm.stamp_next && b >= vm_load(&g_vm.peak)) {
+		/* The peak's time: taken each time the heap grows past the last
+		   stamp by 1/1024, so it is when the heap came within that of
+		   its peak. */
+		g_vm.peak_ns = vm_now();
+		__atomic_store_n(&g_vm.stamp_next, b + (b >> VM_STAMP_SHIFT), __ATOMIC_RELAXED);
+	}
+	if (b > g_vm.snap_next && b >= vm_load(&g_vm.peak))
 		vm_peak_take(b);
-	if (b > g_vm.tl_hi)
+	if (due || b > vm_load(&g_vm.tl_hi))
 		vm_point(b, 0);
 	else
-		__atomic_store_n(&g_vm.hi, g_vm.tl_hi < pk ? g_vm.tl_hi : pk, __ATOMIC_RELAXED);
+		vm_rearm();
 	spin_unlock(&g_vm.lock);
 }
 
-/* The slow path of a free that took the heap to b. in_rt set. */
-static __attribute__((noinline, cold)) void vm_down(u64 b)
+/* The slow path of a free of n bytes. in_rt set. */
+static __attribute__((noinline, cold)) void vm_down(u64 n)
 {
+	u64 b = vm_add(-n, 1);
+	vm_peak_raise(b + n);
+	if (!__atomic_load_n(&g_vm.due, __ATOMIC_RELAXED) && b >= vm_load(&g_vm.tl_lo)) {
+		vm_rearm();
+		return;
+	}
 	spin_lock(&g_vm.lock);
 	vm_point(b, 0);
 	spin_unlock(&g_vm.lock);
 }
 
-/* Records an allocation of n bytes. in_rt set. */
+/* Records an allocation of n bytes. in_rt set. The fast path (one thread,
+   no threshold crossed) is a load, an add, a compare and two stores;
+   with several threads hi is 0 and every call goes to vm_up's atomic
+   adds. */
 static inline __attribute__((always_inline)) void vm_alloc(u64 n)
 {
-	u64 b;
-	if (__builtin_expect(!__atomic_load_n(&g_multi, __ATOMIC_RELAXED), 1)) {
-		b = g_vm.bytes += n;
-		g_vm.allocs++;
-	} else {
-		b = __atomic_add_fetch(&g_vm.bytes, n, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_vm.allocs, 1, __ATOMIC_RELAXED);
+	u64 b = vm_load(&g_vm.bytes) + n;
+	if (__builtin_expect(b >= __atomic_load_n(&g_vm.hi, __ATOMIC_RELAXED), 0)) {
+		vm_up(n);
+		return;
 	}
-	if (__builtin_expect(b > __atomic_load_n(&g_vm.hi, __ATOMIC_RELAXED), 0))
-		vm_up(b);
+	__atomic_store_n(&g_vm.bytes, b, __ATOMIC_RELAXED);
+	g_vm.allocs++;
 }
 
-/* Records a free of n bytes. in_rt set. */
+/* Records a free of n bytes. in_rt set. The heap before the first free
+   after a climb is the climb's top: the exact peak, when above the last
+   one. */
 static inline __attribute__((always_inline)) void vm_free(u64 n)
 {
-	u64 b;
-	if (__builtin_expect(!__atomic_load_n(&g_multi, __ATOMIC_RELAXED), 1)) {
-		b = g_vm.bytes -= n;
-		g_vm.frees++;
-	} else {
-		b = __atomic_sub_fetch(&g_vm.bytes, n, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_vm.frees, 1, __ATOMIC_RELAXED);
+	u64 cur = vm_load(&g_vm.bytes), b = cur - n;
+	if (__builtin_expect(b < __atomic_load_n(&g_vm.lo, __ATOMIC_RELAXED), 0)) {
+		vm_down(n);
+		return;
 	}
-	if (__builtin_expect(b < __atomic_load_n(&g_vm.lo, __ATOMIC_RELAXED), 0))
-		vm_down(b);
+	if (__builtin_expect(cur > g_vm.peak, 0)) {
+		g_vm.peak = cur;
+		g_vm.peak_allocs = g_vm.allocs;
+		g_vm.peak_frees = g_vm.frees;
+	}
+	__atomic_store_n(&g_vm.bytes, b, __ATOMIC_RELAXED);
+	g_vm.frees++;
+}
+
+/* A second thread is being set up: from now on every allocation and free
+   takes the slow path, with atomic adds. g_lock held. */
+static void vm_multi(void)
+{
+	__atomic_store_n(&g_vm.hi, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_vm.lo, ~0ull, __ATOMIC_RELAXED);
 }
 
 /* A sample of the timing signal: every tick_every-th asks for a point at
@@ -466,6 +553,7 @@ static void vm_tick(void)
 {
 	u32 t = __atomic_add_fetch(&g_vm.ticks, 1, __ATOMIC_RELAXED);
 	if (g_vm.tick_every && t % g_vm.tick_every == 0) {
+		__atomic_store_n(&g_vm.due, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&g_vm.hi, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&g_vm.lo, ~0ull, __ATOMIC_RELAXED);
 	}
@@ -499,11 +587,12 @@ static void vm_init(void)
 static void vm_fork_child(void)
 {
 	g_vm.bytes = g_vm.allocs = g_vm.frees = 0;
-	g_vm.peak = g_vm.peak_blocks = g_vm.peak_ns = 0;
+	g_vm.peak = g_vm.peak_allocs = g_vm.peak_frees = g_vm.peak_ns = g_vm.stamp_next = 0;
 	g_vm.snap_next = g_vm.snap_bytes = g_vm.snap_blocks = g_vm.snap_ns = 0;
 	g_vm.tl_allocs = g_vm.tl_frees = 0;
 	g_vm.npts = g_vm.nleaves = 0;
 	g_vm.gap = g_vm.ticks = 0;
+	g_vm.due = 0;
 	g_vm.lock = 0;
 	g_vm.at_peak.taken = g_vm.at_exit.taken = 0;
 	vm_init();
@@ -567,6 +656,7 @@ static void vm_write(struct out *o, const u32 *ids)
 
 	spin_lock(&g_vm.lock);
 	b = vm_load(&g_vm.bytes);
+	vm_peak_raise(b);
 	if (b == vm_load(&g_vm.peak) && b != g_vm.snap_bytes && b)
 		vm_peak_take(b);
 	vm_snap_take(&g_vm.at_exit);
@@ -585,7 +675,7 @@ static void vm_write(struct out *o, const u32 *ids)
 	}
 	out_str(o, "M heap_peak");
 	out_field(o, vm_load(&g_vm.peak));
-	out_field(o, g_vm.peak_blocks);
+	out_field(o, vm_peak_blocks());
 	out_field(o, g_vm.peak_ns);
 	out_str(o, "\nM peak_snapshot");
 	out_field(o, g_vm.snap_bytes);
