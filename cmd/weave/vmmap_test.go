@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"weave/internal/readelf"
 	"weave/internal/testtool"
@@ -224,4 +225,39 @@ func TestVMNoProc(t *testing.T) {
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "Map unavailable: reading ") {
 		t.Errorf("report without /proc:\n%s", text)
 	}
+}
+
+// TestVMMillion checks that a run of a million allocations, in waves,
+// gives a profile under 1 MB that the report reads and renders in under a
+// second, its timeline within the runtime's bound.
+func TestVMMillion(t *testing.T) {
+	dir := t.TempDir()
+	plain, woven := buildPair(t, dir, "million")
+	want := run(t, dir, nil, plain)
+	prof := filepath.Join(dir, "million.prof")
+	got := run(t, dir, []string{"WEAVE_OUT=" + prof}, woven)
+	if !sameRun(t, "million", want, got) {
+		t.FailNow()
+	}
+	fi, err := os.Stat(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() >= 1<<20 {
+		t.Errorf("profile of %d bytes, want under 1 MiB", fi.Size())
+	}
+	start := time.Now()
+	mustRun(t, "", nil, weaveBin, "report", prof)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("report took %v, want under a second", d)
+	}
+	v := vmTables(t, prof)
+	var allocs uint64
+	for _, p := range v.Timeline.Points {
+		allocs += p.Allocs
+	}
+	if n := len(v.Timeline.Points); n < 100 || n > 4096+1 || allocs != uint64(v.Totals.Allocs) {
+		t.Errorf("%d timeline points counting %d allocations (totals %d)", n, allocs, v.Totals.Allocs)
+	}
+	t.Logf("profile %d bytes, %d points", fi.Size(), len(v.Timeline.Points))
 }
