@@ -296,15 +296,20 @@ func libName(path string) string {
 // inaccessible above.
 const arenaSize = 64 << 20
 
-// threadStacks marks the thread stacks: an inaccessible anonymous map (the
-// guard) with a writable anonymous map right above it, both marked, unless
-// the inaccessible map is the reserve of a malloc arena.
+// maxGuard is the largest guard page area taken for a thread stack's
+// (glibc's default is one page); larger inaccessible maps are address
+// space reserved for something else (weave's own pseudo-stacks, say).
+const maxGuard = 256 << 10
+
+// threadStacks marks the thread stacks: a small inaccessible anonymous map
+// (the guard) with a writable anonymous map right above it, both marked,
+// unless the inaccessible map is the reserve of a malloc arena.
 func threadStacks(maps []Mapping) []bool {
 	marks := make([]bool, len(maps))
 	anon := func(i int) bool { return i >= 0 && i < len(maps) && maps[i].Path == "" }
 	for i := range maps {
 		m := &maps[i]
-		if !anon(i) || !m.none() || !anon(i+1) || maps[i+1].Start != m.End || !maps[i+1].write() {
+		if !anon(i) || !m.none() || m.Size() > maxGuard || !anon(i+1) || maps[i+1].Start != m.End || !maps[i+1].write() {
 			continue
 		}
 		if anon(i-1) && maps[i-1].End == m.Start && maps[i-1].write() &&

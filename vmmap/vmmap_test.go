@@ -190,3 +190,25 @@ func TestLiveProcess(t *testing.T) {
 		t.Errorf("no stack, heap or libc text: %+v", seg)
 	}
 }
+
+// TestReservationNotStack: a large inaccessible reservation (weave's own
+// pseudo-stack, committed from the bottom) with a writable map above it is
+// no thread stack; a one-page guard below a writable map is.
+func TestReservationNotStack(t *testing.T) {
+	maps, err := Parse(`7f0000000000-7f0000010000 rw-p 00000000 00:00 0 
+7f0000010000-7f0001000000 ---p 00000000 00:00 0 
+7f0001000000-7f0001100000 rw-p 00000000 00:00 0 
+7f0002000000-7f0002001000 ---p 00000000 00:00 0 
+7f0002001000-7f0002801000 rw-p 00000000 00:00 0 
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range Labels(maps, "") {
+		got = append(got, l.Class)
+	}
+	if want := []string{Anon, Anon, Anon, ThreadStack, ThreadStack}; !slices.Equal(got, want) {
+		t.Errorf("labels %q, want %q", got, want)
+	}
+}
