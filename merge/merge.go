@@ -23,7 +23,8 @@ import (
 // incomplete; start_ns and end_ns span the runs; the time keys are kept
 // when every profile measured time the same way, time_samples and
 // time_overhead_ns summed. What belongs to one process alone is dropped:
-// its memory snapshots and maps, heap timeline and peak (Y, V, L, P).
+// its memory snapshots and maps, heap timeline and peak, and its heap
+// picture (Y, V, L, P, X).
 func Profiles(ps []*profile.Profile, sources []string) (*profile.Profile, error) {
 	if len(ps) == 0 || len(ps) != len(sources) {
 		return nil, fmt.Errorf("merge: %d profiles, %d sources", len(ps), len(sources))

@@ -184,12 +184,20 @@ package profile
 //	                        trace_dropped (events lost: past
 //	                        WEAVE_TRACE_MAX_MB, or in a signal handler's
 //	                        woven code).
+//	X address size node     a block live at exit, for the heap picture
+//	                        (KBDB's): its address, size in bytes and
+//	                        allocation leaf (an A node). Every live block of
+//	                        the process's own allocations has one, in no
+//	                        particular order, unless there are more than
+//	                        131072: then M picture_skipped gives their
+//	                        number and there are no X records. Blocks a fork
+//	                        child inherited have none.
 //	E records               end marker: the number of records (lines after the
 //	                        first, comments excluded, E excluded). A file
 //	                        without it, or with a wrong count, is truncated.
 //
 // Room to grow: a reader skips records whose tag it does not know, so new
-// record kinds (D, Y, V, L, P, K and O were such; trace events) can be added
+// record kinds (D, Y, V, L, P, K, O, Q and X were such) can be added
 // without a version change; a change to an existing record's meaning needs
 // a new version.
 //

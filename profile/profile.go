@@ -28,6 +28,14 @@ type Profile struct {
 	// trace file (<profile>.trace, package tracepoints) name, to nodes:
 	// the Q records, one per node that was ever traced.
 	TraceNodes map[uint32]*Node
+
+	Blocks []Block // X records (the heap picture), by address
+}
+
+// Block is a block live at exit (an X record): the heap picture's unit.
+type Block struct {
+	Addr, Size uint64
+	Node       *Node // its allocation leaf
 }
 
 // Snapshot is a snapshot of the process's memory (a Y record and its V
@@ -338,6 +346,9 @@ func (p *Profile) String() string {
 	}
 	for _, pn := range p.PeakHeap {
 		fmt.Fprintf(&b, "peak #%d %d bytes %d blocks\n", pn.Node.ID, pn.Bytes, pn.Blocks)
+	}
+	for _, bl := range p.Blocks {
+		fmt.Fprintf(&b, "block %#x %d bytes #%d\n", bl.Addr, bl.Size, bl.Node.ID)
 	}
 	return b.String()
 }

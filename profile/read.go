@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -530,6 +531,24 @@ func (d *decoder) record(tag, rest string) error {
 	case "O":
 		return d.moduleRecord(rest)
 
+	case "X":
+		f, err := fields(rest, 3)
+		if err != nil {
+			return err
+		}
+		v, err := nums(f, "address", "size", "node")
+		if err != nil {
+			return err
+		}
+		n, err := d.nodes.lookup(v[2], "node")
+		if err != nil {
+			return err
+		}
+		if n.Kind != KindAlloc {
+			return fmt.Errorf("node %d is not an allocation leaf", n.ID)
+		}
+		p.Blocks = append(p.Blocks, Block{v[0], v[1], n})
+
 	default:
 		// An unknown record: a newer writer's; skip it.
 	}
@@ -651,6 +670,7 @@ func (d *decoder) finish() error {
 	}
 	slices.SortFunc(p.Bins, func(a, b Bin) int { return a.Size - b.Size })
 	slices.SortFunc(p.PeakHeap, func(a, b PeakNode) int { return a.Node.ID - b.Node.ID })
+	slices.SortFunc(p.Blocks, func(a, b Block) int { return cmp.Compare(a.Addr, b.Addr) })
 	byID := func(a, b *Node) int { return a.ID - b.ID }
 	for _, n := range p.Nodes {
 		if !slices.IsSortedFunc(n.Children, byID) {

@@ -130,6 +130,9 @@ func (p *Profile) Write(w io.Writer) error {
 		e.record("P %d %d %d", pn.Node.ID, pn.Bytes, pn.Blocks)
 	}
 	e.writeLeaks(p)
+	for _, bl := range p.Blocks {
+		e.record("X %d %d %d", bl.Addr, bl.Size, bl.Node.ID)
+	}
 	fmt.Fprintf(e.w, "E %d\n", e.records)
 	return e.w.Flush()
 }
@@ -235,6 +238,11 @@ func (p *Profile) checkIDs() error {
 	for i, pn := range p.PeakHeap {
 		if !inNodes(pn.Node) || pn.Node.Kind != KindAlloc || i > 0 && p.PeakHeap[i-1].Node.ID >= pn.Node.ID {
 			return bad("peak node %d: not an allocation leaf of the profile, or out of order", i)
+		}
+	}
+	for i, bl := range p.Blocks {
+		if !inNodes(bl.Node) || bl.Node.Kind != KindAlloc || i > 0 && p.Blocks[i-1].Addr > bl.Addr {
+			return bad("block %d: not of an allocation leaf of the profile, or out of order", i)
 		}
 	}
 	seen := map[int]bool{}

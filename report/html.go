@@ -39,11 +39,12 @@ type htmlData struct {
 	Tree       *flameTree  `json:"tree"`
 	Tables     []htmlTable `json:"tables"`
 	Timeline   *timeline   `json:"timeline,omitempty"`
+	Picture    *picture    `json:"picture,omitempty"`
 }
 
 func (htmlRenderer) Render(w io.Writer, r *Report) error {
 	d := htmlData{Program: r.Program, Sources: r.Sources, Complete: r.Complete, Totals: r.Totals,
-		Tree: r.flameTree(maxFlameNodes), Tables: r.htmlTables(), Timeline: r.htmlTimeline()}
+		Tree: r.flameTree(maxFlameNodes), Tables: r.htmlTables(), Timeline: r.htmlTimeline(), Picture: r.picture()}
 	d.TimeMode, _ = r.prof.MetaValue("time_mode")
 	for _, q := range Quantities {
 		var sum uint64

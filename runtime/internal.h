@@ -443,6 +443,8 @@ static void side_usage(u64 *bytes, u64 *live);
 static void side_lock(void);
 static void side_unlock(void);
 static void side_inherit(void);
+static void side_each(void (*f)(uintptr_t a, u64 val, void *arg), void *arg);
+static u64 val_size(uintptr_t a, u64 val);
 
 /* advice.c */
 static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p, u64 n);
@@ -486,6 +488,8 @@ static u64 threads_snap(void);
 static void heap_read(const struct heapc *h, u64 v[16]);
 static const char *op_name(unsigned op);
 static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm);
+struct writer;
+static void write_picture(struct writer *w); /* picture.c */
 
 /* save.c */
 static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm);

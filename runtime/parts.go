@@ -34,6 +34,7 @@ var parts = []part{
 	file(files, "runtime", "interpose.c"),                  // the interposed malloc family (hidden allocations)
 	file(files, "runtime", "out.c"),                        // buffered output and scratch memory for the exit writers
 	file(files, "runtime", "profile.c"),                    // the profile writer
+	file(files, "runtime", "picture.c"),                    // the heap picture: the blocks live at exit (X records)
 	file(files, "runtime", "safefile.c"),                   // creating files safely (O_EXCL, random temporary names)
 	file(files, "runtime", "save.c"),                       // the profile's file name
 	file(files, "runtime", "summary.c"),                    // totals, top leaks, the heap summary

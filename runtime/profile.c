@@ -43,6 +43,7 @@ static u32 pmap_get(struct pmap *m, const void *k, int *fresh)
 struct writer {
 	struct out *o;
 	u32 *ids; /* node index -> N id */
+	u32 nids; /* the node indexes ids covers */
 	struct pmap strs; /* keyed by string content, see intern */
 	struct pmap fns, sites;
 	const struct __weave_fn **fn_of;   /* by F id */
@@ -185,6 +186,7 @@ static int writer_init(struct writer *w, u64 nnodes, struct tmpmem *tm)
 	if (maxidx > MAX_NODES)
 		maxidx = MAX_NODES;
 	w->ids = tmp_alloc(tm, (wsize)maxidx * sizeof *w->ids + 4);
+	w->nids = maxidx;
 	return w->ids && pmap_init(&w->fns, tm, (u32)nnodes) && pmap_init(&w->sites, tm, (u32)nnodes) &&
 	       pmap_init(&w->strs, tm, (u32)nnodes * 3 + 16) &&
 	       (w->fn_of = tmp_alloc(tm, (wsize)(w->fns.mask + 1) * sizeof *w->fn_of)) &&
@@ -409,6 +411,7 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	totals_end(t);
 	write_bins(o, tm);
 	vm_write(o, w.ids);
+	write_picture(&w);
 	time_write(o, w.ids, tm);
 	tp_write(o, w.ids);
 	out_ch(o, 'E');

@@ -259,10 +259,11 @@ static inline u64 *radix_slot(int t, uintptr_t a, int create)
 	return &leaf[(a >> g) & ((1u << LEAF_BITS) - 1)];
 }
 
-/* Calls f(slot) for every used slot, and page(bytes) for every resident
-   page of the table (either may be NULL). Pages never written are not
-   read (mincore), which would map them. */
-static void radix_each(void (*f)(u64 *slot), void (*page)(u64 bytes))
+/* Calls f(slot, a) for every used slot, with the block's address, and
+   page(bytes) for every resident page of the table (either may be NULL);
+   each tree in address order. Pages never written are not read (mincore),
+   which would map them. */
+static void radix_each(void (*f)(u64 *slot, uintptr_t a), void (*page)(u64 bytes))
 {
 	enum { PAGE_SLOTS = 4096 / sizeof(u64), LEAF_PAGES = (sizeof(u64) << LEAF_BITS) / 4096 };
 	unsigned char in[LEAF_PAGES];
@@ -285,9 +286,13 @@ static void radix_each(void (*f)(u64 *slot), void (*page)(u64 bytes))
 						continue;
 					if (page)
 						page(4096);
-					for (j = k * PAGE_SLOTS; f && j < (k + 1) * PAGE_SLOTS; j++)
-						if (__atomic_load_n(&leaf[j], __ATOMIC_RELAXED))
-							f(&leaf[j]);
+					for (j = k * PAGE_SLOTS; f && j < (k + 1) * PAGE_SLOTS; j++) {
+						u64 slot = __atomic_load_n(&leaf[j], __ATOMIC_RELAXED);
+						unsigned g = t ? GRAN_COARSE : GRAN_FINE;
+						u64 gi = (u64)r << (MID_BITS + LEAF_BITS) | (u64)m << LEAF_BITS | j;
+						if (slot)
+							f(&leaf[j], (uintptr_t)(gi << g | ((slot >> NODE_BITS) & ((1u << g) - 1))));
+					}
 				}
 			}
 		}
@@ -296,7 +301,11 @@ static void radix_each(void (*f)(u64 *slot), void (*page)(u64 bytes))
 
 static u64 g_usage_bytes, g_usage_live; /* side_usage's sums: exit writer */
 static void usage_page(u64 bytes) { g_usage_bytes += bytes; }
-static void usage_slot(u64 *slot) { (void)slot; g_usage_live++; }
+static void usage_slot(u64 *slot, uintptr_t a)
+{
+	(void)slot, (void)a;
+	g_usage_live++;
+}
 
 /* For WEAVE_STATS: the side table's resident bytes and live entries
    (the mids counted whole). */
@@ -441,8 +450,9 @@ static void side_unlock(void)
 		spin_unlock(&g_shards[i].lock);
 }
 
-/* Counts a side-table entry as inherited; returns its value retagged. */
-static u64 inherit(uintptr_t a, u64 val)
+/* The size of the block at a with side-table value val: from g_big when
+   it did not fit. */
+static u64 val_size(uintptr_t a, u64 val)
 {
 	u64 size = val >> NODE_BITS;
 	int b;
@@ -450,13 +460,20 @@ static u64 inherit(uintptr_t a, u64 val)
 		for (b = 0; b < NBIG; b++)
 			if (g_big[b].addr == a)
 				size = g_big[b].size;
+	return size;
+}
+
+/* Counts a side-table entry as inherited; returns its value retagged. */
+static u64 inherit(uintptr_t a, u64 val)
+{
 	g_inh.blocks++;
-	g_inh.bytes += size;
+	g_inh.bytes += val_size(a, val);
 	return val & ~(u64)NODE_MASK;
 }
 
-static void inherit_slot(u64 *slot)
+static void inherit_slot(u64 *slot, uintptr_t a)
 {
+	(void)a;
 	*slot &= ~(u64)NODE_MASK;
 	g_inh.blocks++;
 	g_inh.bytes += *slot >> SLOT_SIZE_SHIFT;
@@ -476,5 +493,38 @@ static void side_inherit(void)
 			if (e->addr)
 				e->val = inherit(e->addr, e->val);
 		}
+	}
+}
+
+/* side_each's callback, for radix_each's (no argument: the exit writer
+   is alone under g_lock). */
+static void (*g_each_f)(uintptr_t a, u64 val, void *arg);
+static void *g_each_arg;
+
+static void each_slot(u64 *slot, uintptr_t a)
+{
+	u64 v = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	if (v)
+		g_each_f(a, slot_val(v), g_each_arg);
+}
+
+/* Calls f(a, val, arg) for every live block, val as side_insert takes it
+   (val_size gives the size): the radix trees' blocks (each tree in
+   address order), then the spill table's. For the exit writers, g_lock
+   held; blocks other threads allocate or free meanwhile may be seen or
+   not. */
+static void side_each(void (*f)(uintptr_t a, u64 val, void *arg), void *arg)
+{
+	u32 i, k;
+	g_each_f = f;
+	g_each_arg = arg;
+	radix_each(each_slot, NULL);
+	for (i = 0; i < NSHARDS; i++) {
+		struct shard *sh = &g_shards[i];
+		spin_lock(&sh->lock);
+		for (k = 0; k < sh->cap; k++)
+			if (sh->tab[k].addr)
+				f(sh->tab[k].addr, sh->tab[k].val, arg);
+		spin_unlock(&sh->lock);
 	}
 }

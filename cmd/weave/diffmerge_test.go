@@ -120,6 +120,14 @@ func TestMergeFork(t *testing.T) {
 	for _, f := range files {
 		l := load(t, f)
 		tt := l.totals()
+		// The heap picture lists the blocks in use, and no inherited one.
+		var bytes int64
+		for _, b := range l.p.Blocks {
+			bytes += int64(b.Size)
+		}
+		if int64(len(l.p.Blocks)) != tt.BlocksInUse || bytes != tt.BytesInUse {
+			t.Errorf("%s: %d X records of %d bytes, %d blocks of %d bytes in use", f, len(l.p.Blocks), bytes, tt.BlocksInUse, tt.BytesInUse)
+		}
 		sum.Allocs += tt.Allocs
 		sum.Frees += tt.Frees
 		sum.BytesAllocated += tt.BytesAllocated

@@ -168,6 +168,18 @@ func TestHTMLReport(t *testing.T) {
 		t.Errorf("search make_widget: status %q", status)
 	}
 
+	// The heap picture draws every live block, as the profile's X records
+	// list them.
+	tot := jsonExportTotals(t, prof)
+	if n := eval[int](p, `weave.picture.blocks`); int64(n) != tot.BlocksInUse || n == 0 {
+		t.Errorf("heap picture: %d blocks drawn, %d in use", n, tot.BlocksInUse)
+	}
+	tip := eval[string](p, `(() => { const c = document.querySelector("#picture canvas"), r = c.getBoundingClientRect();
+		c.dispatchEvent(new MouseEvent("mousemove", {clientX: r.left + 1, clientY: r.top + 1})); return document.getElementById("picture-tip").textContent; })()`)
+	if !strings.Contains(tip, "widget") || !strings.Contains(tip, "make_widget <- make_red_widget <- main") {
+		t.Errorf("hovering the first block: %q", tip)
+	}
+
 	// The tables are there and sort.
 	rows := eval[int](p, `document.querySelectorAll("#table-leaks tbody tr").length`)
 	if rows != 1 {

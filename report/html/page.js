@@ -287,6 +287,91 @@
   }
   if (D.timeline) timeline(D.timeline);
 
+  // ---- the heap picture (KBDB's): a pixel per granule of the ranges with live blocks
+  const pic = { blocks: 0, regions: 0 };
+  function heapPicture(P) {
+    $('picture-section').hidden = false;
+    const st = $('picture-status');
+    if (!P.addr) { st.textContent = group(P.skipped) + ' live blocks: too many to draw.'; return; }
+    const n = P.addr.length, addr = new Float64Array(n), size = P.size;
+    let a = 0;
+    for (let i = 0; i < n; i++) { a += P.addr[i]; addr[i] = a; }
+    const COLS = 256, MAXROWS = 512, GAP = 1 << 20, PX = 2;
+    const regions = [];
+    let start = 0, end = addr[0] + size[0];
+    for (let i = 1; i <= n; i++) {
+      if (i === n || addr[i] - end > GAP) { regions.push([start, i, end]); if (i < n) start = i; }
+      if (i < n) end = Math.max(i === start ? 0 : end, addr[i] + size[i]);
+    }
+    const palette = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#46f0f0', '#f032e6', '#bcf60c', '#008080', '#9a6324', '#800000', '#808000', '#000075', '#fabebe'];
+    const keyOf = (mode, c) => { const x = P.ctxs[c]; return mode === 'type' ? (x.type || '(no sizeof type)') : mode === 'site' ? x.site : x.chain; };
+    function draw(mode) {
+      const box = $('picture');
+      box.replaceChildren();
+      // Colours for the keys with the most bytes; the rest grey.
+      const bytesBy = new Map();
+      for (let i = 0; i < n; i++) { const k = keyOf(mode, P.ctx[i]); bytesBy.set(k, (bytesBy.get(k) || 0) + size[i]); }
+      const keys = [...bytesBy.keys()].sort((x, y) => bytesBy.get(y) - bytesBy.get(x));
+      const color = new Map(keys.map((k, i) => [k, i < palette.length ? palette[i] : '#888']));
+      const ctxColor = P.ctxs.map((_, c) => color.get(keyOf(mode, c)));
+      pic.blocks = 0;
+      pic.regions = regions.length;
+      for (const [s, e, top] of regions) {
+        let G = 32;
+        const base = Math.floor(addr[s] / G) * G;
+        while ((top - base) / G / COLS > MAXROWS) G *= 2;
+        const gbase = Math.floor(addr[s] / G) * G, rows = Math.max(1, Math.ceil((top - gbase) / G / COLS));
+        const label = document.createElement('div');
+        label.className = 'region';
+        label.textContent = '0x' + gbase.toString(16) + ' – 0x' + top.toString(16) + ': ' + group(e - s) + ' blocks, ' + G + ' bytes a pixel';
+        const cv = document.createElement('canvas');
+        cv.width = COLS; cv.height = rows;
+        cv.style.width = COLS * PX + 'px'; cv.style.height = rows * PX + 'px';
+        const c2 = cv.getContext('2d'), img = c2.createImageData(COLS, rows), d = img.data;
+        const put = (g, rgb) => { const o = g * 4; d[o] = rgb[0]; d[o + 1] = rgb[1]; d[o + 2] = rgb[2]; d[o + 3] = 255; };
+        const rgbOf = {};
+        const rgb = (h) => rgbOf[h] || (rgbOf[h] = [1, 3, 5].map((k) => parseInt(h.slice(k, k + 2), 16)));
+        for (let i = s; i < e; i++) {
+          const g0 = Math.floor((addr[i] - gbase) / G), g1 = Math.floor((addr[i] + Math.max(size[i], 1) - 1 - gbase) / G);
+          const c = rgb(ctxColor[P.ctx[i]]);
+          for (let g = g0; g < g1; g++) put(g, c);
+          put(g1, g1 > g0 ? [255, 255, 255] : c);
+          pic.blocks++;
+        }
+        c2.putImageData(img, 0, 0);
+        cv.addEventListener('mousemove', (ev) => {
+          const r = cv.getBoundingClientRect();
+          const g = Math.floor((ev.clientY - r.top) / PX) * COLS + Math.floor((ev.clientX - r.left) / PX);
+          const x = gbase + g * G;
+          let lo = s, hi = e - 1, hit = -1;
+          while (lo <= hi) { const m = (lo + hi) >> 1; if (addr[m] <= x + G - 1) { hit = m; lo = m + 1; } else hi = m - 1; }
+          const tip = $('picture-tip');
+          if (hit < 0 || addr[hit] + size[hit] <= x) { tip.hidden = true; return; }
+          const cx = P.ctxs[P.ctx[hit]];
+          tip.textContent = '0x' + addr[hit].toString(16) + ', ' + bytes(size[hit]) + (cx.type ? ', ' + cx.type : '') + '\n' + cx.site + '\n' + cx.chain;
+          tip.hidden = false;
+          tip.style.left = (ev.clientX + 12) + 'px'; tip.style.top = (ev.clientY + 14) + 'px';
+        });
+        cv.addEventListener('mouseleave', () => { $('picture-tip').hidden = true; });
+        box.appendChild(label);
+        box.appendChild(cv);
+      }
+      const lg = $('picture-legend');
+      lg.replaceChildren();
+      keys.slice(0, palette.length + 1).forEach((k, i) => {
+        const sp = document.createElement('span'), sw = document.createElement('i');
+        sw.style.background = i < palette.length ? palette[i] : '#888';
+        sp.appendChild(sw);
+        sp.appendChild(document.createTextNode(i < palette.length ? k + ' (' + bytes(bytesBy.get(k)) + ')' : 'the rest'));
+        lg.appendChild(sp);
+      });
+      st.textContent = group(pic.blocks) + ' live blocks in ' + regions.length + (regions.length === 1 ? ' range' : ' ranges');
+    }
+    $('picture-color').addEventListener('change', (ev) => draw(ev.target.value));
+    draw('type');
+  }
+  if (D.picture) heapPicture(D.picture);
+
   // ---- tables, sortable by any column
   function table(tab) {
     const sec = document.createElement('section');
@@ -348,6 +433,7 @@
     label, zoom, search, setQuantity,
     reset: () => zoom(0),
     rect: (i) => { for (const [j, x, y, w] of state.rects) if (j === i) return [x, y, w]; return null; },
+    picture: pic,
     ms: performance.now(), // from the start of navigation to the page drawn
     find: (name) => { for (let i = 0; i < N; i++) if (label(i) === name) return i; return -1; },
   };
