@@ -25,6 +25,10 @@ type pictureCtx struct {
 	Type  string `json:"type"`  // sizeof(T) at the site, or ""
 	Site  string `json:"site"`  // "file:line op", or "op (hidden)"
 	Chain string `json:"chain"` // innermost function first
+	// Leak is the leak kind of the context's blocks in use at exit
+	// ("definitely lost", ...; "mixed" when they are of several kinds),
+	// when the runtime classified them; else "".
+	Leak string `json:"leak,omitempty"`
 }
 
 // maxPictureBlocks bounds the blocks the page draws.
@@ -77,5 +81,16 @@ func (r *Report) pictureCtx(n *profile.Node) pictureCtx {
 		chain = append(chain, r.Label(Func{up.Func.Name, up.Func.File}))
 	}
 	c.Chain = strings.Join(chain, " <- ")
+	if n.Leaks != nil {
+		for k, lc := range n.Leaks {
+			switch {
+			case lc.Blocks == 0:
+			case c.Leak == "":
+				c.Leak = profile.LeakKindTitles[k]
+			default:
+				c.Leak = "mixed"
+			}
+		}
+	}
 	return c
 }

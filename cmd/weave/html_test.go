@@ -180,6 +180,14 @@ func TestHTMLReport(t *testing.T) {
 		t.Errorf("hovering the first block: %q", tip)
 	}
 
+	// Coloured by leak kind (the runtime's scan at exit): the red widgets
+	// are definitely lost.
+	legend := eval[string](p, `(() => { const s = document.getElementById("picture-color"); s.value = "leak"; s.dispatchEvent(new Event("change"));
+		return document.getElementById("picture-legend").textContent; })()`)
+	if !strings.HasPrefix(legend, "definitely lost (") {
+		t.Errorf("leak kind legend %q", legend)
+	}
+
 	// The tables are there and sort.
 	rows := eval[int](p, `document.querySelectorAll("#table-leaks tbody tr").length`)
 	if rows != 1 {

@@ -304,7 +304,21 @@
       if (i < n) end = Math.max(i === start ? 0 : end, addr[i] + size[i]);
     }
     const palette = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#46f0f0', '#f032e6', '#bcf60c', '#008080', '#9a6324', '#800000', '#808000', '#000075', '#fabebe'];
-    const keyOf = (mode, c) => { const x = P.ctxs[c]; return mode === 'type' ? (x.type || '(no sizeof type)') : mode === 'site' ? x.site : x.chain; };
+    const keyOf = (mode, c) => {
+      const x = P.ctxs[c];
+      switch (mode) {
+        case 'type': return x.type || '(no sizeof type)';
+        case 'site': return x.site;
+        case 'leak': return x.leak || '(not classified)';
+      }
+      return x.chain;
+    };
+    const leakColor = { 'definitely lost': '#d7191c', 'indirectly lost': '#fdae61', 'possibly lost': '#e6c700', 'still reachable': '#1a9641', 'mixed': '#7b3294' };
+    if (P.ctxs.some((x) => x.leak)) {
+      const o = document.createElement('option');
+      o.value = 'leak'; o.textContent = 'leak kind';
+      $('picture-color').appendChild(o);
+    }
     function draw(mode) {
       const box = $('picture');
       box.replaceChildren();
@@ -312,7 +326,7 @@
       const bytesBy = new Map();
       for (let i = 0; i < n; i++) { const k = keyOf(mode, P.ctx[i]); bytesBy.set(k, (bytesBy.get(k) || 0) + size[i]); }
       const keys = [...bytesBy.keys()].sort((x, y) => bytesBy.get(y) - bytesBy.get(x));
-      const color = new Map(keys.map((k, i) => [k, i < palette.length ? palette[i] : '#888']));
+      const color = new Map(keys.map((k, i) => [k, mode === 'leak' ? leakColor[k] || '#888' : i < palette.length ? palette[i] : '#888']));
       const ctxColor = P.ctxs.map((_, c) => color.get(keyOf(mode, c)));
       pic.blocks = 0;
       pic.regions = regions.length;
@@ -348,7 +362,8 @@
           const tip = $('picture-tip');
           if (hit < 0 || addr[hit] + size[hit] <= x) { tip.hidden = true; return; }
           const cx = P.ctxs[P.ctx[hit]];
-          tip.textContent = '0x' + addr[hit].toString(16) + ', ' + bytes(size[hit]) + (cx.type ? ', ' + cx.type : '') + '\n' + cx.site + '\n' + cx.chain;
+          tip.textContent = '0x' + addr[hit].toString(16) + ', ' + bytes(size[hit]) + (cx.type ? ', ' + cx.type : '') +
+            (cx.leak ? ', ' + cx.leak : '') + '\n' + cx.site + '\n' + cx.chain;
           tip.hidden = false;
           tip.style.left = (ev.clientX + 12) + 'px'; tip.style.top = (ev.clientY + 14) + 'px';
         });
@@ -360,7 +375,7 @@
       lg.replaceChildren();
       keys.slice(0, palette.length + 1).forEach((k, i) => {
         const sp = document.createElement('span'), sw = document.createElement('i');
-        sw.style.background = i < palette.length ? palette[i] : '#888';
+        sw.style.background = i < palette.length ? color.get(k) : '#888';
         sp.appendChild(sw);
         sp.appendChild(document.createTextNode(i < palette.length ? k + ' (' + bytes(bytesBy.get(k)) + ')' : 'the rest'));
         lg.appendChild(sp);
