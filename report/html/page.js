@@ -447,6 +447,7 @@
     nodes: N,
     label, zoom, search, setQuantity,
     reset: () => zoom(0),
+    contexts: () => state.total.filter((v) => v > 0).length, // nodes with a value, drawn or too thin
     rect: (i) => { for (const [j, x, y, w] of state.rects) if (j === i) return [x, y, w]; return null; },
     picture: pic,
     ms: performance.now(), // from the start of navigation to the page drawn
