@@ -29,7 +29,9 @@ package profile
 //	                        abort: the counts stop there), runtime (ABI
 //	                        version), end (how the process ended: exit,
 //	                        _exit, quick_exit, exec (written just before an
-//	                        exec* call), or "signal N"), hidden (1 when
+//	                        exec* call), checkpoint (written while the
+//	                        program ran, WEAVE_CHECKPOINT; complete 0, and
+//	                        end_ns says when), or "signal N"), hidden (1 when
 //	                        library allocations were recorded, see A),
 //	                        frameless (the number of woven functions the
 //	                        weaver left without a frame, --frames auto: they

@@ -36,8 +36,8 @@
      written: it may recover); one it installs later replaces the
      runtime's (the kernel holds one per signal) and works as usual.
    The profile is written once: the first of these wins, except that one
-   written before exec or from a crash handler (provisional) is replaced if
-   the process goes on. */
+   written before exec, from a crash handler or as a checkpoint
+   (checkpoint.c) is provisional: replaced if the process goes on. */
 
 #include "internal.h"
 
@@ -94,6 +94,13 @@ static void rt_write(int final, int complete, const char *how, int sig, int mode
 		return; /* a vfork child, or a clone the fork handlers missed */
 	st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
 	do {
+		/* The final profile waits (up to 2 s) for a checkpoint being
+		   written, then replaces it. */
+		for (int i = 0; final && st == FIN_PROV_BUSY && i < 400; i++) {
+			struct timespec ts = {0, 5000000};
+			nanosleep(&ts, NULL);
+			st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
+		}
 		if (st == FIN_FINAL || st == FIN_PROV_BUSY)
 			return;
 	} while (!__atomic_compare_exchange_n(&g_finished, &st, final ? FIN_FINAL : FIN_PROV_BUSY, 0,

@@ -35,6 +35,7 @@
    WEAVE_SIGNALS  "0": install no crash signal handlers.
    WEAVE_LEAK_SCAN, WEAVE_LEAK_EXITCODE, WEAVE_SUPPRESSIONS: see
                   leakscan.c and leakreport.c.
+   WEAVE_CHECKPOINT  seconds between checkpoints: see checkpoint.c.
    WEAVE_REDACT   "argv": the profile's M argv holds the program name only,
                   for runs whose arguments carry secrets.
 
@@ -227,6 +228,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 		thread_setup(l); /* the main thread is normally T 0 */
 	dl_iterate_phdr(in_exe_cb, &g_in_exe);
 	at_quick_exit(rt_quick_exit);
+	checkpoint_start();
 	rt_exit(l);
 }
 

@@ -520,6 +520,12 @@ static void ls_exit_status(void);
 
 /* unload.c */
 static void unload_notify(void);
+
+/* checkpoint.c: the checkpoint thread's tid (0: none; the leak scan does
+   not stop it) and the "how" of rt_finish for a checkpoint. */
+static int g_ckpt_tid;
+static const char g_ckpt_how[] = "checkpoint";
+static void checkpoint_start(void);
 void __weave_rt_unload(const void *lo, const void *hi);
 
 /* vmmap/vmmap.c: the memory map, the heap timeline and peak. Its reader

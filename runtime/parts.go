@@ -42,6 +42,7 @@ var parts = []part{
 	file(files, "runtime", "leakreport.c"),                 // the scan's results: suppressions, merged leaks, exit status
 	file(files, "runtime", "unload.c"),                     // a woven library unloaded before exit: its records copied
 	file(files, "runtime", "exit.c"),                       // the ways out: exit, _exit, exec, crash signals, fork
+	file(files, "runtime", "checkpoint.c"),                 // WEAVE_CHECKPOINT: a profile every so often while running
 	file(files, "runtime", "timing.c"),                     // function time, exact and sampled
 	file(tracepoints.Files, "tracepoints", "trace.c"),      // tracepoints: patterns, event buffers, the control channel
 }

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"weave/internal/memcheck"
 	"weave/internal/testtool"
@@ -291,4 +293,67 @@ func TestDlcloseBeforeExit(t *testing.T) {
 			t.Errorf("weave's leak summary %+v, valgrind's %+v", got, vg)
 		}
 	})
+}
+
+// TestCheckpoint: WEAVE_CHECKPOINT=1 writes the profile every second
+// while the program runs; a run killed by SIGKILL leaves its last
+// checkpoint (a whole profile, marked as such), a run that ends normally
+// leaves its final profile in its place.
+func TestCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	exe, _ := buildLeaks(t, dir, "checkpoint")
+	prof := filepath.Join(dir, "c.prof")
+	cmd := exec.Command(exe, "30")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WEAVE_OUT="+prof, "WEAVE_CHECKPOINT=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var p *profile.Profile
+	for i := 0; i < 100 && p == nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+		p, _ = profile.ReadFile(prof)
+	}
+	time.Sleep(1500 * time.Millisecond) // at least one more checkpoint
+	cmd.Process.Kill()
+	cmd.Wait()
+	if p == nil {
+		t.Fatal("no checkpoint within 10 s")
+	}
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatalf("the last checkpoint: %v", err)
+	}
+	if end, _ := p.MetaValue("end"); end != "checkpoint" || p.Scanned() {
+		t.Errorf("checkpoint: end %q, scanned %v", end, p.Scanned())
+	}
+	var allocs uint64
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindAlloc {
+			allocs += n.Heap.TotalAllocs()
+		}
+	}
+	if allocs < 150 {
+		t.Errorf("the last checkpoint counts %d allocations, want the 150+ of 1.5 s or more", allocs)
+	}
+	rep := mustRun(t, dir, nil, weaveBin, "report", "--tables", "leaks", prof)
+	if !regexp.MustCompile(`CHECKPOINT: written while the program ran, \d+\.\d+ s after it started`).MatchString(rep.stdout) {
+		t.Errorf("report of a checkpoint:\n%s", rep.stdout)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.prof")); len(files) != 1 {
+		t.Errorf("files %v", files)
+	}
+
+	// A run that ends: the final profile replaces the checkpoints.
+	r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_CHECKPOINT=1"}, exe, "2")
+	p, err = profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end, _ := p.MetaValue("end"); end != "exit" || !p.Scanned() || strings.Count(r.stderr, "HEAP SUMMARY") != 1 {
+		t.Errorf("final profile: end %q scanned %v\n%s", end, p.Scanned(), r.stderr)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.prof")); len(files) != 1 {
+		t.Errorf("files %v", files)
+	}
 }

@@ -1,0 +1,65 @@
+//go:build ignore
+
+/* checkpoint.c: WEAVE_CHECKPOINT=SECONDS, a profile every so often while
+   the program runs, so that a process killed by SIGKILL or the OOM killer
+   still leaves its last checkpoint. A thread of the runtime's own (never
+   set up: it records nothing, and its creation is not recorded either)
+   sleeps SECONDS, then writes the profile as a provisional one (M end
+   checkpoint, M complete 0: the counts stop there; end_ns says when),
+   through a safe file renamed into place, so the file is always a whole
+   profile; the next checkpoint and the final profile replace it (see
+   exit.c). No summary is printed for a checkpoint. The thread has every
+   signal blocked, so the program's signals never land in it. A fork
+   child takes no checkpoints. */
+
+#include "internal.h"
+
+static unsigned g_ckpt_secs; /* written once by checkpoint_start */
+
+static void *ckpt_main(void *arg)
+{
+	struct rt_local *l = &rt_local;
+	(void)arg;
+	l->in_rt = 1; /* never set up: allocations here are not the program's */
+	__atomic_store_n(&g_ckpt_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	for (;;) {
+		struct timespec ts = {(time_t)g_ckpt_secs, 0};
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+		if (__atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) == FIN_FINAL || (int)getpid() != g_pid)
+			return NULL;
+		l->in_rt = 0; /* so that rt_write waits for g_lock */
+		rt_write(0, 0, g_ckpt_how, 0, LOCK_WAIT, 1);
+		l->in_rt = 1;
+	}
+}
+
+/* Starts the checkpoint thread if WEAVE_CHECKPOINT asks for one and a
+   profile is written. From the constructor (in_rt set). */
+static void checkpoint_start(void)
+{
+	const char *s = rt_env("WEAVE_CHECKPOINT");
+	u64 secs = 0;
+	pthread_attr_t a;
+	pthread_t th;
+	sigset_t all, old;
+	if (!s || !*s || (g_cfg_out_set && !g_cfg_out[0]))
+		return;
+	for (; *s >= '0' && *s <= '9' && secs < 1000000; s++)
+		secs = secs * 10 + (u64)(*s - '0');
+	if (*s || !secs) {
+		static const char msg[] = "==weave== WEAVE_CHECKPOINT: want a number of seconds; no checkpoints\n";
+		(void)!write(2, msg, sizeof msg - 1);
+		return;
+	}
+	g_ckpt_secs = (unsigned)secs;
+	sigfillset(&all);
+	if (pthread_attr_init(&a) != 0)
+		return;
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 256 << 10);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_create(&th, &a, ckpt_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+}
