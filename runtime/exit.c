@@ -116,7 +116,7 @@ static void rt_write(int final, int complete, const char *how, int sig, int mode
 	g_complete = complete;
 	probe = !g_cfg_out_set && build_probe();
 	if (final && complete && !probe)
-		ls_leak_scan();
+		ls_leak_scan((uintptr_t)__builtin_frame_address(0));
 	totals_start(&t, &tm);
 	save = !probe && (!g_cfg_out_set || g_cfg_out[0]);
 	if (save && save_profile(&path, &t, &tm) != 0)

@@ -507,7 +507,7 @@ static void out_chain(struct out *o, struct rt_node *a);
 /* leakscan.c */
 static void ls_config(void);
 static void ls_thread_exit(void);
-static void ls_leak_scan(void);
+static void ls_leak_scan(uintptr_t self_sp);
 static int ls_ok(void);
 
 /* leakreport.c */

@@ -31,8 +31,7 @@
      block addresses that are not the program's pointers;
    - a stack holding a stopped thread's stack pointer: from there up (its
      signal frame, with its registers, lies just above the handler's
-     frame); the exiting thread's: from the scan's caller up, after
-     spilling its callee-saved registers;
+     frame); the exiting thread's: from the exit writer's caller up;
    - a stack a thread died on (its exit hook noted its stack pointer):
      from there up (the thread descriptor, TLS and the DTV pointer lie at
      the top);
@@ -838,23 +837,21 @@ static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp
 }
 
 /* Classifies every live block (see the top of this file). Runs at most
-   once, at the final exit; g_lock held. The tallies stay for the writer
-   and the summary. Works in its own memory (freed before it returns, but
-   the tallies). */
-static __attribute__((noinline)) void ls_leak_scan(void)
+   once, at the final exit; g_lock held. self_sp: the exit writer's frame;
+   the exiting thread's stack is scanned from there up, not through the
+   writer's own frames, whose unwritten buffers hold stale words (a
+   pointer from a signal frame that ran there before, say). The tallies
+   stay for the writer and the summary. Works in its own memory (freed
+   before it returns, but the tallies). */
+static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 {
 	struct tmpmem tm = {.k = 0};
-	uintptr_t self_sp;
 	u64 t0 = now_ns(), c;
 	if (g_ls.done || !g_cfg_leak_scan || !hidden_on())
 		return;
 	if (!g_cfg_summary && g_cfg_out_set && !g_cfg_out[0] && g_cfg_leak_exitcode < 0)
 		return; /* nobody would see the result */
 	g_ls.done = 1;
-	/* The callers' registers go to this frame; from here up is the
-	   exiting thread's live stack. */
-	__builtin_unwind_init();
-	self_sp = (uintptr_t)__builtin_frame_address(0);
 	if (!(g_ls.tasks = tmp_alloc(&tm, LS_MAXTASKS * sizeof *g_ls.tasks)))
 		return;
 	ls_stop();
