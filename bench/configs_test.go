@@ -7,12 +7,13 @@ import (
 )
 
 // TestWeaveConfigs: the weave configurations are the runtime's declared
-// ones, in order, each running the weave build with its environment and
-// writing a profile, followed by the -weave-env extras.
+// ones, in order, each running a weave build with its environment and
+// writing a profile, followed by the -weave-env extras and the build
+// framing every function.
 func TestWeaveConfigs(t *testing.T) {
 	var got []string
 	for _, c := range configs(&env{}, []string{"x:WEAVE_LEAKS=3,WEAVE_TIME=off", "bad"}) {
-		if c.variant != vWeave {
+		if c.variant != vWeave && c.variant != vWeaveAll {
 			continue
 		}
 		args, env, out := c.wrap("/d", []string{"prog"})
@@ -22,7 +23,7 @@ func TestWeaveConfigs(t *testing.T) {
 		got = append(got, c.name+" "+strings.Join(env[1:], " "))
 	}
 	want := []string{"weave ", "weave-mem WEAVE_TIME=off", "weave-exact WEAVE_TIME=exact",
-		"weave-nohidden WEAVE_HIDDEN=0", "x WEAVE_LEAKS=3 WEAVE_TIME=off"}
+		"weave-nohidden WEAVE_HIDDEN=0", "x WEAVE_LEAKS=3 WEAVE_TIME=off", "weave-frames-all "}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("weave configurations %q, want %q", got, want)
 	}
