@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"weave/parse"
+	"weave/weave"
 )
 
 // launchers are the compiler launchers WEAVE_CC may start with (ccache's
@@ -191,6 +192,11 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	if reason == "" {
 		d := parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags())
 		woven, err := cfg.weaveStdinText(displayName(in.name), text, d)
+		var ce *weave.ConfigError
+		if errors.As(err, &ce) {
+			j.err = &ExitError{Code: 1, Err: err}
+			return
+		}
 		if err != nil {
 			reason = firstLine(err.Error())
 		} else {

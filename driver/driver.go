@@ -24,7 +24,10 @@ type Config struct {
 	Stdin    io.Reader    // the standard input (os.Stdin if nil), for the source "-"
 	Verbose  bool         // list functions left unwoven or frameless
 	Frames   weave.Frames // the frame policy (--frames, WEAVE_FRAMES)
-	Strict   bool         // a file that cannot be woven is an error, not a warning
+	// Allocators are the declared allocators (--alloc, --calloc,
+	// --realloc, --free).
+	Allocators []weave.Allocator
+	Strict     bool // a file that cannot be woven is an error, not a warning
 }
 
 // CompilerFromEnv returns $WEAVE_CC split into words, else ["cc"].
@@ -87,7 +90,11 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *wea
 	if err != nil {
 		return nil, err
 	}
-	res, err = weave.Weave(u, weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames})
+	res, err = weave.Weave(u, weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators})
+	var ce *weave.ConfigError
+	if errors.As(err, &ce) {
+		return nil, ce // positioned already; stops the build
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", src, err)
 	}

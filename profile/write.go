@@ -60,8 +60,8 @@ func (p *Profile) Write(w io.Writer) error {
 		if s.Func != nil {
 			fn = s.Func.ID
 		}
-		if s.Hidden {
-			flags = fmt.Sprintf(" %d", SiteHidden)
+		if f := b2i(s.Hidden)*SiteHidden | b2i(s.Entry)*SiteEntry; f != 0 {
+			flags = fmt.Sprintf(" %d", f)
 		}
 		e.record("A %d %d %d %d %d %d %d %d%s", s.ID, fn, e.ids[s.File], s.Line, s.Col, e.ids[s.Op], typ, s.TypeSize, flags)
 	}
@@ -253,4 +253,11 @@ func (p *Profile) checkIDs() error {
 		seen[b.Size] = true
 	}
 	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -108,6 +108,10 @@ int __weave_setjmp_return(struct __weave_frame *f, int v)
 		fence();
 		t->cur = t->stack[d].node;
 	}
+	/* A longjmp out of a declared allocator's call (its caller at depth
+	   d or deeper) ended it. */
+	if (rt_local.outer > d)
+		rt_local.outer = 0;
 	return v;
 }
 

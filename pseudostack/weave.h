@@ -82,10 +82,15 @@ struct __weave_site {
 	const char *file;
 	unsigned line, col;
 	unsigned op;                 /* enum __weave_op */
-	unsigned flags;              /* reserved, 0 */
+	unsigned flags;              /* __WEAVE_SITE_* */
 	const char *type;            /* T of sizeof(T) in the size argument, or 0 */
 	__weave_size_t type_size;    /* sizeof(T), or 0 */
 };
+
+/* __weave_site.flags: the entry of a declared allocator defined in woven
+   code (fn == 0), for its calls through pointers; its blocks are charged to
+   the caller's frame. */
+enum { __WEAVE_SITE_ENTRY = 2 };
 
 /* The first fields of a context-tree node; the rest is private to the
    runtime. key is the __weave_fn (function nodes) or __weave_site (allocation
@@ -228,3 +233,41 @@ int __weave_posix_memalign(const struct __weave_site *s, void **p, __weave_size_
 void *__weave_memalign(const struct __weave_site *s, __weave_size_t align, __weave_size_t n);
 void *__weave_valloc(const struct __weave_site *s, __weave_size_t n);
 void *__weave_pvalloc(const struct __weave_site *s, __weave_size_t n);
+
+/* Declared allocators (weave --alloc/--calloc/--realloc/--free, or
+   __attribute__((malloc, alloc_size))): a call F(args) is woven as
+
+     __extension__ ({ struct __weave_outer __wo
+             __attribute__((cleanup(__weave_outer_end))) = __weave_outer_begin(&SITE);
+         __auto_type __wr = F(..., __weave_outer_ptr(&__wo, P), ..., __weave_outer_size(&__wo, S));
+         __wo.ret = __wr; __wr; })
+
+   (a free-style F: no __wr). While the outermost such call runs, the
+   thread's allocations are not recorded (the wrapper's own malloc, woven or
+   not); its end records the returned block once, at SITE, with the size
+   argument, and a free-style or realloc-style call forgets its pointer
+   argument before F runs. */
+struct __weave_outer {
+	const struct __weave_site *site;
+	const void *ret;
+	__weave_size_t size, count;
+	unsigned long long old_addr, old_val; /* runtime's */
+	int state;                            /* runtime's */
+};
+struct __weave_outer __weave_outer_begin(const struct __weave_site *s);
+void *__weave_outer_ptr(struct __weave_outer *o, const void *p);
+void __weave_outer_end(struct __weave_outer *o);
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) __weave_size_t
+__weave_outer_size(struct __weave_outer *o, __weave_size_t n)
+{
+	o->size = n;
+	return n;
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) __weave_size_t
+__weave_outer_count(struct __weave_outer *o, __weave_size_t n)
+{
+	o->count = n;
+	return n;
+}

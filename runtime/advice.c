@@ -75,7 +75,9 @@ static inline __attribute__((always_inline)) void charge_free(struct rt_thread *
 		tp_free(T, n, e->addr, size);
 }
 
-/* Records block p of n bytes, allocated at site s. in_rt is set. */
+/* Records block p of n bytes, allocated at site s, unless a declared
+   allocator's call is running (outer.c: it records its block itself). in_rt
+   is set. */
 static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p, u64 n)
 {
 	struct rt_thread *T = thread_get(l);
@@ -84,7 +86,7 @@ static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p
 	struct ent old;
 	u64 rec = n < SIZE_SAT ? n : SIZE_SAT;
 	int c;
-	if (!T || !p)
+	if (!T || !p || __builtin_expect(l->outer != 0, 0))
 		return;
 	cur = (struct rt_node *)(void *)__weave_tls.cur;
 	a = cur->u.acache;

@@ -146,6 +146,8 @@ struct rt_local {
 	int state;             /* ST_* */
 	int in_rt;             /* inside the runtime: see "Re-entrancy" */
 	int resolving;         /* looking up the real allocator (dlsym) */
+	unsigned outer;        /* in a declared allocator's outermost call: its caller's
+	                          pseudo-stack depth + 1; else 0 (outer.c) */
 };
 
 /* Side-table entry; addr == 0 is an empty slot. */

@@ -280,6 +280,8 @@ static void write_keys(struct writer *w)
 		out_field(o, s->type_size);
 		if (is_hidden_site(s))
 			out_str(o, " 1"); /* flags: hidden */
+		else if (s->flags & __WEAVE_SITE_ENTRY)
+			out_str(o, " 2"); /* flags: a declared allocator's entry */
 		out_ch(o, '\n');
 	}
 	o->records += w->fns.n + w->sites.n;

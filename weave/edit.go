@@ -8,8 +8,11 @@ import (
 // An editBuffer queues insertions and replacements by byte offset into an
 // unchanging original text and applies them once, in Bytes.
 //
-// Edits at the same offset apply in the order they were queued; a
-// replacement must not overlap another replacement (that is a weaver bug).
+// Edits at the same offset apply in the order they were queued, except
+// that closing text (InsertClose) goes first, the last queued first: it
+// ends a wrapping opened earlier, and an inner wrapping is queued after the
+// one around it. A replacement must not overlap another replacement (that
+// is a weaver bug).
 type editBuffer struct {
 	old   []byte
 	edits []edit
@@ -19,6 +22,7 @@ type edit struct {
 	start, end int // replace old[start:end]; start == end inserts
 	text       string
 	seq        int
+	close      bool
 }
 
 func newEditBuffer(old []byte) *editBuffer { return &editBuffer{old: old} }
@@ -26,12 +30,18 @@ func newEditBuffer(old []byte) *editBuffer { return &editBuffer{old: old} }
 // Insert inserts text at offset pos.
 func (b *editBuffer) Insert(pos int, text string) { b.Replace(pos, pos, text) }
 
+// InsertClose inserts text that closes a wrapping at offset pos.
+func (b *editBuffer) InsertClose(pos int, text string) {
+	b.Insert(pos, text)
+	b.edits[len(b.edits)-1].close = true
+}
+
 // Replace replaces old[start:end] with text.
 func (b *editBuffer) Replace(start, end int, text string) {
 	if start < 0 || start > end || end > len(b.old) {
 		panic(fmt.Sprintf("weave: invalid edit [%d,%d) of %d bytes", start, end, len(b.old)))
 	}
-	b.edits = append(b.edits, edit{start, end, text, len(b.edits)})
+	b.edits = append(b.edits, edit{start, end, text, len(b.edits), false})
 }
 
 // Bytes returns the edited text.
@@ -40,6 +50,12 @@ func (b *editBuffer) Bytes() []byte {
 		ei, ej := b.edits[i], b.edits[j]
 		if ei.start != ej.start {
 			return ei.start < ej.start
+		}
+		if ei.close != ej.close {
+			return ei.close
+		}
+		if ei.close {
+			return ei.seq > ej.seq
 		}
 		return ei.seq < ej.seq
 	})

@@ -22,6 +22,10 @@ type Options struct {
 	Prologue string
 	// Frames is the frame policy (default FramesAuto).
 	Frames Frames
+	// Allocators are the declared allocators (--alloc & co.), whose
+	// calls are allocation sites; functions the unit declares with
+	// __attribute__((malloc, alloc_size)) are added.
+	Allocators []Allocator
 }
 
 // Result is a woven translation unit.
@@ -86,12 +90,13 @@ type weaver struct {
 	buf       *editBuffer
 	tag       string // per-unit suffix of the generated table names
 	res       *Result
-	defined   map[string]bool // functions defined in this unit
-	fnRecs    []string        // initializers of the function table
-	siteRecs  []string        // initializers of the site table
-	names     []int           // sorted offsets of the advised names in the text (adviceNames)
-	framed    map[string]bool // under FramesAuto, the functions that may be on an allocation chain; nil: all
-	frameless int             // functions woven without a frame
+	defined   map[string]bool      // functions defined in this unit
+	fnRecs    []string             // initializers of the function table
+	siteRecs  []string             // initializers of the site table
+	names     []int                // sorted offsets of the advised names in the text (adviceNames)
+	framed    map[string]bool      // under FramesAuto, the functions that may be on an allocation chain; nil: all
+	allocs    map[string]Allocator // declared and attribute-recognised allocators (alloc.go)
+	frameless int                  // functions woven without a frame
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -119,6 +124,10 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 			w.defined[ed.FunctionDefinition.Declarator.Name()] = true
 		}
 	}
+	if err := w.findAllocators(opts.Allocators); err != nil {
+		return nil, err
+	}
+	w.allocatorNames()
 	if opts.Frames == FramesAuto {
 		w.framed = w.analyseFrames()
 	}
@@ -164,6 +173,11 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	}
 	if w.mayAdvise(body) {
 		w.body(body, fn.Name, fnRef, framed)
+	}
+	if a, ok := w.allocs[d.Name()]; ok && fn.Reason == "" {
+		if fd, ok := def.(*cc.FunctionDefinition); ok {
+			w.wrapDefinition(fd, d, body, a)
+		}
 	}
 }
 
@@ -331,6 +345,12 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef string, woven bool)
 		return
 	}
 	name := pe.Token.SrcStr()
+	if da, ok := w.allocs[name]; ok && allocOps[name].op == "" {
+		if d, ok := pe.ResolvedTo().(*cc.Declarator); ok && d != nil && d.Type() != nil && d.Type().Kind() == cc.Function {
+			w.declaredCall(x, pe, da, fnRef, fnName)
+		}
+		return
+	}
 	a, isAlloc := allocOps[name]
 	if !isAlloc && !setjmpNames[name] || !w.isLibraryFunction(pe, name) {
 		return
@@ -351,21 +371,14 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef string, woven bool)
 			site.Type, site.TypeSize = sizeofType(args[a.count])
 		}
 	}
-	j := len(w.siteRecs)
-	typ := "0"
-	if site.Type != "" {
-		typ = cString(site.Type)
-	}
-	w.siteRecs = append(w.siteRecs, fmt.Sprintf("{%s, %s, %d, %d, %s, 0, %s, %d}",
-		fnRef, cString(site.File), site.Line, site.Col, a.op, typ, site.TypeSize))
-	w.res.Sites = append(w.res.Sites, site)
+	ref := w.addSite(site, fnRef, a.op)
 	off := w.u.Offset(pe.Token)
 	w.buf.Replace(off, off+len(pe.Token.Src()), "__weave_"+name)
 	sep := ", "
 	if len(args) == 0 {
 		sep = ""
 	}
-	w.buf.Insert(w.u.Offset(x.Token)+1, fmt.Sprintf("&%s[%d]%s", w.siteTable(), j, sep))
+	w.buf.Insert(w.u.Offset(x.Token)+1, ref+sep)
 }
 
 // isLibraryFunction reports whether the identifier resolves to an external

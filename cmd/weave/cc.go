@@ -24,7 +24,11 @@ var ccCommand = &cli.Command{
 		if err := setFrames(cfg, frames, found); err != nil {
 			return err
 		}
-		err := cfg.CC(args)
+		args, err := pointcutFlags(cfg, args)
+		if err != nil {
+			return err
+		}
+		err = cfg.CC(args)
 		var ee *driver.ExitError
 		if errors.As(err, &ee) && ee.Quiet {
 			// The compiler has said why; exit as it did.

@@ -178,6 +178,9 @@ type jsonReport struct {
 			} `json:"func"`
 		} `json:"functions"`
 	} `json:"direct"`
+	Bins []struct {
+		Types []string `json:"types"`
+	} `json:"bins"`
 	Graph []struct {
 		Name    string                 `json:"name"`
 		Func    *struct{ File string } `json:"func"`
@@ -645,10 +648,18 @@ func skipProjects(t *testing.T, tools ...string) {
 	testtool.Need(t, append([]string{"gcc", "make"}, tools...)...)
 }
 
-// TestProjectLua builds Lua 5.4.4 with make -j2 CC="weave cc" (with a cold
-// runtime cache, so both links race for it), runs a script that exercises
-// strings, tables, closures, coroutines and errors, and checks its output
-// equals the plain build's and its profile shows Lua's allocator.
+// luaAllocators declare Lua's allocator (l_alloc, called through a
+// pointer) and the luaM_ functions that call it, as a user would.
+var luaAllocators = "--realloc l_alloc:ptr=2,size=4 --alloc luaM_malloc_:size=2 " +
+	"--realloc luaM_realloc_:ptr=2,size=4 --realloc luaM_saferealloc_:ptr=2,size=4 --free luaM_free_:ptr=2"
+
+// TestProjectLua builds Lua 5.4.4 with make -j2 CC="weave cc ..." (with a
+// cold runtime cache, so both links race for it) and its allocator
+// declared (luaAllocators), runs a script that exercises strings, tables,
+// closures, coroutines and errors, and checks its output equals the plain
+// build's, its totals equal valgrind's (nothing counted twice), and its
+// profile charges Lua's allocations to the callers of its allocator
+// functions, with the types of their sizeof arguments.
 func TestProjectLua(t *testing.T) {
 	skipProjects(t)
 	root := t.TempDir()
@@ -660,7 +671,7 @@ func TestProjectLua(t *testing.T) {
 		src := filepath.Join(dir, "lua-5.4.4")
 		cc, env := "gcc", []string(nil)
 		if kind == "woven" {
-			cc = weaveBin + " cc"
+			cc = weaveBin + " cc " + luaAllocators
 			env = []string{"WEAVE_CC=gcc", "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
 		}
 		buildStep(t, src, env, "make", "-j2", "linux", "CC="+cc)
@@ -683,33 +694,37 @@ func TestProjectLua(t *testing.T) {
 	if rep.Totals.Allocs < 10000 || rep.Totals.BlocksInUse == 0 {
 		t.Errorf("totals %+v: want many allocations and blocks in use at exit (os.exit without closing the state)", rep.Totals)
 	}
+	direct := map[string]bool{}
+	for _, f := range rep.Direct.Functions {
+		direct[f.Func.Name] = true
+	}
+	for _, fn := range []string{"l_alloc", "luaM_malloc_", "luaM_realloc_", "luaM_saferealloc_"} {
+		if direct[fn] {
+			t.Errorf("the declared allocator %s is in the direct allocation table: %v", fn, direct)
+		}
+	}
+	if !direct["luaC_newobj"] || !direct["luaH_resize"] {
+		t.Errorf("direct allocation table %v, want luaC_newobj and luaH_resize (the callers of luaM_malloc_, luaM_realloc_)", direct)
+	}
 	leaks := 0
 	for _, l := range rep.Leaks {
-		if len(l.Chain) > 1 && l.Chain[0].Name == "l_alloc" {
+		if len(l.Chain) > 1 && l.Chain[0].Name == "luaC_newobj" {
 			leaks++
 		}
 	}
 	if leaks == 0 {
-		t.Errorf("no leak chain starts at l_alloc: %+v", rep.Leaks)
+		t.Errorf("no leak chain starts at luaC_newobj: %+v", rep.Leaks)
 	}
-	direct := false
-	for _, f := range rep.Direct.Functions {
-		direct = direct || f.Func.Name == "l_alloc"
-	}
-	if !direct {
-		t.Error("l_alloc is not in the direct allocation table")
-	}
-	callers := map[string]bool{}
-	for _, e := range rep.Graph {
-		if e.Name == "l_alloc" {
-			for _, c := range e.Callers {
-				callers[c.Name] = true
-			}
+	types := map[string]bool{}
+	for _, b := range rep.Bins {
+		for _, ty := range b.Types {
+			types[ty] = true
 		}
 	}
-	if !callers["luaM_malloc_"] || !callers["luaM_realloc_"] {
-		t.Errorf("l_alloc's callers in the call graph: %v, want luaM_malloc_ and luaM_realloc_", callers)
+	if !types["TValue"] || !types["Node"] {
+		t.Errorf("bin types %v, want TValue and Node (luaM_newvector's sizeof)", types)
 	}
+	checkValgrind(t, rep.Totals, dir, lua[0], script)
 }
 
 // TestProjectSqlite builds the sqlite3 shell (shell.c and sqlite3.c)

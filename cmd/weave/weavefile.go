@@ -13,6 +13,11 @@ import (
 // weaveAction is `weave [-v] -o out.c prog.c [cc flags]`.
 func weaveAction(c *cli.Context) error {
 	frames, args, framesFound := framesFlag(c.Args().Slice())
+	cfg := newConfig(c)
+	args, err := pointcutFlags(cfg, args)
+	if err != nil {
+		return err
+	}
 	var out, src string
 	var flags []string
 	verbose := false
@@ -57,7 +62,6 @@ func weaveAction(c *cli.Context) error {
 	if strings.HasSuffix(src, ".go") {
 		return weaveGoFile(c, src, out, flags)
 	}
-	cfg := newConfig(c)
 	cfg.Verbose = verbose
 	if err := setFrames(cfg, frames, framesFound); err != nil {
 		return err

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"weave/internal/testtool"
+	"weave/profile"
+)
+
+// declaredFlags declare testdata/pointcuts' wrappers (gmalloc and
+// gmalloc_n are recognised by their attributes).
+var declaredFlags = []string{"--alloc", "xmalloc:size=1", "--calloc=xcalloc:count=1,size=2",
+	"--realloc", "xrealloc:ptr=1,size=2", "--free", "xfree:ptr=1", "--realloc", "l_alloc:ptr=2,size=4"}
+
+// siteAllocs sums a profile's allocations by the function its leaves are
+// charged to (the site's function, else the leaf's caller), and returns
+// the types of the sites of each function.
+func siteAllocs(p *profile.Profile) (allocs map[string]uint64, types map[string][]string) {
+	allocs, types = map[string]uint64{}, map[string][]string{}
+	for _, n := range p.Nodes {
+		if n.Kind != profile.KindAlloc {
+			continue
+		}
+		name := "?"
+		if n.Site.Func != nil {
+			name = n.Site.Func.Name
+		} else if n.Parent != nil && n.Parent.Func != nil {
+			name = n.Parent.Func.Name
+		}
+		if n.Site.Hidden {
+			name += " (hidden)"
+		}
+		allocs[name] += n.Heap.TotalAllocs()
+		if n.Site.Type != "" {
+			types[name] = append(types[name], n.Site.Type)
+		}
+	}
+	return allocs, types
+}
+
+// TestDeclaredAllocators builds testdata/pointcuts with its wrappers
+// declared (woven with the program, and in an object compiled without
+// weave): every allocation is charged to the wrappers' callers, with the
+// types of their sizeof arguments, l_alloc's calls through a pointer to
+// the caller of the pointer, the attribute-declared gmalloc is recognised
+// with no flag, nothing is counted twice (totals equal valgrind's), and
+// the output is the plain build's.
+func TestDeclaredAllocators(t *testing.T) {
+	testtool.Need(t, "gcc")
+	src, _ := filepath.Abs("../../testdata/pointcuts")
+	for _, lib := range []string{"woven", "unwoven"} {
+		t.Run(lib, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range []string{"xalloc.c", "xalloc.h", "prog.c"} {
+				data, err := os.ReadFile(filepath.Join(src, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.WriteFile(filepath.Join(dir, f), data, 0o644)
+			}
+			mustRun(t, dir, nil, "gcc", "-O1", "xalloc.c", "prog.c", "-o", "plain")
+			srcs := []string{"xalloc.c", "prog.c"}
+			if lib == "unwoven" {
+				mustRun(t, dir, nil, "gcc", "-O1", "-c", "xalloc.c")
+				srcs = []string{"xalloc.o", "prog.c"}
+			}
+			argv := append(append([]string{weaveBin, "cc"}, declaredFlags...), "-O1", "-Wall", "-Wextra", "-Werror")
+			mustRun(t, dir, []string{"WEAVE_CC=gcc"}, append(append(argv, srcs...), "-o", "woven")...)
+			want := run(t, dir, nil, filepath.Join(dir, "plain"))
+			prof := filepath.Join(dir, "p.prof")
+			got := run(t, dir, []string{"WEAVE_OUT=" + prof}, filepath.Join(dir, "woven"))
+			if !sameRun(t, "pointcuts", want, got) {
+				return
+			}
+			p, err := profile.ReadFile(prof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			allocs, types := siteAllocs(p)
+			wantAllocs := map[string]uint64{"push": 100, "grow": 20, "vec": 8, "main": 3}
+			if lib == "unwoven" {
+				// l_alloc, unwoven, called through a pointer: its
+				// realloc is a hidden allocation of its caller.
+				delete(wantAllocs, "vec")
+				wantAllocs["vec (hidden)"] = 8
+			}
+			for fn, n := range wantAllocs {
+				if allocs[fn] != n {
+					t.Errorf("%s: %d allocations, want %d (all: %v)", fn, allocs[fn], n, allocs)
+				}
+			}
+			for fn := range allocs {
+				if _, ok := wantAllocs[fn]; !ok && fn != "main (hidden)" { // stdout's buffer
+					t.Errorf("allocations charged to %s: %v", fn, allocs)
+				}
+			}
+			if strings.Join(types["push"], ",") != "struct node" || !strings.Contains(strings.Join(types["main"], ","), "double") {
+				t.Errorf("site types %v, want push's struct node, main's double (gmalloc, by its attributes)", types)
+			}
+			checkValgrind(t, reportTotals(t, prof), dir, filepath.Join(dir, "plain"))
+		})
+	}
+}
+
+// TestDeclaredAllocatorErrors: a declared allocator whose argument numbers
+// do not fit its prototype stops the build with the prototype's position;
+// a malformed declaration is a usage error.
+func TestDeclaredAllocatorErrors(t *testing.T) {
+	testtool.Need(t, "gcc")
+	src, _ := filepath.Abs("../../testdata/pointcuts")
+	for _, tc := range []struct{ flag, want string }{
+		{"--realloc=xrealloc:ptr=3,size=2", "xalloc.h:6:7: --realloc xrealloc:ptr=3,size=2: ptr=3, but xrealloc has 2 parameters"},
+		{"--realloc=xrealloc:ptr=2,size=1", "xalloc.h:6:7: --realloc xrealloc:ptr=2,size=1: ptr=2: parameter 2 of xrealloc is not a pointer"},
+		{"--free=xmalloc:ptr=1", "xalloc.h:4:7: --free xmalloc:ptr=1: ptr=1: parameter 1 of xmalloc is not a pointer"},
+		{"--alloc=xmalloc:sz=1", `--alloc xmalloc:sz=1: unknown or repeated argument key "sz" (want size)`},
+		{"--calloc=xcalloc:size=2", "--calloc xcalloc:size=2: want NAME:count=N,size=N"},
+		{"--alloc=xmalloc:size=0", "--alloc xmalloc:size=0: size=0: an argument number counts from 1"},
+	} {
+		dir := t.TempDir()
+		r := run(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", tc.flag, "-c", filepath.Join(src, "prog.c"), "-o", "prog.o")
+		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", tc.flag, r.code, r.stderr, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "prog.o")); err == nil {
+			t.Errorf("%s: prog.o was written", tc.flag)
+		}
+	}
+}
