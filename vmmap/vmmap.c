@@ -232,7 +232,7 @@ static void vm_statm(long long *vm, long long *rss)
 {
 	char path[300], b[256];
 	const char *s, *end;
-	long long page = sysconf(_SC_PAGESIZE);
+	long long page = (long long)getauxval(AT_PAGESZ);
 	ssize_t k = -1;
 	int fd;
 	*vm = *rss = -1;
@@ -652,9 +652,12 @@ static void vm_write(struct out *o, const u32 *ids)
 	u64 b;
 	ssize_t k;
 	u32 i;
-	int err = 0;
+	int err = 0, locked;
 
-	spin_lock(&g_vm.lock);
+	/* From a crash handler the thread may hold the lock: give up waiting
+	   after a while and write what is there. */
+	for (i = 0; (locked = !__atomic_exchange_n(&g_vm.lock, 1, __ATOMIC_ACQUIRE)) == 0 && i < 1u << 24; i++)
+		cpu_relax();
 	b = vm_load(&g_vm.bytes);
 	vm_peak_raise(b);
 	if (b == vm_load(&g_vm.peak) && b != g_vm.snap_bytes && b)
@@ -663,7 +666,7 @@ static void vm_write(struct out *o, const u32 *ids)
 	vm_point(b, 1);
 
 	out_str(o, "M page_size");
-	out_field(o, (u64)sysconf(_SC_PAGESIZE));
+	out_field(o, (u64)getauxval(AT_PAGESZ));
 	out_ch(o, '\n');
 	o->records++;
 	vm_path(path, sizeof path, "self/exe");
@@ -719,5 +722,6 @@ static void vm_write(struct out *o, const u32 *ids)
 		out_ch(o, '\n');
 		o->records++;
 	}
-	spin_unlock(&g_vm.lock);
+	if (locked)
+		spin_unlock(&g_vm.lock);
 }
