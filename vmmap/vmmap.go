@@ -1,4 +1,4 @@
-// Package vmmap parses a process's memory map (/proc/PID/maps text) and classifies its mappings into segments.
+// Package vmmap parses and classifies a process's memory map (/proc/PID/maps text) and holds the runtime part that records it, the heap timeline and the peak (vmmap.c).
 package vmmap
 
 import (
