@@ -138,8 +138,10 @@ package profile
 //	Y snap ns bytes blocks vm rss
 //	                        a snapshot of the process's memory: snap is its
 //	                        name (start: when the runtime started; peak:
-//	                        when the heap peak snapshot of the P records was
-//	                        taken; exit: when the profile was written), ns
+//	                        at a heap peak snapshot (see P), the last one
+//	                        taken when the heap had doubled since the one
+//	                        before, or grown and 10 ms passed; exit: when
+//	                        the profile was written), ns
 //	                        the time since start_ns, bytes and blocks the
 //	                        heap in use then, vm and rss the process's
 //	                        virtual size and resident set in bytes (from
@@ -155,7 +157,8 @@ package profile
 //	                        a point of the heap timeline, in time order: ns
 //	                        since start_ns; heap bytes and blocks in use;
 //	                        allocations and frees since the previous point;
-//	                        vm and rss as in Y (-1 when unreadable). Points
+//	                        vm and rss as in Y (-1 when unreadable, or not
+//	                        read: statm is read at most every 5 ms). Points
 //	                        are taken when the heap moved by a fraction of
 //	                        its peak since the last one and on the sampling
 //	                        timer, and decimated (every other one dropped,

@@ -18,13 +18,16 @@
      - the heap grown by VM_TOL (1/16) since the last peak snapshot: the
        bytes and blocks in use per allocation leaf (a walk over every
        node: O(contexts), so taken a logarithmic number of times) and a
-       copy of the maps. The contexts reported are thus within 1/16 of the
+       copy of the maps if the heap doubled since the last copy, or grew
+       and VM_MAPS_NS passed. The contexts reported are thus within 1/16 of the
        true peak; at exit, if the heap is still at its peak, one more
        snapshot makes them exact;
      - the heap moved by VM_STEP (1/32) of the peak since the last timeline
        point (either way), or the sampling timer asked for a point
        (vm_tick): a point, unless fewer than g_vm.gap allocations and frees
-       happened since the last one.
+       happened since the last one. A point reads statm (three system
+       calls) only if the last read is VM_STATM_NS old, else its VM size and
+       RSS are -1 (not read).
    Once a second thread is set up (vm_multi), hi is 0 and lo ~0: every
    allocation and free takes the slow path, whose adds are atomic and
    whose peak is a compare-and-swap. (A first thread between its load and
@@ -54,9 +57,11 @@
 
 #define VM_POINTS 4096u      /* timeline capacity, a power of two */
 #define VM_TOL_SHIFT 4       /* peak snapshots every 1/16 of growth */
+#define VM_MAPS_NS 10000000u /* ... with a copy of the maps at most every 10 ms */
 #define VM_STEP_SHIFT 5      /* timeline points every 1/32 of the peak */
 #define VM_STEP_MIN 4096u    /* ... or 4 KiB, whichever is more */
 #define VM_STAMP_SHIFT 10    /* the peak's time: taken every 1/1024 of growth */
+#define VM_STATM_NS 5000000u /* statm read for a point at most every 5 ms */
 #define VM_TICKS 10u         /* timer-driven points: every 10th sample at first */
 #define VM_MAPS_INIT 65536u  /* first size of a maps buffer */
 
@@ -89,8 +94,10 @@ static struct {
 	u64 peak_ns, stamp_next;  /* time taken when the heap exceeds stamp_next */
 	u64 snap_next;            /* heap bytes that trigger a peak snapshot */
 	u64 snap_bytes, snap_blocks, snap_ns;
+	u64 maps_next;            /* heap bytes for the next copy of the maps at a peak snapshot */
 	u64 tl_hi, tl_lo;         /* timeline thresholds */
 	u64 tl_allocs, tl_frees;  /* counts at the last point */
+	u64 statm_ns;             /* time of the last point that read statm */
 	u64 gap;                  /* allocations and frees between points, at least */
 	u32 ticks, tick_every;    /* timer samples, and how many make a point */
 	struct vm_point *pts;
@@ -351,10 +358,17 @@ static __attribute__((no_sanitize("thread"))) void vm_leaves_take(void)
 static void vm_peak_take(u64 b)
 {
 	vm_leaves_take();
-	vm_snap_take(&g_vm.at_peak);
+	if (!g_vm.at_peak.taken || b >= g_vm.maps_next ||
+	    (b > g_vm.at_peak.bytes && vm_now() - g_vm.at_peak.ns >= VM_MAPS_NS)) {
+		/* The maps cost more to copy than the leaves (a system call
+		   that formats every mapping): a copy when the heap doubled
+		   since the last, or grew and 10 ms passed. */
+		vm_snap_take(&g_vm.at_peak);
+		g_vm.maps_next = 2 * b;
+	}
 	g_vm.snap_bytes = b;
 	g_vm.snap_blocks = vm_blocks();
-	g_vm.snap_ns = g_vm.at_peak.ns;
+	g_vm.snap_ns = vm_now();
 	__atomic_store_n(&g_vm.snap_next, b + (b >> VM_TOL_SHIFT > VM_STEP_MIN ? b >> VM_TOL_SHIFT : VM_STEP_MIN), __ATOMIC_RELAXED);
 }
 
@@ -423,7 +437,11 @@ static void vm_point(u64 b, int force)
 	p->blocks = a > f ? a - f : 0;
 	p->allocs = a - g_vm.tl_allocs;
 	p->frees = f - g_vm.tl_frees;
-	vm_statm(&p->vm, &p->rss);
+	p->vm = p->rss = -1;
+	if (force || p->ns - g_vm.statm_ns >= VM_STATM_NS) {
+		vm_statm(&p->vm, &p->rss);
+		g_vm.statm_ns = p->ns;
+	}
 	g_vm.tl_allocs = a;
 	g_vm.tl_frees = f;
 	vm_arm(b);
@@ -588,8 +606,8 @@ static void vm_fork_child(void)
 {
 	g_vm.bytes = g_vm.allocs = g_vm.frees = 0;
 	g_vm.peak = g_vm.peak_allocs = g_vm.peak_frees = g_vm.peak_ns = g_vm.stamp_next = 0;
-	g_vm.snap_next = g_vm.snap_bytes = g_vm.snap_blocks = g_vm.snap_ns = 0;
-	g_vm.tl_allocs = g_vm.tl_frees = 0;
+	g_vm.snap_next = g_vm.snap_bytes = g_vm.snap_blocks = g_vm.snap_ns = g_vm.maps_next = 0;
+	g_vm.tl_allocs = g_vm.tl_frees = g_vm.statm_ns = 0;
 	g_vm.npts = g_vm.nleaves = 0;
 	g_vm.gap = g_vm.ticks = 0;
 	g_vm.due = 0;
