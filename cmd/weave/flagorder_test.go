@@ -121,6 +121,41 @@ func TestFlagsAfterArgs(t *testing.T) {
 				t.Errorf("runtime extra: exit %d\n%s", r.code, r.stderr)
 			}
 		},
+		"check": func(t *testing.T) {
+			want := run(t, dir, nil, weaveBin, "check", "--leak-kinds", "all", prof)
+			got := run(t, dir, nil, weaveBin, "check", prof, "--leak-kinds", "all")
+			if got != want || strings.Contains(got.stderr, "too many") {
+				t.Errorf("weave check P --leak-kinds all: %+v, flags first: %+v", got, want)
+			}
+		},
+		"trace": func(t *testing.T) { // --off after the pid is a flag, not a pattern
+			pid := strconv.Itoa(os.Getpid())
+			r := run(t, dir, nil, weaveBin, "trace", pid, "--off", "--timeout", "1s")
+			if r.code == 0 || !strings.Contains(r.stderr, "not a woven program") {
+				t.Errorf("weave trace %s --off: exit %d\n%s", pid, r.code, r.stderr)
+			}
+		},
+		"snapshot": func(t *testing.T) {
+			pid := strconv.Itoa(os.Getpid())
+			r := run(t, dir, nil, weaveBin, "snapshot", pid, "--timeout", "1s")
+			if r.code == 0 || !strings.Contains(r.stderr, "not a woven program") {
+				t.Errorf("weave snapshot %s --timeout 1s: exit %d\n%s", pid, r.code, r.stderr)
+			}
+		},
+		"go": func(t *testing.T) { // go's own flags pass through; --packages anywhere
+			want := mustRun(t, ".", nil, weaveBin, "go", "list", "--packages", "fmt", "-f", "{{.ImportPath}}", "fmt").stdout
+			got := mustRun(t, ".", nil, weaveBin, "go", "list", "-f", "{{.ImportPath}}", "--packages", "fmt", "fmt").stdout
+			if got != want || strings.TrimSpace(got) != "fmt" {
+				t.Errorf("weave go list ... --packages fmt fmt: %q, flags first: %q", got, want)
+			}
+		},
+		"toolexec": func(t *testing.T) { // the tool's arguments pass through; --packages anywhere
+			want := mustRun(t, dir, nil, weaveBin, "toolexec", "--packages", "x", "echo", "hello", "-b").stdout
+			got := mustRun(t, dir, nil, weaveBin, "toolexec", "echo", "hello", "-b", "--packages", "x").stdout
+			if got != want || strings.TrimSpace(got) != "hello -b" {
+				t.Errorf("weave toolexec echo hello -b --packages x: %q, flags first: %q", got, want)
+			}
+		},
 	}
 	for _, cmd := range append([]*cli.Command{{Name: ""}}, newApp().Commands...) {
 		if cmd.Name == "help" {
