@@ -27,7 +27,10 @@ type Config struct {
 	// Allocators are the declared allocators (--alloc, --calloc,
 	// --realloc, --free).
 	Allocators []weave.Allocator
-	Strict     bool // a file that cannot be woven is an error, not a warning
+	// Select is the functions to frame (--exclude, --include,
+	// --exclude-file).
+	Select weave.Selection
+	Strict bool // a file that cannot be woven is an error, not a warning
 }
 
 // CompilerFromEnv returns $WEAVE_CC split into words, else ["cc"].
@@ -90,7 +93,7 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *wea
 	if err != nil {
 		return nil, err
 	}
-	res, err = weave.Weave(u, weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators})
+	res, err = weave.Weave(u, weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select})
 	var ce *weave.ConfigError
 	if errors.As(err, &ce) {
 		return nil, ce // positioned already; stops the build
@@ -103,6 +106,9 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *wea
 			fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s not woven: %s\n", f.File, f.Line, f.Name, f.Reason)
 		}
 		for _, f := range res.Functions {
+			if f.Excluded {
+				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: excluded\n", f.File, f.Line, f.Name)
+			}
 			if f.Frameless {
 				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: cannot be on an allocation chain\n", f.File, f.Line, f.Name)
 			}

@@ -59,12 +59,14 @@ package profile
 //	                        site has fn -1 and file "(hidden)", line and col 0;
 //	                        its allocations are charged to the thread's
 //	                        innermost woven function at the time: the parent of
-//	                        the A node (or its root). 2 = entry: the entry of a
+//	                        the A node (or its root). 2 = caller: fn is -1
+//	                        and the blocks are charged to the innermost framed
+//	                        function, the parent of the A node: the entry of a
 //	                        declared allocator (weave --realloc l_alloc:...)
-//	                        defined in woven code, which counts the calls
-//	                        through pointers; fn is -1, file, line and col are
-//	                        its definition's, and its blocks are charged to the
-//	                        caller, the parent of the A node. A call of a
+//	                        defined in woven code, which counts its calls
+//	                        through pointers (file, line, col: its
+//	                        definition's), or a call in a function that
+//	                        --exclude & co. leave without a frame. A call of a
 //	                        declared allocator is an ordinary site, op the
 //	                        kind's ("malloc", "calloc", "realloc", "free").
 //	T id tid                a thread: id is its number in this profile (the

@@ -142,7 +142,7 @@ type Func struct {
 // Site is an allocation call site (an A record).
 type Site struct {
 	ID       int
-	Func     *Func // enclosing function; nil for a hidden or entry site
+	Func     *Func // enclosing function; nil for a hidden or caller site
 	File     string
 	Line     int
 	Col      int
@@ -153,17 +153,19 @@ type Site struct {
 	// woven (a library calling malloc), charged to the innermost woven
 	// function: the A node's parent. See format.go.
 	Hidden bool
-	// Entry marks a declared allocator's entry (Func nil): its blocks
-	// are charged to its caller, the A node's parent. See format.go.
-	Entry bool
+	// Caller marks a site (Func nil) whose blocks are charged to the
+	// caller, the A node's parent: a declared allocator's entry, a site
+	// in an excluded function. See format.go.
+	Caller bool
 }
 
 // SiteHidden is the flag of a hidden site in an A record's flags field.
 const SiteHidden = 1
 
-// SiteEntry is the flag of a declared allocator's entry (an A record's
-// flags): its blocks are charged to the caller, the parent of the A node.
-const SiteEntry = 2
+// SiteCaller is the flag (in an A record's flags) of a site whose blocks
+// are charged to the caller, the parent of the A node: a declared
+// allocator's entry, or a site in an excluded function.
+const SiteCaller = 2
 
 // Thread is a thread of the profiled program (a T record).
 type Thread struct {

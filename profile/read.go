@@ -315,13 +315,13 @@ func (d *decoder) record(tag, rest string) error {
 		s := &Site{ID: int(v[0]), Line: int(v[3]), Col: int(v[4]), TypeSize: v[7]}
 		if len(v) == 9 {
 			s.Hidden = v[8]&SiteHidden != 0
-			s.Entry = v[8]&SiteEntry != 0
+			s.Caller = v[8]&SiteCaller != 0
 		}
 		if v[1] != none {
 			if s.Func, err = d.funcs.lookup(v[1], "function"); err != nil {
 				return err
 			}
-		} else if !s.Hidden && !s.Entry {
+		} else if !s.Hidden && !s.Caller {
 			return errors.New("function -1 for a site that is not hidden")
 		}
 		if s.File, err = d.str(v[2], "file"); err != nil {

@@ -60,7 +60,7 @@ func (p *Profile) Write(w io.Writer) error {
 		if s.Func != nil {
 			fn = s.Func.ID
 		}
-		if f := b2i(s.Hidden)*SiteHidden | b2i(s.Entry)*SiteEntry; f != 0 {
+		if f := b2i(s.Hidden)*SiteHidden | b2i(s.Caller)*SiteCaller; f != 0 {
 			flags = fmt.Sprintf(" %d", f)
 		}
 		e.record("A %d %d %d %d %d %d %d %d%s", s.ID, fn, e.ids[s.File], s.Line, s.Col, e.ids[s.Op], typ, s.TypeSize, flags)

@@ -94,6 +94,30 @@ static u64 frameless_count(void)
 	return n;
 }
 
+/* Writes the distinct pointcuts of the registered units as one M pointcut
+   record (" ; " between them). */
+static void pointcut_record(struct out *o)
+{
+	struct __weave_unit *first = __atomic_load_n(&g_units, __ATOMIC_ACQUIRE), *u, *v;
+	int any = 0;
+	for (u = first; u; u = u->next) {
+		if (!u->pointcut)
+			continue;
+		for (v = first; v != u; v = v->next)
+			if (v->pointcut && !strcmp(v->pointcut, u->pointcut))
+				break;
+		if (v != u)
+			continue;
+		out_str(o, any ? " ; " : "M pointcut ");
+		out_str(o, u->pointcut);
+		any = 1;
+	}
+	if (any) {
+		out_ch(o, '\n');
+		o->records++;
+	}
+}
+
 int __weave_setjmp_return(struct __weave_frame *f, int v)
 {
 	struct __weave_thread *t = &__weave_tls;

@@ -50,13 +50,15 @@ struct __weave_fn {
    cannot be on an allocation chain); its time goes to its caller. */
 enum { __WEAVE_FN_FRAMELESS = 1 };
 
-/* A woven unit with frameless functions registers its function table
-   from a constructor, so that the profile can count them. next is the
-   runtime's. */
+/* A woven unit with frameless functions, or woven with a pointcut (weave
+   --alloc, --exclude & co.), registers its function table from a
+   constructor, so that the profile can count them and record the pointcut
+   (the flags as text, or 0). next is the runtime's. */
 struct __weave_unit {
 	const struct __weave_fn *fns;
 	unsigned n;
 	struct __weave_unit *next;
+	const char *pointcut;
 };
 void __weave_register_unit(struct __weave_unit *u);
 
@@ -87,10 +89,11 @@ struct __weave_site {
 	__weave_size_t type_size;    /* sizeof(T), or 0 */
 };
 
-/* __weave_site.flags: the entry of a declared allocator defined in woven
-   code (fn == 0), for its calls through pointers; its blocks are charged to
-   the caller's frame. */
-enum { __WEAVE_SITE_ENTRY = 2 };
+/* __weave_site.flags: fn is 0 and the blocks are charged to the caller's
+   frame: the entry of a declared allocator defined in woven code (for its
+   calls through pointers), or a site in a function excluded by --exclude &
+   co. */
+enum { __WEAVE_SITE_CALLER = 2 };
 
 /* The first fields of a context-tree node; the rest is private to the
    runtime. key is the __weave_fn (function nodes) or __weave_site (allocation

@@ -93,6 +93,9 @@ func textHeader(w *bufio.Writer, r *Report) {
 	case !r.Complete:
 		fmt.Fprintln(w, "INCOMPLETE: written when the program crashed or aborted; counts stop there")
 	}
+	if pc := r.Metadata["pointcut"]; pc != "" {
+		fmt.Fprintf(w, "pointcut: %s\n", pc)
+	}
 	if r.Frameless > 0 {
 		fmt.Fprintf(w, "%s frameless (weave --frames auto: they cannot be on an allocation chain; their time is their callers', their calls are not counted; weave -v lists them)\n",
 			plural(r.Frameless, "function"))

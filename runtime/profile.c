@@ -228,6 +228,7 @@ static void write_meta(struct out *o)
 		out_ch(o, '\n');
 		o->records++;
 	}
+	pointcut_record(o);
 	if (g_forked) {
 		out_str(o, "M inherited");
 		out_field(o, g_inh.blocks);
@@ -280,8 +281,8 @@ static void write_keys(struct writer *w)
 		out_field(o, s->type_size);
 		if (is_hidden_site(s))
 			out_str(o, " 1"); /* flags: hidden */
-		else if (s->flags & __WEAVE_SITE_ENTRY)
-			out_str(o, " 2"); /* flags: a declared allocator's entry */
+		else if (s->flags & __WEAVE_SITE_CALLER)
+			out_str(o, " 2"); /* flags: charged to the caller */
 		out_ch(o, '\n');
 	}
 	o->records += w->fns.n + w->sites.n;

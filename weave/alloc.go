@@ -324,9 +324,14 @@ func (w *weaver) hookArgs(x *cc.PostfixExpression, a Allocator) {
 }
 
 // addSite adds a site record and returns its address expression. op is
-// the record's op, or "op, flags".
+// the record's op, or "op, flags"; a site without a function (fnRef "0")
+// is charged to the caller.
 func (w *weaver) addSite(site Site, fnRef, op string) string {
-	if !strings.Contains(op, ",") {
+	switch {
+	case strings.Contains(op, ","):
+	case fnRef == "0":
+		op += ", __WEAVE_SITE_CALLER"
+	default:
 		op += ", 0"
 	}
 	j := len(w.siteRecs)
@@ -376,7 +381,7 @@ func (w *weaver) wrapDefinition(def cc.Node, d *cc.Declarator, body *cc.Compound
 	impl := "__weave_impl_" + a.Name
 	w.buf.Replace(off, off+len(nameTok.Src()), impl)
 	loc, col := w.u.Location(nameTok)
-	ref := w.addSite(Site{Func: "", Op: a.Name, File: loc.File, Line: loc.Line, Col: col}, "0", allocKinds[a.Kind].op+", __WEAVE_SITE_ENTRY")
+	ref := w.addSite(Site{Func: "", Op: a.Name, File: loc.File, Line: loc.Line, Col: col}, "0", allocKinds[a.Kind].op)
 	hooks := map[int]string{a.Ptr: "__weave_outer_ptr", a.Size: "__weave_outer_size", a.Count: "__weave_outer_count"}
 	for i, n := range names {
 		if h, ok := hooks[i+1]; ok {

@@ -26,6 +26,8 @@ type Options struct {
 	// calls are allocation sites; functions the unit declares with
 	// __attribute__((malloc, alloc_size)) are added.
 	Allocators []Allocator
+	// Select is the --exclude/--include/--exclude-file selection.
+	Select Selection
 }
 
 // Result is a woven translation unit.
@@ -45,6 +47,9 @@ type Function struct {
 	// Frameless: woven without a frame (FramesAuto found that it cannot
 	// be on an allocation chain); its time goes to its caller.
 	Frameless bool
+	// Excluded: woven without a frame because the selection (--exclude &
+	// co.) leaves it out; its allocations go to the innermost framed caller.
+	Excluded bool
 }
 
 // Site is an advised allocation call.
@@ -96,7 +101,9 @@ type weaver struct {
 	names     []int                // sorted offsets of the advised names in the text (adviceNames)
 	framed    map[string]bool      // under FramesAuto, the functions that may be on an allocation chain; nil: all
 	allocs    map[string]Allocator // declared and attribute-recognised allocators (alloc.go)
-	frameless int                  // functions woven without a frame
+	sel       *Selection
+	pointcut  string // Options.Pointcut(), for the runtime's M pointcut record
+	frameless int    // functions woven without a frame
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -118,7 +125,9 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 		res:     &Result{},
 		defined: map[string]bool{},
 		names:   adviceNames(u.Text),
+		sel:     &opts.Select,
 	}
+	w.pointcut = opts.Pointcut()
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
 			w.defined[ed.FunctionDefinition.Declarator.Name()] = true
@@ -154,8 +163,10 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	}
 	fn := Function{Name: parse.DisplayName(d.Name()), File: loc.File, Line: loc.Line}
 	fn.Reason = w.skipReason(def, d, body)
-	framed := fn.Reason == "" && (w.framed == nil || w.framed[fn.Name])
-	fn.Frameless = fn.Reason == "" && !framed
+	excluded := fn.Reason == "" && w.sel.excluded(fn.Name, fn.File)
+	framed := fn.Reason == "" && !excluded && (w.framed == nil || w.framed[fn.Name])
+	fn.Frameless = fn.Reason == "" && !excluded && !framed
+	fn.Excluded = excluded
 	flags := "0"
 	if fn.Frameless {
 		flags = "__WEAVE_FN_FRAMELESS"
@@ -172,7 +183,11 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave), unused)) = __weave_enter(%s);", fnRef))
 	}
 	if w.mayAdvise(body) {
-		w.body(body, fn.Name, fnRef, framed)
+		siteFn := fnRef
+		if excluded {
+			siteFn = "0" // its sites are charged to the framed caller
+		}
+		w.body(body, fn.Name, siteFn, framed)
 	}
 	if a, ok := w.allocs[d.Name()]; ok && fn.Reason == "" {
 		if fd, ok := def.(*cc.FunctionDefinition); ok {
@@ -481,10 +496,18 @@ func (w *weaver) emitTables(prologue string) {
 	if n := len(w.siteRecs); n > 0 {
 		fmt.Fprintf(&post, "const struct __weave_site %s[%d] %s = {\n\t%s\n};\n", w.siteTable(), n, attrs, strings.Join(w.siteRecs, ",\n\t"))
 	}
-	if w.frameless > 0 {
-		// The runtime counts the frameless functions for the profile.
+	if w.frameless > 0 || w.pointcut != "" {
+		// The runtime counts the frameless functions for the profile
+		// and records the pointcut.
 		unit := "__weave_unit_" + w.tag
-		fmt.Fprintf(&post, "static struct __weave_unit %s = {%s, %d, 0};\n", unit, w.fnTable(), len(w.fnRecs))
+		fns, pc := "0", "0"
+		if len(w.fnRecs) > 0 {
+			fns = w.fnTable()
+		}
+		if w.pointcut != "" {
+			pc = cString(w.pointcut)
+		}
+		fmt.Fprintf(&post, "static struct __weave_unit %s = {%s, %d, 0, %s};\n", unit, fns, len(w.fnRecs), pc)
 		fmt.Fprintf(&post, "__attribute__((__constructor__)) static void __weave_register_%s(void) { __weave_register_unit(&%s); }\n", w.tag, unit)
 	}
 	w.buf.Insert(len(w.u.Text), post.String())

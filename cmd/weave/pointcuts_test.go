@@ -129,3 +129,56 @@ func TestDeclaredAllocatorErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestExcludePointcut builds testdata/pointcuts with push and the whole
+// of xalloc.c excluded: they have no frames, their allocations are charged
+// to their framed callers, the totals are valgrind's, and the profile and
+// the report's header carry the pointcut.
+func TestExcludePointcut(t *testing.T) {
+	testtool.Need(t, "gcc")
+	src, _ := filepath.Abs("../../testdata/pointcuts")
+	dir := t.TempDir()
+	for _, f := range []string{"xalloc.c", "xalloc.h", "prog.c"} {
+		data, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+	}
+	mustRun(t, dir, nil, "gcc", "-O1", "xalloc.c", "prog.c", "-o", "plain")
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "--exclude", "push", "--exclude-file=**/xalloc.c",
+		"-O1", "xalloc.c", "prog.c", "-o", "woven")
+	prof := filepath.Join(dir, "p.prof")
+	if !sameRun(t, "exclude", run(t, dir, nil, filepath.Join(dir, "plain")),
+		run(t, dir, []string{"WEAVE_OUT=" + prof}, filepath.Join(dir, "woven"))) {
+		return
+	}
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindFunc && (n.Func.Name == "push" || n.Func.File == "xalloc.c") {
+			t.Errorf("excluded function %s has a frame", n.Func.Name)
+		}
+	}
+	allocs, _ := siteAllocs(p)
+	want := map[string]uint64{"main": 100 + 1 + 2, "grow": 20, "vec": 8, "main (hidden)": 1}
+	if len(allocs) != len(want) {
+		t.Errorf("allocations by function %v, want %v", allocs, want)
+	}
+	for fn, n := range want {
+		if allocs[fn] != n {
+			t.Errorf("allocations by function %v, want %v", allocs, want)
+			break
+		}
+	}
+	if v, _ := p.MetaValue("pointcut"); v != "--exclude 'push' --exclude-file '**/xalloc.c'" {
+		t.Errorf("M pointcut %q", v)
+	}
+	r := mustRun(t, dir, nil, weaveBin, "report", prof)
+	if !strings.Contains(r.stdout, "\npointcut: --exclude 'push' --exclude-file '**/xalloc.c'\n") {
+		t.Errorf("report header does not print the pointcut:\n%s", r.stdout[:min(len(r.stdout), 600)])
+	}
+	checkValgrind(t, reportTotals(t, prof), dir, filepath.Join(dir, "plain"))
+}
