@@ -50,17 +50,10 @@ func siteAllocs(p *profile.Profile) (allocs map[string]uint64, types map[string]
 // the output is the plain build's.
 func TestDeclaredAllocators(t *testing.T) {
 	testtool.Need(t, "gcc")
-	src, _ := filepath.Abs("../../testdata/pointcuts")
 	for _, lib := range []string{"woven", "unwoven"} {
 		t.Run(lib, func(t *testing.T) {
 			dir := t.TempDir()
-			for _, f := range []string{"xalloc.c", "xalloc.h", "prog.c"} {
-				data, err := os.ReadFile(filepath.Join(src, f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				os.WriteFile(filepath.Join(dir, f), data, 0o644)
-			}
+			copyPointcuts(t, dir)
 			mustRun(t, dir, nil, "gcc", "-O1", "xalloc.c", "prog.c", "-o", "plain")
 			srcs := []string{"xalloc.c", "prog.c"}
 			if lib == "unwoven" {
@@ -136,15 +129,8 @@ func TestDeclaredAllocatorErrors(t *testing.T) {
 // the report's header carry the pointcut.
 func TestExcludePointcut(t *testing.T) {
 	testtool.Need(t, "gcc")
-	src, _ := filepath.Abs("../../testdata/pointcuts")
 	dir := t.TempDir()
-	for _, f := range []string{"xalloc.c", "xalloc.h", "prog.c"} {
-		data, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, f), data, 0o644)
-	}
+	copyPointcuts(t, dir)
 	mustRun(t, dir, nil, "gcc", "-O1", "xalloc.c", "prog.c", "-o", "plain")
 	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "--exclude", "push", "--exclude-file=**/xalloc.c",
 		"-O1", "xalloc.c", "prog.c", "-o", "woven")
@@ -181,4 +167,18 @@ func TestExcludePointcut(t *testing.T) {
 		t.Errorf("report header does not print the pointcut:\n%s", r.stdout[:min(len(r.stdout), 600)])
 	}
 	checkValgrind(t, reportTotals(t, prof), dir, filepath.Join(dir, "plain"))
+}
+
+// copyPointcuts copies testdata/pointcuts' program into dir.
+func copyPointcuts(t *testing.T, dir string) {
+	t.Helper()
+	for _, f := range []string{"xalloc.c", "xalloc.h", "prog.c"} {
+		data, err := os.ReadFile(filepath.Join("../../testdata/pointcuts", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
