@@ -24,7 +24,7 @@ var ccCommand = &cli.Command{
 		if err := setFrames(cfg, frames, found); err != nil {
 			return err
 		}
-		args, err := pointcutFlags(cfg, args)
+		args, err := pointcuts(cfg, args)
 		if err != nil {
 			return err
 		}

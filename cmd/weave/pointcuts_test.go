@@ -182,3 +182,57 @@ func copyPointcuts(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestPointcutConfig: the pointcut from a weave.conf found in a parent
+// directory and from WEAVE_FLAGS gives the flags' profile; a bad line of
+// the file stops the build at its file:line:col, as does an unknown option
+// in WEAVE_FLAGS and a missing WEAVE_CONFIG.
+func TestPointcutConfig(t *testing.T) {
+	testtool.Need(t, "gcc")
+	root := t.TempDir()
+	dir := filepath.Join(root, "src")
+	os.Mkdir(dir, 0o755)
+	copyPointcuts(t, dir)
+	conf := "# testdata/pointcuts' wrappers\n\nalloc xmalloc:size=1\n--calloc=xcalloc:count=1,size=2\n" +
+		"  realloc xrealloc:ptr=1,size=2\nfree 'xfree:ptr=1'\nrealloc l_alloc:ptr=2,size=4\n"
+	os.WriteFile(filepath.Join(root, "weave.conf"), []byte(conf), 0o644)
+	env := []string{"WEAVE_CC=gcc", "WEAVE_FLAGS=--exclude grow"}
+	mustRun(t, dir, env, weaveBin, "cc", "-O1", "xalloc.c", "prog.c", "-o", "woven")
+	prof := filepath.Join(dir, "p.prof")
+	mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, filepath.Join(dir, "woven"))
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs, types := siteAllocs(p)
+	if allocs["push"] != 100 || allocs["main"] != 3+20 || allocs["vec"] != 8 || strings.Join(types["push"], ",") != "struct node" {
+		t.Errorf("allocations by function %v, types %v: want push 100 (struct node), main 23 (grow excluded), vec 8", allocs, types)
+	}
+	pc, _ := p.MetaValue("pointcut")
+	if !strings.HasPrefix(pc, "--alloc xmalloc:size=1 --calloc xcalloc:count=1,size=2") || !strings.HasSuffix(pc, "--exclude 'grow'") {
+		t.Errorf("M pointcut %q", pc)
+	}
+
+	for _, tc := range []struct {
+		conf string
+		env  []string
+		want string
+	}{
+		{"alloc xmalloc:size=1\n\n  alocate x:size=1\n", nil, "weave.conf:3:3: unknown option \"alocate\""},
+		{"# c\nrealloc  xrealloc:ptr=1,sz=2\n", nil, "weave.conf:2:10: --realloc xrealloc:ptr=1,sz=2: unknown or repeated argument key \"sz\""},
+		{"exclude\n", nil, "weave.conf:1:1: exclude takes one value"},
+		{"realloc xrealloc:ptr=2,size=1\n", nil, "xalloc.h:6:7: --realloc xrealloc:ptr=2,size=1: ptr=2: parameter 2 of xrealloc is not a pointer"},
+		{"", []string{"WEAVE_FLAGS=--exclude x -O2"}, `WEAVE_FLAGS: unknown option "-O2"`},
+		{"", []string{"WEAVE_CONFIG=" + filepath.Join(root, "none.conf")}, "WEAVE_CONFIG: stat "},
+	} {
+		os.WriteFile(filepath.Join(root, "weave.conf"), []byte(tc.conf), 0o644)
+		os.Remove(filepath.Join(dir, "prog.o"))
+		r := run(t, dir, append([]string{"WEAVE_CC=gcc"}, tc.env...), weaveBin, "cc", "-c", "prog.c")
+		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q %v: exit %d, stderr %q, want %q", tc.conf, tc.env, r.code, r.stderr, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "prog.o")); err == nil {
+			t.Errorf("%q %v: prog.o was written", tc.conf, tc.env)
+		}
+	}
+}

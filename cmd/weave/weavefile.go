@@ -14,7 +14,7 @@ import (
 func weaveAction(c *cli.Context) error {
 	frames, args, framesFound := framesFlag(c.Args().Slice())
 	cfg := newConfig(c)
-	args, err := pointcutFlags(cfg, args)
+	args, err := pointcuts(cfg, args)
 	if err != nil {
 		return err
 	}
