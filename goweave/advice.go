@@ -15,7 +15,7 @@ import (
 func (w *weaver) pre(c *dstutil.Cursor) bool {
 	switch n := w.astOf(c.Node()).(type) {
 	case *ast.FuncDecl:
-		if n.Body == nil {
+		if n.Body == nil || lowLevel(n) {
 			return false
 		}
 		w.stack = append(w.stack, w.newFunc(w.funcName(n), n.Type.Func))
@@ -34,6 +34,22 @@ func (w *weaver) pre(c *dstutil.Cursor) bool {
 	return true
 }
 
+// lowLevel reports whether a function carries a compiler directive that
+// forbids what the advice does (grow the stack, call, write barriers).
+func lowLevel(n *ast.FuncDecl) bool {
+	if n.Doc == nil {
+		return false
+	}
+	for _, c := range n.Doc.List {
+		switch strings.Fields(c.Text + " ")[0] {
+		case "//go:nosplit", "//go:systemstack", "//go:nowritebarrier", "//go:nowritebarrierrec",
+			"//go:yeswritebarrierrec", "//go:cgo_unsafe_args", "//go:uintptrescapes", "//go:norace":
+			return true
+		}
+	}
+	return false
+}
+
 // post weaves a node after its children: entry advice into functions,
 // allocation advice around allocation expressions, go statements, os.Exit.
 func (w *weaver) post(c *dstutil.Cursor) bool {
@@ -43,6 +59,9 @@ func (w *weaver) post(c *dstutil.Cursor) bool {
 	}
 	switch n := a.(type) {
 	case *ast.FuncDecl:
+		if n.Body == nil || lowLevel(n) {
+			break
+		}
 		fn := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
 		w.enter(c.Node().(*dst.FuncDecl).Body, n.Body, fn, n.Name.Name == "main" && n.Recv == nil && w.pkg.Name() == "main")
@@ -206,7 +225,7 @@ func (w *weaver) heap(p token.Pos, op string) (heap, small bool) {
 // sizeOf is the type whose size the site records (the element's for
 // slices), named is the type it names (default sizeOf).
 func (w *weaver) wrap(c *dstutil.Cursor, at token.Pos, helper, op string, sizeOf, named types.Type, extra ...dst.Expr) {
-	if len(w.stack) == 0 && !w.opt.packageLevel() {
+	if w.opt.NoAllocations {
 		return
 	}
 	check := at
@@ -234,10 +253,6 @@ func (w *weaver) wrap(c *dstutil.Cursor, at token.Pos, helper, op string, sizeOf
 	call.Decs.NodeDecs = decs
 	c.Replace(call)
 }
-
-// packageLevel reports whether allocations in package-level initialisers
-// are woven: they are, charged to the package's init record.
-func (o *Options) packageLevel() bool { return true }
 
 func (w *weaver) newSite(at token.Pos, op string, sizeOf, named types.Type) int {
 	if len(w.stack) == 0 { // a package-level initialiser

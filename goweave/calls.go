@@ -40,7 +40,8 @@ func (w *weaver) call(c *dstutil.Cursor, n *ast.CallExpr) {
 			case *types.Map:
 				w.wrap(c, n.Pos(), "Map", "make", nil, w.typeOf(n))
 			case *types.Chan:
-				w.wrap(c, n.Pos(), "Chan", "chan", u.Elem(), w.typeOf(n))
+				helper := map[types.ChanDir]string{types.SendRecv: "Chan", types.RecvOnly: "ChanRecv", types.SendOnly: "ChanSend"}[u.Dir()]
+				w.wrap(c, n.Pos(), helper, "chan", u.Elem(), w.typeOf(n))
 			}
 		case "append":
 			w.appendCall(c, n)
@@ -113,7 +114,7 @@ func (w *weaver) concatAssign(c *dstutil.Cursor, n *ast.AssignStmt) {
 	if n.Tok != token.ADD_ASSIGN || len(n.Lhs) != 1 || !w.isString(n.Lhs[0]) {
 		return
 	}
-	if _, ok := n.Lhs[0].(*ast.Ident); !ok || len(w.stack) == 0 {
+	if _, ok := n.Lhs[0].(*ast.Ident); !ok || len(w.stack) == 0 || w.opt.NoAllocations {
 		return
 	}
 	s := c.Node().(*dst.AssignStmt)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -47,7 +48,7 @@ func compile(args, patterns []string, stderr io.Writer) error {
 	if testmain {
 		woven, err = weaveTestmain(files[0])
 	} else {
-		woven, err = weaveCompile(args, t, files, cfg, tmp)
+		woven, err = weaveCompile(args, t, files, cfg, tmp, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "weave: %s: not woven: %v\n", t.pkg, err)
@@ -75,7 +76,7 @@ func compile(args, patterns []string, stderr io.Writer) error {
 
 // weaveCompile runs the compiler once with -m for the escape analysis, then
 // weaves the package's files.
-func weaveCompile(args []string, t *toolArgs, files []string, cfg []byte, tmp string) ([][]byte, error) {
+func weaveCompile(args []string, t *toolArgs, files []string, cfg []byte, tmp string, stderr io.Writer) ([][]byte, error) {
 	for _, f := range files {
 		if strings.Contains(filepath.Base(f), "cgo") {
 			return nil, fmt.Errorf("cgo packages are not woven")
@@ -96,6 +97,10 @@ func weaveCompile(args []string, t *toolArgs, files []string, cfg []byte, tmp st
 	cwd, _ := os.Getwd()
 	esc, err := escapeAnalysis(args, tmp)
 	opt := Options{ImportPath: t.pkg, Sizes: sizes(), LineDirectives: true}
+	if t.lang != "" && versionBefore(t.lang, 18) {
+		opt.NoAllocations = true
+		fmt.Fprintf(stderr, "weave: %s: calls woven, allocation sites not: its language version is %s (go.mod), the allocation advice needs go1.18\n", t.pkg, t.lang)
+	}
 	if err == nil {
 		opt.Escapes = ParseEscapes(esc, cwd)
 	}
@@ -141,6 +146,19 @@ func weaveTestmain(file string) ([][]byte, error) {
 	s = strings.Replace(s, "\npackage main\n", "\npackage main\n\nimport "+rtName+" "+quote(RuntimePath)+"\n", 1)
 	s += "\nvar _ = os.Exit\n"
 	return [][]byte{[]byte(s)}, nil
+}
+
+// versionBefore reports whether a go1.N[.M] language version is before go1.minor.
+func versionBefore(lang string, minor int) bool {
+	rest, ok := strings.CutPrefix(lang, "go1.")
+	if !ok {
+		return false
+	}
+	if i := strings.IndexAny(rest, ".rc"); i >= 0 {
+		rest = rest[:i]
+	}
+	n, err := strconv.Atoi(rest)
+	return err == nil && n < minor
 }
 
 func quote(s string) string { return `"` + s + `"` }

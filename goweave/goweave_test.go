@@ -37,9 +37,15 @@ type T[K any] struct{}
 func (*T[K]) M() { go func() { func() {}() }() }
 func (T[K]) V()  {}
 func F()         { _ = func() {} }
+
+//go:nosplit
+func N() {}
 `, map[Pos]bool{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(out, `p.N"`) {
+		t.Errorf("a nosplit function woven:\n%s", out)
 	}
 	for _, name := range []string{`"example.com/p.(*T[...]).M"`, `"example.com/p.T[...].V"`, `"example.com/p.F"`,
 		`"example.com/p.(*T[...]).M.func1"`, `"example.com/p.(*T[...]).M.func1.1"`, `"example.com/p.F.func1"`} {

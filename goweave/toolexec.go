@@ -74,6 +74,7 @@ type toolArgs struct {
 	pkg       string
 	files     []int // indexes of the .go file arguments
 	flags     []string
+	lang      string // -lang=go1.N
 }
 
 func splitArgs(args []string) *toolArgs {
@@ -87,6 +88,8 @@ func splitArgs(args []string) *toolArgs {
 		case a == "-p" && i+1 < len(args):
 			t.pkg = args[i+1]
 			i++
+		case strings.HasPrefix(a, "-lang="):
+			t.lang = strings.TrimPrefix(a, "-lang=")
 		case a == "-race" || a == "-msan" || a == "-asan":
 			t.flags = append(t.flags, a)
 		case strings.HasSuffix(a, ".go") && !strings.HasPrefix(a, "-"):

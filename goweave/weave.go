@@ -45,6 +45,10 @@ type Options struct {
 	LineDirectives bool
 	// Dir, when set, makes the file names in the records relative to it.
 	Dir string
+	// NoAllocations weaves functions only: the allocation advice is
+	// generic, which a package whose language version is before go1.18
+	// cannot call.
+	NoAllocations bool
 }
 
 // Pos is a position in a source file, as the compiler prints it.

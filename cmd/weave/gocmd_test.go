@@ -124,6 +124,23 @@ func TestGoKnownAllocations(t *testing.T) {
 			t.Errorf("%s called %d times, want %d", f, calls[f], n)
 		}
 	}
+	// In use at exit: keep holds 1,000 of the 1,500 widgets. Sampling
+	// every allocation, the estimate is what survived the collection at
+	// exit on that line: those, and at most a few a dead stack slot or
+	// register still held.
+	mustRun(t, tmp, []string{"WEAVE_OUT=" + prof, "WEAVE_GO_MEMRATE=1"}, "./app", "1000")
+	if p, err = profile.ReadFile(prof); err != nil {
+		t.Fatal(err)
+	}
+	var live uint64
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindAlloc && n.Site.Type == "Widget" {
+			live += n.Heap.TotalAllocs() - n.Heap.TotalFrees()
+		}
+	}
+	if live < 1000 || live > 1005 {
+		t.Errorf("%d widgets in use at exit, want 1000 (+5 at most)", live)
+	}
 	rep := mustRun(t, tmp, nil, weaveBin, "report", prof)
 	if !strings.Contains(rep.stdout, "main.makeWidget") {
 		t.Errorf("report lacks main.makeWidget:\n%s", rep.stdout)
@@ -144,11 +161,21 @@ func TestGoBadInput(t *testing.T) {
 		t.Errorf("out.go written for bad input")
 	}
 
+	// A package that does not type-check: one warning, then the
+	// compiler's own error and exit status, as without weave.
+	os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module example.com/c\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(bad, []byte("package main\n\nfunc main() {\n\tvar x int = \"s\"\n\t_ = x\n}\n"), 0o644)
+	plain := run(t, tmp, nil, "go", "build", "-o", "app", ".")
+	woven := run(t, tmp, nil, weaveBin, "go", "build", "-o", "app", ".")
+	if woven.code != plain.code || woven.code == 0 || strings.Count(woven.stderr, "weave: ") != 1 ||
+		!strings.Contains(woven.stderr, "not woven: ./bad.go:4:14: ") || !strings.Contains(woven.stderr, "bad.go:4:14: cannot use") {
+		t.Errorf("plain: exit %d %q\nwoven: exit %d %q", plain.code, plain.stderr, woven.code, woven.stderr)
+	}
+
 	// A cgo package is not woven: it builds and runs unwoven, one warning.
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("no gcc for cgo")
 	}
-	os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module example.com/c\n\ngo 1.22\n"), 0o644)
 	os.Remove(bad)
 	os.WriteFile(filepath.Join(tmp, "main.go"), []byte("package main\n\n// int twice(int x) { return 2 * x; }\nimport \"C\"\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(C.twice(21)) }\n"), 0o644)
 	b := mustRun(t, tmp, []string{"CGO_ENABLED=1"}, weaveBin, "go", "build", "-o", "app", ".")
@@ -182,5 +209,29 @@ func TestGoUrfaveCli(t *testing.T) {
 	calls := funcCalls(p)
 	if calls[pkg+".NewApp"] == 0 || calls[pkg+".(*App).Run"] == 0 {
 		t.Errorf("NewApp %d calls, (*App).Run %d", calls[pkg+".NewApp"], calls[pkg+".(*App).Run"])
+	}
+}
+
+// TestGoOldLanguage: a module whose go.mod says go1.16 cannot call the
+// generic allocation advice: its calls are woven, its allocations not, and
+// weave says so once.
+func TestGoOldLanguage(t *testing.T) {
+	tmp := t.TempDir()
+	os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module example.com/old\n\ngo 1.16\n"), 0o644)
+	os.WriteFile(filepath.Join(tmp, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc f(i int) *int { return &i }\n\nfunc main() {\n\tfor i := 0; i < 3; i++ {\n\t\tfmt.Println(*f(i))\n\t}\n}\n"), 0o644)
+	b := mustRun(t, tmp, nil, weaveBin, "go", "build", "-o", "app", ".")
+	if n := strings.Count(b.stderr, "allocation sites not"); n != 1 {
+		t.Errorf("want one warning, got %q", b.stderr)
+	}
+	prof := filepath.Join(tmp, "p.prof")
+	if r := mustRun(t, tmp, []string{"WEAVE_OUT=" + prof}, "./app"); r.stdout != "0\n1\n2\n" {
+		t.Errorf("printed %q", r.stdout)
+	}
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := funcCalls(p)["main.f"]; c != 3 {
+		t.Errorf("main.f called %d times, want 3", c)
 	}
 }

@@ -54,8 +54,21 @@ func Map[M any](site *Site, m M) M {
 	return m
 }
 
-// Chan records make(chan E, n).
+// Chan records make(chan E, n); ChanRecv and ChanSend, make(<-chan E, n)
+// and make(chan<- E, n).
 func Chan[C ~chan E, E any](site *Site, c C) C {
+	var e E
+	record(site, chanHeader+uint64(cap(c))*uint64(unsafe.Sizeof(e)))
+	return c
+}
+
+func ChanRecv[C ~<-chan E, E any](site *Site, c C) C {
+	var e E
+	record(site, chanHeader+uint64(cap(c))*uint64(unsafe.Sizeof(e)))
+	return c
+}
+
+func ChanSend[C ~chan<- E, E any](site *Site, c C) C {
 	var e E
 	record(site, chanHeader+uint64(cap(c))*uint64(unsafe.Sizeof(e)))
 	return c

@@ -47,13 +47,14 @@ func main() {
 	}
 	counts := map[string]int{}
 	done := make(chan bool)
+	ro := make(<-chan int, 2) // a directional channel
 	go func(n int) {
 		counts["go"] = n // the goroutine runs under main's context
 		done <- true
 	}(len(lines))
 	<-done
 	b := []byte(strings.Join(lines, " "))
-	fmt.Println(g.Name(), string(b), counts, sum([]int{1, 2, 3}))
+	fmt.Println(g.Name(), string(b), counts, sum([]int{1, 2, 3}), cap(ro))
 	if len(lines) != 4 {
 		os.Exit(1)
 	}

@@ -56,6 +56,7 @@ func main() {
 	}
 	counts := __wrt.Map(&__ws0[5], map[string]int{})
 	done := __wrt.Chan(&__ws0[6], make(chan bool))
+	ro := __wrt.ChanRecv(&__ws0[7], make(<-chan int, 2)) // a directional channel
 	{
 		__wg1, __wg2, __wgc3 := func(n int) {
 			defer __wrt.Enter(&__wf0[4]).Exit()
@@ -69,7 +70,7 @@ func main() {
 	}
 	<-done
 	b := []byte(strings.Join(lines, " "))
-	fmt.Println(g.Name(), __wrt.String(&__ws0[7], string(b)), counts, sum([]int{1, 2, 3}))
+	fmt.Println(g.Name(), __wrt.String(&__ws0[8], string(b)), counts, sum([]int{1, 2, 3}), cap(ro))
 	if len(lines) != 4 {
 		__wrt.Exit(1)
 	}
@@ -80,10 +81,10 @@ var __wf0 = [5]__wrt.Func{
 	{Name: "main.Grid.Name", File: "golden.go", Line: 28},
 	{Name: "main.sum", File: "golden.go", Line: 30},
 	{Name: "main.main", File: "golden.go", Line: 38},
-	{Name: "main.main.func1", File: "golden.go", Line: 50},
+	{Name: "main.main.func1", File: "golden.go", Line: 51},
 }
 
-var __ws0 = [8]__wrt.Site{
+var __ws0 = [9]__wrt.Site{
 	{Func: &__wf0[0], File: "golden.go", Line: 23, Col: 7, Op: "composite", Type: "point", Size: 16},
 	{Func: &__wf0[0], File: "golden.go", Line: 24, Col: 10, Op: "append", Type: "[]*point", Size: 8},
 	{Func: &__wf0[1], File: "golden.go", Line: 28, Col: 46, Op: "concat", Type: "string"},
@@ -91,7 +92,8 @@ var __ws0 = [8]__wrt.Site{
 	{Func: &__wf0[3], File: "golden.go", Line: 46, Col: 11, Op: "append", Type: "[]string", Size: 16},
 	{Func: &__wf0[3], File: "golden.go", Line: 48, Col: 26, Op: "composite", Type: "map[string]int"},
 	{Func: &__wf0[3], File: "golden.go", Line: 49, Col: 10, Op: "make", Type: "chan bool", Size: 1},
-	{Func: &__wf0[3], File: "golden.go", Line: 56, Col: 24, Op: "convert", Type: "string"},
+	{Func: &__wf0[3], File: "golden.go", Line: 50, Col: 8, Op: "make", Type: "<-chan int", Size: 8},
+	{Func: &__wf0[3], File: "golden.go", Line: 57, Col: 24, Op: "convert", Type: "string"},
 }
 
 var _ = os.Exit
