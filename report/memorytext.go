@@ -115,9 +115,16 @@ func textTimeline(w *bufio.Writer, r *Report) {
 		peakCol = col(tl.Peak.NS)
 		heap[peakCol] = max(heap[peakCol], tl.Peak.Bytes)
 	}
-	var top uint64 = 1
+	// One scale for both, unless RSS dwarfs the heap: then the heap's, and
+	// RSS above it shows as ' on the top row.
+	var top, rssTop uint64 = 1, 0
 	for c := range heap {
-		top = max(top, heap[c], uint64(max(rss[c], 0)))
+		top = max(top, heap[c])
+		rssTop = max(rssTop, uint64(max(rss[c], 0)))
+	}
+	clipped := rssTop > 4*top
+	if !clipped {
+		top = max(top, rssTop)
 	}
 	level := func(v uint64) int { // 0: nothing, chartRows: the top row
 		return int((v*chartRows + top - 1) / top)
@@ -136,6 +143,8 @@ func textTimeline(w *bufio.Writer, r *Report) {
 			ch := byte(' ')
 			if rss[c] >= 0 && level(uint64(rss[c])) == row {
 				ch = '.'
+			} else if rss[c] >= 0 && row == chartRows && level(uint64(rss[c])) > row {
+				ch = '\''
 			}
 			if level(heap[c]) >= row {
 				ch = '#'
@@ -145,6 +154,9 @@ func textTimeline(w *bufio.Writer, r *Report) {
 		w.WriteString(strings.TrimRight(b.String(), " ") + "\n")
 	}
 	fmt.Fprintf(w, "%10s +%s> time\n", "0", strings.Repeat("-", chartCols))
+	if clipped {
+		fmt.Fprintf(w, "%12s(RSS, up to %s, is above the top where marked ')\n", "", vmmap.Bytes(rssTop))
+	}
 	axis := fmt.Sprintf("%12s", "0")
 	last := seconds(end)
 	axis += strings.Repeat(" ", max(1, 12+chartCols-len(axis)-len(last))) + last
