@@ -78,8 +78,10 @@ type Point struct {
 	Blocks uint64 `json:"blocks"`
 	Allocs uint64 `json:"allocs"` // since the previous point
 	Frees  uint64 `json:"frees"`
-	VM     int64  `json:"vm"`  // -1 unknown
-	RSS    int64  `json:"rss"` // -1 unknown
+	// VM size and RSS in bytes; -1 when unknown or not read at this point
+	// (the runtime reads statm at most every 5 ms): carry the last value.
+	VM  int64 `json:"vm"`
+	RSS int64 `json:"rss"`
 }
 
 // HeapMark is the heap at one time.
