@@ -99,15 +99,19 @@ func textTimeline(w *bufio.Writer, r *Report) {
 		rss[i] = -1
 	}
 	// Each point holds until the next: a column gets every point in it and
-	// the one before it.
+	// the one before it. RSS not read at a point (-1) is the last read's.
+	lastRSS := int64(-1)
 	for i, pt := range tl.Points {
 		to := chartCols - 1
 		if i+1 < len(tl.Points) {
 			to = col(tl.Points[i+1].NS)
 		}
+		if pt.RSS >= 0 {
+			lastRSS = pt.RSS
+		}
 		for c := col(pt.NS); c <= to; c++ {
 			heap[c] = max(heap[c], pt.Bytes)
-			rss[c] = max(rss[c], pt.RSS)
+			rss[c] = max(rss[c], lastRSS)
 		}
 	}
 	peakCol := -1
