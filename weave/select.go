@@ -3,13 +3,14 @@ package weave
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
+
+	"weave/internal/glob"
 )
 
 // Selection is the functions to frame: --exclude and --include take
-// function name globs (path.Match syntax), --exclude-file file globs where
-// ** crosses directories. An excluded function keeps its allocation advice
+// function name globs (path.Match syntax), --exclude-file file globs
+// (glob.File). An excluded function keeps its allocation advice
 // but gets no frame: its calls are not counted, its time and allocations
 // go to the innermost framed caller.
 type Selection struct {
@@ -38,7 +39,7 @@ func (s *Selection) excluded(name, file string) bool {
 		return true
 	}
 	for _, g := range s.ExcludeFiles {
-		if fileMatch(g, file) {
+		if glob.File(g, file) {
 			return true
 		}
 	}
@@ -52,70 +53,6 @@ func matchAny(globs []string, name string) bool {
 		}
 	}
 	return false
-}
-
-// fileMatch reports whether glob matches file or a tail of it that starts
-// after a '/' (third_party/** matches /src/proj/third_party/z/x.c).
-func fileMatch(glob, file string) bool {
-	re := globRegexp(glob)
-	for {
-		if re.MatchString(file) {
-			return true
-		}
-		i := strings.IndexByte(file, '/')
-		if i < 0 {
-			return false
-		}
-		file = file[i+1:]
-	}
-}
-
-var globCache = map[string]*regexp.Regexp{}
-
-// globRegexp compiles a file glob: ** any text, **/ any directories or
-// none, * any text without '/',
-// ? one character but '/', [...] as in path.Match.
-func globRegexp(glob string) *regexp.Regexp {
-	if re, ok := globCache[glob]; ok {
-		return re
-	}
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(glob); i++ {
-		switch c := glob[i]; {
-		case strings.HasPrefix(glob[i:], "**/"): // any directories, or none
-			b.WriteString("(?:.*/)?")
-			i += 2
-		case c == '*' && i+1 < len(glob) && glob[i+1] == '*':
-			b.WriteString(".*")
-			i++
-		case c == '*':
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		case c == '[':
-			j := strings.IndexByte(glob[i:], ']')
-			if j < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			class := glob[i+1 : i+j]
-			if strings.HasPrefix(class, "!") || strings.HasPrefix(class, "^") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
-			i += j
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		re = regexp.MustCompile("^" + regexp.QuoteMeta(glob) + "$")
-	}
-	globCache[glob] = re
-	return re
 }
 
 // Pointcut is the text of the options that select what is woven and

@@ -1,6 +1,10 @@
 package weave
 
-import "testing"
+import (
+	"testing"
+
+	"weave/internal/glob"
+)
 
 func TestFileGlobs(t *testing.T) {
 	for _, tc := range []struct {
@@ -18,8 +22,8 @@ func TestFileGlobs(t *testing.T) {
 		{"[lm]*.c", "/lua/src/lmem.c", true},
 		{"[!l]*.c", "/lua/src/lmem.c", false},
 	} {
-		if got := fileMatch(tc.glob, tc.file); got != tc.want {
-			t.Errorf("fileMatch(%q, %q) = %v, want %v", tc.glob, tc.file, got, tc.want)
+		if got := glob.File(tc.glob, tc.file); got != tc.want {
+			t.Errorf("glob.File(%q, %q) = %v, want %v", tc.glob, tc.file, got, tc.want)
 		}
 	}
 	s := Selection{Include: []string{"lua*"}, Exclude: []string{"luaH_*"}}

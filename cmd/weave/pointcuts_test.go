@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -234,5 +236,63 @@ func TestPointcutConfig(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "prog.o")); err == nil {
 			t.Errorf("%q %v: prog.o was written", tc.conf, tc.env)
 		}
+	}
+}
+
+// TestReportGroup: weave report --group aggregates the direct allocation
+// table by file, directory and module (testdata/pointcuts with its
+// wrappers undeclared: lib/xalloc.c allocates all but gmalloc's blocks,
+// which main's calls allocate), the totals kept;
+// a bad module file is an error at its line.
+func TestReportGroup(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	copyPointcuts(t, dir)
+	os.Mkdir(filepath.Join(dir, "lib"), 0o755)
+	os.Rename(filepath.Join(dir, "xalloc.c"), filepath.Join(dir, "lib", "xalloc.c"))
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-I.", "-O1", "lib/xalloc.c", "prog.c", "-o", "woven")
+	prof := filepath.Join(dir, "p.prof")
+	mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, filepath.Join(dir, "woven"))
+	os.WriteFile(filepath.Join(dir, "mods"), []byte("# modules\nalloc: lib/**\n\nmain: prog.c\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad"), []byte("alloc: lib/**\n  main prog.c\n"), 0o644)
+	for _, tc := range []struct {
+		group string
+		want  []string // the direct table's rows, hidden ones marked
+	}{
+		{"file", []string{"lib/xalloc.c", "prog.c", "prog.c (hidden)"}},
+		{"dir", []string{".", ". (hidden)", "lib"}},
+		{"dir:1", []string{".", ". (hidden)", "lib"}},
+		{"module:mods", []string{"alloc", "main", "main (hidden)"}},
+	} {
+		r := mustRun(t, dir, nil, weaveBin, "report", "--format", "json", "--group", tc.group, prof)
+		var rep struct {
+			Direct struct {
+				Functions []struct {
+					Func   struct{ Name string }
+					Hidden bool
+					Calls  int64
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		var rows []string
+		var calls int64
+		for _, f := range rep.Direct.Functions {
+			name := f.Func.Name
+			if f.Hidden {
+				name += " (hidden)"
+			}
+			rows = append(rows, name)
+			calls += f.Calls
+		}
+		if slices.Sort(rows); !slices.Equal(rows, tc.want) || calls != 132 {
+			t.Errorf("--group %s: rows %v (%d calls), want %v (132)", tc.group, rows, calls, tc.want)
+		}
+	}
+	r := run(t, dir, nil, weaveBin, "report", "--group", "module:bad", prof)
+	if r.code == 0 || !strings.Contains(r.stderr, "bad:2:3: want \"module-name: glob...\"") {
+		t.Errorf("bad module file: exit %d, %s", r.code, r.stderr)
 	}
 }

@@ -67,6 +67,10 @@ var reportCommand = &cli.Command{
 			Name:  "leak-kinds",
 			Usage: "leak table rows of these kinds only, comma-separated (valgrind's --show-leak-kinds): definite, indirect, possible, reachable or all; needs a profile with a leak scan",
 		},
+		&cli.StringFlag{
+			Name:  "group",
+			Usage: "aggregate the tables by source file, directory, its first N levels, or modules (a file of \"name: glob...\" lines): file, dir, dir:N or module:FILE",
+		},
 		&cli.Float64Flag{
 			Name:  "threshold",
 			Value: report.DefaultThreshold,
@@ -118,6 +122,11 @@ func runReport(c *cli.Context) error {
 	p, err := profile.ReadFile(path)
 	if err != nil {
 		return err
+	}
+	if g := c.String("group"); g != "" {
+		if err := report.Group(p, g); err != nil {
+			return err
+		}
 	}
 	trace := ""
 	if fi, err := os.Stat(path + ".trace"); err == nil && fi.Mode().IsRegular() {
