@@ -62,6 +62,7 @@ t1=$(date +%s)
 make -j"$jobs" >"$dir/make.log" 2>&1 || { echo "make failed: $dir/make.log"; exit 1; }
 t2=$(date +%s)
 mv "$log" "$dir/compiles-make.log"; mv "$dir/warnings.log" "$dir/warnings-make.log"
+: >"$log"; : >"$dir/warnings.log"
 "${check[@]}" >"$dir/check.log" 2>&1
 rc=$?
 t3=$(date +%s)
