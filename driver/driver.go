@@ -109,7 +109,10 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *wea
 			if f.Excluded {
 				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: excluded\n", f.File, f.Line, f.Name)
 			}
-			if f.Frameless {
+			switch {
+			case f.SiteFrames:
+				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: an allocation leaf, its allocations make its frame\n", f.File, f.Line, f.Name)
+			case f.Frameless:
 				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: cannot be on an allocation chain\n", f.File, f.Line, f.Name)
 			}
 		}

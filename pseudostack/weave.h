@@ -95,6 +95,12 @@ struct __weave_site {
    co. */
 enum { __WEAVE_SITE_CALLER = 2 };
 
+/* __weave_site.flags: the enclosing function fn has no frame (it is an
+   allocation leaf: its only calls that may allocate are its own advised
+   allocations); an allocation here makes fn's node, the child of the
+   current one, as its entry would have, and records under it. */
+enum { __WEAVE_SITE_FRAME = 1 };
+
 /* The first fields of a context-tree node; the rest is private to the
    runtime. key is the __weave_fn (function nodes) or __weave_site (allocation
    leaves) the node stands for; cache is the child most recently entered from

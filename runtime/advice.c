@@ -89,6 +89,18 @@ static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p
 	if (!T || !p || __builtin_expect(l->outer != 0, 0))
 		return;
 	cur = (struct rt_node *)(void *)__weave_tls.cur;
+	if (s->flags & __WEAVE_SITE_FRAME) {
+		/* An allocation leaf without a frame: its node, as its entry
+		   would have made it. The node's one-entry cache answers, as it
+		   does for an entry. */
+		struct __weave_node *f = cur->pub.cache;
+		if (f->key != s->fn) {
+			if (cur == &rt_boot || !(a = child(T, cur, s->fn, KIND_F)))
+				return;
+			f = cur->pub.cache = &a->pub;
+		}
+		cur = (struct rt_node *)(void *)f;
+	}
 	a = cur->u.acache;
 	if (__builtin_expect(a->pub.key != s, 0)) {
 		if (cur == &rt_boot || !(a = child(T, cur, s, KIND_A)))

@@ -3,6 +3,7 @@ package weave
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"modernc.org/cc/v4"
@@ -88,15 +89,28 @@ func isBuiltin(name string) bool {
 // frameInfo is what the frame analysis learns about one function
 // definition of the unit.
 type frameInfo struct {
-	seed    bool     // calls something that may allocate (or allocates)
+	seed    bool     // calls something that may allocate, other than an advised allocation
+	allocs  bool     // calls an advised allocation function (not free)
 	callees []string // functions of this unit it calls
 }
 
-// analyseFrames returns the functions of the unit that may be on an
-// allocation chain, by name: those that allocate or call something that
-// may, directly or through other functions of the unit (a fixed point
-// over the unit's call graph).
-func (w *weaver) analyseFrames() map[string]bool {
+// A frame need is what a function needs under FramesAuto.
+type frameNeed int
+
+const (
+	needNone frameNeed = iota // cannot be on an allocation chain: frameless
+	// needSite: an allocation leaf, whose only calls that may allocate are
+	// its own advised allocations: frameless too, its allocation sites
+	// make its frame in the context tree when they allocate
+	// (__WEAVE_SITE_FRAME), so the chains are those of a framed function.
+	needSite
+	needFrame // may be on an allocation chain below its own calls: framed
+)
+
+// analyseFrames returns what each function of the unit needs, by name: a
+// frame if it calls something that may allocate, directly or through
+// other functions of the unit (a fixed point over the unit's call graph).
+func (w *weaver) analyseFrames() map[string]frameNeed {
 	infos := map[string]*frameInfo{}
 	var visitDef func(d *cc.Declarator, body *cc.CompoundStatement, text []byte)
 	visitDef = func(d *cc.Declarator, body *cc.CompoundStatement, text []byte) {
@@ -133,14 +147,14 @@ func (w *weaver) analyseFrames() map[string]bool {
 			visitDef(fd.Declarator, body, w.u.Text[w.u.Offset(fd):w.u.Offset(body.Token2)])
 		}
 	}
-	// Propagate from the seeds to their callers.
+	// Propagate from the functions that may allocate to their callers.
 	callers := map[string][]string{}
 	var todo []string
 	for name, fi := range infos {
 		for _, c := range fi.callees {
 			callers[c] = append(callers[c], name)
 		}
-		if fi.seed {
+		if fi.seed || fi.allocs {
 			todo = append(todo, name)
 		}
 	}
@@ -158,7 +172,18 @@ func (w *weaver) analyseFrames() map[string]bool {
 			}
 		}
 	}
-	return may
+	need := map[string]frameNeed{}
+	for name, fi := range infos {
+		switch {
+		case !may[name]:
+			need[name] = needNone
+		case fi.seed || slices.ContainsFunc(fi.callees, func(c string) bool { return may[c] }):
+			need[name] = needFrame
+		default:
+			need[name] = needSite
+		}
+	}
+	return need
 }
 
 // callee records in fi what a call of the expression e means for the
@@ -185,7 +210,8 @@ func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode) {
 			return
 		}
 		name := pe.Token.SrcStr()
-		if d, ok := pe.ResolvedTo().(*cc.Declarator); ok && d != nil && d.Type() != nil && d.Type().Kind() != cc.Function {
+		d, _ := pe.ResolvedTo().(*cc.Declarator)
+		if d != nil && d.Type() != nil && d.Type().Kind() != cc.Function {
 			fi.seed = true // a variable: a function pointer
 			return
 		}
@@ -194,6 +220,8 @@ func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode) {
 			fi.callees = append(fi.callees, name)
 		case name == "free" || isBuiltin(name) || nonAllocating[name]:
 			// free does not look at the pseudo-stack.
+		case allocOps[name].op != "" && d != nil && d.Linkage() == cc.External:
+			fi.allocs = true // advised (isLibraryFunction)
 		default:
 			fi.seed = true
 		}

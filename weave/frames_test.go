@@ -1,6 +1,7 @@
 package weave
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,21 +52,29 @@ func TestFrames(t *testing.T) {
 	}
 	for _, policy := range []Frames{FramesAuto, FramesAll} {
 		res := weaveFileFrames(t, src, policy)
-		var frameless []string
+		var frameless, siteFrames []string
 		for _, f := range res.Functions {
 			if f.Frameless {
 				frameless = append(frameless, f.Name)
 			}
+			if f.SiteFrames {
+				siteFrames = append(siteFrames, f.Name)
+			}
 		}
 		slices.Sort(frameless)
-		want := []string(nil)
+		want, wantSite := []string(nil), []string(nil)
 		if policy == FramesAuto {
 			// elsewhere is defined after its caller, and extern: still a
-			// function of this unit, and a leaf.
-			want = []string{"elsewhere", "n_frees", "n_global", "n_inline", "n_leaf", "n_mutual_a", "n_mutual_b", "n_rec"}
+			// function of this unit, and a leaf. f_alloc is an allocation
+			// leaf: frameless, its site makes its frame.
+			want = []string{"elsewhere", "f_alloc", "n_frees", "n_global", "n_inline", "n_leaf", "n_mutual_a", "n_mutual_b", "n_rec"}
+			wantSite = []string{"f_alloc"}
 		}
-		if !slices.Equal(frameless, want) {
-			t.Errorf("%v: frameless %v, want %v", policy, frameless, want)
+		if !slices.Equal(frameless, want) || !slices.Equal(siteFrames, wantSite) {
+			t.Errorf("%v: frameless %v (allocation leaves %v), want %v (%v)", policy, frameless, siteFrames, want, wantSite)
+		}
+		if n := bytes.Count(res.Text, []byte("__WEAVE_SITE_FRAME, ")); n != len(wantSite) {
+			t.Errorf("%v: %d sites with __WEAVE_SITE_FRAME, want %d", policy, n, len(wantSite))
 		}
 	}
 }

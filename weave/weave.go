@@ -45,8 +45,13 @@ type Function struct {
 	Line   int
 	Reason string // why it was not woven; empty if woven
 	// Frameless: woven without a frame (FramesAuto found that it cannot
-	// be on an allocation chain); its time goes to its caller.
+	// be on an allocation chain, or that it is an allocation leaf); its
+	// time goes to its caller, its calls are not counted.
 	Frameless bool
+	// SiteFrames: frameless, an allocation leaf (its only calls that may
+	// allocate are its own advised allocations), whose allocation sites
+	// make its frame in the calling-context tree when they allocate.
+	SiteFrames bool
 	// Excluded: woven without a frame because the selection (--exclude &
 	// co.) leaves it out; its allocations go to the innermost framed caller.
 	Excluded bool
@@ -99,7 +104,7 @@ type weaver struct {
 	fnRecs    []string             // initializers of the function table
 	siteRecs  []string             // initializers of the site table
 	names     []int                // sorted offsets of the advised names in the text (adviceNames)
-	framed    map[string]bool      // under FramesAuto, the functions that may be on an allocation chain; nil: all
+	need      map[string]frameNeed // under FramesAuto, what each function needs (analyseFrames); nil: a frame each
 	allocs    map[string]Allocator // declared and attribute-recognised allocators (alloc.go)
 	sel       *Selection
 	pointcut  string // Options.Pointcut(), for the runtime's M pointcut record
@@ -138,7 +143,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	}
 	w.allocatorNames()
 	if opts.Frames == FramesAuto {
-		w.framed = w.analyseFrames()
+		w.need = w.analyseFrames()
 	}
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
@@ -164,9 +169,14 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	fn := Function{Name: parse.DisplayName(d.Name()), File: loc.File, Line: loc.Line}
 	fn.Reason = w.skipReason(def, d, body)
 	excluded := fn.Reason == "" && w.sel.excluded(fn.Name, fn.File)
-	framed := fn.Reason == "" && !excluded && (w.framed == nil || w.framed[fn.Name])
+	framed := fn.Reason == "" && !excluded && (w.need == nil || w.need[d.Name()] == needFrame)
 	fn.Frameless = fn.Reason == "" && !excluded && !framed
 	fn.Excluded = excluded
+	fn.SiteFrames = fn.Frameless && w.need[d.Name()] == needSite
+	siteFlags := ""
+	if fn.SiteFrames {
+		siteFlags = "__WEAVE_SITE_FRAME"
+	}
 	flags := "0"
 	if fn.Frameless {
 		flags = "__WEAVE_FN_FRAMELESS"
@@ -187,7 +197,7 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 		if excluded {
 			siteFn = "0" // its sites are charged to the framed caller
 		}
-		w.body(body, fn.Name, siteFn, framed)
+		w.body(body, fn.Name, siteFn, siteFlags, framed)
 	}
 	if a, ok := w.allocs[d.Name()]; ok && fn.Reason == "" {
 		if fd, ok := def.(*cc.FunctionDefinition); ok {
@@ -265,7 +275,7 @@ func (w *weaver) declStart(def cc.Node) int {
 }
 
 // body advises the allocation and setjmp calls of a function body.
-func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef string, woven bool) {
+func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef, siteFlags string, woven bool) {
 	walk(body, func(n cc.Node) bool {
 		switch x := n.(type) {
 		case *cc.BlockItem:
@@ -275,7 +285,7 @@ func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef string, woven bo
 			}
 		case *cc.PostfixExpression:
 			if x.Case == cc.PostfixExpressionCall {
-				w.call(x, fnName, fnRef, woven)
+				w.call(x, fnName, fnRef, siteFlags, woven)
 			}
 		}
 		return true
@@ -354,7 +364,7 @@ func isIdentByte(c byte) bool {
 
 // call advises one call expression if it calls an allocation function or
 // setjmp from the C library.
-func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef string, woven bool) {
+func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef, siteFlags string, woven bool) {
 	pe, ok := x.PostfixExpression.(*cc.PrimaryExpression)
 	if !ok || pe.Case != cc.PrimaryExpressionIdent {
 		return
@@ -386,7 +396,11 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef string, woven bool)
 			site.Type, site.TypeSize = sizeofType(args[a.count])
 		}
 	}
-	ref := w.addSite(site, fnRef, a.op)
+	op := a.op
+	if siteFlags != "" {
+		op += ", " + siteFlags
+	}
+	ref := w.addSite(site, fnRef, op)
 	off := w.u.Offset(pe.Token)
 	w.buf.Replace(off, off+len(pe.Token.Src()), "__weave_"+name)
 	sep := ", "

@@ -4,27 +4,56 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 // allocProfile is what a profile says about memory: every table built from
-// the allocation call chains, whole chains, by call site.
-func allocProfile(t *testing.T, prof string) string {
+// the allocation call chains, whole chains, by call site; without the call
+// counts of the functions named in frameless, which are not counted.
+func allocProfile(t *testing.T, prof string, frameless map[string]bool) string {
 	t.Helper()
 	r := mustRun(t, "", nil, weaveBin, "report", "--format", "json", "--depth", "0", "--sites",
 		"--tables", "leaks,bins,direct,graph", prof)
-	var rep map[string]json.RawMessage
+	var rep map[string]any
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
+	var strip func(v any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if name, ok := x["name"].(string); ok && frameless[name] {
+				callers, _ := x["callers"].([]any) // the arcs into it
+				for _, m := range append(callers, x) {
+					if m, ok := m.(map[string]any); ok {
+						delete(m, "calls")
+						delete(m, "recursive_calls")
+						delete(m, "total_calls")
+					}
+				}
+			}
+			for _, e := range x {
+				strip(e)
+			}
+		case []any:
+			for _, e := range x {
+				strip(e)
+			}
+		}
+	}
 	var b strings.Builder
 	for _, k := range []string{"totals", "leaks", "bins", "direct", "graph"} {
-		b.WriteString(k + " " + string(rep[k]) + "\n")
+		strip(rep[k])
+		j, _ := json.Marshal(rep[k])
+		b.WriteString(k + " " + string(j) + "\n")
 	}
 	return b.String()
 }
+
+var framelessLine = regexp.MustCompile(`(?m)^weave: \S+:\d+: (\S+) frameless: `)
 
 // TestFramesChains builds the test programs with --frames=auto and
 // --frames=all: the allocation chains, totals and leaks must be the same,
@@ -51,7 +80,15 @@ func TestFramesChains(t *testing.T) {
 				profs[policy] = filepath.Join(dir, policy+".prof")
 				run(t, dir, []string{"WEAVE_OUT=" + profs[policy]}, append([]string{exe}, p.args...)...)
 			}
-			if auto, all := allocProfile(t, profs["auto"]), allocProfile(t, profs["all"]); auto != all {
+			frameless := map[string]bool{}
+			for _, src := range p.srcs {
+				abs, _ := filepath.Abs(filepath.Join("../../testdata", src))
+				v := mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "-v", "-o", filepath.Join(dir, "w.c"), abs)
+				for _, m := range framelessLine.FindAllStringSubmatch(v.stderr, -1) {
+					frameless[m[1]] = true
+				}
+			}
+			if auto, all := allocProfile(t, profs["auto"], frameless), allocProfile(t, profs["all"], frameless); auto != all {
 				t.Errorf("--frames=auto changes the allocation profile:\nauto:\n%s\nall:\n%s", auto, all)
 			}
 			head := mustRun(t, "", nil, weaveBin, "report", profs["auto"]).stdout
