@@ -16,6 +16,34 @@
 
 #include "internal.h"
 
+/* p's child for fn, as an entry finds it: p's one-entry cache, the
+   second-level cache, else the tree (filling both caches). Owner thread,
+   in_rt set. */
+static inline __attribute__((always_inline)) struct __weave_node *fn_child(struct rt_thread *T, struct __weave_node *p, const struct __weave_fn *fn)
+{
+	struct __weave_node *c = p->cache;
+	struct __weave_cc *e;
+	struct rt_node *n;
+	if (c->key == fn)
+		return c;
+	e = &rt_cc[__weave_cc_index(p, fn)];
+	if (e->key == fn && e->parent == p) {
+		c = e->child;
+	} else {
+		if (!(n = child(T, (struct rt_node *)(void *)p, fn, KIND_F)))
+			return 0;
+		c = &n->pub;
+		e->key = 0;
+		fence();
+		e->child = c;
+		e->parent = p;
+		fence();
+		e->key = fn;
+	}
+	p->cache = c;
+	return c;
+}
+
 struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 {
 	struct __weave_thread *t = &__weave_tls;
@@ -23,7 +51,6 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 	struct __weave_frame f = {0, t->depth};
 	struct rt_thread *T;
 	struct __weave_node *p, *c;
-	struct __weave_cc *e;
 	unsigned d;
 
 	if (l->in_rt)
@@ -41,21 +68,8 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 	if (d + 1 >= t->cap && !stack_grow(T, t))
 		goto out;
 	p = t->cur;
-	c = p->cache;
-	if (c->key != fn) {
-		struct rt_node *n = child(T, (struct rt_node *)(void *)p, fn, KIND_F);
-		if (!n)
-			goto out;
-		c = &n->pub;
-		p->cache = c;
-		e = &rt_cc[__weave_cc_index(p, fn)];
-		e->key = 0;
-		fence();
-		e->child = c;
-		e->parent = p;
-		fence();
-		e->key = fn;
-	}
+	if (!(c = fn_child(T, p, fn)))
+		goto out;
 	/* The push, exactly as in __weave_enter. */
 	c->calls++;
 	t->depth = d + 1;

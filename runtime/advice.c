@@ -91,14 +91,10 @@ static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p
 	cur = (struct rt_node *)(void *)__weave_tls.cur;
 	if (s->flags & __WEAVE_SITE_FRAME) {
 		/* An allocation leaf without a frame: its node, as its entry
-		   would have made it. The node's one-entry cache answers, as it
-		   does for an entry. */
-		struct __weave_node *f = cur->pub.cache;
-		if (f->key != s->fn) {
-			if (cur == &rt_boot || !(a = child(T, cur, s->fn, KIND_F)))
-				return;
-			f = cur->pub.cache = &a->pub;
-		}
+		   would have found or made it. */
+		struct __weave_node *f;
+		if (cur == &rt_boot || !(f = fn_child(T, &cur->pub, s->fn)))
+			return;
 		cur = (struct rt_node *)(void *)f;
 	}
 	a = cur->u.acache;

@@ -434,6 +434,7 @@ static int stack_grow(struct rt_thread *T, struct __weave_thread *t);
 static void rt_thread_exit(void *arg);
 
 /* pseudostack/enter.c */
+static inline __attribute__((always_inline)) struct __weave_node *fn_child(struct rt_thread *T, struct __weave_node *p, const struct __weave_fn *fn);
 static u64 frameless_count(void);
 
 /* side.c */
