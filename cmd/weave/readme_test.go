@@ -15,6 +15,8 @@ import (
 
 // readmeProg is a program with an include directory, a macro, a function
 // weave leaves unwoven, a leak, output on both streams and exit status 3.
+// dup is noinline: inlined into main, it may leave the leaked pointer in a
+// register the exit scan finds (a still-reachable block, not a leak).
 var readmeProg = map[string]string{
 	"include/util.h": "#define GREETING \"hello\"\nchar *dup(const char *s, int n);\n",
 	"prog.c": `#include <stdio.h>
@@ -22,7 +24,7 @@ var readmeProg = map[string]string{
 #include <string.h>
 #include "util.h"
 
-char *dup(const char *s, int n)
+__attribute__((noinline)) char *dup(const char *s, int n)
 {
 	char *p = malloc(strlen(s) * n + 1);
 	p[0] = 0;
@@ -122,8 +124,9 @@ func TestReadmeWeaveFile(t *testing.T) {
 		{"-o", "v.c", "prog.c", "-I", "include", "-v"},
 	} {
 		r := mustRun(t, dir, env, append([]string{weaveBin}, args...)...)
-		if !regexp.MustCompile(`^weave: \S*prog\.c:15: quiet not woven: no_instrument_function attribute\n$`).MatchString(r.stderr) {
-			t.Errorf("weave %s printed %q, want quiet listed as unwoven", strings.Join(args, " "), r.stderr)
+		if !regexp.MustCompile(`^weave: \S*prog\.c:15: quiet not woven: no_instrument_function attribute\n` +
+			`weave: \S*prog\.c:6: dup frameless: an allocation leaf, its allocations make its frame\n$`).MatchString(r.stderr) {
+			t.Errorf("weave %s printed %q, want quiet listed as unwoven and dup as frameless", strings.Join(args, " "), r.stderr)
 		}
 	}
 }
