@@ -85,12 +85,22 @@ out:
 	return f;
 }
 
-/* The units with frameless functions, pushed by their constructors,
-   possibly before the runtime is set up, from any thread. */
+/* The units with a pointcut, pushed by their constructors, possibly
+   before the runtime is set up, from any thread; and the number of
+   frameless functions of all registered units, counted at registration:
+   a unit of a library dlclosed before exit is unmapped then. */
 static struct __weave_unit *g_units;
+static u64 g_frameless;
 
 void __weave_register_unit(struct __weave_unit *u)
 {
+	u64 n = 0;
+	unsigned i;
+	for (i = 0; i < u->n; i++)
+		n += (u->fns[i].flags & __WEAVE_FN_FRAMELESS) != 0;
+	__atomic_fetch_add(&g_frameless, n, __ATOMIC_RELAXED);
+	if (!u->pointcut)
+		return;
 	u->next = __atomic_load_n(&g_units, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&g_units, &u->next, u, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
@@ -99,13 +109,7 @@ void __weave_register_unit(struct __weave_unit *u)
 /* The number of frameless functions in the registered units. */
 static u64 frameless_count(void)
 {
-	struct __weave_unit *u;
-	u64 n = 0;
-	unsigned i;
-	for (u = __atomic_load_n(&g_units, __ATOMIC_ACQUIRE); u; u = u->next)
-		for (i = 0; i < u->n; i++)
-			n += (u->fns[i].flags & __WEAVE_FN_FRAMELESS) != 0;
-	return n;
+	return __atomic_load_n(&g_frameless, __ATOMIC_RELAXED);
 }
 
 /* Writes the distinct pointcuts of the registered units as one M pointcut
