@@ -213,11 +213,23 @@ func TestLeakThreads(t *testing.T) {
 	}
 	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
 		// The C library's thread blocks are possibly lost or reachable
-		// depending on which thread stacks were reused: not compared.
-		vg := memcheck.RunLeaks(t, dir, nil, exe)
-		if vg[0] != got[0] || vg[1] != got[1] {
-			t.Errorf("weave's leak summary %+v, valgrind's %+v", got, vg)
+		// depending on which thread stacks were reused: not compared. A
+		// stale word left in an exited thread's memory can make a lost
+		// block possibly lost, in either tool, depending on scheduling:
+		// the two runs are repeated (up to three times) until they agree.
+		var vg memcheck.Kinds
+		for attempt := 0; attempt < 3; attempt++ {
+			if attempt > 0 {
+				r := mustRun(t, dir, []string{"WEAVE_OUT="}, exe)
+				got, _ = memcheck.ParseKinds(r.stderr)
+			}
+			vg = memcheck.RunLeaks(t, dir, nil, exe)
+			if vg[0] == got[0] && vg[1] == got[1] {
+				return
+			}
+			t.Logf("attempt %d: weave's leak summary %+v, valgrind's %+v", attempt, got, vg)
 		}
+		t.Errorf("weave's leak summary %+v, valgrind's %+v", got, vg)
 	})
 }
 
