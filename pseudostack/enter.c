@@ -85,25 +85,38 @@ out:
 	return f;
 }
 
-/* The units with a pointcut, pushed by their constructors, possibly
-   before the runtime is set up, from any thread; and the number of
-   frameless functions of all registered units, counted at registration:
-   a unit of a library dlclosed before exit is unmapped then. */
-static struct __weave_unit *g_units;
+/* The number of frameless functions of all registered units, and the
+   distinct pointcut texts (NUL-separated in g_pc_text), both taken at
+   registration, from constructors that may run before the runtime is set
+   up, on any thread: a unit of a library dlclosed before exit is unmapped
+   by then, so nothing of it is kept. g_pc_lock is a spinlock (a
+   registration takes microseconds). */
 static u64 g_frameless;
+static char g_pc_text[16384];
+static unsigned g_pc_len;
+static int g_pc_lock;
 
 void __weave_register_unit(struct __weave_unit *u)
 {
 	u64 n = 0;
 	unsigned i;
+	wsize k;
 	for (i = 0; i < u->n; i++)
 		n += (u->fns[i].flags & __WEAVE_FN_FRAMELESS) != 0;
 	__atomic_fetch_add(&g_frameless, n, __ATOMIC_RELAXED);
-	if (!u->pointcut)
+	if (!u->pointcut || !*u->pointcut)
 		return;
-	u->next = __atomic_load_n(&g_units, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&g_units, &u->next, u, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	while (__atomic_exchange_n(&g_pc_lock, 1, __ATOMIC_ACQUIRE))
 		;
+	for (i = 0; i < g_pc_len; i += (unsigned)strlen(g_pc_text + i) + 1)
+		if (!strcmp(g_pc_text + i, u->pointcut))
+			break;
+	k = strlen(u->pointcut) + 1;
+	if (i >= g_pc_len && g_pc_len + k <= sizeof g_pc_text) {
+		memcpy(g_pc_text + g_pc_len, u->pointcut, k);
+		g_pc_len += (unsigned)k;
+	}
+	__atomic_store_n(&g_pc_lock, 0, __ATOMIC_RELEASE);
 }
 
 /* The number of frameless functions in the registered units. */
@@ -113,27 +126,22 @@ static u64 frameless_count(void)
 }
 
 /* Writes the distinct pointcuts of the registered units as one M pointcut
-   record (" ; " between them). */
+   record (" ; " between them). Skipped if a registration holds the lock
+   (the writer may run in a crash handler). */
 static void pointcut_record(struct out *o)
 {
-	struct __weave_unit *first = __atomic_load_n(&g_units, __ATOMIC_ACQUIRE), *u, *v;
-	int any = 0;
-	for (u = first; u; u = u->next) {
-		if (!u->pointcut)
-			continue;
-		for (v = first; v != u; v = v->next)
-			if (v->pointcut && !strcmp(v->pointcut, u->pointcut))
-				break;
-		if (v != u)
-			continue;
-		out_str(o, any ? " ; " : "M pointcut ");
-		out_str(o, u->pointcut);
-		any = 1;
+	unsigned i;
+	if (__atomic_exchange_n(&g_pc_lock, 1, __ATOMIC_ACQUIRE))
+		return;
+	for (i = 0; i < g_pc_len; i += (unsigned)strlen(g_pc_text + i) + 1) {
+		out_str(o, i ? " ; " : "M pointcut ");
+		out_str(o, g_pc_text + i);
 	}
-	if (any) {
+	if (g_pc_len) {
 		out_ch(o, '\n');
 		o->records++;
 	}
+	__atomic_store_n(&g_pc_lock, 0, __ATOMIC_RELEASE);
 }
 
 int __weave_setjmp_return(struct __weave_frame *f, int v)

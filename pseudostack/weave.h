@@ -53,7 +53,7 @@ enum { __WEAVE_FN_FRAMELESS = 1 };
 /* A woven unit with frameless functions, or woven with a pointcut (weave
    --alloc, --exclude & co.), registers its function table from a
    constructor, so that the profile can count them and record the pointcut
-   (the flags as text, or 0). next is the runtime's. */
+   (the flags as text, or 0), which the runtime copies. next is unused. */
 struct __weave_unit {
 	const struct __weave_fn *fns;
 	unsigned n;
