@@ -1,0 +1,134 @@
+package runtime
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestThreads(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "threads")
+	checkThreadsSized(t, run(t, exe, nil, "1000000", "64"), 1000000, 64)
+	checkThreads(t, run(t, exe, nil), 100000)
+}
+
+// TestTSan: the runtime is free of data races under ThreadSanitizer, with
+// gcc and clang; a racy program proves TSan is watching.
+func TestTSan(t *testing.T) {
+	for _, cc := range []string{"clang", "gcc"} {
+		t.Run(cc, func(t *testing.T) {
+			t.Parallel()
+			tsan := []string{"-fsanitize=thread"}
+			r := run(t, build(t, cc, "threads", tsan...), nil, "100000", "64")
+			if strings.Contains(r.stderr, "ThreadSanitizer") {
+				t.Fatalf("ThreadSanitizer reports:\n%s", r.stderr)
+			}
+			checkThreadsSized(t, r, 100000, 64)
+			for _, prog := range []string{"nowoven", "fork", "deep", "churn"} {
+				r := run(t, build(t, cc, prog, tsan...), nil, "20000")
+				if strings.Contains(r.stderr, "ThreadSanitizer") || r.code != 0 {
+					t.Errorf("%s: exit %d\n%s", prog, r.code, r.stderr)
+				}
+			}
+			r = run(t, build(t, cc, "racy", tsan...), nil)
+			if !strings.Contains(r.stderr, "WARNING: ThreadSanitizer: data race") {
+				t.Errorf("TSan missed the race in racy.c:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+// TestThreadChurn: 2000 short-lived threads, each with its own tree.
+func TestThreadChurn(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "churn")
+	r := run(t, exe, nil)
+	got := weaveSummary(t, r)
+	p := readProfile(t, r.profile())
+	checkConsistent(t, p, got)
+	if w := p.wovenTotals(); r.code != 0 || w != (heapSummary{0, 0, 6000, 6000, 128000}) {
+		t.Fatalf("exit %d, woven allocations %+v\n%s", r.code, w, r.stderr)
+	}
+	// With the C library's allocations for the threads, valgrind's totals.
+	checkValgrind(t, got, exe, nil)
+	if len(p.Threads) != 2001 {
+		t.Errorf("%d threads, want 2001", len(p.Threads))
+	}
+}
+
+// TestExitWhileRunning: main returns while other threads allocate, create
+// contexts and threads; the runtime must still exit cleanly with a
+// well-formed profile (the counts themselves are a snapshot).
+func TestExitWhileRunning(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "running")
+	for i := 0; i < 10; i++ {
+		r := run(t, exe, nil)
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+		weaveSummary(t, r)
+		readProfile(t, r.profile())
+	}
+}
+
+// TestUnknownPointers: with library allocations not recorded
+// (WEAVE_HIDDEN=0), blocks the runtime never saw pass through free and
+// realloc, and a block freed behind its back is noticed when its address
+// comes back. Recorded (the default), it sees every block: valgrind's
+// totals.
+func TestUnknownPointers(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "unknown")
+	r := run(t, exe, []string{"WEAVE_HIDDEN=0"})
+	got := weaveSummary(t, r)
+	want := heapSummary{0, 0, 3, 3, 224}
+	if r.stdout != "reused\n" {
+		want = heapSummary{48, 1, 3, 2, 224}
+	}
+	if r.code != 0 || got != want {
+		t.Errorf("exit %d, summary %+v, want %+v\n%s", r.code, got, want, r.stderr)
+	}
+	p := readProfile(t, r.profile())
+	checkConsistent(t, p, got)
+	if p.meta["hidden"] != "0" {
+		t.Errorf("WEAVE_HIDDEN=0: M hidden %s", p.meta["hidden"])
+	}
+	checkAgainstValgrind(t, exe)
+}
+
+// TestSideTableSpill: blocks packed 8 bytes apart (several to a granule of
+// the side table's radix part) and blocks of 1 GiB and more (too big for a
+// radix slot) take the spill table; the runtime's totals must equal the
+// program's own tally.
+func TestSideTableSpill(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "granules"), nil)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	got, want := weaveSummary(t, r), summaryOf(t, r.stdout, "")
+	if got != want {
+		t.Errorf("runtime says %+v, the program %+v\n%s", got, want, r.stderr)
+	}
+	checkConsistent(t, readProfile(t, r.profile()), got)
+}
+
+// checkAgainstValgrind runs exe with the runtime's defaults (library
+// allocations recorded) and checks its profile is consistent and its totals
+// are valgrind's.
+func checkAgainstValgrind(t *testing.T, exe string) *prof {
+	t.Helper()
+	r := run(t, exe, nil)
+	got := weaveSummary(t, r)
+	p := readProfile(t, r.profile())
+	checkConsistent(t, p, got)
+	if p.meta["hidden"] != "1" {
+		t.Errorf("M hidden %s", p.meta["hidden"])
+	}
+	checkValgrind(t, got, exe, nil)
+	return p
+}
+
+// TestErrno: errno is preserved across successful calls and set as by the
+// library on failures.
