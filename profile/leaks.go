@@ -56,24 +56,17 @@ func (p *Profile) Scanned() bool {
 
 // leakRecord decodes a K record: node, then blocks and bytes per kind.
 func (d *decoder) leakRecord(rest string) error {
-	f, err := fields(rest, 1+2*int(NumLeakKinds))
-	if err != nil {
-		return err
-	}
 	names := []string{"node"}
 	for _, k := range LeakKindNames {
 		names = append(names, k+"_blocks", k+"_bytes")
 	}
-	v, err := nums(f, names...)
+	v, err := numbers(rest, names...)
 	if err != nil {
 		return err
 	}
-	n, err := d.nodes.lookup(v[0], "node")
+	n, err := d.nodeFor(v[0], allocLeaf, "K", nil)
 	if err != nil {
 		return err
-	}
-	if n.Kind != KindAlloc {
-		return fmt.Errorf("node %d is not an allocation leaf", n.ID)
 	}
 	if n.Leaks != nil {
 		return fmt.Errorf("second K record for node %d", n.ID)
@@ -88,11 +81,7 @@ func (d *decoder) leakRecord(rest string) error {
 // moduleRecord decodes an O record: a function and the object file it was
 // linked into.
 func (d *decoder) moduleRecord(rest string) error {
-	f, err := fields(rest, 2)
-	if err != nil {
-		return err
-	}
-	v, err := nums(f, "fn", "module")
+	v, err := numbers(rest, "fn", "module")
 	if err != nil {
 		return err
 	}

@@ -258,6 +258,49 @@ func nums(f []string, names ...string) ([]uint64, error) {
 	return out, nil
 }
 
+// numbers splits rest into one unsigned number per name (see nums).
+func numbers(rest string, names ...string) ([]uint64, error) {
+	f, err := fields(rest, len(names))
+	if err != nil {
+		return nil, err
+	}
+	return nums(f, names...)
+}
+
+// What a record about one node requires of the node's kind.
+type kindRule int
+
+const (
+	anyNode kindRule = iota
+	allocLeaf
+	notAllocLeaf
+)
+
+// nodeFor looks up the node a record of tag is about and checks its kind;
+// with seen, it also checks that this is the node's first record of tag.
+func (d *decoder) nodeFor(id uint64, rule kindRule, tag string, seen *map[int]bool) (*Node, error) {
+	n, err := d.nodes.lookup(id, "node")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case rule == allocLeaf && n.Kind != KindAlloc:
+		return nil, fmt.Errorf("node %d is not an allocation leaf", n.ID)
+	case rule == notAllocLeaf && n.Kind == KindAlloc:
+		return nil, fmt.Errorf("node %d is an allocation leaf", n.ID)
+	}
+	if seen != nil {
+		if *seen == nil {
+			*seen = map[int]bool{}
+		}
+		if (*seen)[n.ID] {
+			return nil, fmt.Errorf("second %s record for node %d", tag, n.ID)
+		}
+		(*seen)[n.ID] = true
+	}
+	return n, nil
+}
+
 // record decodes one record; the caller adds the line and tag to errors.
 func (d *decoder) record(tag, rest string) error {
 	p := d.p
@@ -282,11 +325,7 @@ func (d *decoder) record(tag, rest string) error {
 		return d.strs.define(id[0], s)
 
 	case "F":
-		f, err := fields(rest, 4)
-		if err != nil {
-			return err
-		}
-		v, err := nums(f, "id", "name", "file", "line")
+		v, err := numbers(rest, "id", "name", "file", "line")
 		if err != nil {
 			return err
 		}
@@ -338,11 +377,7 @@ func (d *decoder) record(tag, rest string) error {
 		return d.sites.define(v[0], s)
 
 	case "T":
-		f, err := fields(rest, 2)
-		if err != nil {
-			return err
-		}
-		v, err := nums(f, "id", "tid")
+		v, err := numbers(rest, "id", "tid")
 		if err != nil {
 			return err
 		}
@@ -352,56 +387,31 @@ func (d *decoder) record(tag, rest string) error {
 		return d.node(rest)
 
 	case "C":
-		f, err := fields(rest, 2)
+		v, err := numbers(rest, "node", "calls")
 		if err != nil {
 			return err
 		}
-		v, err := nums(f, "node", "calls")
+		n, err := d.nodeFor(v[0], anyNode, tag, &d.callDef)
 		if err != nil {
 			return err
 		}
-		n, err := d.nodes.lookup(v[0], "node")
-		if err != nil {
-			return err
-		}
-		if d.callDef == nil {
-			d.callDef = map[int]bool{}
-		}
-		if d.callDef[n.ID] {
-			return fmt.Errorf("second C record for node %d", n.ID)
-		}
-		d.callDef[n.ID] = true
 		n.Calls = v[1]
 
 	case "H":
-		f, err := fields(rest, 1+4*NumClasses)
-		if err != nil {
-			return err
-		}
 		names := []string{"node"}
 		for _, c := range "abfg" {
 			for i := range NumClasses {
 				names = append(names, fmt.Sprintf("%c%d", c, i))
 			}
 		}
-		v, err := nums(f, names...)
+		v, err := numbers(rest, names...)
 		if err != nil {
 			return err
 		}
-		n, err := d.nodes.lookup(v[0], "node")
+		n, err := d.nodeFor(v[0], allocLeaf, tag, &d.heapDef)
 		if err != nil {
 			return err
 		}
-		if n.Kind != KindAlloc {
-			return fmt.Errorf("node %d is not an allocation leaf", n.ID)
-		}
-		if d.heapDef == nil {
-			d.heapDef = map[int]bool{}
-		}
-		if d.heapDef[n.ID] {
-			return fmt.Errorf("second H record for node %d", n.ID)
-		}
-		d.heapDef[n.ID] = true
 		for i := range NumClasses {
 			n.Heap.Allocs[i] = v[1+i]
 			n.Heap.Bytes[i] = v[1+NumClasses+i]
@@ -410,15 +420,11 @@ func (d *decoder) record(tag, rest string) error {
 		}
 
 	case "Q":
-		f, err := fields(rest, 2)
+		v, err := numbers(rest, "index", "node")
 		if err != nil {
 			return err
 		}
-		v, err := nums(f, "index", "node")
-		if err != nil {
-			return err
-		}
-		n, err := d.nodes.lookup(v[1], "node")
+		n, err := d.nodeFor(v[1], anyNode, tag, nil)
 		if err != nil {
 			return err
 		}
@@ -428,36 +434,18 @@ func (d *decoder) record(tag, rest string) error {
 		d.p.TraceNodes[uint32(v[0])] = n
 
 	case "D":
-		f, err := fields(rest, 2)
+		v, err := numbers(rest, "node", "ns")
 		if err != nil {
 			return err
 		}
-		v, err := nums(f, "node", "ns")
+		n, err := d.nodeFor(v[0], notAllocLeaf, tag, &d.timeDef)
 		if err != nil {
 			return err
 		}
-		n, err := d.nodes.lookup(v[0], "node")
-		if err != nil {
-			return err
-		}
-		if n.Kind == KindAlloc {
-			return fmt.Errorf("node %d is an allocation leaf", n.ID)
-		}
-		if d.timeDef == nil {
-			d.timeDef = map[int]bool{}
-		}
-		if d.timeDef[n.ID] {
-			return fmt.Errorf("second D record for node %d", n.ID)
-		}
-		d.timeDef[n.ID] = true
 		n.Time = v[1]
 
 	case "B":
-		f, err := fields(rest, 5)
-		if err != nil {
-			return err
-		}
-		v, err := nums(f, "size", "allocs", "frees", "bytes", "freed_bytes")
+		v, err := numbers(rest, "size", "allocs", "frees", "bytes", "freed_bytes")
 		if err != nil {
 			return err
 		}
@@ -488,11 +476,7 @@ func (d *decoder) record(tag, rest string) error {
 		p.Snapshots[len(p.Snapshots)-1].Maps += text + "\n"
 
 	case "L":
-		f, err := fields(rest, 7)
-		if err != nil {
-			return err
-		}
-		v, err := nums(f, "ns", "bytes", "blocks", "allocs", "frees", "vm?", "rss?")
+		v, err := numbers(rest, "ns", "bytes", "blocks", "allocs", "frees", "vm?", "rss?")
 		if err != nil {
 			return err
 		}
@@ -502,28 +486,14 @@ func (d *decoder) record(tag, rest string) error {
 		p.Timeline = append(p.Timeline, Point{v[0], v[1], v[2], v[3], v[4], signed(v[5]), signed(v[6])})
 
 	case "P":
-		f, err := fields(rest, 3)
+		v, err := numbers(rest, "node", "bytes", "blocks")
 		if err != nil {
 			return err
 		}
-		v, err := nums(f, "node", "bytes", "blocks")
+		n, err := d.nodeFor(v[0], allocLeaf, tag, &d.peakDef)
 		if err != nil {
 			return err
 		}
-		n, err := d.nodes.lookup(v[0], "node")
-		if err != nil {
-			return err
-		}
-		if n.Kind != KindAlloc {
-			return fmt.Errorf("node %d is not an allocation leaf", n.ID)
-		}
-		if d.peakDef == nil {
-			d.peakDef = map[int]bool{}
-		}
-		if d.peakDef[n.ID] {
-			return fmt.Errorf("second P record for node %d", n.ID)
-		}
-		d.peakDef[n.ID] = true
 		p.PeakHeap = append(p.PeakHeap, PeakNode{n, v[1], v[2]})
 
 	case "K":
@@ -533,20 +503,13 @@ func (d *decoder) record(tag, rest string) error {
 		return d.moduleRecord(rest)
 
 	case "X":
-		f, err := fields(rest, 3)
+		v, err := numbers(rest, "address", "size", "node")
 		if err != nil {
 			return err
 		}
-		v, err := nums(f, "address", "size", "node")
+		n, err := d.nodeFor(v[2], allocLeaf, tag, nil)
 		if err != nil {
 			return err
-		}
-		n, err := d.nodes.lookup(v[2], "node")
-		if err != nil {
-			return err
-		}
-		if n.Kind != KindAlloc {
-			return fmt.Errorf("node %d is not an allocation leaf", n.ID)
 		}
 		p.Blocks = append(p.Blocks, Block{v[0], v[1], n})
 
