@@ -106,6 +106,7 @@ func (cfg *Config) CC(args []string) error {
 	if failed != nil || c.stage != stageLink {
 		return failed
 	}
+	cfg.warnUnmatched(c, jobs)
 	return cfg.link(c, objects, tmp)
 }
 
@@ -116,6 +117,44 @@ type job struct {
 	out    string // the object (or assembly) to write
 	stderr bytes.Buffer
 	err    error
+	// res is the woven unit (nil if not woven here), whose Unmatched
+	// warnUnmatched reads.
+	res *weave.Result
+}
+
+// warnUnmatched warns about the patterns of weave cc's own command line
+// (cfg.Own) that match nothing in any of the sources of a program it
+// compiles and links whole (every input a C source, all woven; not a
+// build system's probe). A -c step, a link with objects, and the patterns
+// of the config file and WEAVE_FLAGS (the project's, which one program of
+// it may well not use) get none: one translation unit cannot know about
+// the others.
+func (cfg *Config) warnUnmatched(c *cmdline, jobs []*job) {
+	if len(cfg.Own) == 0 || c.relocatable || isProbe(c.output) {
+		return
+	}
+	count := map[string]int{}
+	for _, j := range jobs {
+		if j == nil || j.res == nil {
+			return // an object, or a source not woven: it may match there
+		}
+		for _, p := range j.res.Unmatched {
+			count[p]++
+		}
+	}
+	for _, p := range cfg.Own {
+		if count[p] == len(jobs) {
+			fmt.Fprintf(cfg.Stderr, "weave: warning: %s matches nothing in the program's sources\n", p)
+		}
+	}
+}
+
+// isProbe reports whether an output is a build system's probe program
+// (autoconf's conftest, CMake's cmTC_*), which runtime/save.c leaves
+// silent too.
+func isProbe(output string) bool {
+	b := filepath.Base(output)
+	return b == "conftest" || b == "conftest.exe" || strings.HasPrefix(b, "cmTC_")
 }
 
 // runJobs runs the jobs, as many at a time as there are CPUs.
@@ -191,7 +230,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	// Weave and compile the woven text.
 	if reason == "" {
 		d := parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags())
-		woven, err := cfg.weaveStdinText(displayName(in.name), text, d)
+		woven, res, err := cfg.weaveStdinText(displayName(in.name), text, d)
 		var ce *weave.ConfigError
 		if errors.As(err, &ce) {
 			j.err = &ExitError{Code: 1, Err: err}
@@ -209,6 +248,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 			argv := append(append(append([]string{}, cfg.Compiler...), c.compileFlags()...),
 				"-x", "cpp-output", modeFlag(c), wfile, "-o", j.out)
 			if err := cfg.runTo(&ccErr, nil, argv); err == nil {
+				j.res = res
 				j.stderr.Write(ppErr.Bytes())
 				j.stderr.Write(ccErr.Bytes())
 				return
@@ -229,15 +269,15 @@ const (
 
 // weaveStdinText is weaveText, also for text read from standard input:
 // its file is renamed for the weaver, and back in the woven text.
-func (cfg *Config) weaveStdinText(src string, text []byte, d parse.Dialect) ([]byte, error) {
+func (cfg *Config) weaveStdinText(src string, text []byte, d parse.Dialect) ([]byte, *weave.Result, error) {
 	if src != "<stdin>" || !bytes.Contains(text, []byte(stdinName)) || bytes.Contains(text, []byte(stdinAlias)) {
 		return cfg.weaveText(src, text, d)
 	}
-	woven, err := cfg.weaveText(src, bytes.ReplaceAll(text, []byte(stdinName), []byte(stdinAlias)), d)
+	woven, res, err := cfg.weaveText(src, bytes.ReplaceAll(text, []byte(stdinName), []byte(stdinAlias)), d)
 	if err != nil {
-		return nil, errors.New(strings.ReplaceAll(err.Error(), "stdin#0", "<stdin>"))
+		return nil, nil, errors.New(strings.ReplaceAll(err.Error(), "stdin#0", "<stdin>"))
 	}
-	return bytes.ReplaceAll(woven, []byte(stdinAlias), []byte(stdinName)), nil
+	return bytes.ReplaceAll(woven, []byte(stdinAlias), []byte(stdinName)), res, nil
 }
 
 // fallback compiles the input of j unwoven, as the user's command line

@@ -31,6 +31,10 @@ type Config struct {
 	// --exclude-file).
 	Select weave.Selection
 	Strict bool // a file that cannot be woven is an error, not a warning
+	// Own are the pointcut patterns of weave cc's own command line (as
+	// Options.Pointcut writes them), the ones it warns about when they
+	// match nothing in a program it compiles whole (warnUnmatched).
+	Own []string
 }
 
 // CompilerFromEnv returns $WEAVE_CC split into words, else ["cc"].
@@ -126,15 +130,16 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *wea
 // name src's main file, so that the object's file symbol and debug
 // information name it (not the temporary file), and the runtime interface
 // as a system header.
-func (cfg *Config) weaveText(src string, text []byte, d parse.Dialect) ([]byte, error) {
+// The result (nil for text woven already) tells which patterns it matched.
+func (cfg *Config) weaveText(src string, text []byte, d parse.Dialect) ([]byte, *weave.Result, error) {
 	if bytes.Contains(text, []byte("__weave_enter_slow(const struct __weave_fn *fn)")) {
-		return text, nil
+		return text, nil, nil
 	}
 	res, err := cfg.weaveUnit(src, text, d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return nameMainFile(res.Text, mainFile(text)), nil
+	return nameMainFile(res.Text, mainFile(text)), res, nil
 }
 
 // nameMainFile wraps the prologue of woven text (everything before its
@@ -199,6 +204,9 @@ func (cfg *Config) WeaveFile(src, out string, flags []string) error {
 	res, err := cfg.WeaveSource(src, flags)
 	if err != nil {
 		return err
+	}
+	for _, p := range res.Unmatched {
+		fmt.Fprintf(cfg.Stderr, "weave: warning: %s: %s matches nothing in this translation unit\n", src, p)
 	}
 	if out == "" || out == "-" {
 		_, err := cfg.Stdout.Write(res.Text)

@@ -124,7 +124,7 @@ func (e *ConfigError) Error() string { return e.Msg }
 // against the unit's prototype of it, and the functions the unit declares
 // with __attribute__((malloc, alloc_size)).
 func (w *weaver) findAllocators(declared []Allocator) error {
-	w.allocs = map[string]Allocator{}
+	w.allocs, w.declared = map[string]Allocator{}, map[string]bool{}
 	for _, a := range declared {
 		w.allocs[a.Name] = a
 	}
@@ -141,6 +141,7 @@ func (w *weaver) findAllocators(declared []Allocator) error {
 			}
 			ft, _ := d.Type().(*cc.FunctionType)
 			if a, ok := w.allocs[name]; ok && !a.Auto {
+				w.declared[name] = true
 				if err := w.checkPrototype(d, ft, a); err != nil {
 					return err
 				}

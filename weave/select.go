@@ -55,21 +55,70 @@ func matchAny(globs []string, name string) bool {
 	return false
 }
 
+// unmatched returns the pointcut patterns that match nothing in a woven
+// unit (by their Pointcut text): a function glob no function defined in
+// the user's files matches, a file glob none of their files matches, a
+// declared allocator the unit does not declare (declared: the functions
+// it does).
+func (o *Options) unmatched(res *Result, declared map[string]bool) []string {
+	var out []string
+	last := map[string]Allocator{} // a later declaration of a name wins
+	var names []string
+	for _, a := range o.Allocators {
+		if _, ok := last[a.Name]; !ok {
+			names = append(names, a.Name)
+		}
+		last[a.Name] = a
+	}
+	for _, n := range names {
+		if !declared[n] {
+			out = append(out, last[n].String())
+		}
+	}
+	for _, f := range o.Select.flags() {
+		for _, g := range f.globs {
+			hit := false
+			for _, fn := range res.Functions {
+				if f.flag == "--exclude-file" && glob.File(g, fn.File) || f.flag != "--exclude-file" && matchAny([]string{g}, fn.Name) {
+					hit = true
+					break
+				}
+			}
+			if !hit {
+				out = append(out, f.flag+" '"+g+"'")
+			}
+		}
+	}
+	return out
+}
+
+type selectFlag struct {
+	flag  string
+	globs []string
+}
+
+func (s *Selection) flags() []selectFlag {
+	return []selectFlag{{"--exclude", s.Exclude}, {"--include", s.Include}, {"--exclude-file", s.ExcludeFiles}}
+}
+
 // Pointcut is the text of the options that select what is woven and
 // what is an allocation, for the profile's M pointcut record: flags as
 // the user would write them, "" for the defaults.
-func (o *Options) Pointcut() string {
+func (o Options) Pointcut() string {
+	return strings.Join(o.Patterns(), " ")
+}
+
+// Patterns are the pointcut's flags, one a pattern, as Pointcut writes
+// them.
+func (o Options) Patterns() []string {
 	var parts []string
 	for _, a := range o.Allocators {
 		parts = append(parts, a.String())
 	}
-	for _, f := range []struct {
-		flag  string
-		globs []string
-	}{{"--exclude", o.Select.Exclude}, {"--include", o.Select.Include}, {"--exclude-file", o.Select.ExcludeFiles}} {
+	for _, f := range o.Select.flags() {
 		for _, g := range f.globs {
 			parts = append(parts, f.flag+" '"+g+"'")
 		}
 	}
-	return strings.Join(parts, " ")
+	return parts
 }

@@ -36,6 +36,10 @@ type Result struct {
 	Functions []Function // every function defined in the user's files
 	Sites     []Site     // every allocation call advised
 	Skipped   []Function // functions left unwoven (Reason says why)
+	// Unmatched are the pointcut patterns (as Options.Pointcut writes
+	// them) that match nothing in this unit: no function or file the
+	// globs match, no call or definition of a declared allocator.
+	Unmatched []string
 }
 
 // Function is a function definition found in the user's files.
@@ -106,6 +110,7 @@ type weaver struct {
 	names     []int                // sorted offsets of the advised names in the text (adviceNames)
 	need      map[string]frameNeed // under FramesAuto, what each function needs (analyseFrames); nil: a frame each
 	allocs    map[string]Allocator // declared and attribute-recognised allocators (alloc.go)
+	declared  map[string]bool      // the declared allocators the unit declares
 	sel       *Selection
 	pointcut  string // Options.Pointcut(), for the runtime's M pointcut record
 	frameless int    // functions woven without a frame
@@ -153,6 +158,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	}
 	w.emitTables(opts.Prologue)
 	w.res.Text = w.buf.Bytes()
+	w.res.Unmatched = opts.unmatched(w.res, w.declared)
 	return w.res, nil
 }
 

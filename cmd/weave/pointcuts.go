@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"weave/driver"
@@ -35,7 +36,22 @@ func pointcuts(cfg *driver.Config, args []string) ([]string, error) {
 			return nil, fmt.Errorf("WEAVE_FLAGS: unknown option %q (it takes weave's pointcut flags: --alloc, --calloc, --realloc, --free, --exclude, --include, --exclude-file)", rest[0])
 		}
 	}
-	return pointcutFlags(cfg, args)
+	before := weave.Options{Allocators: cfg.Allocators, Select: cfg.Select}
+	rest, err := pointcutFlags(cfg, args)
+	cfg.Own = ownPatterns(before.Patterns(), weave.Options{Allocators: cfg.Allocators, Select: cfg.Select}.Patterns())
+	return rest, err
+}
+
+// ownPatterns are the patterns of after that are not in before: the
+// command line's.
+func ownPatterns(before, after []string) []string {
+	var own []string
+	for _, p := range after {
+		if !slices.Contains(before, p) {
+			own = append(own, p)
+		}
+	}
+	return own
 }
 
 // pointcutFlags takes weave's pointcut flags out of a command line and sets

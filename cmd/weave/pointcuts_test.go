@@ -296,3 +296,57 @@ func TestReportGroup(t *testing.T) {
 		t.Errorf("bad module file: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestPointcutUnmatched: a pattern that matches nothing is a warning:
+// in the unit `weave -o` weaves (every pattern), in a program `weave cc`
+// compiles and links whole (its command line's patterns, not WEAVE_FLAGS'),
+// never in a -c step; a wrong argument index is an error under weave -o
+// too, at the prototype.
+func TestPointcutUnmatched(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	copyPointcuts(t, dir)
+	env := []string{"WEAVE_CC=gcc"}
+	warn := func(p, where string) string { return "weave: warning: " + p + " matches nothing in " + where }
+	r := run(t, dir, env, weaveBin, "-o", "prog.woven.c", "prog.c", "--exclude", "push", "--exclude", "nosuch*",
+		"--include", "p*", "--alloc", "xmalloc:size=1", "--alloc", "xmaloc:size=1", "--exclude-file", "third/**",
+		"--exclude-file", "**/prog.c", "--free", "l_alloc:ptr=2")
+	want := []string{"prog.c: --alloc xmaloc:size=1", "prog.c: --exclude 'nosuch*'", "prog.c: --exclude-file 'third/**'"}
+	for _, p := range want {
+		if !strings.Contains(r.stderr, warn(p, "this translation unit")) {
+			t.Errorf("weave -o: no warning for %s: %q", p, r.stderr)
+		}
+	}
+	if r.code != 0 || strings.Count(r.stderr, "warning") != len(want) {
+		t.Errorf("weave -o: exit %d, stderr %q: want %d warnings", r.code, r.stderr, len(want))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "prog.woven.c")); err != nil {
+		t.Error(err)
+	}
+
+	own := []string{"--exclude", "check", "--exclude", "nosuch", "--alloc", "xmaloc:size=1", "--alloc", "xmalloc:size=1"}
+	r = run(t, dir, append(env, "WEAVE_FLAGS=--exclude alsonot"), append(append([]string{weaveBin, "cc"}, own...), "xalloc.c", "prog.c", "-o", "woven")...)
+	want = []string{"--exclude 'nosuch'", "--alloc xmaloc:size=1"}
+	for _, p := range want {
+		if !strings.Contains(r.stderr, warn(p, "the program's sources")) {
+			t.Errorf("weave cc: no warning for %s: %q", p, r.stderr)
+		}
+	}
+	if r.code != 0 || strings.Count(r.stderr, "warning") != len(want) {
+		t.Errorf("weave cc: exit %d, stderr %q: want %d warnings", r.code, r.stderr, len(want))
+	}
+	for _, argv := range [][]string{{"-c", "prog.c"}, {"xalloc.c", "prog.c", "-o", "conftest"}} {
+		r = run(t, dir, env, append(append([]string{weaveBin, "cc"}, own...), argv...)...)
+		if r.code != 0 || r.stderr != "" {
+			t.Errorf("weave cc %v: exit %d, stderr %q: want no warning", argv, r.code, r.stderr)
+		}
+	}
+
+	r = run(t, dir, env, weaveBin, "-o", "bad.c", "prog.c", "--realloc", "xrealloc:ptr=1,size=3")
+	if msg := "xalloc.h:6:7: --realloc xrealloc:ptr=1,size=3: size=3, but xrealloc has 2 parameters"; r.code == 0 || !strings.Contains(r.stderr, msg) {
+		t.Errorf("weave -o, wrong index: exit %d, stderr %q, want %q", r.code, r.stderr, msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.c")); err == nil {
+		t.Error("bad.c was written")
+	}
+}
