@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"weave/parse"
@@ -215,42 +214,12 @@ func (cfg *Config) WeaveFile(src, out string, flags []string) error {
 	return WriteFileAtomic(out, res.Text)
 }
 
-// WriteFileAtomic writes data to a temporary file beside path and renames
-// it into place.
-// A path that exists and is not a regular file (/dev/null, a FIFO) is
-// written in place: renaming over it would replace the device.
+// WriteFileAtomic writes data to path as WriteAtomic does.
 func WriteFileAtomic(path string, data []byte) error {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err = f.Write(data); err == nil {
-		err = f.Close()
-	} else {
-		f.Close()
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	})
 }
 
 // run runs argv with the configured output streams and returns its exit

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"io"
 
 	"github.com/urfave/cli/v2"
@@ -9,16 +8,12 @@ import (
 	"weave/driver"
 )
 
-// writeOutput runs write on standard output, or into memory and then to
-// path through a temporary file renamed into place: a failed write leaves
-// no half-written output.
+// writeOutput runs write on standard output, or streams it to path
+// through a temporary file renamed into place: a failed write leaves no
+// half-written output, and a large one is never held in memory.
 func writeOutput(c *cli.Context, path string, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		return write(c.App.Writer)
 	}
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
-	}
-	return driver.WriteFileAtomic(path, buf.Bytes())
+	return driver.WriteAtomic(path, write)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -163,6 +165,78 @@ func TestTraceFromStart(t *testing.T) {
 		mustRun(t, dir, nil, weaveBin, "report", "--format", "perfetto", "-o", out, prof)
 		checkTraceEventFormat(t, out)
 	})
+}
+
+// TestTraceExportBudget exports a trace of about a million events: the
+// JSON is several times larger than anything weave report may hold, and
+// every event of the trace is in it.
+func TestTraceExportBudget(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "traceloop", nil, nil)
+	prof := filepath.Join(dir, "big.prof")
+	mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_FRAMES=all", "WEAVE_TRACE=*,alloc:*"}, woven, "12000")
+	p, c := readTrace(t, prof)
+	events := 0
+	for _, m := range []map[string]int{c.enters, c.exits} {
+		for _, n := range m {
+			events += n
+		}
+	}
+	for _, m := range []map[int]int{c.allocs, c.frees} {
+		for _, n := range m {
+			events += n
+		}
+	}
+	if events < 500_000 {
+		t.Fatalf("only %d events traced (dropped: %s): too few to measure the export", events, metaValue(p, "trace_dropped"))
+	}
+	out := filepath.Join(dir, "big.json")
+	cmd := exec.Command(weaveBin, "report", "--format", "perfetto", "-o", out, prof)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("weave report: %v\n%s", err, b)
+	}
+	maxRSS := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	fi, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 96 << 20
+	t.Logf("%d events: %d MB of JSON exported in %d MB of RSS", events, fi.Size()>>20, maxRSS>>20)
+	if maxRSS > budget || fi.Size() < 2*maxRSS {
+		t.Errorf("exporting %d MB of JSON took %d MB of RSS: not streamed (budget %d MB)", fi.Size()>>20, maxRSS>>20, budget>>20)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// One event a line (the export's layout), each checked alone: decoding
+	// the whole document would hold hundreds of megabytes here.
+	got := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := bytes.TrimSuffix(sc.Bytes(), []byte(","))
+		if !bytes.HasPrefix(line, []byte(`{"ph"`)) {
+			continue // the document's head and tail
+		}
+		var e struct {
+			Ph string `json:"ph"`
+		}
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("event %q: %v", line, err)
+		}
+		if e.Ph == "B" || e.Ph == "E" || e.Ph == "i" {
+			got++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got != events {
+		t.Errorf("%d events in the JSON, %d in the trace", got, events)
+	}
 }
 
 // checkTraceEventFormat checks a Trace Event Format file: valid JSON, the
