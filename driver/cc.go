@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 
+	"weave/api"
 	"weave/parse"
 	"weave/weave"
 )
@@ -51,7 +52,11 @@ func (cfg *Config) CC(args []string) error {
 	if c.passthrough || len(c.inputs) == 0 ||
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||
 		(c.stage == stageLink && c.woven() == 0 && (c.relocatable || c.nostdlib)) {
-		return cfg.run(append(append([]string{}, cfg.Compiler...), args...))
+		argv := append(append([]string{}, cfg.Compiler...), args...)
+		if c.passthrough && len(c.inputs) > 0 {
+			argv = append(argv, api.Flags(false)...) // -E, -fsyntax-only & co. find weave_api.h
+		}
+		return cfg.run(argv)
 	}
 
 	tmp, err := os.MkdirTemp("", "weave-cc-")
@@ -214,7 +219,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	if in.kind == inC {
 		var err error
 		// -C keeps the comments: -Wimplicit-fallthrough looks for /* FALLTHROUGH */.
-		text, err = cfg.preprocess(append(append(c.preprocessFlags(), "-C"), deps...), in.name, stdinText, &ppErr)
+		text, err = cfg.preprocess(append(append(append(c.preprocessFlags(), api.Flags(true)...), "-C"), deps...), in.name, stdinText, &ppErr)
 		if err != nil {
 			reason = "preprocessing failed"
 		}
@@ -293,7 +298,7 @@ func (cfg *Config) fallback(c *cmdline, j *job, deps []string, stdin []byte, rea
 		out = filepath.Join(tmp, fmt.Sprintf("%d-strict%s", j.n, filepath.Ext(j.out)))
 	}
 	var ccErr bytes.Buffer
-	argv := append(append(append([]string{}, cfg.Compiler...), c.fallbackFlags()...), deps...)
+	argv := append(append(append(append([]string{}, cfg.Compiler...), c.fallbackFlags()...), api.Flags(false)...), deps...)
 	argv = append(argv, modeFlag(c), "-x", lang, j.in.name, "-o", out)
 	err := cfg.runTo(&ccErr, stdin, argv)
 	if err != nil {

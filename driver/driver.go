@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"weave/api"
 	"weave/parse"
 	"weave/runtime"
 	"weave/weave"
@@ -74,6 +75,7 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 		}
 	}
 	var stderr bytes.Buffer
+	flags = append(append([]string{}, flags...), api.Flags(true)...)
 	text, err := parse.Preprocess(cfg.Compiler, flags, src, &stderr)
 	cfg.Stderr.Write(stderr.Bytes())
 	if err != nil {

@@ -206,12 +206,34 @@ package profile
 //	                        131072: then M picture_skipped gives their
 //	                        number and there are no X records. Blocks a fork
 //	                        child inherited have none.
+//	G gen ns bytes blocks allocs frees thread label
+//	                        a mark (WEAVE_MARK in weave_api.h, or weave
+//	                        mark PID LABEL), in time order: gen is the
+//	                        generation it started (marks count 1, 2, ...;
+//	                        the blocks allocated after it carry it, those
+//	                        before the first mark 0), ns its time since
+//	                        start_ns (the L records' clock), bytes and blocks
+//	                        the heap in use then, allocs and frees the
+//	                        allocations and frees so far, thread the T id of
+//	                        the thread that set it (-1: set from outside);
+//	                        label is the rest of the line, escaped as S
+//	                        text. Labels may repeat. M marks_dropped: marks
+//	                        not kept (past 4096).
+//	U thread t0 t1 count label
+//	                        when a region (WEAVE_REGION, weave_region_begin)
+//	                        ran on a thread: from t0 to t1 (ns since
+//	                        start_ns), count consecutive runs of it at one
+//	                        nesting level merged into one span; label as in
+//	                        G. A region's own node is an F node whose F
+//	                        record has the label as its name and file
+//	                        "(region)". M region_spans_dropped: spans not
+//	                        kept (past 4096).
 //	E records               end marker: the number of records (lines after the
 //	                        first, comments excluded, E excluded). A file
 //	                        without it, or with a wrong count, is truncated.
 //
 // Room to grow: a reader skips records whose tag it does not know, so new
-// record kinds (D, Y, V, L, P, K, O, Q and X were such) can be added
+// record kinds (D, Y, V, L, P, K, O, Q, X, G, W and U were such) can be added
 // without a version change; a change to an existing record's meaning needs
 // a new version.
 //

@@ -30,6 +30,9 @@ type Profile struct {
 	TraceNodes map[uint32]*Node
 
 	Blocks []Block // X records (the heap picture), by address
+
+	Marks   []*Mark      // G records with their W records, in time order (marks.go)
+	Regions []RegionSpan // U records
 }
 
 // Block is a block live at exit (an X record): the heap picture's unit.

@@ -513,6 +513,15 @@ func (d *decoder) record(tag, rest string) error {
 		}
 		p.Blocks = append(p.Blocks, Block{v[0], v[1], n})
 
+	case "G":
+		return d.markRecord(rest)
+
+	case "W":
+		return d.liveRecord(rest)
+
+	case "U":
+		return d.spanRecord(rest)
+
 	default:
 		// An unknown record: a newer writer's; skip it.
 	}
@@ -632,6 +641,7 @@ func (d *decoder) finish() error {
 	if p.Nodes, err = d.nodes.dense("N"); err != nil {
 		return err
 	}
+	p.finishMarks()
 	slices.SortFunc(p.Bins, func(a, b Bin) int { return a.Size - b.Size })
 	slices.SortFunc(p.PeakHeap, func(a, b PeakNode) int { return a.Node.ID - b.Node.ID })
 	slices.SortFunc(p.Blocks, func(a, b Block) int { return cmp.Compare(a.Addr, b.Addr) })

@@ -133,6 +133,7 @@ func (p *Profile) Write(w io.Writer) error {
 	for _, bl := range p.Blocks {
 		e.record("X %d %d %d", bl.Addr, bl.Size, bl.Node.ID)
 	}
+	e.writeMarks(p)
 	fmt.Fprintf(e.w, "E %d\n", e.records)
 	return e.w.Flush()
 }

@@ -380,10 +380,12 @@ static void rt_fork_prepare(void)
 	fence();
 	pthread_mutex_lock(&g_lock);
 	side_lock();
+	marks_fork_prepare();
 }
 
 static void rt_fork_parent(void)
 {
+	marks_fork_parent();
 	side_unlock();
 	pthread_mutex_unlock(&g_lock);
 	fence();
@@ -441,5 +443,9 @@ static void rt_fork_child(void)
 	g_forked = 1;
 	g_start_ns = now_ns();
 	vm_fork_child();
-	rt_fork_parent();
+	marks_fork_child();
+	side_unlock();
+	pthread_mutex_unlock(&g_lock);
+	fence();
+	rt_local.in_rt--;
 }

@@ -476,6 +476,7 @@ static void out_flush(struct out *o);
 static void out_mem(struct out *o, const char *s, wsize n);
 static void out_str(struct out *o, const char *s);
 static void out_ch(struct out *o, char c);
+static void out_escaped(struct out *o, const char *s);
 static void out_u64(struct out *o, u64 v);
 static void out_field(struct out *o, u64 v);
 static void out_commas(struct out *o, u64 v);
@@ -602,5 +603,13 @@ static void tp_thread_setup(struct __weave_thread *t);
 static void tp_write(struct out *o, const u32 *ids);
 static void tp_finish(const char *path);
 static void ctl_poll(void);
+
+/* marks.c, regions.c */
+static void mark_set(const char *label, struct rt_thread *T);
+static void marks_write(struct out *o, const u32 *ids);
+static void marks_fork_prepare(void);
+static void marks_fork_parent(void);
+static void marks_fork_child(void);
+static void regions_write(struct out *o);
 
 #endif /* WEAVE_INTERNAL_H */

@@ -49,6 +49,19 @@ static void out_ch(struct out *o, char c)
 	out_mem(o, &c, 1);
 }
 
+/* Appends s escaped as S record text: '\\' as `\\`, newline as `\n`. */
+static void out_escaped(struct out *o, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			out_str(o, "\\\\");
+		else if (*s == '\n')
+			out_str(o, "\\n");
+		else
+			out_ch(o, *s);
+	}
+}
+
 static void out_u64(struct out *o, u64 v)
 {
 	char b[24];

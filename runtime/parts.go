@@ -46,4 +46,6 @@ var parts = []part{
 	file(files, "runtime", "checkpoint.c"),                 // WEAVE_CHECKPOINT: a profile every so often while running
 	file(files, "runtime", "timing.c"),                     // function time, exact and sampled
 	file(tracepoints.Files, "tracepoints", "trace.c"),      // tracepoints: patterns, event buffers, the control channel
+	file(files, "runtime", "marks.c"),                      // WEAVE_MARK, weave mark: marks, generations, the blocks live at each
+	file(files, "runtime", "regions.c"),                    // WEAVE_REGION: labelled regions as pseudo-functions
 }

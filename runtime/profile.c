@@ -63,7 +63,6 @@ static u32 intern(struct writer *w, const char *s)
 {
 	struct pmap *m = &w->strs;
 	u32 i;
-	const char *c;
 	if (!s)
 		s = "?";
 	for (i = str_hash(s) & m->mask; m->key[i]; i = (i + 1) & m->mask)
@@ -74,14 +73,7 @@ static u32 intern(struct writer *w, const char *s)
 	out_str(w->o, "S");
 	out_field(w->o, m->id[i]);
 	out_ch(w->o, ' ');
-	for (c = s; *c; c++) {
-		if (*c == '\\')
-			out_str(w->o, "\\\\");
-		else if (*c == '\n')
-			out_str(w->o, "\\n");
-		else
-			out_ch(w->o, *c);
-	}
+	out_escaped(w->o, s);
 	out_ch(w->o, '\n');
 	w->o->records++;
 	return m->id[i];
@@ -417,6 +409,8 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	write_picture(&w);
 	time_write(o, w.ids, tm);
 	tp_write(o, w.ids);
+	marks_write(o, w.ids);
+	regions_write(o);
 	out_ch(o, 'E');
 	out_field(o, o->records);
 	out_ch(o, '\n');

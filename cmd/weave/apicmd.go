@@ -1,0 +1,31 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"weave/api"
+)
+
+// apiCommand writes weave_api.h, for builds that compile a program using
+// the API without weave (where its macros compile to nothing) and for
+// woven builds through `weave -o` that want the header in their tree.
+var apiCommand = &cli.Command{
+	Name:      "api",
+	Usage:     "write weave_api.h (marks and regions) into a directory",
+	UsageText: "weave api -o DIR",
+	Flags: []cli.Flag{
+		&cli.StringFlag{Name: "o", Usage: "output `directory` (default: the header on standard output)"},
+	},
+	Action: func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return fmt.Errorf("api: unexpected argument %q (want only -o DIR)", c.Args().First())
+		}
+		if dir := c.String("o"); dir != "" && dir != "-" {
+			return api.Write(dir)
+		}
+		_, err := c.App.Writer.Write(api.Header())
+		return err
+	},
+}
