@@ -86,7 +86,11 @@ static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p
 	struct ent old;
 	u64 rec = n < SIZE_SAT ? n : SIZE_SAT;
 	int c;
-	if (!T || !p || __builtin_expect(l->outer != 0, 0))
+	if (__builtin_expect(l->outer != 0, 0)) {
+		l->outer_allocs++;
+		return;
+	}
+	if (!T || !p)
 		return;
 	cur = (struct rt_node *)(void *)__weave_tls.cur;
 	if (s->flags & __WEAVE_SITE_FRAME) {

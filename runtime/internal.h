@@ -148,6 +148,7 @@ struct rt_local {
 	int resolving;         /* looking up the real allocator (dlsym) */
 	unsigned outer;        /* in a declared allocator's outermost call: its caller's
 	                          pseudo-stack depth + 1; else 0 (outer.c) */
+	unsigned outer_allocs; /* blocks the outermost call's allocators made (not recorded) */
 };
 
 /* Side-table entry; addr == 0 is an empty slot. */

@@ -36,6 +36,7 @@ struct __weave_outer __weave_outer_begin(const struct __weave_site *s)
 	}
 	o.state = OUTER_TOP;
 	l->outer = __weave_tls.depth + 1;
+	l->outer_allocs = 0;
 	return o;
 }
 
@@ -75,8 +76,17 @@ void __weave_outer_end(struct __weave_outer *o)
 	rt_enter(l);
 	e = errno;
 	if (o->old_addr) {
-		/* realloc-style: the old block went unless the call failed. */
+		/* realloc-style: the old block went unless the call failed or
+		   the wrapper kept it without allocating (sqlite3Realloc to
+		   the same rounded size): then it is as it was. */
 		struct ent old = {(uintptr_t)o->old_addr, o->old_val}, stale;
+		int kept = o->state == OUTER_TOP && (uintptr_t)o->ret == (uintptr_t)o->old_addr && !l->outer_allocs;
+		if (kept) {
+			side_insert(old.addr, old.val, &stale);
+			errno = e;
+			rt_exit(l);
+			return;
+		}
 		if (o->ret || o->size == 0)
 			charge_free(thread_get(l), &old);
 		else

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 
 	"modernc.org/ccorpus2"
 
+	"weave/internal/memcheck"
 	"weave/internal/testtool"
 )
 
@@ -728,7 +730,13 @@ func TestProjectLua(t *testing.T) {
 }
 
 // TestProjectSqlite builds the sqlite3 shell (shell.c and sqlite3.c)
-// plain and woven and checks a SQL script gives the same output.
+// plain and woven with sqlite's allocator declared in a weave.conf
+// (testdata/sqlite/weave.conf, as README shows it) and checks a SQL script
+// gives the same output, the top allocation sites are sqlite's functions,
+// not its allocator's, and, with lookaside memory off (whose slots count
+// as allocations of the declared sqlite3DbMallocRaw), the counts equal
+// valgrind's and the bytes the callers asked for are within sqlite's
+// rounding (to 8) and size prefix (8) of malloc's.
 func TestProjectSqlite(t *testing.T) {
 	skipProjects(t)
 	dir := t.TempDir()
@@ -741,14 +749,19 @@ func TestProjectSqlite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	conf, err := os.ReadFile("../../testdata/sqlite/weave.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "weave.conf"), conf, 0o644)
 	// -O1: sqlite3.c takes long to compile at -O2 on small machines.
 	args := []string{"-O1", "-DSQLITE_OMIT_LOAD_EXTENSION", "shell.c", "sqlite3.c", "-lpthread", "-lm"}
 	mustRun(t, dir, nil, append(append([]string{"gcc"}, args...), "-o", "sqlite3.plain")...)
 	buildStep(t, dir, []string{"WEAVE_CC=gcc"}, append(append([]string{weaveBin, "cc"}, args...), "-o", "sqlite3.woven")...)
 
 	script, _ := filepath.Abs("../../testdata/sqlite/exercise.sql")
-	sql := func(prog string, env []string) result {
-		cmd := exec.Command(filepath.Join(dir, prog), ":memory:")
+	sql := func(prog string, env []string, opts ...string) result {
+		cmd := exec.Command(filepath.Join(dir, prog), append(opts, ":memory:")...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), env...)
 		f, err := os.Open(script)
@@ -784,6 +797,43 @@ func TestProjectSqlite(t *testing.T) {
 	if files := rep.graphFiles(); !files["sqlite3.c"] || !files["shell.c"] {
 		t.Errorf("the call graph lacks sqlite3.c or shell.c: %v", files)
 	}
+	var top []string
+	for _, f := range rep.Direct.Functions {
+		top = append(top, f.Func.Name)
+	}
+	top = top[:min(5, len(top))]
+	for _, fn := range top {
+		if strings.HasPrefix(fn, "sqlite3Mem") || strings.HasPrefix(fn, "sqlite3Malloc") || strings.HasPrefix(fn, "sqlite3DbMalloc") ||
+			strings.HasPrefix(fn, "dbMallocRaw") || strings.Contains(fn, "(hidden)") {
+			t.Errorf("top sites %v: want sqlite's callers of its allocator, not %s", top, fn)
+		}
+	}
+	if !slices.Contains(top, "pcache1Alloc") {
+		t.Errorf("top sites %v: want pcache1Alloc (the page cache) among them", top)
+	}
+
+	// The script as an argument (.read), for valgrind's run.
+	prof = filepath.Join(dir, "nolookaside.prof")
+	argv := []string{"-lookaside", "0", "0", ":memory:", ".read " + script}
+	want = run(t, dir, nil, append([]string{filepath.Join(dir, "sqlite3.plain")}, argv...)...)
+	got = run(t, dir, []string{"WEAVE_OUT=" + prof}, append([]string{filepath.Join(dir, "sqlite3.woven")}, argv...)...)
+	if !strings.Contains(want.stdout, "DONE|1000") || !sameRun(t, "sqlite3 -lookaside 0 0", want, got) {
+		t.FailNow()
+	}
+	w := readReport(t, prof).Totals
+	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
+		m := memcheck.Run(t, dir, nil, append([]string{filepath.Join(dir, "sqlite3.plain")}, argv...)...)
+		v := totals{Allocs: int64(m.Allocs), Frees: int64(m.Frees), BytesAllocated: int64(m.Bytes), BytesInUse: int64(m.InUseBytes), BlocksInUse: int64(m.InUseBlocks)}
+		if w.Allocs != v.Allocs || w.Frees != v.Frees || w.BlocksInUse != v.BlocksInUse {
+			t.Errorf("weave's counts %+v, valgrind's %+v", w, v)
+		}
+		// sqlite asks malloc for the size rounded up to 8, plus 8 bytes
+		// where it keeps the size (none for the C library's blocks).
+		if d := v.BytesAllocated - w.BytesAllocated; d <= 0 || d > 15*v.Allocs || v.BytesInUse != w.BytesInUse {
+			t.Errorf("valgrind's bytes %d (in use %d), weave's %d (%d): want up to 15 more a block (%.1f), the same in use",
+				v.BytesAllocated, v.BytesInUse, w.BytesAllocated, w.BytesInUse, float64(d)/float64(v.Allocs))
+		}
+	})
 }
 
 // zlibAsset is zlib 1.2.11 (its tarball holds a configured zconf.h and a
