@@ -10,9 +10,10 @@
    stack with its saved registers - through the live blocks. The side table
    gives every live block's start and size, so a word is resolved to a block
    without any per-block header: the blocks are listed in address order
-   (ls_collect), and a page index maps each 4 KiB page to the blocks that
-   overlap it (ls_index), so a lookup is two loads and a short binary
-   search.
+   (ls_collect), and a page index maps each 1 KiB of address space to the
+   blocks that overlap it (ls_index, leakmark.c), so a lookup is two loads
+   and a short binary search, pipelined so that several lookups' cache
+   misses overlap.
 
    Kinds, as memcheck classifies them (mc_leakcheck.c): a block pointed to
    from a root, or from a reachable block, by a pointer to its start is
@@ -46,67 +47,6 @@
 #include "internal.h"
 
 #include <linux/futex.h>
-
-#define LS_SIGNAL SIGURG
-#define LS_WAIT_MS 300
-#define LS_MAXTASKS 4096
-#define LS_PAGE 12
-#define LS_CHUNK 30 /* a page-index chunk: 1 GiB of address space */
-#define LS_TOP (48 - LS_CHUNK)
-#define LS_GLIBC_HEAP (64u << 20)
-
-enum { LS_UNREACHED, LS_INDIRECT, LS_POSSIBLE, LS_REACHABLE };
-
-/* A node's blocks by kind, in the order of the profile's L record:
-   definite, indirect, possible, reachable. */
-struct ls_tally {
-	u32 node;
-	u64 blocks[4], bytes[4];
-};
-
-struct ls_task {
-	int tid;
-	int answered; /* atomic */
-	uintptr_t sp;
-};
-
-struct ls_range {
-	uintptr_t lo, hi;
-};
-
-/* The scan's state; everything in it is mapped memory (struct tmpmem). */
-static struct {
-	int done, ok;                        /* scanned; the tallies are valid */
-	u64 ntally_cap;
-	struct ls_tally *tally;              /* open addressing by node */
-	u64 kind_blocks[4], kind_bytes[4];   /* totals over every block */
-	u64 ns;                              /* how long the scan took */
-	/* During the scan only. */
-	u64 n;                               /* blocks */
-	uintptr_t *addr;                     /* by address */
-	u64 *val;                            /* size << NODE_BITS | node */
-	unsigned char *st;                   /* LS_* */
-	u32 *stack;
-	u64 sp, stack_cap;
-	u64 **top;                           /* page index: 1 + first block, count */
-	uintptr_t lo, hi;                    /* the blocks' span */
-	struct ls_range *excl;               /* the runtime's memory, sorted */
-	u32 nexcl, excl_cap;
-	struct ls_task *tasks;
-	u32 ntasks;
-} g_ls;
-
-static int g_ls_hold;          /* futex: stopped threads wait while 1 */
-static struct sigaction g_ls_prev;
-static uintptr_t *g_ls_dead;   /* stack pointers noted by dying threads (ring) */
-static u32 g_ls_ndead;         /* atomic: notes taken */
-#define LS_DEAD_CAP 4096u
-
-static int g_cfg_leak_scan = 1;      /* WEAVE_LEAK_SCAN */
-static int g_cfg_leak_exitcode = -1; /* WEAVE_LEAK_EXITCODE, -1 for off */
-static void ls_group_all(void);
-
-static int ls_ok(void) { return g_ls.ok; }
 
 /* ------------------------------------------------------- thread notes */
 
@@ -233,17 +173,6 @@ static void ls_resume(void)
 
 /* ------------------------------------------------------------ blocks */
 
-static u64 ls_size(u32 i)
-{
-	u64 s = g_ls.val[i] >> NODE_BITS;
-	int b;
-	if (s == SIZE_SAT)
-		for (b = 0; b < NBIG; b++)
-			if (g_big[b].addr == g_ls.addr[i])
-				return g_big[b].size;
-	return s;
-}
-
 /* A walk over one radix tree in address order. */
 struct ls_walk {
 	int t;
@@ -325,17 +254,6 @@ static void ls_heapsort(struct ent *e, u64 n)
 		}
 	}
 }
-
-/* Notes [p, p + n) as the runtime's: not a root. */
-static void ls_exclude(const void *p, u64 n)
-{
-	if (!p || !n || g_ls.nexcl == g_ls.excl_cap)
-		return;
-	g_ls.excl[g_ls.nexcl].lo = (uintptr_t)p;
-	g_ls.excl[g_ls.nexcl].hi = (uintptr_t)p + n;
-	g_ls.nexcl++;
-}
-
 /* Upper bound on the blocks in the radix trees: used slots lie in resident
    pages. Also excludes the trees' memory from the roots. */
 static u64 ls_bound(void)
@@ -420,164 +338,6 @@ static int ls_collect(struct tmpmem *tm)
 	}
 	g_ls.n = k;
 	return 1;
-}
-
-/* ------------------------------------------------------- page index */
-
-static u64 *ls_entry(uintptr_t p, int create, struct tmpmem *tm)
-{
-	u64 **c = &g_ls.top[p >> LS_CHUNK];
-	(void)tm;
-	if (!*c) {
-		if (!create)
-			return NULL;
-		*c = rt_map(sizeof(u64) << (LS_CHUNK - LS_PAGE));
-		if (!*c)
-			return NULL;
-		ls_exclude(*c, sizeof(u64) << (LS_CHUNK - LS_PAGE));
-	}
-	return &(*c)[(p >> LS_PAGE) & ((1u << (LS_CHUNK - LS_PAGE)) - 1)];
-}
-
-/* Fills the page index: each page's entry is (1 + the first block that
-   overlaps it) << 32 | how many do. */
-static int ls_index(struct tmpmem *tm)
-{
-	u64 i;
-	if (!(g_ls.top = tmp_alloc(tm, sizeof(u64 *) << LS_TOP)))
-		return 0;
-	if (!g_ls.n)
-		return 1;
-	g_ls.lo = g_ls.addr[0];
-	g_ls.hi = 0;
-	for (i = 0; i < g_ls.n; i++) {
-		uintptr_t a = g_ls.addr[i], end = a + (ls_size((u32)i) ? ls_size((u32)i) : 1), p;
-		if (end > g_ls.hi)
-			g_ls.hi = end;
-		if (end >> 48)
-			return 0;
-		for (p = a & ~(uintptr_t)4095; p < end; p += 4096) {
-			u64 *e = ls_entry(p, 1, tm);
-			if (!e)
-				return 0;
-			if (!*e)
-				*e = (i + 1) << 32 | 1;
-			else
-				(*e)++;
-		}
-	}
-	return 1;
-}
-
-/* The block holding p, or -1. */
-static inline int64_t ls_find(uintptr_t p)
-{
-	u64 *c, e, lo, hi;
-	if (p - g_ls.lo >= g_ls.hi - g_ls.lo)
-		return -1;
-	c = g_ls.top[p >> LS_CHUNK];
-	if (!c || !(e = c[(p >> LS_PAGE) & ((1u << (LS_CHUNK - LS_PAGE)) - 1)]))
-		return -1;
-	lo = (e >> 32) - 1;
-	hi = lo + (e & 0xffffffffu); /* the last block starting at or before p is in [lo, hi) */
-	while (hi - lo > 1) {
-		u64 mid = lo + (hi - lo) / 2;
-		if (g_ls.addr[mid] <= p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (g_ls.addr[lo] > p)
-		return -1;
-	{
-		u64 size = g_ls.val[lo] >> NODE_BITS;
-		if (size == SIZE_SAT)
-			size = ls_size((u32)lo);
-		if (p - g_ls.addr[lo] < (size ? size : 1))
-			return (int64_t)lo;
-	}
-	return -1;
-}
-
-/* ------------------------------------------------------------- marking */
-
-static inline void ls_push(u32 i)
-{
-	if (g_ls.sp < g_ls.stack_cap)
-		g_ls.stack[g_ls.sp++] = i;
-}
-
-/* memcheck's lc_push_without_clique_if_a_chunk_ptr. */
-static inline void ls_reach(uintptr_t w, int definite)
-{
-	int64_t i = ls_find(w);
-	unsigned char *st;
-	if (i < 0)
-		return;
-	st = &g_ls.st[i];
-	if (*st == LS_REACHABLE)
-		return;
-	if (w == g_ls.addr[i] && definite) {
-		*st = LS_REACHABLE;
-		ls_push((u32)i);
-	} else if (*st == LS_UNREACHED) {
-		*st = LS_POSSIBLE;
-		ls_push((u32)i);
-	}
-}
-
-/* memcheck's lc_push_with_clique_if_a_chunk_ptr. */
-static inline void ls_clique(uintptr_t w, u32 leader)
-{
-	int64_t i = ls_find(w);
-	if (i < 0 || (u32)i == leader || g_ls.st[i] != LS_UNREACHED)
-		return;
-	g_ls.st[i] = LS_INDIRECT;
-	ls_push((u32)i);
-}
-
-/* Scans the aligned words of [lo, hi). leader ~0: marking from roots. */
-static void ls_scan(uintptr_t lo, uintptr_t hi, int definite, u32 leader)
-{
-	const uintptr_t *p = (const uintptr_t *)((lo + 7) & ~(uintptr_t)7), *end = (const uintptr_t *)(hi & ~(uintptr_t)7);
-	uintptr_t base = g_ls.lo, span = g_ls.hi - g_ls.lo;
-	for (; p < end; p++) {
-		uintptr_t w = *p;
-		if (w - base >= span)
-			continue;
-		if (leader == ~0u)
-			ls_reach(w, definite);
-		else
-			ls_clique(w, leader);
-	}
-}
-
-static void ls_drain(u32 leader)
-{
-	while (g_ls.sp) {
-		u32 i = g_ls.stack[--g_ls.sp];
-		uintptr_t a = g_ls.addr[i];
-		ls_scan(a, a + ls_size(i), g_ls.st[i] == LS_REACHABLE, leader);
-	}
-}
-
-/* Scans a root range, skipping the runtime's memory. */
-static void ls_root(uintptr_t lo, uintptr_t hi)
-{
-	u32 k;
-	for (k = 0; k < g_ls.nexcl && lo < hi; k++) {
-		struct ls_range *x = &g_ls.excl[k];
-		if (x->hi <= lo)
-			continue;
-		if (x->lo >= hi)
-			break;
-		if (x->lo > lo)
-			ls_scan(lo, x->lo, 1, ~0u);
-		lo = x->hi;
-	}
-	if (lo < hi)
-		ls_scan(lo, hi, 1, ~0u);
-	ls_drain(~0u);
 }
 
 /* ------------------------------------------------------------- mappings */
@@ -828,6 +588,9 @@ static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp
 	if (!ls_roots(tm, self_sp))
 		return 0;
 	for (i = 0; i < g_ls.n; i++) {
+		/* Leaders go in address order: fetch the block ahead. */
+		if (i + LS_PIPE < g_ls.n)
+			__builtin_prefetch((const void *)g_ls.addr[i + LS_PIPE]);
 		if (g_ls.st[i] != LS_UNREACHED)
 			continue;
 		ls_push((u32)i);
@@ -873,4 +636,3 @@ static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 	if (g_ls.ok)
 		ls_group_all();
 }
-

@@ -1,0 +1,329 @@
+//go:build ignore
+
+/* leakmark.c: the leak scan's state, its page index and its mark
+   (leakscan.c lists the blocks, finds the roots and calls it).
+
+   The mark is memory-bound: on a heap of small blocks nearly all of its
+   time is cache and TLB misses, on the words of each block and on the
+   lookups (index entry, block address, size, state). So the lookups of
+   one scan go through a pipeline (ls_scan), the mark stack is drained a
+   batch at a time with the batch's first lines fetched together
+   (ls_drain), and a long run of pushes is sorted into address order
+   (ls_sort_stack). None of this changes the result: marking from the
+   roots is a fixpoint, and a leader's clique is complete before the
+   next leader starts. */
+
+#include "internal.h"
+
+#define LS_SIGNAL SIGURG
+#define LS_WAIT_MS 300
+#define LS_MAXTASKS 4096
+#define LS_PAGE 10 /* the page index's granule: 1 KiB */
+#define LS_CHUNK 30 /* a page-index chunk: 1 GiB of address space */
+#define LS_TOP (48 - LS_CHUNK)
+#define LS_GLIBC_HEAP (64u << 20)
+
+enum { LS_UNREACHED, LS_INDIRECT, LS_POSSIBLE, LS_REACHABLE };
+
+/* A node's blocks by kind, in the order of the profile's L record:
+   definite, indirect, possible, reachable. */
+struct ls_tally {
+	u32 node;
+	u64 blocks[4], bytes[4];
+};
+
+struct ls_task {
+	int tid;
+	int answered; /* atomic */
+	uintptr_t sp;
+};
+
+struct ls_range {
+	uintptr_t lo, hi;
+};
+
+/* The scan's state; everything in it is mapped memory (struct tmpmem). */
+static struct {
+	int done, ok;                        /* scanned; the tallies are valid */
+	u64 ntally_cap;
+	struct ls_tally *tally;              /* open addressing by node */
+	u64 kind_blocks[4], kind_bytes[4];   /* totals over every block */
+	u64 ns;                              /* how long the scan took */
+	/* During the scan only. */
+	u64 n;                               /* blocks */
+	uintptr_t *addr;                     /* by address */
+	u64 *val;                            /* size << NODE_BITS | node */
+	unsigned char *st;                   /* LS_* */
+	u32 *stack;
+	u64 sp, stack_cap;
+	u64 **top;                           /* page index: 1 + first block, count */
+	uintptr_t lo, hi;                    /* the blocks' span */
+	struct ls_range *excl;               /* the runtime's memory, sorted */
+	u32 nexcl, excl_cap;
+	struct ls_task *tasks;
+	u32 ntasks;
+} g_ls;
+
+static int g_ls_hold;          /* futex: stopped threads wait while 1 */
+static struct sigaction g_ls_prev;
+static uintptr_t *g_ls_dead;   /* stack pointers noted by dying threads (ring) */
+static u32 g_ls_ndead;         /* atomic: notes taken */
+#define LS_DEAD_CAP 4096u
+
+static int g_cfg_leak_scan = 1;      /* WEAVE_LEAK_SCAN */
+static int g_cfg_leak_exitcode = -1; /* WEAVE_LEAK_EXITCODE, -1 for off */
+static void ls_group_all(void);
+
+static int ls_ok(void) { return g_ls.ok; }
+
+/* ------------------------------------------------------------ blocks */
+
+static u64 ls_size(u32 i)
+{
+	u64 s = g_ls.val[i] >> NODE_BITS;
+	int b;
+	if (s == SIZE_SAT)
+		for (b = 0; b < NBIG; b++)
+			if (g_big[b].addr == g_ls.addr[i])
+				return g_big[b].size;
+	return s;
+}
+
+
+/* Notes [p, p + n) as the runtime's: not a root. */
+static void ls_exclude(const void *p, u64 n)
+{
+	if (!p || !n || g_ls.nexcl == g_ls.excl_cap)
+		return;
+	g_ls.excl[g_ls.nexcl].lo = (uintptr_t)p;
+	g_ls.excl[g_ls.nexcl].hi = (uintptr_t)p + n;
+	g_ls.nexcl++;
+}
+
+/* ------------------------------------------------------- page index */
+
+#define LS_GRAN (1u << LS_PAGE)
+#define LS_SLOTS (1u << (LS_CHUNK - LS_PAGE)) /* index entries per chunk */
+
+/* The index entry of address p, or NULL (the chunk is not mapped; create:
+   map it). */
+static inline u64 *ls_entry(uintptr_t p, int create)
+{
+	u64 **c = &g_ls.top[p >> LS_CHUNK];
+	if (!*c) {
+		if (!create || !(*c = rt_map(sizeof(u64) * LS_SLOTS)))
+			return NULL;
+		ls_exclude(*c, sizeof(u64) * LS_SLOTS);
+	}
+	return &(*c)[(p >> LS_PAGE) & (LS_SLOTS - 1)];
+}
+
+/* Fills the page index: each granule's entry is (1 + the first block that
+   overlaps it) << 32 | how many do. */
+static int ls_index(struct tmpmem *tm)
+{
+	u64 i;
+	if (!(g_ls.top = tmp_alloc(tm, sizeof(u64 *) << LS_TOP)))
+		return 0;
+	if (!g_ls.n)
+		return 1;
+	g_ls.lo = g_ls.addr[0];
+	g_ls.hi = 0;
+	for (i = 0; i < g_ls.n; i++) {
+		uintptr_t a = g_ls.addr[i], end = a + (ls_size((u32)i) ? ls_size((u32)i) : 1), p;
+		if (end > g_ls.hi)
+			g_ls.hi = end;
+		if (end >> 48)
+			return 0;
+		for (p = a & ~(uintptr_t)(LS_GRAN - 1); p < end; p += LS_GRAN) {
+			u64 *e = ls_entry(p, 1);
+			if (!e)
+				return 0;
+			if (!*e)
+				*e = (i + 1) << 32 | 1;
+			else
+				(*e)++;
+		}
+	}
+	return 1;
+}
+
+/* The block holding p, or -1, given p's index entry e. */
+static inline int64_t ls_find(uintptr_t p, u64 e)
+{
+	u64 lo = (e >> 32) - 1, hi = lo + (e & 0xffffffffu), size;
+	/* The last block starting at or before p is in [lo, hi). */
+	while (hi - lo > 1) {
+		u64 mid = lo + (hi - lo) / 2;
+		if (g_ls.addr[mid] <= p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!e || g_ls.addr[lo] > p)
+		return -1;
+	size = g_ls.val[lo] >> NODE_BITS;
+	if (size == SIZE_SAT)
+		size = ls_size((u32)lo);
+	return p - g_ls.addr[lo] < (size ? size : 1) ? (int64_t)lo : -1;
+}
+
+/* ------------------------------------------------------------- marking */
+
+static inline void ls_push(u32 i)
+{
+	if (g_ls.sp < g_ls.stack_cap)
+		g_ls.stack[g_ls.sp++] = i;
+}
+
+/* Marks block i, found from word w: memcheck's
+   lc_push_without_clique_if_a_chunk_ptr (leader ~0, from the roots) and
+   lc_push_with_clique_if_a_chunk_ptr (from unreached block leader). */
+static inline void ls_mark(int64_t i, uintptr_t w, int definite, u32 leader)
+{
+	unsigned char *st;
+	if (i < 0)
+		return;
+	st = &g_ls.st[i];
+	if (leader != ~0u) {
+		if ((u32)i != leader && *st == LS_UNREACHED) {
+			*st = LS_INDIRECT;
+			ls_push((u32)i);
+		}
+	} else if (*st == LS_REACHABLE) {
+		return;
+	} else if (w == g_ls.addr[i] && definite) {
+		*st = LS_REACHABLE;
+		ls_push((u32)i);
+	} else if (*st == LS_UNREACHED) {
+		*st = LS_POSSIBLE;
+		ls_push((u32)i);
+	}
+}
+
+/* Words that may be pointers go through a pipeline, LS_PIPE words per
+   stage, so that the cache misses of several lookups overlap: the index
+   entry prefetched, then the entry read and its first block's address,
+   size and state prefetched, then the lookup and the mark. Marking is a
+   fixpoint, so the delay does not change the result. */
+#define LS_PIPE 8
+#define LS_RING (4 * LS_PIPE) /* holds the two stages and the word coming in */
+struct ls_cand {
+	uintptr_t w;
+	u64 e; /* stage 1: the entry's address; stage 2: the entry */
+};
+
+static inline void ls_stage2(struct ls_cand *c)
+{
+	u64 e = *(const u64 *)(uintptr_t)c->e, first = (e >> 32) - 1;
+	c->e = e;
+	if (e) {
+		__builtin_prefetch(&g_ls.addr[first]);
+		__builtin_prefetch(&g_ls.val[first]);
+		__builtin_prefetch(&g_ls.st[first]);
+	}
+}
+
+/* Scans the aligned words of [lo, hi). leader ~0: marking from roots. */
+static void ls_scan(uintptr_t lo, uintptr_t hi, int definite, u32 leader)
+{
+	const uintptr_t *p = (const uintptr_t *)((lo + 7) & ~(uintptr_t)7), *end = (const uintptr_t *)(hi & ~(uintptr_t)7);
+	uintptr_t base = g_ls.lo, span = g_ls.hi - g_ls.lo;
+	struct ls_cand q[LS_RING];
+	u32 in = 0, mid = 0, out = 0;
+	for (; p < end; p++) {
+		uintptr_t w = *p;
+		u64 *e;
+		if (w - base >= span || !(e = ls_entry(w, 0)))
+			continue;
+		__builtin_prefetch(e);
+		q[in % LS_RING] = (struct ls_cand){w, (u64)(uintptr_t)e};
+		in++;
+		if (in - mid > LS_PIPE)
+			ls_stage2(&q[mid++ % LS_RING]);
+		if (mid - out > LS_PIPE) {
+			struct ls_cand *c = &q[out++ % LS_RING];
+			ls_mark(ls_find(c->w, c->e), c->w, definite, leader);
+		}
+	}
+	while (mid < in)
+		ls_stage2(&q[mid++ % LS_RING]);
+	while (out < in) {
+		struct ls_cand *c = &q[out++ % LS_RING];
+		ls_mark(ls_find(c->w, c->e), c->w, definite, leader);
+	}
+}
+
+/* Sorts the mark stack's entries from the from'th on by block index,
+   highest first (so that they pop in address order), when there are many
+   and the free part of the stack can hold a copy: a block or a root range
+   full of pointers (an array of them) then has the blocks it points to
+   scanned in address order, which the hardware prefetcher and the TLB
+   follow, not in the order of the pointers. An LSD radix sort, 11 bits a
+   pass; any order gives the same marks. */
+static void ls_sort_stack(u64 from)
+{
+	u32 *a = g_ls.stack + from, *b = g_ls.stack + g_ls.sp, *t, cnt[1u << 11];
+	u64 n = g_ls.sp - from, i;
+	int sh;
+	if (n < 4096 || g_ls.stack_cap - g_ls.sp < n)
+		return;
+	for (sh = 0; sh < 33; sh += 11) {
+		u32 sum = 0, c;
+		memset(cnt, 0, sizeof cnt);
+		for (i = 0; i < n; i++)
+			cnt[~a[i] >> sh & 2047]++;
+		for (c = 0; c < 2048; c++) {
+			u32 k = cnt[c];
+			cnt[c] = sum;
+			sum += k;
+		}
+		for (i = 0; i < n; i++)
+			b[cnt[~a[i] >> sh & 2047]++] = a[i];
+		t = a, a = b, b = t;
+	}
+	/* After three passes the sorted copy is the one above the stack. */
+	memcpy(g_ls.stack + from, a, n * sizeof *a);
+}
+
+/* Scans the blocks on the mark stack until it is empty: LS_PIPE at a
+   time, so that the cache misses of their first lines overlap (marking is
+   a fixpoint: the order does not matter, but a leader's blocks are all
+   scanned before the next leader's, as the stack is empty in between). */
+static void ls_drain(u32 leader)
+{
+	ls_sort_stack(0);
+	while (g_ls.sp) {
+		u32 batch[LS_PIPE], k, nb = g_ls.sp < LS_PIPE ? (u32)g_ls.sp : LS_PIPE;
+		for (k = 0; k < nb; k++) {
+			batch[k] = g_ls.stack[--g_ls.sp];
+			__builtin_prefetch((const void *)g_ls.addr[batch[k]]);
+		}
+		for (k = 0; k < nb; k++) {
+			u32 i = batch[k];
+			uintptr_t a = g_ls.addr[i];
+			u64 from = g_ls.sp;
+			ls_scan(a, a + ls_size(i), g_ls.st[i] == LS_REACHABLE, leader);
+			ls_sort_stack(from);
+		}
+	}
+}
+
+/* Scans a root range, skipping the runtime's memory. */
+static void ls_root(uintptr_t lo, uintptr_t hi)
+{
+	u32 k;
+	for (k = 0; k < g_ls.nexcl && lo < hi; k++) {
+		struct ls_range *x = &g_ls.excl[k];
+		if (x->hi <= lo)
+			continue;
+		if (x->lo >= hi)
+			break;
+		if (x->lo > lo)
+			ls_scan(lo, x->lo, 1, ~0u);
+		lo = x->hi;
+	}
+	if (lo < hi)
+		ls_scan(lo, hi, 1, ~0u);
+	ls_drain(~0u);
+}
