@@ -24,6 +24,22 @@
                                       ignored
    A label is any string; the runtime copies it.
 
+   Pools (a program's own allocator: an arena, a free list; valgrind's
+   VALGRIND_MEMPOOL_* requests, with no create):
+     weave_pool_alloc(pool, p, size); p, carved out of pool, is a block of
+                                      size bytes: an allocation at this
+                                      call's site (the type of a sizeof in
+                                      size), in the current call chain
+     weave_pool_free(pool, p);        p is freed
+     weave_pool_destroy(pool);        every block of pool still allocated is
+                                      freed
+     weave_pool_backing(expr)         expr's value; the blocks it allocates
+                                      (the pool's malloc of the memory it
+                                      carves blocks from) are not counted,
+                                      so that the totals count the pool's
+                                      blocks, not their memory twice
+   pool is any pointer that names the pool (its address).
+
    The header is one part per feature, each defining its macros in both
    branches below; an added part keeps to that shape. */
 
@@ -52,6 +68,14 @@ int __weave_region_begin(const char *label);
 void __weave_region_end(void);
 void __weave_region_guard(int *level);
 
+/* Pools (runtime/pool.c); the weaver makes each weave_pool_alloc call a
+   site. */
+void weave_pool_alloc(const void *pool, const void *p, __SIZE_TYPE__ size);
+void weave_pool_free(const void *pool, const void *p);
+void weave_pool_destroy(const void *pool);
+int __weave_pool_backing_begin(void);
+void __weave_pool_backing_end(int began);
+
 #ifdef __cplusplus
 }
 #endif
@@ -65,6 +89,9 @@ void __weave_region_guard(int *level);
 		     __weave_region_begin(label);                                           \
 	     open > 0; open = -open)
 
+#define weave_pool_backing(expr) __extension__ ({ int __weave_pb = __weave_pool_backing_begin(); \
+	__auto_type __weave_pr = (expr); __weave_pool_backing_end(__weave_pb); __weave_pr; })
+
 #else /* not woven: nothing */
 
 #define WEAVE_MARK(label) ((void)sizeof(label))
@@ -73,6 +100,11 @@ void __weave_region_guard(int *level);
 #define WEAVE_REGION(label) WEAVE_REGION_(label, WEAVE_API_UNIQUE(__weave_region_open_))
 #define WEAVE_REGION_(label, open) \
 	for (int open = ((void)sizeof(label), 1); open > 0; open = -open)
+
+#define weave_pool_alloc(pool, p, size) ((void)sizeof(pool), (void)sizeof(p), (void)sizeof(size))
+#define weave_pool_free(pool, p) ((void)sizeof(pool), (void)sizeof(p))
+#define weave_pool_destroy(pool) ((void)sizeof(pool))
+#define weave_pool_backing(expr) (expr)
 
 #endif
 

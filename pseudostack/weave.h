@@ -75,7 +75,8 @@ enum __weave_op {
 	__WEAVE_POSIX_MEMALIGN,
 	__WEAVE_MEMALIGN,
 	__WEAVE_VALLOC,
-	__WEAVE_PVALLOC
+	__WEAVE_PVALLOC,
+	__WEAVE_POOL_ALLOC /* weave_pool_alloc (weave_api.h) */
 };
 
 /* A call site of an allocation function. One static record per call. */
@@ -242,6 +243,8 @@ int __weave_posix_memalign(const struct __weave_site *s, void **p, __weave_size_
 void *__weave_memalign(const struct __weave_site *s, __weave_size_t align, __weave_size_t n);
 void *__weave_valloc(const struct __weave_site *s, __weave_size_t n);
 void *__weave_pvalloc(const struct __weave_site *s, __weave_size_t n);
+/* weave_pool_alloc(pool, p, n) of weave_api.h, woven (runtime/pool.c). */
+void __weave_weave_pool_alloc(const struct __weave_site *s, const void *pool, const void *p, __weave_size_t n);
 
 /* Declared allocators (weave --alloc/--calloc/--realloc/--free, or
    __attribute__((malloc, alloc_size))): a call F(args) is woven as

@@ -381,10 +381,12 @@ static void rt_fork_prepare(void)
 	pthread_mutex_lock(&g_lock);
 	side_lock();
 	marks_fork_prepare();
+	pool_lock();
 }
 
 static void rt_fork_parent(void)
 {
+	pool_unlock();
 	marks_fork_parent();
 	side_unlock();
 	pthread_mutex_unlock(&g_lock);
@@ -443,6 +445,7 @@ static void rt_fork_child(void)
 	g_forked = 1;
 	g_start_ns = now_ns();
 	vm_fork_child();
+	pool_unlock();
 	marks_fork_child();
 	side_unlock();
 	pthread_mutex_unlock(&g_lock);

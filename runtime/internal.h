@@ -446,6 +446,8 @@ static u64 big_take(uintptr_t a);
 static void side_usage(u64 *bytes, u64 *live);
 static void side_lock(void);
 static void side_unlock(void);
+static void pool_lock(void);
+static void pool_unlock(void);
 static void side_inherit(void);
 static void side_each(void (*f)(uintptr_t a, u64 val, void *arg), void *arg);
 static u64 val_size(uintptr_t a, u64 val);

@@ -83,7 +83,7 @@ static const char *op_name(unsigned op)
 {
 	static const char *const names[] = {
 		"?", "malloc", "calloc", "realloc", "reallocarray", "free", "strdup", "strndup",
-		"aligned_alloc", "posix_memalign", "memalign", "valloc", "pvalloc",
+		"aligned_alloc", "posix_memalign", "memalign", "valloc", "pvalloc", "weave_pool_alloc",
 	};
 	return op < sizeof names / sizeof names[0] ? names[op] : "?";
 }

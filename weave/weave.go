@@ -90,6 +90,8 @@ var allocOps = map[string]struct {
 	"memalign":       {"__WEAVE_MEMALIGN", 1, -1},
 	"valloc":         {"__WEAVE_VALLOC", 0, -1},
 	"pvalloc":        {"__WEAVE_PVALLOC", 0, -1},
+	// weave_api.h's pool API: weave_pool_alloc(pool, p, size).
+	"weave_pool_alloc": {"__WEAVE_POOL_ALLOC", 2, -1},
 }
 
 // setjmpNames are the functions after whose return the pseudo-stack must

@@ -32,26 +32,46 @@ func regionBytes(p *profile.Profile) (own, under map[string]uint64) {
 	return own, under
 }
 
+// apiBuild is a test program using weave_api.h, built plain (with the
+// header from weave api; at -O0: gcc -O2 drops a malloc/free pair, which
+// valgrind would not see) and woven with weave cc, and both runs.
+type apiBuild struct {
+	dir, src, plain string
+	plainCC         []string // the plain build's gcc command line, without -o and the source
+	pr              result   // the plain run
+	prof            string   // the woven run's profile
+}
+
+// apiProgram builds testdata/name plain and woven, runs both and checks
+// they agree (ok).
+func apiProgram(t *testing.T, name string, flags ...string) (b apiBuild, ok bool) {
+	t.Helper()
+	testtool.Need(t, "gcc")
+	b.dir = t.TempDir()
+	b.src, _ = filepath.Abs(filepath.Join("../../testdata", name))
+	inc := filepath.Join(b.dir, "inc")
+	mustRun(t, b.dir, nil, weaveBin, "api", "-o", inc)
+	b.plainCC = append(append([]string{"gcc"}, flags...), "-O0", "-Wall", "-Wextra", "-Werror", "-I", inc)
+	b.plain = filepath.Join(b.dir, "plain")
+	mustRun(t, b.dir, nil, append(b.plainCC, "-o", b.plain, b.src)...)
+	woven := filepath.Join(b.dir, "woven")
+	mustRun(t, b.dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", woven, b.src)
+	b.pr = run(t, b.dir, nil, b.plain)
+	b.prof = filepath.Join(b.dir, "w.prof")
+	return b, sameRun(t, "weave cc", b.pr, run(t, b.dir, []string{"WEAVE_OUT=" + b.prof}, woven))
+}
+
 // TestAPIRegions builds testdata/api/regions.c plain (with the header from
 // weave api) and woven (weave cc finds the header by itself; weave -o and a
 // plain cc line too): the runs agree, the regions are pseudo-functions
 // holding the allocations made inside them, the totals are valgrind's and
 // the marks hold the heap of the moment.
 func TestAPIRegions(t *testing.T) {
-	testtool.Need(t, "gcc")
-	dir := t.TempDir()
-	src, _ := filepath.Abs("../../testdata/api/regions.c")
-	inc := filepath.Join(dir, "inc")
-	mustRun(t, dir, nil, weaveBin, "api", "-o", inc)
-	plain := filepath.Join(dir, "plain")
-	mustRun(t, dir, nil, "gcc", "-std=c99", "-O0", "-Wall", "-Wextra", "-Werror", "-I", inc, "-o", plain, src) // -O0: gcc -O2 drops a malloc/free pair, which valgrind would not see
-	woven := filepath.Join(dir, "woven")
-	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", woven, src)
-	pr := run(t, dir, nil, plain)
-	prof := filepath.Join(dir, "r.prof")
-	if !sameRun(t, "weave cc", pr, run(t, dir, []string{"WEAVE_OUT=" + prof}, woven)) {
+	b, ok := apiProgram(t, "api/regions.c", "-std=c99")
+	if !ok {
 		return
 	}
+	dir, src, plain, pr, prof := b.dir, b.src, b.plain, b.pr, b.prof
 
 	// weave -o: the woven file needs no header; a plain cc line builds it.
 	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "-o", filepath.Join(dir, "r.woven.c"), src)
@@ -98,7 +118,7 @@ func TestAPIRegions(t *testing.T) {
 		t.Errorf("region spans %v, want parse 1, inner 1, loop 3, manual 1", spans)
 	}
 	checkValgrind(t, reportTotals(t, prof), dir, plain)
-	if _, err := os.Stat(filepath.Join(inc, "weave_api.h")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "inc", "weave_api.h")); err != nil {
 		t.Error(err)
 	}
 }
