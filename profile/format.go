@@ -219,6 +219,17 @@ package profile
 //	                        label is the rest of the line, escaped as S
 //	                        text. Labels may repeat. M marks_dropped: marks
 //	                        not kept (past 4096).
+//	W gen node born blocks bytes
+//	                        blocks live at mark gen (the last G record's)
+//	                        that allocation leaf node (an A node) allocated
+//	                        in generation born (after mark born, before the
+//	                        next; 1 <= born < gen), and their bytes: what
+//	                        weave report --between A B sums (born >= A's
+//	                        gen, at mark B). Blocks allocated before the
+//	                        first mark are never listed. The runtime keeps
+//	                        at most 2^20 of these for all marks; a mark past
+//	                        that has none, and M marks_live_dropped lists
+//	                        the gens of such marks.
 //	U thread t0 t1 count label
 //	                        when a region (WEAVE_REGION, weave_region_begin)
 //	                        ran on a thread: from t0 to t1 (ns since

@@ -29,7 +29,8 @@ func (jsonRenderer) Render(w io.Writer, r *Report) error {
 		Segments  *Segments         `json:"segments,omitempty"` // memory.go
 		Timeline  *Timeline         `json:"timeline,omitempty"`
 		Peak      *Peak             `json:"peak,omitempty"`
-		Time      *Time             `json:"time,omitempty"` // the time tables: time.go
+		Time      *Time             `json:"time,omitempty"`    // the time tables: time.go
+		Between   *Between          `json:"between,omitempty"` // weave report --between
 	}{
 		Program:   r.Program,
 		Sources:   r.Sources,
@@ -45,6 +46,7 @@ func (jsonRenderer) Render(w io.Writer, r *Report) error {
 		Timeline:  r.Timeline,
 		Peak:      r.Peak,
 		Time:      r.Time,
+		Between:   r.Between,
 	}
 	if r.Has(TableLeaks) {
 		out.Leaks = &r.Leaks

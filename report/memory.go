@@ -66,9 +66,33 @@ type SegmentRow struct {
 // Timeline is the HEAP OVER TIME chart's data: the runtime's points, and
 // the exact peak.
 type Timeline struct {
-	Points []Point   `json:"points"`
-	Peak   *HeapMark `json:"peak,omitempty"` // the exact high-water mark
-	Exit   *HeapMark `json:"exit,omitempty"` // the heap at exit
+	Points  []Point          `json:"points"`
+	Peak    *HeapMark        `json:"peak,omitempty"` // the exact high-water mark
+	Exit    *HeapMark        `json:"exit,omitempty"` // the heap at exit
+	Marks   []TimelineMark   `json:"marks,omitempty"`
+	Regions []TimelineRegion `json:"regions,omitempty"`
+}
+
+// TimelineMark is a mark (WEAVE_MARK, weave mark) on the timeline.
+type TimelineMark struct {
+	Label  string `json:"label"`
+	Gen    int    `json:"gen"` // 1, 2, ... in time order
+	NS     uint64 `json:"ns"`
+	Bytes  uint64 `json:"bytes"` // heap in use then
+	Blocks uint64 `json:"blocks"`
+	Allocs uint64 `json:"allocs"` // so far
+	Frees  uint64 `json:"frees"`
+	Thread int    `json:"thread"` // -1: set from outside (weave mark)
+}
+
+// TimelineRegion is when a region ran on a thread: Count consecutive runs
+// merged, from T0 to T1.
+type TimelineRegion struct {
+	Label  string `json:"label"`
+	Thread int    `json:"thread"`
+	T0     uint64 `json:"t0"`
+	T1     uint64 `json:"t1"`
+	Count  uint64 `json:"count"`
 }
 
 // Point is a point of the heap timeline.
@@ -160,6 +184,16 @@ func (b *builder) timeline() *Timeline {
 	}
 	if ex := p.Snapshot("exit"); ex != nil {
 		t.Exit = &HeapMark{ex.Bytes, ex.Blocks, ex.NS}
+	}
+	for _, m := range p.Marks {
+		th := -1
+		if m.Thread != nil {
+			th = m.Thread.ID
+		}
+		t.Marks = append(t.Marks, TimelineMark{m.Label, m.Gen, m.NS, m.Bytes, m.Blocks, m.Allocs, m.Frees, th})
+	}
+	for _, s := range p.Regions {
+		t.Regions = append(t.Regions, TimelineRegion{s.Label, s.Thread.ID, s.T0, s.T1, s.Count})
 	}
 	return t
 }

@@ -176,10 +176,49 @@ func textTimeline(w *bufio.Writer, r *Report) {
 		}
 		fmt.Fprintln(w, strings.Repeat(" ", at)+mark)
 	}
+	if len(tl.Marks) > 0 {
+		row := []byte(strings.Repeat(" ", 12+chartCols))
+		for _, m := range tl.Marks {
+			row[12+col(m.NS)] = '|'
+		}
+		fmt.Fprintln(w, strings.TrimRight(string(row), " ")+"  marks")
+	}
 	if tl.Exit != nil {
 		fmt.Fprintf(w, "At exit: %s in %s blocks. %d points.\n", vmmap.Bytes(tl.Exit.Bytes), num(tl.Exit.Blocks), len(tl.Points))
 	} else {
 		fmt.Fprintf(w, "%d points.\n", len(tl.Points))
+	}
+	textMarks(w, tl)
+}
+
+// textMarks lists the marks and regions of the timeline:
+//
+//	MARKS (weave report --between A B: the blocks allocated after A, live at B)
+//	mark  time     heap in use  blocks  allocs  frees  label
+//	   1  0.001 s            0       0      10     10  start
+func textMarks(w *bufio.Writer, tl *Timeline) {
+	if len(tl.Marks) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "MARKS (weave report --between A B: the blocks allocated after mark A, live at mark B)")
+		t := table{cols: []column{{head: "mark"}, {head: "time"}, {head: "heap in use"}, {head: "blocks"},
+			{head: "allocs"}, {head: "frees"}, {head: "thread"}, {head: "label", left: true}}}
+		for _, m := range tl.Marks {
+			th := "outside"
+			if m.Thread >= 0 {
+				th = strconv.Itoa(m.Thread)
+			}
+			t.add(strconv.Itoa(m.Gen), seconds(m.NS), num(m.Bytes), num(m.Blocks), num(m.Allocs), num(m.Frees), th, strconv.Quote(m.Label))
+		}
+		t.write(w)
+	}
+	if len(tl.Regions) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "REGIONS: when each ran (consecutive runs merged)")
+		t := table{cols: []column{{head: "from"}, {head: "to"}, {head: "runs"}, {head: "thread"}, {head: "region", left: true}}}
+		for _, r := range tl.Regions {
+			t.add(seconds(r.T0), seconds(r.T1), num(r.Count), strconv.Itoa(r.Thread), strconv.Quote(r.Label))
+		}
+		t.write(w)
 	}
 }
 

@@ -54,6 +54,9 @@ type Options struct {
 	// Trace is the profile's trace file (tracepoints), for the perfetto
 	// export; "" when there is none.
 	Trace string
+	// Between, when set, says the profile holds the view of ApplyBetween
+	// (weave report --between): the leak table lists those blocks.
+	Between *Between
 }
 
 // ParseTables parses a comma-separated list of table names ("leaks,graph");
@@ -116,7 +119,8 @@ type Report struct {
 	Timeline *Timeline
 	Peak     *Peak
 
-	Quantity string // Options.Quantity, checked
+	Quantity string   // Options.Quantity, checked
+	Between  *Between // Options.Between
 
 	labels map[Func]string
 	prof   *profile.Profile // for the stack exports (WalkStacks)
@@ -322,7 +326,7 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 		}
 	}
 	depth := max(opt.Depth, 0)
-	r := &Report{Complete: true, Depth: depth, Sites: opt.Sites, Quantity: QuantityBytes, labels: map[Func]string{}, prof: p, trace: opt.Trace}
+	r := &Report{Complete: true, Depth: depth, Sites: opt.Sites, Quantity: QuantityBytes, labels: map[Func]string{}, prof: p, trace: opt.Trace, Between: opt.Between}
 	if opt.Quantity != "" {
 		q, err := ParseQuantity(opt.Quantity)
 		if err != nil {

@@ -106,6 +106,11 @@ func textHeader(w *bufio.Writer, r *Report) {
 	if !r.hasMemory() {
 		return
 	}
+	if b := r.Between; b != nil {
+		fmt.Fprintf(w, "\nBETWEEN MARKS: %s bytes in %s blocks allocated after mark %s and still live at mark %s\n",
+			num(b.Bytes), num(b.Blocks), b.From, b.To)
+		return
+	}
 	fmt.Fprintln(w)
 	t := table{cols: []column{{left: true}, {head: "blocks"}, {head: "bytes"}}}
 	tt := r.Totals
@@ -154,7 +159,16 @@ func textLeaks(w *bufio.Writer, r *Report) {
 	if scanned {
 		by = " and leak kind"
 	}
-	fmt.Fprintf(w, "MEMORY LEAKS: blocks never freed, by partial call chain%s (innermost first, %s)\n\n", by, deep)
+	if b := r.Between; b != nil {
+		fmt.Fprintf(w, "BLOCKS BETWEEN MARKS: allocated after mark %s, live at mark %s, by partial call chain (innermost first, %s)\n\n",
+			strconv.Quote(b.From.Label), strconv.Quote(b.To.Label), deep)
+		if len(r.Leaks) == 0 {
+			fmt.Fprintln(w, "None: every block allocated after the first mark was freed by the second.")
+			return
+		}
+	} else {
+		fmt.Fprintf(w, "MEMORY LEAKS: blocks never freed, by partial call chain%s (innermost first, %s)\n\n", by, deep)
+	}
 	if len(r.Leaks) == 0 {
 		if scanned && r.Totals.BlocksInUse > 0 {
 			fmt.Fprintln(w, "No blocks of the kinds asked for.")

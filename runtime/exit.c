@@ -379,16 +379,16 @@ static void rt_fork_prepare(void)
 	rt_local.in_rt++;
 	fence();
 	pthread_mutex_lock(&g_lock);
-	side_lock();
 	marks_fork_prepare();
+	side_lock();
 	pool_lock();
 }
 
 static void rt_fork_parent(void)
 {
 	pool_unlock();
-	marks_fork_parent();
 	side_unlock();
+	marks_fork_parent();
 	pthread_mutex_unlock(&g_lock);
 	fence();
 	rt_local.in_rt--;

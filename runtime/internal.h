@@ -155,6 +155,7 @@ struct rt_local {
 struct ent {
 	uintptr_t addr;
 	u64 val; /* size << NODE_BITS | node */
+	u32 gen; /* spill table only: the block's generation (side.c) */
 };
 
 /* A bump allocator over anonymous maps of a fixed size. */
@@ -449,7 +450,7 @@ static void side_unlock(void);
 static void pool_lock(void);
 static void pool_unlock(void);
 static void side_inherit(void);
-static void side_each(void (*f)(uintptr_t a, u64 val, void *arg), void *arg);
+static void side_each(void (*f)(uintptr_t a, u64 val, u32 gen, void *arg), void *arg);
 static u64 val_size(uintptr_t a, u64 val);
 
 /* advice.c */
@@ -607,9 +608,11 @@ static void tp_write(struct out *o, const u32 *ids);
 static void tp_finish(const char *path);
 static void ctl_poll(void);
 
-/* marks.c, regions.c */
+/* marks.c, regions.c. g_gen: the generation of the blocks allocated now,
+   the number of marks set (relaxed loads; written under g_mk.lock). */
+static u32 g_gen;
 static void mark_set(const char *label, struct rt_thread *T);
-static void marks_write(struct out *o, const u32 *ids);
+static void marks_write(struct writer *w);
 static void marks_fork_prepare(void);
 static void marks_fork_parent(void);
 static void marks_fork_child(void);

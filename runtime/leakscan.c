@@ -272,7 +272,7 @@ static u64 ls_bound(void)
 				u64 *leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE);
 				if (!leaf)
 					continue;
-				ls_exclude(leaf, LEAF_BYTES);
+				ls_exclude(leaf, LEAF_MAP);
 				if (mincore(leaf, LEAF_BYTES, in)) {
 					n += 1u << LEAF_BITS;
 					continue;

@@ -79,7 +79,7 @@ void __weave_outer_end(struct __weave_outer *o)
 		/* realloc-style: the old block went unless the call failed or
 		   the wrapper kept it without allocating (sqlite3Realloc to
 		   the same rounded size): then it is as it was. */
-		struct ent old = {(uintptr_t)o->old_addr, o->old_val}, stale;
+		struct ent old = {(uintptr_t)o->old_addr, o->old_val, 0}, stale;
 		int kept = o->state == OUTER_TOP && (uintptr_t)o->ret == (uintptr_t)o->old_addr && !l->outer_allocs;
 		if (kept) {
 			side_insert(old.addr, old.val, &stale);

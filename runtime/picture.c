@@ -26,18 +26,19 @@ static u32 picture_node(struct writer *w, u64 val)
 	return w->ids[i];
 }
 
-static void picture_count(uintptr_t a, u64 val, void *arg)
+static void picture_count(uintptr_t a, u64 val, u32 gen, void *arg)
 {
 	struct picture *p = arg;
-	(void)a;
+	(void)a, (void)gen;
 	if (picture_node(p->w, val))
 		p->blocks++;
 }
 
-static void picture_block(uintptr_t a, u64 val, void *arg)
+static void picture_block(uintptr_t a, u64 val, u32 gen, void *arg)
 {
 	struct picture *p = arg;
 	struct out *o = p->w->o;
+	(void)gen;
 	u32 id = picture_node(p->w, val);
 	if (!id)
 		return;

@@ -409,7 +409,7 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	write_picture(&w);
 	time_write(o, w.ids, tm);
 	tp_write(o, w.ids);
-	marks_write(o, w.ids);
+	marks_write(&w);
 	regions_write(o);
 	out_ch(o, 'E');
 	out_field(o, o->records);

@@ -28,12 +28,21 @@
      granule already taken (allocators that pack blocks closer than 32
      bytes), sizes of 256 MiB and more, addresses beyond 2^48, or when a
      leaf cannot be mapped. NSHARDS open-addressing tables keyed by
-     mix64(address), each entry 16 bytes {address, size << NODE_BITS |
-     node}, each shard with its own spinlock; mmap'd, grown by 5/4 at
+     mix64(address), each entry 24 bytes {address, size << NODE_BITS |
+     node, generation}, each shard with its own spinlock; mmap'd, grown by 5/4 at
      load 0.85 (shrunk at load 1/4), linear probing, backward-shift
      deletion. It is empty in most programs, and then costs one load of
      g_spill_count per free. Block sizes that do not fit in SIZE_BITS
-     bits (>= 64 GiB) are kept in a small extra list. */
+     bits (>= 64 GiB) are kept in a small extra list.
+
+   Generations (marks.c). Each block also has the generation it was
+   allocated in (g_gen: the marks set before it): in the radix table a
+   u32 per slot, in an array after the leaf's slots (its pages are written
+   only once a mark was set: until then every generation is 0, and an
+   allocation costs one more load and a branch), in the spill table a
+   field of the entry. Only a mark's scan reads them (side_each), never a
+   free. A realloc's block, and one a failed realloc puts back, is of the
+   generation current then. */
 
 #include "internal.h"
 
@@ -58,7 +67,8 @@ static u32 g_spill_count;
 #define GRAN_COARSE 7  /* coarse tree: 128-byte granules, for blocks of COARSE_MIN bytes or more */
 #define COARSE_MIN 128 /* two live blocks this big start at least this far apart */
 #define OFF_BITS 7     /* the address's offset in its granule */
-#define LEAF_BITS 15   /* a leaf: 2^15 slots, 256 KiB, for 1 or 4 MiB of addresses */
+#define LEAF_BITS 15   /* a leaf: 2^15 slots, 256 KiB, for 1 or 4 MiB of addresses, then their generations */
+#define LEAF_MAP ((sizeof(u64) + sizeof(u32)) << LEAF_BITS) /* a leaf with its generations */
 #define MID_BITS 12    /* a mid: 4096 leaves */
 #define ROOT_BITS 16   /* a root: 65536 mids, covering 2^48 bytes or more */
 #define SLOT_USED (1ull << (NODE_BITS + OFF_BITS))
@@ -151,6 +161,7 @@ static int spill_insert(uintptr_t a, u64 val, struct ent *old)
 		if (!e->addr) {
 			e->addr = a;
 			e->val = val;
+			e->gen = __atomic_load_n(&g_gen, __ATOMIC_RELAXED);
 			s->count++;
 			__atomic_fetch_add(&g_spill_count, 1, __ATOMIC_RELAXED);
 			break;
@@ -158,6 +169,7 @@ static int spill_insert(uintptr_t a, u64 val, struct ent *old)
 		if (e->addr == a) {
 			*old = *e;
 			e->val = val;
+			e->gen = __atomic_load_n(&g_gen, __ATOMIC_RELAXED);
 			break;
 		}
 	}
@@ -254,16 +266,30 @@ static inline u64 *radix_slot(int t, uintptr_t a, int create)
 		return NULL;
 	pm = &mid[(a >> (g + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
 	leaf = __atomic_load_n(pm, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(!leaf, 0) && (!create || !(leaf = radix_make((void **)pm, sizeof(u64) << LEAF_BITS))))
+	if (__builtin_expect(!leaf, 0) && (!create || !(leaf = radix_make((void **)pm, LEAF_MAP))))
 		return NULL;
 	return &leaf[(a >> g) & ((1u << LEAF_BITS) - 1)];
 }
 
-/* Calls f(slot, a) for every used slot, with the block's address, and
+/* The generations of a leaf's slots. */
+static inline u32 *leaf_gens(u64 *leaf) { return (u32 *)(leaf + (1u << LEAF_BITS)); }
+
+/* Sets the generation of the block at a, in slot sl of tree t, unless no
+   mark was ever set. */
+static inline __attribute__((always_inline)) void slot_gen_set(u64 *sl, int t, uintptr_t a)
+{
+	u32 g = __atomic_load_n(&g_gen, __ATOMIC_RELAXED);
+	if (__builtin_expect(g != 0, 0)) {
+		u32 j = (u32)(a >> (t ? GRAN_COARSE : GRAN_FINE)) & ((1u << LEAF_BITS) - 1);
+		__atomic_store_n(&leaf_gens(sl - j)[j], g, __ATOMIC_RELAXED);
+	}
+}
+
+/* Calls f(slot, a, gen) for every used slot, with the block's address and generation, and
    page(bytes) for every resident page of the table (either may be NULL);
    each tree in address order. Pages never written are not read (mincore),
    which would map them. */
-static void radix_each(void (*f)(u64 *slot, uintptr_t a), void (*page)(u64 bytes))
+static void radix_each(void (*f)(u64 *slot, uintptr_t a, u32 gen, void *arg), void (*page)(u64 bytes), void *arg)
 {
 	enum { PAGE_SLOTS = 4096 / sizeof(u64), LEAF_PAGES = (sizeof(u64) << LEAF_BITS) / 4096 };
 	unsigned char in[LEAF_PAGES];
@@ -291,7 +317,8 @@ static void radix_each(void (*f)(u64 *slot, uintptr_t a), void (*page)(u64 bytes
 						unsigned g = t ? GRAN_COARSE : GRAN_FINE;
 						u64 gi = (u64)r << (MID_BITS + LEAF_BITS) | (u64)m << LEAF_BITS | j;
 						if (slot)
-							f(&leaf[j], (uintptr_t)(gi << g | ((slot >> NODE_BITS) & ((1u << g) - 1))));
+							f(&leaf[j], (uintptr_t)(gi << g | ((slot >> NODE_BITS) & ((1u << g) - 1))),
+							  __atomic_load_n(&leaf_gens(leaf)[j], __ATOMIC_RELAXED), arg);
 					}
 				}
 			}
@@ -301,9 +328,9 @@ static void radix_each(void (*f)(u64 *slot, uintptr_t a), void (*page)(u64 bytes
 
 static u64 g_usage_bytes, g_usage_live; /* side_usage's sums: exit writer */
 static void usage_page(u64 bytes) { g_usage_bytes += bytes; }
-static void usage_slot(u64 *slot, uintptr_t a)
+static void usage_slot(u64 *slot, uintptr_t a, u32 gen, void *arg)
 {
-	(void)slot, (void)a;
+	(void)slot, (void)a, (void)gen, (void)arg;
 	g_usage_live++;
 }
 
@@ -313,7 +340,7 @@ static void side_usage(u64 *bytes, u64 *live)
 {
 	u32 i;
 	g_usage_bytes = g_usage_live = 0;
-	radix_each(usage_slot, usage_page);
+	radix_each(usage_slot, usage_page, NULL);
 	*bytes = g_usage_bytes;
 	*live = g_usage_live;
 	for (i = 0; i < NSHARDS; i++) {
@@ -348,6 +375,7 @@ static inline __attribute__((always_inline)) int side_put(int t, uintptr_t a, u6
 	if (slot_holds(cur, a)) {
 		old->addr = a;
 		old->val = slot_val(cur);
+		slot_gen_set(sl, t, a);
 		__atomic_store_n(sl, want, __ATOMIC_RELAXED);
 		return 1;
 	}
@@ -357,6 +385,7 @@ static inline __attribute__((always_inline)) int side_put(int t, uintptr_t a, u6
 	   granule was taken. */
 	if (__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED))
 		spill_remove(a, old);
+	slot_gen_set(sl, t, a); /* the granule is this block's from here on, or spills */
 	if (!__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
 		__atomic_store_n(sl, want, __ATOMIC_RELAXED);
 		return 1;
@@ -366,7 +395,7 @@ static inline __attribute__((always_inline)) int side_put(int t, uintptr_t a, u6
 	   *old what the spill table held for a. */
 	if (__atomic_compare_exchange_n(sl, &cur, want, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return 1;
-	return spill_insert(a, val, &(struct ent){0, 0});
+	return spill_insert(a, val, &(struct ent){0, 0, 0});
 }
 
 /* Inserts a -> val (size << NODE_BITS | node) in the tree for its size.
@@ -471,9 +500,9 @@ static u64 inherit(uintptr_t a, u64 val)
 	return val & ~(u64)NODE_MASK;
 }
 
-static void inherit_slot(u64 *slot, uintptr_t a)
+static void inherit_slot(u64 *slot, uintptr_t a, u32 gen, void *arg)
 {
-	(void)a;
+	(void)a, (void)gen, (void)arg;
 	*slot &= ~(u64)NODE_MASK;
 	g_inh.blocks++;
 	g_inh.bytes += *slot >> SLOT_SIZE_SHIFT;
@@ -485,7 +514,7 @@ static void inherit_slot(u64 *slot, uintptr_t a)
 static void side_inherit(void)
 {
 	u32 i, k;
-	radix_each(inherit_slot, NULL);
+	radix_each(inherit_slot, NULL, NULL);
 	for (i = 0; i < NSHARDS; i++) {
 		struct shard *sh = &g_shards[i];
 		for (k = 0; k < sh->cap; k++) {
@@ -496,35 +525,37 @@ static void side_inherit(void)
 	}
 }
 
-/* side_each's callback, for radix_each's (no argument: the exit writer
-   is alone under g_lock). */
-static void (*g_each_f)(uintptr_t a, u64 val, void *arg);
-static void *g_each_arg;
+/* side_each's callback and its argument, for radix_each. */
+struct each {
+	void (*f)(uintptr_t a, u64 val, u32 gen, void *arg);
+	void *arg;
+};
 
-static void each_slot(u64 *slot, uintptr_t a)
+static void each_slot(u64 *slot, uintptr_t a, u32 gen, void *arg)
 {
+	const struct each *e = arg;
 	u64 v = __atomic_load_n(slot, __ATOMIC_RELAXED);
 	if (v)
-		g_each_f(a, slot_val(v), g_each_arg);
+		e->f(a, slot_val(v), gen, e->arg);
 }
 
-/* Calls f(a, val, arg) for every live block, val as side_insert takes it
-   (val_size gives the size): the radix trees' blocks (each tree in
-   address order), then the spill table's. For the exit writers, g_lock
-   held; blocks other threads allocate or free meanwhile may be seen or
-   not. */
-static void side_each(void (*f)(uintptr_t a, u64 val, void *arg), void *arg)
+/* Calls f(a, val, gen, arg) for every live block, val as side_insert
+   takes it (val_size gives the size), gen its generation: the radix
+   trees' blocks (each tree in address order), then the spill table's.
+   For the exit writers, g_lock held, and a mark's scan, g_mk.lock held
+   (marks.c); blocks other threads allocate or free meanwhile may be seen
+   or not. */
+static void side_each(void (*f)(uintptr_t a, u64 val, u32 gen, void *arg), void *arg)
 {
+	struct each e = {f, arg};
 	u32 i, k;
-	g_each_f = f;
-	g_each_arg = arg;
-	radix_each(each_slot, NULL);
+	radix_each(each_slot, NULL, &e);
 	for (i = 0; i < NSHARDS; i++) {
 		struct shard *sh = &g_shards[i];
 		spin_lock(&sh->lock);
 		for (k = 0; k < sh->cap; k++)
 			if (sh->tab[k].addr)
-				f(sh->tab[k].addr, sh->tab[k].val, arg);
+				f(sh->tab[k].addr, sh->tab[k].val, sh->tab[k].gen, arg);
 		spin_unlock(&sh->lock);
 	}
 }

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"weave/internal/memcheck"
 	"weave/internal/testtool"
 	"weave/profile"
+	"weave/report"
 )
 
 // regionBytes sums, per region label, the bytes allocated by the region
@@ -121,4 +126,126 @@ func TestAPIRegions(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "inc", "weave_api.h")); err != nil {
 		t.Error(err)
 	}
+}
+
+// betweenRows runs weave report --between from to --depth 1 --format json
+// and sums its rows by innermost function.
+func betweenRows(t *testing.T, prof, from, to string) (rows map[string][2]uint64, total [2]uint64) {
+	t.Helper()
+	r := mustRun(t, "", nil, weaveBin, "report", prof, "--between", from, to, "--depth", "1", "--format", "json")
+	var rep struct {
+		Leaks   []report.Leak   `json:"leaks"`
+		Between *report.Between `json:"between"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Between == nil {
+		t.Fatalf("report --between json: %v\n%s", err, r.stdout)
+	}
+	rows = map[string][2]uint64{}
+	for _, l := range rep.Leaks {
+		k := l.Chain[0].Name
+		if l.Hidden {
+			k += " (hidden)"
+		}
+		v := rows[k]
+		rows[k] = [2]uint64{v[0] + l.BytesKept, v[1] + l.BlocksKept}
+	}
+	return rows, [2]uint64{rep.Between.Bytes, rep.Between.Blocks}
+}
+
+// valgrindBetween is the oracle of --between: the blocks live at leak
+// check b less those live at check a, by the innermost frame of src's
+// ("f (hidden)" when the C library allocated them, called from f).
+func valgrindBetween(checks []memcheck.Check, a, b int, src string) map[string][2]uint64 {
+	by := map[string][2]uint64{}
+	for i, sign := range map[int]int64{a: -1, b: 1} {
+		for _, r := range checks[i].Records {
+			key := "?"
+			for j, f := range r.Frames {
+				if strings.Contains(f, "("+src+":") {
+					key, _, _ = strings.Cut(f, " ")
+					if j > 1 { // frames between the allocator and ours: the C library's
+						key += " (hidden)"
+					}
+					break
+				}
+			}
+			v := by[key]
+			by[key] = [2]uint64{uint64(int64(v[0]) + sign*int64(r.Bytes)), uint64(int64(v[1]) + sign*int64(r.Blocks))}
+		}
+	}
+	for k, v := range by {
+		if v == [2]uint64{} {
+			delete(by, k)
+		}
+	}
+	return by
+}
+
+// TestBetween checks weave report --between against valgrind's leak
+// checks at the two marks (testdata/api/between.c), the repeated labels
+// of a loop's marks, and the refusals.
+func TestBetween(t *testing.T) {
+	testtool.Need(t, "gcc")
+	if _, err := os.Stat("/usr/include/valgrind/memcheck.h"); err != nil {
+		testtool.Need(t, "valgrind") // the headers come with it
+	}
+	dir := t.TempDir()
+	src, _ := filepath.Abs("../../testdata/api/between.c")
+	inc := filepath.Join(dir, "inc")
+	mustRun(t, dir, nil, weaveBin, "api", "-o", inc)
+	plain, woven := filepath.Join(dir, "plain"), filepath.Join(dir, "woven")
+	mustRun(t, dir, nil, "gcc", "-O0", "-g", "-I", inc, "-o", plain, src, "-pthread")
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O0", "-g", "-o", woven, src, "-pthread")
+	prof := filepath.Join(dir, "b.prof")
+	if !sameRun(t, "between", run(t, dir, nil, plain), run(t, dir, []string{"WEAVE_OUT=" + prof}, woven)) {
+		return
+	}
+	rows, total := betweenRows(t, prof, "A", "B")
+	// By construction: leak_after 100+101+102 (the loop), 300 (the
+	// thread), 1000; list's 5 nodes; realloc's 64 in main; the thread's
+	// own C-library block (hidden, in main).
+	if rows["leak_after"] != [2]uint64{1603, 5} || rows["list"] != [2]uint64{240, 5} {
+		t.Errorf("--between A B rows %v: want leak_after 1603 bytes in 5 blocks, list 240 in 5", rows)
+	}
+	var sum [2]uint64
+	for _, v := range rows {
+		sum[0], sum[1] = sum[0]+v[0], sum[1]+v[1]
+	}
+	if sum != total {
+		t.Errorf("--between rows sum to %v, its total says %v", sum, total)
+	}
+	// A loop's marks: iter is the last, iter#N the Nth.
+	if _, tot := betweenRows(t, prof, "iter#1", "iter#3"); tot != [2]uint64{201, 2} {
+		t.Errorf("--between iter#1 iter#3: %v, want 201 bytes in 2 blocks (the loop's first two)", tot)
+	}
+	if _, tot := betweenRows(t, prof, "iter", "B"); tot != [2]uint64{total[0] - 201, total[1] - 2} {
+		t.Errorf("--between iter B: %v, want %v less the loop's first two blocks", tot, total)
+	}
+	if _, tot := betweenRows(t, prof, "B", "C"); tot != [2]uint64{7, 1} {
+		t.Errorf("--between B C: %v, want 7 bytes in 1 block (B's blocks were freed)", tot)
+	}
+	for _, bad := range [][2]string{{"A", "nope"}, {"B", "A"}, {"iter#4", "B"}, {"B", "B"}} {
+		r := run(t, "", nil, weaveBin, "report", prof, "--between", bad[0], bad[1])
+		if r.code == 0 || !strings.Contains(r.stderr, "mark") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("--between %s %s: exit %d, stderr %q: want one line naming the mark, non-zero exit", bad[0], bad[1], r.code, r.stderr)
+		}
+	}
+	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
+		checks := memcheck.RunChecks(t, dir, nil, plain)
+		if len(checks) < 2 {
+			t.Fatalf("valgrind: %d leak checks, want the program's two and exit's", len(checks))
+		}
+		want := valgrindBetween(checks, 0, 1, "between.c")
+		// The C library's block for the thread (its TLS vector) is larger
+		// under valgrind, whose preloaded objects add TLS modules: its
+		// blocks must agree, not its bytes.
+		for k, v := range want {
+			if w, ok := rows[k]; ok && strings.HasSuffix(k, " (hidden)") && w[1] == v[1] {
+				want[k] = w
+			}
+		}
+		if !maps.Equal(rows, want) {
+			t.Errorf("--between A B by function %v, valgrind (check at B less check at A) %v", rows, want)
+		}
+	})
 }

@@ -33,6 +33,17 @@ func flagsFirst(app *cli.App, args []string) []string {
 			i = len(rest)
 		case len(a) < 2 || a[0] != '-':
 			pos = append(pos, a)
+		case cmd.Name == "report" && (a == "--between" || a == "-between"):
+			// Two values: --between A B is --between A --between-to B.
+			flags = append(flags, a)
+			if i+1 < len(rest) {
+				flags = append(flags, rest[i+1])
+				i++
+			}
+			if i+1 < len(rest) {
+				flags = append(flags, "--between-to", rest[i+1])
+				i++
+			}
 		default:
 			flags = append(flags, a)
 			name := strings.TrimLeft(a, "-")

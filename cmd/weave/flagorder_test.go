@@ -82,6 +82,11 @@ func TestFlagsAfterArgs(t *testing.T) {
 					t.Errorf("weave report %s %s: output differs from the flags-first one:\n%s\nwant:\n%s", prof, strings.Join(flags, " "), got, want)
 				}
 			}
+			// --between takes two marks (the profile has none: the same error either way).
+			want, got := run(t, dir, nil, weaveBin, "report", "--between", "a", "b", prof), run(t, dir, nil, weaveBin, "report", prof, "--between", "a", "b")
+			if got != want || !strings.Contains(got.stderr, `mark "a": the profile has no marks`) {
+				t.Errorf("weave report P --between a b: %+v, flags first: %+v", got, want)
+			}
 			mustRun(t, dir, nil, weaveBin, "report", prof, "--format", "json", "-o", "r.json")
 			if b, err := os.ReadFile(filepath.Join(dir, "r.json")); err != nil || !strings.HasPrefix(string(b), "{") {
 				t.Errorf("report -o after the profile: %v %.40q", err, b)
@@ -119,6 +124,15 @@ func TestFlagsAfterArgs(t *testing.T) {
 			}
 			if r := run(t, dir, nil, weaveBin, "runtime", "extra", "-o", "rt2.c"); r.code == 0 || !strings.Contains(r.stderr, `unexpected argument "extra"`) {
 				t.Errorf("runtime extra: exit %d\n%s", r.code, r.stderr)
+			}
+		},
+		"api": func(t *testing.T) { // no positional argument: -o works, a stray argument is an error
+			mustRun(t, dir, nil, weaveBin, "api", "-o", "inc")
+			if fi, err := os.Stat(filepath.Join(dir, "inc", "weave_api.h")); err != nil || fi.Size() == 0 {
+				t.Errorf("api -o inc: %v", err)
+			}
+			if r := run(t, dir, nil, weaveBin, "api", "extra", "-o", "inc2"); r.code == 0 || !strings.Contains(r.stderr, `unexpected argument "extra"`) {
+				t.Errorf("api extra: exit %d\n%s", r.code, r.stderr)
 			}
 		},
 		"check": func(t *testing.T) {

@@ -71,6 +71,11 @@ var reportCommand = &cli.Command{
 			Name:  "group",
 			Usage: "aggregate the tables by source file, directory, its first N levels, or modules (a file of \"name: glob...\" lines): file, dir, dir:N or module:FILE",
 		},
+		&cli.StringFlag{
+			Name:  "between",
+			Usage: "`A B`: the blocks allocated after mark A and still live at mark B, by chain (a mark: its label, the last with it; label#N, its Nth; #N, the Nth mark)",
+		},
+		&cli.StringFlag{Name: "between-to", Hidden: true}, // --between A B's B (flagsFirst)
 		&cli.Float64Flag{
 			Name:  "threshold",
 			Value: report.DefaultThreshold,
@@ -123,6 +128,18 @@ func runReport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var between *report.Between
+	if c.IsSet("between") {
+		if !c.IsSet("between-to") {
+			return errors.New("--between A B: want two marks")
+		}
+		if between, err = report.ApplyBetween(p, c.String("between"), c.String("between-to")); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		if !c.IsSet("tables") {
+			tables = []string{report.TableLeaks}
+		}
+	}
 	if g := c.String("group"); g != "" {
 		if err := report.Group(p, g); err != nil {
 			return err
@@ -133,7 +150,7 @@ func runReport(c *cli.Context) error {
 		trace = path + ".trace" // the tracepoints' events, for --format perfetto
 	}
 	r, err := report.New(p, report.Options{Depth: depth, Sites: c.Bool("sites"), Tables: tables,
-		Threshold: c.Float64("threshold"), Quantity: c.String("quantity"), LeakKinds: kinds, Trace: trace})
+		Threshold: c.Float64("threshold"), Quantity: c.String("quantity"), LeakKinds: kinds, Trace: trace, Between: between})
 	if err != nil {
 		return err
 	}
