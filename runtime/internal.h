@@ -611,7 +611,7 @@ static void ctl_poll(void);
 /* marks.c, regions.c. g_gen: the generation of the blocks allocated now,
    the number of marks set (relaxed loads; written under g_mk.lock). */
 static u32 g_gen;
-static void mark_set(const char *label, struct rt_thread *T);
+static u32 mark_set(const char *label, struct rt_thread *T);
 static void marks_write(struct writer *w);
 static void marks_fork_prepare(void);
 static void marks_fork_parent(void);

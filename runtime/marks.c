@@ -143,16 +143,18 @@ static const char *label_copy(struct bump *b, const char *label)
 	return s;
 }
 
-/* Sets a mark labelled label, by thread T (NULL: from outside). in_rt
-   set. */
-static void mark_set(const char *label, struct rt_thread *T)
+/* Sets a mark labelled label, by thread T (NULL: from outside, weave
+   mark: the control request runs with g_lock held). Returns its
+   generation, 0 when it was not kept. in_rt set. */
+static u32 mark_set(const char *label, struct rt_thread *T)
 {
 	struct mark *m;
+	u32 gen;
 	spin_lock(&g_mk.lock);
 	if (g_mk.n >= MARKS_MAX || !(label = label_copy(&g_mk.labels, label))) {
 		g_mk.dropped++;
 		spin_unlock(&g_mk.lock);
-		return;
+		return 0;
 	}
 	m = &g_mk.m[g_mk.n];
 	m->label = label;
@@ -168,7 +170,9 @@ static void mark_set(const char *label, struct rt_thread *T)
 	__atomic_store_n(&g_gen, m->gen, __ATOMIC_RELAXED);
 	live_take(m);
 	g_mk.n++;
+	gen = m->gen;
 	spin_unlock(&g_mk.lock);
+	return gen;
 }
 
 void __weave_mark(const char *label)

@@ -520,6 +520,11 @@ static int ctl_run(struct sbuf *a)
 		sb_str(a, "ok tracing off");
 	} else if (strcmp(req, "snapshot") == 0) {
 		snap = 1;
+	} else if (strncmp(req, "mark ", 5) == 0 && req[5]) {
+		u32 gen = mark_set(req + 5, NULL); /* runtime/marks.c */
+		sb_str(a, gen ? "ok mark " : "error too many marks: not set");
+		if (gen)
+			sb_u64(a, gen);
 	} else {
 		if (!bad)
 			bad = "unknown request";

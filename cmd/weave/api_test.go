@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"weave/internal/memcheck"
 	"weave/internal/testtool"
@@ -248,4 +251,54 @@ func TestBetween(t *testing.T) {
 			t.Errorf("--between A B by function %v, valgrind (check at B less check at A) %v", rows, want)
 		}
 	})
+}
+
+// TestMarkLive sets marks in a running woven program with weave mark: a
+// snapshot's profile holds them, and --between them gives the blocks the
+// heap gained between them (the program leaks half of what it allocates
+// and frees the rest at once).
+func TestMarkLive(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "traceloop", nil, nil)
+	prof := filepath.Join(dir, "live.prof")
+	cmd := exec.Command(woven, "400", "5000") // about 2 s
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WEAVE_OUT="+prof)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	pid := strconv.Itoa(cmd.Process.Pid)
+	time.Sleep(200 * time.Millisecond)
+	if r := mustRun(t, dir, nil, weaveBin, "mark", pid, "first one"); !strings.Contains(r.stdout, `mark 1 "first one" set`) {
+		t.Errorf("weave mark: %q", r.stdout)
+	}
+	time.Sleep(300 * time.Millisecond)
+	mustRun(t, dir, nil, weaveBin, "mark", pid, "second")
+	mustRun(t, dir, nil, weaveBin, "snapshot", pid)
+	for _, bad := range [][]string{{pid, ""}, {pid, "two\nlines"}, {"nope", "x"}, {pid}, {strconv.Itoa(os.Getpid()), "x"}} {
+		if r := run(t, dir, nil, append([]string{weaveBin, "mark"}, bad...)...); r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("weave mark %q: exit %d, stderr %q: want one line and a non-zero exit", bad, r.code, r.stderr)
+		}
+	}
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Marks) != 2 || p.Marks[0].Label != "first one" || p.Marks[1].Label != "second" || p.Marks[0].Thread != nil {
+		t.Fatalf("snapshot's marks %+v: want \"first one\" and \"second\", set from outside", p.Marks)
+	}
+	a, b := p.Marks[0], p.Marks[1]
+	if b.NS <= a.NS || b.Allocs <= a.Allocs {
+		t.Fatalf("marks %+v %+v: the second is not after the first", a, b)
+	}
+	rows, total := betweenRows(t, prof, "first one", "second")
+	// Each thread has at most one block allocated before the first mark
+	// and freed after it (work frees every other item at once).
+	gained := b.Blocks - a.Blocks
+	if total[1] < gained || total[1] > gained+3 || total[0] != 24*total[1] || rows["make_item"] != total {
+		t.Errorf("--between: %v (rows %v), want the %d blocks the heap gained (up to 3 more), all make_item's 24-byte items", total, rows, gained)
+	}
 }

@@ -149,6 +149,13 @@ func TestFlagsAfterArgs(t *testing.T) {
 				t.Errorf("weave trace %s --off: exit %d\n%s", pid, r.code, r.stderr)
 			}
 		},
+		"mark": func(t *testing.T) { // --timeout after the label is a flag
+			pid := strconv.Itoa(os.Getpid())
+			r := run(t, dir, nil, weaveBin, "mark", pid, "here", "--timeout", "1s")
+			if r.code == 0 || !strings.Contains(r.stderr, "not a woven program") {
+				t.Errorf("weave mark %s here --timeout 1s: exit %d\n%s", pid, r.code, r.stderr)
+			}
+		},
 		"snapshot": func(t *testing.T) {
 			pid := strconv.Itoa(os.Getpid())
 			r := run(t, dir, nil, weaveBin, "snapshot", pid, "--timeout", "1s")

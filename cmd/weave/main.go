@@ -71,7 +71,7 @@ func isCompiler(arg string) bool {
 	switch arg {
 	case "gcc", "clang":
 		return true
-	case "cc", "diff", "merge", "report", "runtime", "api", "maps", "help", "go", "toolexec": // subcommands win; `weave cc` uses $WEAVE_CC
+	case "cc", "diff", "merge", "report", "runtime", "api", "mark", "maps", "help", "go", "toolexec": // subcommands win; `weave cc` uses $WEAVE_CC
 		return false
 	}
 	p, err := exec.LookPath(arg)

@@ -40,6 +40,47 @@ var snapshotCommand = &cli.Command{
 	Action:      runSnapshot,
 }
 
+// markCommand sets a mark in a running woven process.
+var markCommand = &cli.Command{
+	Name:      "mark",
+	Usage:     "set a mark (as WEAVE_MARK) in a running woven process",
+	ArgsUsage: "PID LABEL",
+	Description: "The mark records the time and the heap and starts a new generation, as\n" +
+		"WEAVE_MARK(\"LABEL\") in the program would: weave report --between A B lists the blocks\n" +
+		"allocated after mark A and still live at mark B.",
+	Flags:  []cli.Flag{controlTimeoutFlag},
+	Action: runMark,
+}
+
+// maxMarkLabel is the longest label the runtime keeps (LABEL_MAX in
+// runtime/marks.c).
+const maxMarkLabel = 200
+
+func runMark(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return fmt.Errorf("mark: want a process id and a label")
+	}
+	pid, err := controlPID(c, "mark")
+	if err != nil {
+		return err
+	}
+	label := c.Args().Get(1)
+	switch {
+	case label == "" || strings.TrimSpace(label) != label:
+		return fmt.Errorf("mark: label %q: want a non-empty label without leading or trailing space", label)
+	case strings.ContainsAny(label, "\n\r\x00"):
+		return fmt.Errorf("mark: label %q: a label is one line", label)
+	case len(label) > maxMarkLabel:
+		return fmt.Errorf("mark: label of %d bytes: at most %d", len(label), maxMarkLabel)
+	}
+	ans, err := tracepoints.Request(pid, "mark "+label, c.Duration("timeout"))
+	if err != nil {
+		return fmt.Errorf("mark: %v", err)
+	}
+	fmt.Fprintf(c.App.Writer, "process %d: mark %s %q set\n", pid, strings.TrimPrefix(ans, "mark "), label)
+	return nil
+}
+
 func controlPID(c *cli.Context, what string) (int, error) {
 	pid, err := strconv.Atoi(c.Args().First())
 	if err != nil || pid <= 0 {
