@@ -74,6 +74,7 @@ type siteKey struct {
 	op, typ   string
 	typeSize  uint64
 	hidden    bool
+	caller    bool
 }
 
 type childKey struct {
@@ -106,11 +107,11 @@ func (m *merger) fn(f *profile.Func) *profile.Func {
 }
 
 func (m *merger) site(s *profile.Site) *profile.Site {
-	k := siteKey{m.fn(s.Func), s.File, s.Line, s.Col, s.Op, s.Type, s.TypeSize, s.Hidden}
+	k := siteKey{m.fn(s.Func), s.File, s.Line, s.Col, s.Op, s.Type, s.TypeSize, s.Hidden, s.Caller}
 	t := m.sites[k]
 	if t == nil {
 		t = &profile.Site{ID: len(m.out.Sites), Func: k.fn, File: s.File, Line: s.Line, Col: s.Col,
-			Op: s.Op, Type: s.Type, TypeSize: s.TypeSize, Hidden: s.Hidden}
+			Op: s.Op, Type: s.Type, TypeSize: s.TypeSize, Hidden: s.Hidden, Caller: s.Caller}
 		m.sites[k] = t
 		m.out.Sites = append(m.out.Sites, t)
 	}

@@ -84,6 +84,13 @@ func (p *Profile) WalkStacks(fn func(s *Stack)) {
 func allocStack(s *Stack) (int, StackFrame) {
 	site := s.Node.Site
 	if site.Func == nil {
+		if k := len(s.Frames) - 1; site.Caller && k >= 0 && s.Frames[k].Func != nil {
+			// Charged to the caller (a region's own, --exclude): the
+			// parent's frame, at the allocation's line.
+			old := s.Frames[k]
+			s.Frames[k].Line = site.Line
+			return k, old
+		}
 		s.Frames = append(s.Frames, StackFrame{Hidden: site})
 		return -1, StackFrame{}
 	}

@@ -174,8 +174,8 @@ func (p *Profile) checkIDs() error {
 		if s == nil || s.ID != i {
 			return bad("Sites[%d] is nil or has another ID", i)
 		}
-		if s.Func == nil && !s.Hidden {
-			return bad("site %d: no function, and not hidden", i)
+		if s.Func == nil && !s.Hidden && !s.Caller {
+			return bad("site %d: no function, and neither hidden nor charged to the caller", i)
 		}
 		if s.Func != nil && (s.Func.ID >= len(p.Funcs) || p.Funcs[s.Func.ID] != s.Func) {
 			return bad("site %d: function not in the profile", i)

@@ -77,13 +77,17 @@ func (htmlRenderer) Render(w io.Writer, r *Report) error {
 	return err
 }
 
-// timeline is the heap over time: the runtime's points, and the peak and
-// the snapshots as labelled marks.
+// timeline is the heap over time: the runtime's points, the peak and the
+// snapshots as labelled marks, the program's marks and regions.
 type timeline struct {
 	NS    []uint64   `json:"ns"`
 	Bytes []uint64   `json:"bytes"`
 	RSS   []int64    `json:"rss"`
 	Marks []heapMark `json:"marks"`
+	// The program's own: WEAVE_MARK and weave mark (labelled above the
+	// curve, as KPROF's Figure 5), and its regions' spans.
+	User    []heapMark       `json:"user,omitempty"`
+	Regions []TimelineRegion `json:"regions,omitempty"`
 }
 
 type heapMark struct {
@@ -109,5 +113,9 @@ func (r *Report) htmlTimeline() *timeline {
 	if tl.Exit != nil {
 		t.Marks = append(t.Marks, heapMark{"exit", tl.Exit.NS, tl.Exit.Bytes})
 	}
+	for _, m := range tl.Marks {
+		t.User = append(t.User, heapMark{m.Label, m.NS, m.Bytes})
+	}
+	t.Regions = tl.Regions
 	return t
 }

@@ -74,6 +74,7 @@ func (r *Report) pictureCtx(n *profile.Node) pictureCtx {
 	switch {
 	case s.Hidden:
 		c.Site = s.Op + " (hidden)"
+	case s.Func == nil: // charged to the caller (a region's own, --exclude)
 	case up == nil || up.Kind != profile.KindFunc || up.Func.Name != s.Func.Name || up.Func.File != s.Func.File:
 		chain = append(chain, r.Label(Func{s.Func.Name, s.Func.File})) // the depth cap dropped its node
 	}

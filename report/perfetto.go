@@ -18,7 +18,9 @@ func init() { Register("perfetto", perfettoRenderer{}) }
 // ui.perfetto.dev and chrome://tracing open: a track per thread with the
 // traced functions' slices (B/E) and instant events for the traced
 // allocation sites' allocations and frees (size, address, site, type in
-// args), and a counter track of the heap in use from the heap timeline.
+// args), a counter track of the heap in use from the heap timeline, the
+// marks as global instant events and the regions' spans on tracks of
+// their own.
 // Events stream from the trace file one block at a time, so a large trace
 // is exported in a fixed amount of memory. The shape is uftrace's
 // `dump --chrome`.
@@ -75,6 +77,7 @@ func (perfettoRenderer) Render(w io.Writer, r *Report) error {
 		tw.event(m{"ph": "C", "name": "heap in use", "pid": pid, "tid": 0, "ts": us(pt.NS),
 			"args": m{"bytes": pt.Bytes, "blocks": pt.Blocks}})
 	}
+	marksEvents(tw, p, pid, tids)
 	if r.trace != "" {
 		if err := traceEvents(tw, p, pid, r.trace); err != nil {
 			return err
@@ -85,6 +88,36 @@ func (perfettoRenderer) Render(w io.Writer, r *Report) error {
 	}
 	bw.WriteString("\n]}\n")
 	return bw.Flush()
+}
+
+// regionTrack is the offset of the tracks of the regions' spans: thread
+// N's regions are drawn on track regionTrack+N, beside its own, so that
+// their merged spans never cut across the thread's function slices.
+const regionTrack = 1 << 30
+
+// marksEvents writes the marks (WEAVE_MARK, weave mark) as global instant
+// events, and the regions' spans as complete events on a track of their
+// own per thread.
+func marksEvents(tw *traceWriter, p *profile.Profile, pid int, tids map[uint32]int) {
+	type m = map[string]any
+	for _, mk := range p.Marks {
+		tid := 0
+		if mk.Thread != nil {
+			tid = tids[uint32(mk.Thread.ID)]
+		}
+		tw.event(m{"ph": "i", "s": "g", "name": "mark " + mk.Label, "cat": "mark", "pid": pid, "tid": tid, "ts": us(mk.NS),
+			"args": m{"mark": mk.Gen, "label": mk.Label, "bytes": mk.Bytes, "blocks": mk.Blocks, "allocs": mk.Allocs, "frees": mk.Frees}})
+	}
+	named := map[int]bool{}
+	for _, s := range p.Regions {
+		tid := regionTrack + s.Thread.ID
+		if !named[tid] {
+			named[tid] = true
+			tw.event(m{"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": m{"name": fmt.Sprintf("regions of thread %d", s.Thread.ID)}})
+		}
+		tw.event(m{"ph": "X", "name": s.Label, "cat": "region", "pid": pid, "tid": tid, "ts": us(s.T0), "dur": us(s.T1 - s.T0),
+			"args": m{"runs": s.Count}})
+	}
 }
 
 // traceEvents streams the events of the trace file into tw. Each event is

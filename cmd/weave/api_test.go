@@ -129,6 +129,62 @@ func TestAPIRegions(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "inc", "weave_api.h")); err != nil {
 		t.Error(err)
 	}
+	checkRegionViews(t, dir, prof, p)
+}
+
+// checkRegionViews checks the regions and marks of testdata/api/regions.c's
+// profile p in the exports: folded stacks (a region's own allocations are
+// its frame's), merge, perfetto (marks as instant events, regions' spans)
+// and the HTML report's heap chart (in Chromium).
+func checkRegionViews(t *testing.T, dir, prof string, p *profile.Profile) {
+	folded := mustRun(t, "", nil, weaveBin, "report", prof, "--format", "folded").stdout
+	for _, want := range []string{"main;loop 66\n", ";parse ((region));inner 7\n", "main;manual;work 1000\n"} {
+		if !strings.Contains(folded, want) {
+			t.Errorf("folded stacks: no %q in\n%s", want, folded)
+		}
+	}
+	merged := filepath.Join(dir, "m.prof")
+	mustRun(t, "", nil, weaveBin, "merge", prof, prof, "-o", merged)
+	if a, b := reportTotals(t, prof), reportTotals(t, merged); b.BytesAllocated != 2*a.BytesAllocated || b.Allocs != 2*a.Allocs {
+		t.Errorf("merge of the profile with itself: %+v, want twice %+v", b, a)
+	}
+
+	var doc struct {
+		TraceEvents []struct {
+			Ph, Name, S string
+			Args        map[string]any
+		} `json:"traceEvents"`
+	}
+	pf := mustRun(t, "", nil, weaveBin, "report", prof, "--format", "perfetto").stdout
+	if err := json.Unmarshal([]byte(pf), &doc); err != nil {
+		t.Fatalf("perfetto export: %v", err)
+	}
+	var marks []string
+	runs := map[string]float64{}
+	for _, e := range doc.TraceEvents {
+		switch {
+		case e.Ph == "i" && e.S == "g":
+			marks = append(marks, e.Name)
+		case e.Ph == "X":
+			runs[e.Name] += e.Args["runs"].(float64)
+		}
+	}
+	if strings.Join(marks, "|") != "mark start|mark end" || runs["loop"] != 3 || runs["parse"] != 1 || runs["manual"] != 1 {
+		t.Errorf("perfetto export: marks %q, region runs %v", marks, runs)
+	}
+
+	html := filepath.Join(dir, "r.html")
+	mustRun(t, "", nil, weaveBin, "report", prof, "--format", "html", "-o", html)
+	testtool.Check(t, "chromium", []string{"chromium"}, func(t *testing.T) {
+		pg := openPage(t, html)
+		labels := eval[string](pg, `[...document.querySelectorAll("#timeline .user-mark-label")].map(e => e.firstChild.nodeValue).join("|")`)
+		spans := eval[int](pg, `document.querySelectorAll("#timeline rect.region").length`)
+		lanes := eval[string](pg, `[...document.querySelectorAll("#timeline .region-label")].map(e => e.textContent).join("|")`)
+		if labels != "start|end" || spans != len(p.Regions) || lanes != "inner|parse|loop|manual" {
+			t.Errorf("heap chart: mark labels %q (want start|end), %d region bars (want %d), lanes %q", labels, spans, len(p.Regions), lanes)
+		}
+		pg.clean()
+	})
 }
 
 // betweenRows runs weave report --between from to --depth 1 --format json

@@ -246,8 +246,15 @@
   function timeline(tl) {
     const sec = $('timeline-section');
     sec.hidden = false;
-    const W = 900, H = 260, L = 70, R = 20, TOP = 20, B = 30;
-    const maxNS = Math.max(1, tl.ns[tl.ns.length - 1]);
+    // The regions' lanes (one per label) above the chart, then room for
+    // the marks' labels above the curve.
+    const lanes = [];
+    for (const r of tl.regions || []) if (!lanes.includes(r.label)) lanes.push(r.label);
+    const nl = Math.min(lanes.length, 8);
+    const W = 900, H = 260 + 14 * nl + (tl.user ? 24 : 0), L = 70, R = 20, TOP = 20 + 14 * nl + (tl.user ? 24 : 0), B = 30;
+    let maxNS = Math.max(1, tl.ns[tl.ns.length - 1]);
+    for (const m of tl.user || []) maxNS = Math.max(maxNS, m.ns);
+    for (const r of tl.regions || []) maxNS = Math.max(maxNS, r.t1);
     let maxB = 1;
     for (const b of tl.bytes) maxB = Math.max(maxB, b);
     for (const r of tl.rss) maxB = Math.max(maxB, r);
@@ -282,6 +289,22 @@
       el('text', { x: X(m.ns) + (right ? -4 : 4), y: m.label === 'peak' ? Y(m.bytes) - 6 : TOP + 10, 'text-anchor': right ? 'end' : 'start', class: 'mark-label' },
         m.label + ' ' + bytes(m.bytes) + ' at ' + ns(m.ns));
     }
+    // Regions: a bar per span in its label's lane.
+    for (const r of tl.regions || []) {
+      const lane = lanes.indexOf(r.label);
+      if (lane >= nl) continue;
+      const y = 14 + 14 * lane, x0 = X(r.t0), x1 = Math.max(X(r.t1), x0 + 2);
+      el('rect', { x: x0, y: y - 9, width: x1 - x0, height: 10, class: 'region' }).appendChild(
+        Object.assign(document.createElementNS(NS, 'title'), { textContent: r.label + ': ' + r.count + ' run' + (r.count === 1 ? '' : 's') + ', ' + ns(r.t0) + ' to ' + ns(r.t1) + ' (thread ' + r.thread + ')' }));
+    }
+    lanes.slice(0, nl).forEach((label, lane) => el('text', { x: L - 4, y: 14 + 14 * lane, 'text-anchor': 'end', class: 'region-label' }, label));
+    // Marks: a tick on the curve, the label above it (two rows, alternating).
+    (tl.user || []).forEach((m, i) => {
+      const x = X(m.ns), y = Y(m.bytes);
+      el('line', { x1: x, y1: y, x2: x, y2: TOP - 20 + 12 * (i % 2), class: 'user-mark' });
+      el('text', { x: x, y: TOP - 22 + 12 * (i % 2), 'text-anchor': 'middle', class: 'user-mark-label' }, m.label).appendChild(
+        Object.assign(document.createElementNS(NS, 'title'), { textContent: 'mark ' + (i + 1) + ' "' + m.label + '": ' + bytes(m.bytes) + ' in use at ' + ns(m.ns) }));
+    });
     el('text', { x: L + 8, y: H - B - 6 }, 'heap in use (solid), resident set (dashed)');
     $('timeline').appendChild(svg);
   }
