@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -314,20 +313,11 @@ func TestBetween(t *testing.T) {
 // heap gained between them (the program leaks half of what it allocates
 // and frees the rest at once).
 func TestMarkLive(t *testing.T) {
-	testtool.Need(t, "gcc")
 	dir := t.TempDir()
-	_, woven := hbuild(t, dir, "traceloop", nil, nil)
 	prof := filepath.Join(dir, "live.prof")
-	cmd := exec.Command(woven, "400", "5000") // about 2 s
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "WEAVE_OUT="+prof)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, pid, _ := startLoop(t, dir, prof)
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
-	pid := strconv.Itoa(cmd.Process.Pid)
-	time.Sleep(200 * time.Millisecond)
 	if r := mustRun(t, dir, nil, weaveBin, "mark", pid, "first one"); !strings.Contains(r.stdout, `mark 1 "first one" set`) {
 		t.Errorf("weave mark: %q", r.stdout)
 	}
@@ -356,5 +346,42 @@ func TestMarkLive(t *testing.T) {
 	gained := b.Blocks - a.Blocks
 	if total[1] < gained || total[1] > gained+3 || total[0] != 24*total[1] || rows["make_item"] != total {
 		t.Errorf("--between: %v (rows %v), want the %d blocks the heap gained (up to 3 more), all make_item's 24-byte items", total, rows, gained)
+	}
+}
+
+// TestRegionTime checks that regions are in the time tables: the region
+// that does 30 times the work takes most of the time, in both modes.
+func TestRegionTime(t *testing.T) {
+	b, ok := apiProgram(t, "api/spin.c", "-std=c99")
+	if !ok {
+		return
+	}
+	woven := filepath.Join(b.dir, "woven")
+	for _, mode := range []string{"exact", "sampled"} {
+		prof := filepath.Join(b.dir, mode+".prof")
+		mustRun(t, b.dir, []string{"WEAVE_TIME=" + mode, "WEAVE_OUT=" + prof}, woven)
+		r := mustRun(t, "", nil, weaveBin, "report", prof, "--format", "json", "--tables", "flat")
+		var rep struct {
+			Time struct {
+				Functions []struct {
+					Name    string `json:"name"`
+					File    string `json:"file"`
+					Calls   uint64 `json:"calls"`
+					TotalNS uint64 `json:"total_ns"`
+				} `json:"functions"`
+			} `json:"time"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		total := map[string]uint64{}
+		for _, f := range rep.Time.Functions {
+			if f.File == profile.RegionFile && f.Calls == 1 || f.Name == "main" {
+				total[f.Name] = f.TotalNS
+			}
+		}
+		if total["busy"] < 2*total["idle"] || total["busy"] < total["main"]/2 || total["idle"] == 0 && mode == "exact" {
+			t.Errorf("%s: total times %v: want busy the most of main's, over twice idle's", mode, total)
+		}
 	}
 }

@@ -288,21 +288,29 @@ func checkTraceEventFormat(t *testing.T, path string) {
 	}
 }
 
-func TestTraceLive(t *testing.T) {
+// startLoop builds testdata/hardening/traceloop.c woven and starts it for
+// about 2 s, writing its profile to prof in dir; it returns once the
+// program runs, with its pid and its stderr (complete after cmd.Wait).
+func startLoop(t *testing.T, dir, prof string) (cmd *exec.Cmd, pid string, stderr *strings.Builder) {
+	t.Helper()
 	testtool.Need(t, "gcc")
-	dir := t.TempDir()
 	_, woven := hbuild(t, dir, "traceloop", nil, nil)
-	prof := filepath.Join(dir, "live.prof")
-	cmd := exec.Command(woven, "400", "5000") // about 2 s
+	cmd = exec.Command(woven, "400", "5000")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "WEAVE_OUT="+prof)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr = &strings.Builder{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pid := strconv.Itoa(cmd.Process.Pid)
 	time.Sleep(200 * time.Millisecond)
+	return cmd, strconv.Itoa(cmd.Process.Pid), stderr
+}
+
+func TestTraceLive(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "live.prof")
+	cmd, pid, stderr := startLoop(t, dir, prof)
 	r := mustRun(t, dir, nil, weaveBin, "trace", pid, "work")
 	if !strings.Contains(r.stdout, "tracing work") {
 		t.Errorf("weave trace: %q", r.stdout)
