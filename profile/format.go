@@ -56,7 +56,10 @@ package profile
 //	                        in woven code but an entry of the allocator (op)
 //	                        called by code that was not woven (the C library's
 //	                        getline, fopen, strdup..., another library). A hidden
-//	                        site has fn -1 and file "(hidden)", line and col 0;
+//	                        site has fn -1 and file "(hidden)" (or "(dynamic
+//	                        linker)" for the dynamic linker's own blocks, a
+//	                        thread's DTV and TLS, which the leak scan takes as
+//	                        roots), line and col 0;
 //	                        its allocations are charged to the thread's
 //	                        innermost woven function at the time: the parent of
 //	                        the A node (or its root). 2 = caller: fn is -1

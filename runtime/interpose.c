@@ -15,7 +15,7 @@
    unavailable. While dlsym runs, allocations come from a small static
    buffer whose blocks are never passed on.
    A call made with in_rt clear is recorded as a hidden allocation: its
-   leaf's key is the static site of the operation (rt_hidden[op], fn = 0),
+   leaf's key is the static site of the operation (rt_hidden_sites[row][op], fn = 0),
    charged below the innermost woven frame of the thread. The advice
    functions call the library function with in_rt set, so what they record
    is not recorded again. Frees through free() and realloc() always look
@@ -178,18 +178,72 @@ static __attribute__((unused)) int real_posix_memalign(void **pp, size_t align, 
 	return REAL_FN(posix_memalign) ? g_real.posix_memalign(pp, align, n) : fb_posix_memalign(pp, align, n);
 }
 
-/* The static sites of hidden allocations, by operation. */
-#define HSITE(op) [op] = {0, "(hidden)", 0, 0, op, 0, 0, 0}
-static const struct __weave_site rt_hidden[__WEAVE_PVALLOC + 1] = {
-	HSITE(__WEAVE_MALLOC),	      HSITE(__WEAVE_CALLOC),	    HSITE(__WEAVE_REALLOC),
-	HSITE(__WEAVE_REALLOCARRAY),  HSITE(__WEAVE_ALIGNED_ALLOC), HSITE(__WEAVE_POSIX_MEMALIGN),
-	HSITE(__WEAVE_MEMALIGN),      HSITE(__WEAVE_VALLOC),	    HSITE(__WEAVE_PVALLOC),
+/* The static sites of hidden allocations, by operation: row 0 for any
+   code that was not woven, row 1 for the dynamic linker's own (a thread's
+   DTV and TLS blocks), which the leak scan takes as roots: the DTV is
+   known only by an interior pointer from a thread descriptor, which would
+   make it "possibly lost" (as memcheck says without --run-libc-freeres),
+   though the C library keeps it for the thread descriptors it caches. */
+#define HSITE(op, file) [op] = {0, file, 0, 0, op, 0, 0, 0}
+#define HSITES(file)                                                                           \
+	{                                                                                      \
+		HSITE(__WEAVE_MALLOC, file), HSITE(__WEAVE_CALLOC, file),                      \
+		HSITE(__WEAVE_REALLOC, file), HSITE(__WEAVE_REALLOCARRAY, file),               \
+		HSITE(__WEAVE_ALIGNED_ALLOC, file), HSITE(__WEAVE_POSIX_MEMALIGN, file),       \
+		HSITE(__WEAVE_MEMALIGN, file), HSITE(__WEAVE_VALLOC, file),                    \
+		HSITE(__WEAVE_PVALLOC, file),                                                  \
+	}
+static const struct __weave_site rt_hidden_sites[2][__WEAVE_PVALLOC + 1] = {
+	HSITES("(hidden)"),
+	HSITES("(dynamic linker)"),
 };
+#undef HSITES
 #undef HSITE
 
 static inline int is_hidden_site(const struct __weave_site *s)
 {
-	return s >= rt_hidden && s < rt_hidden + sizeof rt_hidden / sizeof rt_hidden[0];
+	return (uintptr_t)s - (uintptr_t)rt_hidden_sites < sizeof rt_hidden_sites;
+}
+
+static inline int is_linker_site(const struct __weave_site *s)
+{
+	return (uintptr_t)s - (uintptr_t)rt_hidden_sites[1] < sizeof rt_hidden_sites[1];
+}
+
+/* The dynamic linker's text, from its ELF header at AT_BASE (0, 0: none
+   known, as in a static program). Found at the first hidden allocation,
+   before the constructor: the linker allocates early. Racing finders
+   store the same values. */
+static uintptr_t g_ld_lo, g_ld_hi;
+static int g_ld_known; /* atomic */
+
+static void ld_find(void)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_BASE), lo = 0, hi = 0;
+	if (base) {
+		const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+		const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+		int i;
+		if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0)
+			for (i = 0; i < eh->e_phnum; i++)
+				if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+					lo = base + ph[i].p_vaddr;
+					hi = lo + ph[i].p_memsz;
+					break;
+				}
+	}
+	g_ld_lo = lo;
+	g_ld_hi = hi;
+	__atomic_store_n(&g_ld_known, 1, __ATOMIC_RELEASE);
+}
+
+/* The hidden site of op for an allocation whose call returns to ret. */
+static inline const struct __weave_site *hidden_site(int op, const void *ret)
+{
+	uintptr_t r = (uintptr_t)ret;
+	if (__builtin_expect(!__atomic_load_n(&g_ld_known, __ATOMIC_ACQUIRE), 0))
+		ld_find();
+	return &rt_hidden_sites[r >= g_ld_lo && r < g_ld_hi][op];
 }
 
 /* This copy's own functions, whatever the dynamic linker bound the names
@@ -287,7 +341,7 @@ static inline void lib_free(void *p)
 	r = call;                                                   \
 	if (__builtin_expect(r != NULL, 1)) {                       \
 		e = errno;                                          \
-		note_alloc(l, &rt_hidden[op], r, size);             \
+		note_alloc(l, hidden_site(op, __builtin_return_address(0)), r, size); \
 		errno = e;                                          \
 	}                                                           \
 	rt_exit(l);                                                 \
@@ -356,7 +410,7 @@ __attribute__((weak)) int posix_memalign(void **pp, size_t align, size_t n)
 	rc = real_posix_memalign(pp, align, n);
 	if (rc == 0) {
 		e = errno;
-		note_alloc(l, &rt_hidden[__WEAVE_POSIX_MEMALIGN], *pp, n);
+		note_alloc(l, hidden_site(__WEAVE_POSIX_MEMALIGN, __builtin_return_address(0)), *pp, n);
 		errno = e;
 	}
 	rt_exit(l);
@@ -407,7 +461,7 @@ __attribute__((weak)) void *realloc(void *p, size_t n)
 		return p ? NULL : boot_alloc(n, 16);
 	if (__builtin_expect(rt_local.in_rt || !hidden_on(), 0))
 		return REAL_FN(realloc)(p, n);
-	return re_alloc(&rt_hidden[__WEAVE_REALLOC], p, n, 0, 0);
+	return re_alloc(hidden_site(__WEAVE_REALLOC, __builtin_return_address(0)), p, n, 0, 0);
 }
 
 __attribute__((weak)) void *reallocarray(void *p, size_t n, size_t m)
@@ -419,7 +473,7 @@ __attribute__((weak)) void *reallocarray(void *p, size_t n, size_t m)
 		return p || __builtin_mul_overflow(n, m, &t) ? NULL : boot_alloc(t, 16);
 	if (__builtin_expect(rt_local.in_rt || !hidden_on(), 0))
 		return real_reallocarray(p, n, m);
-	return re_alloc(&rt_hidden[__WEAVE_REALLOCARRAY], p, n, m, 1);
+	return re_alloc(hidden_site(__WEAVE_REALLOCARRAY, __builtin_return_address(0)), p, n, m, 1);
 }
 #endif /* RT_INTERPOSE */
 

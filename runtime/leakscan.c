@@ -571,6 +571,29 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	ls_exclude(g_big, sizeof g_big);
 }
 
+/* The dynamic linker's blocks are roots (is_linker_site, interpose.c):
+   marked reachable, with what they point to. */
+static void ls_linker_roots(void)
+{
+	u32 last = 0;
+	int linker = 0;
+	u64 i;
+	for (i = 0; i < g_ls.n; i++) {
+		u32 node = (u32)(g_ls.val[i] & NODE_MASK);
+		if (!node)
+			continue;
+		if (node != last) {
+			last = node;
+			linker = is_linker_site(node_at(node)->pub.key);
+		}
+		if (linker && g_ls.st[i] != LS_REACHABLE) {
+			g_ls.st[i] = LS_REACHABLE;
+			ls_push((u32)i);
+		}
+	}
+	ls_drain(~0u);
+}
+
 /* The scan proper, between stopping and resuming the other threads. */
 static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp)
 {
@@ -587,6 +610,7 @@ static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp
 	ls_sort_excl();
 	if (!ls_roots(tm, self_sp))
 		return 0;
+	ls_linker_roots();
 	for (i = 0; i < g_ls.n; i++) {
 		/* Leaders go in address order: fetch the block ahead. */
 		if (i + LS_PIPE < g_ls.n)

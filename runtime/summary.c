@@ -99,7 +99,7 @@ static void out_chain(struct out *o, struct rt_node *a)
 	struct rt_node *n;
 	int depth = 0;
 	if (is_hidden_site(s)) {
-		out_str(o, "(hidden ");
+		out_str(o, is_linker_site(s) ? "(dynamic linker's " : "(hidden ");
 		out_str(o, op_name(s->op));
 		out_ch(o, ')');
 	} else {

@@ -132,8 +132,18 @@ func TestLeakKinds(t *testing.T) {
 		t.Errorf("K records hold %d blocks, H records %d in use", inK, inUse)
 	}
 	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
-		if vg := memcheck.RunLeaks(t, dir, nil, exe); vg != got {
-			t.Errorf("weave's leak summary %+v, valgrind's %+v", got, vg)
+		// The running thread's DTV, the dynamic linker's block, is still
+		// reachable for weave (a root), possibly lost for memcheck (an
+		// interior pointer from the thread descriptor): moved over.
+		vg := memcheck.RunLeaks(t, dir, nil, exe)
+		l := linkerBlocks(p)
+		if l.Blocks == 0 {
+			t.Errorf("no block of the dynamic linker's in a program with a thread")
+		}
+		vg[2].Blocks, vg[2].Bytes = vg[2].Blocks-l.Blocks, vg[2].Bytes-l.Bytes
+		vg[3].Blocks, vg[3].Bytes = vg[3].Blocks+l.Blocks, vg[3].Bytes+l.Bytes
+		if vg != got {
+			t.Errorf("weave's leak summary %+v, valgrind's with the linker's %+v as reachable %+v", got, l, vg)
 		}
 	})
 
@@ -210,6 +220,12 @@ func TestLeakThreads(t *testing.T) {
 	got, ok := memcheck.ParseKinds(r.stderr)
 	if !ok {
 		t.Fatalf("no LEAK SUMMARY in:\n%s", r.stderr)
+	}
+	// The dynamic linker's blocks for the threads (DTVs), known only by
+	// interior pointers from the thread descriptors glibc caches, are the
+	// C library's bookkeeping: still reachable, never a leak line.
+	if strings.Contains(r.stderr, "lost at (hidden") {
+		t.Errorf("the C library's blocks reported lost:\n%s", r.stderr)
 	}
 	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
 		// The C library's thread blocks are possibly lost or reachable
@@ -372,4 +388,19 @@ func TestCheckpoint(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.prof")); len(files) != 1 {
 		t.Errorf("files %v", files)
 	}
+}
+
+// linkerBlocks counts the live blocks the dynamic linker allocated for
+// itself (hidden sites of file "(dynamic linker)").
+func linkerBlocks(p *profile.Profile) (c profile.LeakCount) {
+	for _, n := range p.Nodes {
+		if n.Kind != profile.KindAlloc || n.Site.File != "(dynamic linker)" || n.Leaks == nil {
+			continue
+		}
+		for _, k := range n.Leaks {
+			c.Blocks += k.Blocks
+			c.Bytes += k.Bytes
+		}
+	}
+	return c
 }
