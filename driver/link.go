@@ -43,7 +43,12 @@ func (cfg *Config) link(c *cmdline, objects map[*input]string, tmp string) error
 		}
 	}
 	if !c.relocatable && (!c.nostdlib || len(objects) > 0) {
-		rt, err := runtime.Object(cfg.Compiler, c.targetFlags())
+		flags := c.targetFlags()
+		if c.shared {
+			// No exit-family symbol linked into a library (runtime/exit.c).
+			flags = append(flags, "-DWEAVE_SHARED_OBJECT")
+		}
+		rt, err := runtime.Object(cfg.Compiler, flags)
 		if err != nil {
 			return fmt.Errorf("building the runtime: %v", err)
 		}

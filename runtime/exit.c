@@ -216,6 +216,27 @@ static void rt_quick_exit(void)
 	rt_finish(1, 1, "quick_exit", 0, LOCK_WAIT);
 }
 
+/* Registers rt_quick_exit (the active copy, at start-up). A copy built for
+   a shared object (-DWEAVE_SHARED_OBJECT, as the driver builds it for
+   -shared links) finds __cxa_at_quick_exit, what at_quick_exit calls, at
+   run time instead of linking it: a library must not need a symbol of
+   the exit family, and some check it (libpq's build fails if `nm -u`
+   lists one: a library must never end its caller's process). Registering
+   a handler ends nothing; the runtime never calls exit itself. Without
+   dlsym (a static program) quick_exit then writes no profile. */
+static void rt_quick_exit_register(void)
+{
+#ifdef WEAVE_SHARED_OBJECT
+	extern void *__dso_handle __attribute__((weak));
+	int (*reg)(void (*)(void *), void *);
+	*(void **)&reg = dlsym ? dlsym(RTLD_DEFAULT, "__cxa_at_quick_exit") : NULL;
+	if (reg)
+		reg((void (*)(void *))rt_quick_exit, &__dso_handle);
+#else
+	at_quick_exit(rt_quick_exit);
+#endif
+}
+
 /* exec*: the profile first (see above). Without
    the real functions (dlsym missing) the system calls do it, and a PATH
    search like glibc's, without its fallback to /bin/sh for scripts. */

@@ -227,7 +227,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	if (l->state == ST_NEW)
 		thread_setup(l); /* the main thread is normally T 0 */
 	dl_iterate_phdr(in_exe_cb, &g_in_exe);
-	at_quick_exit(rt_quick_exit);
+	rt_quick_exit_register();
 	checkpoint_start();
 	rt_exit(l);
 }

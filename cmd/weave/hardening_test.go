@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"weave/internal/testtool"
 	"weave/profile"
 	"weave/report"
 )
@@ -607,5 +608,71 @@ func TestHardeningHidden(t *testing.T) {
 	lo := load(t, files[0])
 	if lo.meta("hidden") != "0" || lo.r.Totals.HiddenAllocs != 0 || lo.r.Totals.Allocs == 0 {
 		t.Errorf("WEAVE_HIDDEN=0: M hidden %s, totals %+v", lo.meta("hidden"), lo.r.Totals)
+	}
+}
+
+// TestHardeningLibraryExit: a woven shared library needs no symbol of the
+// exit family (libpq's build rule, `nm -A -u libpq.so | grep -v
+// __cxa_atexit | grep exit`, must find nothing), and used by a program
+// that is not woven (its runtime copy then the active one) it still
+// writes the profile on quick_exit, after the program's handlers, and on
+// exit; exit statuses are the plain library's, totals valgrind's.
+func TestHardeningLibraryExit(t *testing.T) {
+	t.Parallel()
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			testtool.Need(t, cc)
+			dir := t.TempDir()
+			src := func(name string) string {
+				p, _ := filepath.Abs(filepath.Join("../../testdata/hardening", name))
+				return p
+			}
+			plainDir, wovenDir := filepath.Join(dir, "plain"), filepath.Join(dir, "woven")
+			os.Mkdir(plainDir, 0o755)
+			os.Mkdir(wovenDir, 0o755)
+			lib := "libdso.so"
+			flags := []string{"-O1", "-g", "-shared", "-fPIC", src("dsolib.c"), "-o"}
+			mustRun(t, dir, nil, slices.Concat([]string{cc}, flags, []string{filepath.Join(plainDir, lib)})...)
+			mustRun(t, dir, []string{"WEAVE_CC=" + cc}, slices.Concat([]string{weaveBin, "cc"}, flags, []string{filepath.Join(wovenDir, lib)})...)
+			nm := mustRun(t, dir, nil, "nm", "-A", "-u", filepath.Join(wovenDir, lib)).stdout
+			for _, l := range strings.Split(nm, "\n") {
+				if f := strings.Fields(l); len(f) > 0 && strings.Contains(f[len(f)-1], "exit") && !strings.Contains(l, "__cxa_atexit") {
+					t.Errorf("the woven library needs %s", f[len(f)-1])
+				}
+			}
+			exe := filepath.Join(dir, "main")
+			mustRun(t, dir, nil, cc, "-O1", "-g", src("dsolib_main.c"), "-o", exe, "-L"+plainDir, "-ldso")
+			for _, c := range []struct {
+				how, end string
+				inUse    int64
+			}{
+				{"quick_exit", "quick_exit", 10 + 81},
+				{"exit", "exit", 10},
+				{"return", "exit", 10},
+			} {
+				d := filepath.Join(dir, c.how)
+				os.Mkdir(d, 0o755)
+				ws, _ := waitStatus(t, d, []string{"LD_LIBRARY_PATH=" + plainDir}, exe, c.how)
+				env := append(outEnv(d), "LD_LIBRARY_PATH="+wovenDir)
+				wws, _ := waitStatus(t, d, env, exe, c.how)
+				if ws != wws {
+					t.Errorf("%s: plain library: %s, woven: %s", c.how, ws, wws)
+				}
+				files := hprofiles(t, d)
+				if len(files) != 1 {
+					t.Fatalf("%s: profiles %v, want one", c.how, files)
+				}
+				l := load(t, files[0])
+				if inUse := l.wovenInUse(); l.meta("end") != c.end || l.meta("complete") != "1" || inUse != c.inUse {
+					t.Errorf("%s: end %q complete %q, %d bytes of woven allocations in use; want %q 1, %d",
+						c.how, l.meta("end"), l.meta("complete"), inUse, c.end, c.inUse)
+				}
+				testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
+					if vt := valgrindTotals(t, d, []string{"LD_LIBRARY_PATH=" + wovenDir}, exe, c.how); vt != l.totals() {
+						t.Errorf("%s: weave totals %+v, valgrind %+v", c.how, l.totals(), vt)
+					}
+				})
+			}
+		})
 	}
 }
