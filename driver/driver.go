@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"time"
 
 	"weave/api"
 	"weave/parse"
@@ -35,6 +37,10 @@ type Config struct {
 	// Options.Pointcut writes them), the ones it warns about when they
 	// match nothing in a program it compiles whole (warnUnmatched).
 	Own []string
+	// ParseTimeout is how long a unit's parse may run (0: parse's
+	// default): a parse that does not finish is given up, and weave cc
+	// compiles the unit unwoven (WEAVE_PARSE_TIMEOUT).
+	ParseTimeout time.Duration
 }
 
 // CompilerFromEnv returns $WEAVE_CC split into words, else ["cc"].
@@ -43,6 +49,19 @@ func CompilerFromEnv() []string {
 		return f
 	}
 	return []string{"cc"}
+}
+
+// ParseTimeoutFromEnv returns $WEAVE_PARSE_TIMEOUT (seconds), 0 if unset.
+func ParseTimeoutFromEnv() (time.Duration, error) {
+	v := os.Getenv("WEAVE_PARSE_TIMEOUT")
+	if v == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 || f > 1e6 {
+		return 0, fmt.Errorf("WEAVE_PARSE_TIMEOUT: %q is not a number of seconds", v)
+	}
+	return time.Duration(f * float64(time.Second)), nil
 }
 
 // FramesFromEnv returns the frame policy of $WEAVE_FRAMES (default auto).
@@ -94,7 +113,11 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *wea
 			res, err = nil, fmt.Errorf("internal error: %v", r)
 		}
 	}()
-	u, err := parse.Parse(src+".i", text, d)
+	u, err := parse.ParseWithin(src+".i", text, d, cfg.ParseTimeout)
+	var te *parse.TimeoutError
+	if errors.As(err, &te) {
+		te.Name = src
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"modernc.org/cc/v4"
 )
@@ -64,8 +65,19 @@ func Preprocess(compiler, flags []string, file string, stderr *bytes.Buffer) ([]
 // Parse parses preprocessed text in dialect d. name is used for positions
 // in errors, which are reported at the original file:line:col. Given the
 // text the last Preprocess returned, it takes over the parse Preprocess
-// started.
+// started. A parse that does not finish within DefaultTimeout is given up
+// (a *TimeoutError; see watchdog.go).
 func Parse(name string, text []byte, d Dialect) (*Unit, error) {
+	return ParseWithin(name, text, d, 0)
+}
+
+// ParseWithin is Parse with a time limit (<= 0: DefaultTimeout).
+func ParseWithin(name string, text []byte, d Dialect, limit time.Duration) (*Unit, error) {
+	return watch(name, text, limit, func() (*Unit, error) { return parseUnit(name, text, d) })
+}
+
+// parseUnit is Parse's work.
+func parseUnit(name string, text []byte, d Dialect) (*Unit, error) {
 	st, err := d.state()
 	if err != nil {
 		return nil, err

@@ -42,13 +42,18 @@ func newApp() *cli.App {
 }
 
 // newConfig returns the driver configuration from the environment.
-func newConfig(c *cli.Context) *driver.Config {
-	return &driver.Config{
-		Compiler: driver.CompilerFromEnv(),
-		Stdout:   c.App.Writer,
-		Stderr:   c.App.ErrWriter,
-		Strict:   os.Getenv("WEAVE_STRICT") == "1",
+func newConfig(c *cli.Context) (*driver.Config, error) {
+	timeout, err := driver.ParseTimeoutFromEnv()
+	if err != nil {
+		return nil, err
 	}
+	return &driver.Config{
+		Compiler:     driver.CompilerFromEnv(),
+		Stdout:       c.App.Writer,
+		Stderr:       c.App.ErrWriter,
+		Strict:       os.Getenv("WEAVE_STRICT") == "1",
+		ParseTimeout: timeout,
+	}, nil
 }
 
 func exitCode(err error) int {

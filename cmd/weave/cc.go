@@ -16,7 +16,10 @@ var ccCommand = &cli.Command{
 	SkipFlagParsing: true,
 	HideHelp:        true, // --help goes to the real compiler
 	Action: func(c *cli.Context) error {
-		cfg := newConfig(c)
+		cfg, err := newConfig(c)
+		if err != nil {
+			return err
+		}
 		if launcherCompiler != nil {
 			cfg.Compiler = launcherCompiler
 		}
@@ -24,7 +27,7 @@ var ccCommand = &cli.Command{
 		if err := setFrames(cfg, frames, found); err != nil {
 			return err
 		}
-		args, err := pointcuts(cfg, args)
+		args, err = pointcuts(cfg, args)
 		if err != nil {
 			return err
 		}

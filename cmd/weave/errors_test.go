@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"weave/internal/testtool"
 )
 
 // TestBadInput checks that bad input gets one clear, positioned error, a
@@ -35,6 +38,7 @@ func TestBadInput(t *testing.T) {
 		{"no input", []string{"-o", out}, `^weave: no input file`, nil},
 		{"bad --frames", []string{"--frames=some", "-o", out, syntax}, `^weave: unknown frame policy "some" \(want auto or all\)$`, nil},
 		{"bad WEAVE_FRAMES", []string{"cc", "-c", syntax, "-o", out}, `^weave: WEAVE_FRAMES: unknown frame policy "x"`, []string{"WEAVE_FRAMES=x"}},
+		{"bad WEAVE_PARSE_TIMEOUT", []string{"-o", out, syntax}, `^weave: WEAVE_PARSE_TIMEOUT: "soon" is not a number of seconds$`, []string{"WEAVE_PARSE_TIMEOUT=soon"}},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {
@@ -53,6 +57,56 @@ func TestBadInput(t *testing.T) {
 			if m, _ := filepath.Glob(filepath.Join(dir, ".out.c*")); len(m) > 0 {
 				t.Errorf("temporary files left behind: %v", m)
 			}
+		})
+	}
+}
+
+// TestParseWatchdog: a parse that does not finish (cc/v4 loops on
+// testdata/errors/asmfield.c in gnu mode) is given up after
+// WEAVE_PARSE_TIMEOUT: `weave -o` fails with a clear error and leaves no
+// output; `weave cc` compiles the unit unwoven, so the compiler reports
+// the file's error as it would have; a valid unit whose parse runs out of
+// time is built unwoven with a warning and runs as the plain build. Each
+// command runs under a time limit of its own: a hang fails the test.
+func TestParseWatchdog(t *testing.T) {
+	t.Parallel()
+	src, _ := filepath.Abs("../../testdata/errors/asmfield.c")
+	valid, _ := filepath.Abs("../../testdata/widgets.c")
+	bounded := func(t *testing.T, dir string, env []string, argv ...string) result {
+		t.Helper()
+		return runWithin(t, 90*time.Second, dir, env, argv...)
+	}
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			testtool.Need(t, cc)
+			dir := t.TempDir()
+			env := []string{"WEAVE_CC=" + cc, "WEAVE_PARSE_TIMEOUT=2"}
+			out := filepath.Join(dir, "out.c")
+			r := bounded(t, dir, env, weaveBin, "-o", out, src)
+			if want := "weave: " + src + ": parse did not finish in 2 s\n"; r.code == 0 || r.stderr != want {
+				t.Errorf("weave -o: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+			}
+			if m, _ := filepath.Glob(filepath.Join(dir, "*out.c*")); len(m) > 0 {
+				t.Errorf("left behind: %v", m)
+			}
+			plain := run(t, dir, nil, cc, "-c", src, "-o", "plain.o")
+			r = bounded(t, dir, env, weaveBin, "cc", "-c", src, "-o", "woven.o")
+			if plain.code == 0 || r.code != plain.code || r.stderr != plain.stderr {
+				t.Errorf("weave cc: exit %d, stderr:\n%s\nwant the compiler's: exit %d\n%s", r.code, r.stderr, plain.code, plain.stderr)
+			}
+			// In ISO C mode asm is an identifier: the unit parses and is woven.
+			r = bounded(t, dir, append(env, "WEAVE_STRICT=1"), weaveBin, "cc", "-std=c99", "-c", src, "-o", "c99.o")
+			if r.code != 0 {
+				t.Errorf("weave cc -std=c99: exit %d\n%s", r.code, r.stderr)
+			}
+			// A valid unit given no time: built unwoven, with a warning.
+			env = []string{"WEAVE_CC=" + cc, "WEAVE_PARSE_TIMEOUT=0.000001"}
+			r = bounded(t, dir, env, weaveBin, "cc", valid, "-o", "widgets")
+			if want := "weave: warning: " + valid + ": not woven: " + valid + ": parse did not finish in 1e-06 s\n"; r.code != 0 || r.stderr != want {
+				t.Errorf("weave cc: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+			}
+			mustRun(t, dir, nil, cc, valid, "-o", "widgets.plain")
+			sameRun(t, "widgets", run(t, dir, nil, "./widgets.plain"), run(t, dir, []string{"WEAVE_OUT="}, "./widgets"))
 		})
 	}
 }

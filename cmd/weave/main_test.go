@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"weave/internal/memcheck"
 	"weave/internal/testtool"
@@ -41,12 +43,27 @@ type result struct {
 // run runs argv in dir with extra environment variables.
 func run(t *testing.T, dir string, env []string, argv ...string) result {
 	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
+	return runWithin(t, 0, dir, env, argv...)
+}
+
+// runWithin is run with a time limit (0: none): a run that does not
+// finish within it is killed and fails the test.
+func runWithin(t *testing.T, limit time.Duration, dir string, env []string, argv ...string) result {
+	t.Helper()
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if limit > 0 {
+		ctx, cancel = context.WithTimeout(ctx, limit)
+	}
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%v did not finish in %v", argv, limit)
+	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()

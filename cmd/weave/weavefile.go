@@ -13,8 +13,11 @@ import (
 // weaveAction is `weave [-v] -o out.c prog.c [cc flags]`.
 func weaveAction(c *cli.Context) error {
 	frames, args, framesFound := framesFlag(c.Args().Slice())
-	cfg := newConfig(c)
-	args, err := pointcuts(cfg, args)
+	cfg, err := newConfig(c)
+	if err != nil {
+		return err
+	}
+	args, err = pointcuts(cfg, args)
 	if err != nil {
 		return err
 	}

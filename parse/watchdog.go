@@ -1,0 +1,96 @@
+package parse
+
+import (
+	"fmt"
+	"runtime/metrics"
+	"time"
+)
+
+// The parse's watchdog.
+//
+// cc/v4 can loop forever on some invalid text: `struct s { char *asm; };`
+// where asm is a keyword (gnu mode; gcc rejects it) ends the text inside
+// its error recovery, which then reports an error for the end of file, and
+// appends it to its list, again and again. weave must never hang, so Parse
+// gives up on a parse that runs longer than its time limit, or whose heap
+// grows past what any parse of the text needs (the runaway above grows it
+// by 50-100 MB/s): the parse of sqlite3.c's 4 MB holds about 300 MB, the
+// memory limit is 256 MB plus 128 times the text. Go cannot stop a
+// goroutine: the abandoned parse runs on until the process exits, which
+// `weave -o` then does at once and `weave cc` after compiling the unit
+// unwoven.
+const (
+	DefaultTimeout = 120 * time.Second
+	memBase        = 256 << 20
+	memPerByte     = 128
+	watchEvery     = 100 * time.Millisecond
+)
+
+// A TimeoutError is a parse the watchdog gave up on.
+type TimeoutError struct {
+	Name    string        // the unit's name
+	After   time.Duration // how long it ran: the time limit, unless it stopped for memory
+	Memory  uint64        // heap bytes it took, when it stopped for memory
+	TextLen int
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Memory > 0 {
+		return fmt.Sprintf("%s: parse did not finish: after %.3g s it held %d MB of memory for %d KB of text (a loop in the parser)",
+			e.Name, e.After.Seconds(), e.Memory>>20, (e.TextLen+1023)>>10)
+	}
+	return fmt.Sprintf("%s: parse did not finish in %.3g s", e.Name, e.After.Seconds())
+}
+
+// parseResult is what the watched parse returns, or the value it panicked
+// with.
+type parseResult struct {
+	u     *Unit
+	err   error
+	panic any
+}
+
+// watch runs parse for text and returns its result, or a TimeoutError
+// once it has run longer than limit (<= 0: DefaultTimeout) or taken more
+// memory than the text can need. A panic of parse is a panic of watch.
+func watch(name string, text []byte, limit time.Duration, parse func() (*Unit, error)) (*Unit, error) {
+	if limit <= 0 {
+		limit = DefaultTimeout
+	}
+	done := make(chan parseResult, 1)
+	heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(heap)
+	base := heap[0].Value.Uint64()
+	maxMem := uint64(memBase) + memPerByte*uint64(len(text))
+	start := time.Now()
+	go func() {
+		var r parseResult
+		defer func() {
+			if p := recover(); p != nil {
+				r = parseResult{panic: p}
+			}
+			done <- r
+		}()
+		r.u, r.err = parse()
+	}()
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for {
+		select {
+		case r := <-done:
+			if r.panic != nil {
+				panic(r.panic)
+			}
+			return r.u, r.err
+		case <-timer.C:
+			return nil, &TimeoutError{Name: name, After: limit, TextLen: len(text)}
+		case <-tick.C:
+			metrics.Read(heap)
+			if now := heap[0].Value.Uint64(); now > base && now-base > maxMem {
+				return nil, &TimeoutError{Name: name, After: time.Since(start), Memory: now - base, TextLen: len(text)}
+			}
+		}
+	}
+}
