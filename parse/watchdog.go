@@ -3,6 +3,7 @@ package parse
 import (
 	"fmt"
 	"runtime/metrics"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,16 +16,19 @@ import (
 // gives up on a parse that runs longer than its time limit, or whose heap
 // grows past what any parse of the text needs (the runaway above grows it
 // by 50-100 MB/s): the parse of sqlite3.c's 4 MB holds about 300 MB, the
-// memory limit is 256 MB plus 128 times the text. Go cannot stop a
-// goroutine: the abandoned parse runs on until the process exits, which
-// `weave -o` then does at once and `weave cc` after compiling the unit
-// unwoven.
+// memory limit is 256 MB plus 128 times the text (of all the parses
+// running at the time). Go cannot stop a goroutine: the abandoned parse
+// runs on until the process exits, which `weave -o` then does at once and
+// `weave cc` after compiling the unit unwoven.
 const (
 	DefaultTimeout = 120 * time.Second
 	memBase        = 256 << 20
 	memPerByte     = 128
 	watchEvery     = 100 * time.Millisecond
 )
+
+// inFlight is the length of the texts being parsed.
+var inFlight atomic.Int64
 
 // A TimeoutError is a parse the watchdog gave up on.
 type TimeoutError struct {
@@ -61,7 +65,10 @@ func watch(name string, text []byte, limit time.Duration, parse func() (*Unit, e
 	heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(heap)
 	base := heap[0].Value.Uint64()
-	maxMem := uint64(memBase) + memPerByte*uint64(len(text))
+	// The heap is the process's: parses running at the same time (weave
+	// cc compiles its inputs in parallel) count in its growth.
+	inFlight.Add(int64(len(text)))
+	defer inFlight.Add(-int64(len(text)))
 	start := time.Now()
 	go func() {
 		var r parseResult
@@ -88,6 +95,7 @@ func watch(name string, text []byte, limit time.Duration, parse func() (*Unit, e
 			return nil, &TimeoutError{Name: name, After: limit, TextLen: len(text)}
 		case <-tick.C:
 			metrics.Read(heap)
+			maxMem := uint64(memBase) + memPerByte*uint64(inFlight.Load())
 			if now := heap[0].Value.Uint64(); now > base && now-base > maxMem {
 				return nil, &TimeoutError{Name: name, After: time.Since(start), Memory: now - base, TextLen: len(text)}
 			}
