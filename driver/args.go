@@ -2,6 +2,7 @@ package driver
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -274,6 +275,25 @@ func (c *cmdline) compileFlags() []string {
 		}
 	}
 	return r
+}
+
+// packedStructs returns the -fpack-struct option of the command line (the
+// last of -f[no-]pack-struct[=N]) if it packs structures tighter than
+// weave's runtime interface (weave.h) is laid out, else "". Woven code
+// shares that interface's structures with the runtime, which is compiled
+// without the option: under it they would differ (gcc ignores #pragma
+// pack under -fpack-struct), so such units are compiled unwoven.
+func (c *cmdline) packedStructs() string {
+	last := ""
+	for _, a := range c.args {
+		if f := a.flag; f == "-fpack-struct" || f == "-fno-pack-struct" || strings.HasPrefix(f, "-fpack-struct=") {
+			last = f
+		}
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(last, "-fpack-struct=")); last == "-fno-pack-struct" || err == nil && n >= 8 {
+		return ""
+	}
+	return last
 }
 
 // fallbackFlags are the flags for compiling one C source unwoven, as the

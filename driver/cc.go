@@ -232,6 +232,10 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 		}
 	}
 
+	if f := c.packedStructs(); reason == "" && f != "" {
+		reason = f + " changes the layout of weave's runtime interface"
+	}
+
 	// Weave and compile the woven text.
 	if reason == "" {
 		d := parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags())

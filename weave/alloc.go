@@ -276,10 +276,7 @@ func (w *weaver) declaredCall(x *cc.PostfixExpression, pe *cc.PrimaryExpression,
 	loc, col := w.u.Location(pe.Token)
 	site := Site{Func: fnName, Op: a.Name, File: loc.File, Line: loc.Line, Col: col}
 	if a.Size > 0 {
-		site.Type, site.TypeSize = sizeofType(args[a.Size-1])
-		if site.Type == "" && a.Count > 0 {
-			site.Type, site.TypeSize = sizeofType(args[a.Count-1])
-		}
+		site.typeFrom(args[a.Size-1], argAt(args, a.Count-1))
 	}
 	ref := w.addSite(site, fnRef, allocKinds[a.Kind].op)
 	w.buf.Insert(w.u.Offset(pe.Token), w.outerOpen(ref, a))
@@ -340,8 +337,12 @@ func (w *weaver) addSite(site Site, fnRef, op string) string {
 	if site.Type != "" {
 		typ = cString(site.Type)
 	}
-	w.siteRecs = append(w.siteRecs, fmt.Sprintf("{%s, %s, %d, %d, %s, %s, %d}",
-		fnRef, cString(site.File), site.Line, site.Col, op, typ, site.TypeSize))
+	size := strconv.FormatInt(site.TypeSize, 10)
+	if site.SizeExpr != "" {
+		size = site.SizeExpr
+	}
+	w.siteRecs = append(w.siteRecs, fmt.Sprintf("{%s, %s, %d, %d, %s, %s, %s}",
+		fnRef, cString(site.File), site.Line, site.Col, op, typ, size))
 	w.res.Sites = append(w.res.Sites, site)
 	return fmt.Sprintf("&%s[%d]", w.siteTable(), j)
 }

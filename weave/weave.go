@@ -68,7 +68,24 @@ type Site struct {
 	File      string
 	Line, Col int
 	Type      string // T when the size was sizeof(T)-shaped
-	TypeSize  int64
+	TypeSize  int64  // sizeof(T) as cc/v4 computes it
+	// SizeExpr is a C expression for sizeof(T) that means the same at
+	// the end of the unit, where the site table is, or "": the table
+	// then holds the compiler's size, not cc/v4's (sizeExpr).
+	SizeExpr string
+}
+
+// typeFrom sets s's type from the first of args (a size or count argument
+// of the call; nil: none) that is sizeof(T)-shaped.
+func (s *Site) typeFrom(args ...cc.Node) {
+	for _, a := range args {
+		if a == nil {
+			continue
+		}
+		if s.Type, s.TypeSize, s.SizeExpr = sizeofType(a); s.Type != "" {
+			return
+		}
+	}
 }
 
 // allocOps maps the advised library functions to the runtime operation
@@ -399,10 +416,7 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef, siteFlags string, 
 	site := Site{Func: fnName, Op: name, File: loc.File, Line: loc.Line, Col: col}
 	args := argList(x.ArgumentExpressionList)
 	if a.size >= 0 && a.size < len(args) {
-		site.Type, site.TypeSize = sizeofType(args[a.size])
-		if site.Type == "" && a.count >= 0 && a.count < len(args) {
-			site.Type, site.TypeSize = sizeofType(args[a.count])
-		}
+		site.typeFrom(args[a.size], argAt(args, a.count))
 	}
 	op := a.op
 	if siteFlags != "" {
@@ -442,10 +456,19 @@ func argList(l *cc.ArgumentExpressionList) (r []cc.ExpressionNode) {
 	return r
 }
 
+// argAt returns args[i], or nil if there is none.
+func argAt(args []cc.ExpressionNode, i int) cc.Node {
+	if i < 0 || i >= len(args) {
+		return nil
+	}
+	return args[i]
+}
+
 // sizeofType finds sizeof(T) or sizeof expr in a size argument such as
 // sizeof(T), n * sizeof(T), sizeof *p or sizeof(struct hdr) + n, and
-// returns T's name and size.
-func sizeofType(arg cc.Node) (name string, size int64) {
+// returns T's name and size, and sizeExpr's expression for it.
+func sizeofType(arg cc.Node) (name string, size int64, expr string) {
+	var t cc.Type
 	walk(arg, func(n cc.Node) bool {
 		if name != "" {
 			return false
@@ -457,12 +480,12 @@ func sizeofType(arg cc.Node) (name string, size int64) {
 		switch u.Case {
 		case cc.UnaryExpressionSizeofType:
 			name = strings.Join(strings.Fields(cc.NodeSource(u.TypeName)), " ")
-			if t := u.TypeName.Type(); t != nil {
+			if t = u.TypeName.Type(); t != nil {
 				size = t.Size()
 			}
 			return false
 		case cc.UnaryExpressionSizeofExpr:
-			if t := u.UnaryExpression.Type(); t != nil {
+			if t = u.UnaryExpression.Type(); t != nil {
 				name = typeName(t)
 				size = t.Size()
 			}
@@ -471,9 +494,48 @@ func sizeofType(arg cc.Node) (name string, size int64) {
 		return true
 	})
 	if size <= 0 {
-		return "", 0
+		return "", 0, ""
 	}
-	return parse.DisplayName(name), size
+	return parse.DisplayName(name), size, sizeExpr(t)
+}
+
+// sizeExpr returns sizeof(t) as a C expression that names the same type
+// at the end of the unit (a typedef or a tagged type declared at file
+// scope, or an array of one), or "". The site table then holds the
+// compiler's size: cc/v4 gets the layout of packed structures
+// (__attribute__((packed)), #pragma pack, -fpack-struct) wrong, and the
+// size of enums under -fshort-enums, which it does not model. Other types
+// (scalars, pointers, local or unnamed types) keep cc/v4's size, which
+// for an unnamed enum under -fshort-enums is wrong.
+func sizeExpr(t cc.Type) string {
+	if td := t.Typedef(); td != nil && td.LexicalScope() != nil && td.LexicalScope().Parent == nil {
+		return "sizeof(" + td.Name() + ")"
+	}
+	var kind string
+	var tag cc.Token
+	var scope *cc.Scope
+	switch x := t.(type) {
+	case *cc.StructType:
+		kind, tag, scope = "struct", x.Tag(), x.LexicalScope()
+	case *cc.UnionType:
+		kind, tag, scope = "union", x.Tag(), x.LexicalScope()
+	case *cc.EnumType:
+		kind, tag, scope = "enum", x.Tag(), x.LexicalScope()
+	case *cc.ArrayType:
+		if x.IsVLA() || x.IsIncomplete() || x.Len() <= 0 {
+			return ""
+		}
+		if e := sizeExpr(x.Elem()); e != "" {
+			return fmt.Sprintf("%d * %s", x.Len(), e)
+		}
+		return ""
+	default:
+		return ""
+	}
+	if tag.SrcStr() == "" || scope == nil || scope.Parent != nil {
+		return ""
+	}
+	return "sizeof(" + kind + " " + tag.SrcStr() + ")"
 }
 
 // typeName names a type the way its user wrote it: the typedef name if it

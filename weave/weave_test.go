@@ -54,7 +54,7 @@ func TestWeaveWidgets(t *testing.T) {
 	if !slices.Equal(res.Functions, wantFns) || len(res.Skipped) != 0 {
 		t.Errorf("functions %+v, skipped %+v\nwant %+v", res.Functions, res.Skipped, wantFns)
 	}
-	wantSites := []Site{{"make_widget", "malloc", src, 28, 14, "widget", 204}, {"consume_widget", "free", src, 47, 2, "", 0}}
+	wantSites := []Site{{"make_widget", "malloc", src, 28, 14, "widget", 204, "sizeof(widget)"}, {"consume_widget", "free", src, 47, 2, "", 0, ""}}
 	if !slices.Equal(res.Sites, wantSites) {
 		t.Errorf("sites %+v\nwant %+v", res.Sites, wantSites)
 	}
