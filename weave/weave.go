@@ -507,8 +507,15 @@ func sizeofType(arg cc.Node) (name string, size int64, expr string) {
 // size of enums under -fshort-enums, which it does not model. Other types
 // (scalars, pointers, local or unnamed types) keep cc/v4's size, which
 // for an unnamed enum under -fshort-enums is wrong.
+//
+// Names with a '$' are left alone: it may stand for the backslash of a
+// universal character name (parse.ucnIdentifiers), which the compiler
+// reads as such.
 func sizeExpr(t cc.Type) string {
 	if td := t.Typedef(); td != nil && td.LexicalScope() != nil && td.LexicalScope().Parent == nil {
+		if strings.Contains(td.Name(), "$") {
+			return ""
+		}
 		return "sizeof(" + td.Name() + ")"
 	}
 	var kind string
@@ -532,7 +539,7 @@ func sizeExpr(t cc.Type) string {
 	default:
 		return ""
 	}
-	if tag.SrcStr() == "" || scope == nil || scope.Parent != nil {
+	if tag.SrcStr() == "" || strings.Contains(tag.SrcStr(), "$") || scope == nil || scope.Parent != nil {
 		return ""
 	}
 	return "sizeof(" + kind + " " + tag.SrcStr() + ")"
