@@ -239,7 +239,14 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	// Weave and compile the woven text.
 	if reason == "" {
 		d := parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags())
-		woven, res, err := cfg.weaveStdinText(displayName(in.name), text, d)
+		var store *frameStore
+		var extern map[string]bool
+		if cfg.Frames == weave.FramesAuto {
+			if store = openFrameStore(); store != nil {
+				extern = store.load()
+			}
+		}
+		woven, res, err := cfg.weaveStdinText(displayName(in.name), text, d, extern)
 		var ce *weave.ConfigError
 		if errors.As(err, &ce) {
 			j.err = &ExitError{Code: 1, Err: err}
@@ -260,6 +267,13 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 				j.res = res
 				j.stderr.Write(ppErr.Bytes())
 				j.stderr.Write(ccErr.Bytes())
+				if store != nil && res != nil && res.Summary != nil && in.name != "-" {
+					out := j.out
+					if c.stage == stageLink {
+						out = "" // a temporary object: the source names the unit
+					}
+					store.save(in.name, out, res.Summary)
+				}
 				return
 			}
 			reason = "the woven code does not compile: " + firstDiag(ccErr.String())
@@ -278,11 +292,11 @@ const (
 
 // weaveStdinText is weaveText, also for text read from standard input:
 // its file is renamed for the weaver, and back in the woven text.
-func (cfg *Config) weaveStdinText(src string, text []byte, d parse.Dialect) ([]byte, *weave.Result, error) {
+func (cfg *Config) weaveStdinText(src string, text []byte, d parse.Dialect, extern map[string]bool) ([]byte, *weave.Result, error) {
 	if src != "<stdin>" || !bytes.Contains(text, []byte(stdinName)) || bytes.Contains(text, []byte(stdinAlias)) {
-		return cfg.weaveText(src, text, d)
+		return cfg.weaveText(src, text, d, extern)
 	}
-	woven, res, err := cfg.weaveText(src, bytes.ReplaceAll(text, []byte(stdinName), []byte(stdinAlias)), d)
+	woven, res, err := cfg.weaveText(src, bytes.ReplaceAll(text, []byte(stdinName), []byte(stdinAlias)), d, extern)
 	if err != nil {
 		return nil, nil, errors.New(strings.ReplaceAll(err.Error(), "stdin#0", "<stdin>"))
 	}

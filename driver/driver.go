@@ -100,14 +100,14 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	if err != nil {
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
-	return cfg.weaveUnit(src, text, parse.NewDialect(cfg.Compiler, flags))
+	return cfg.weaveUnit(src, text, parse.NewDialect(cfg.Compiler, flags), nil)
 }
 
 // weaveUnit parses preprocessed text in dialect d and weaves it, listing
 // the functions it left unwoven when Verbose. A panic of the parser or the
 // weaver is returned as an error: the caller may still build the source
 // unwoven.
-func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *weave.Result, err error) {
+func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect, extern map[string]bool) (res *weave.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("internal error: %v", r)
@@ -121,7 +121,9 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *wea
 	if err != nil {
 		return nil, err
 	}
-	res, err = weave.Weave(u, weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select})
+	opts := weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select}
+	opts.Extern = extern
+	res, err = weave.Weave(u, opts)
 	var ce *weave.ConfigError
 	if errors.As(err, &ce) {
 		return nil, ce // positioned already; stops the build
@@ -155,11 +157,11 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect) (res *wea
 // information name it (not the temporary file), and the runtime interface
 // as a system header.
 // The result (nil for text woven already) tells which patterns it matched.
-func (cfg *Config) weaveText(src string, text []byte, d parse.Dialect) ([]byte, *weave.Result, error) {
+func (cfg *Config) weaveText(src string, text []byte, d parse.Dialect, extern map[string]bool) ([]byte, *weave.Result, error) {
 	if bytes.Contains(text, []byte("__weave_enter_slow(const struct __weave_fn *fn)")) {
 		return text, nil, nil
 	}
-	res, err := cfg.weaveUnit(src, text, d)
+	res, err := cfg.weaveUnit(src, text, d, extern)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -34,8 +34,14 @@ func Header() string {
 // inlinePrefix starts the definition of each of weave.h's fast paths.
 const inlinePrefix = "extern __inline __attribute__((__gnu_inline__, __always_inline__)) "
 
+// x64Only opens the condition under which the runtime defines the x86-64
+// fast paths (NAME_x64) out of line: where the weaver would use them
+// (weave.guardVariant).
+const x64Only = "#if defined(__x86_64__) && defined(__LP64__) && (defined(__clang__) ? __clang_major__ >= 9 : __GNUC__ >= 6)\n"
+
 // OutOfLine returns the out-of-line definitions of weave.h's inline fast
-// paths (__weave_enter, __weave_leave, __weave_cc_index), for code that
+// paths (__weave_enter, __weave_leave, __weave_cc_index, and the x86-64
+// __weave_enter_x64 and __weave_leave_x64 on x86-64 only), for code that
 // takes their address or is compiled without inlining: each definition
 // copied from the header without its extern-inline prefix, behind a #line
 // directive naming its place in path. Generated, so that the two cannot
@@ -48,6 +54,10 @@ func OutOfLine(header, path string) string {
 		if !ok {
 			continue
 		}
+		x64 := i+1 < len(lines) && strings.Contains(lines[i+1], "_x64(")
+		if x64 {
+			b.WriteString(x64Only)
+		}
 		fmt.Fprintf(&b, "#line %d %q\n%s", i+1, path, rest)
 		for i++; i < len(lines); i++ {
 			b.WriteString(lines[i])
@@ -57,6 +67,9 @@ func OutOfLine(header, path string) string {
 		}
 		if !strings.HasSuffix(b.String(), "\n") {
 			b.WriteString("\n")
+		}
+		if x64 {
+			b.WriteString("#endif\n")
 		}
 	}
 	return b.String()

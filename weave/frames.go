@@ -3,6 +3,7 @@ package weave
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -22,6 +23,9 @@ const (
 	FramesAuto Frames = iota
 	// FramesAll frames every woven function: every call counted.
 	FramesAll
+	// FramesUnit is FramesAuto without what other units tell (weave cc's
+	// frame store): the woven text depends on the unit alone.
+	FramesUnit
 )
 
 // ParseFrames parses a policy name ("" is the default, auto).
@@ -31,13 +35,18 @@ func ParseFrames(s string) (Frames, error) {
 		return FramesAuto, nil
 	case "all":
 		return FramesAll, nil
+	case "unit":
+		return FramesUnit, nil
 	}
-	return 0, fmt.Errorf("unknown frame policy %q (want auto or all)", s)
+	return 0, fmt.Errorf("unknown frame policy %q (want auto, unit or all)", s)
 }
 
 func (f Frames) String() string {
-	if f == FramesAll {
+	switch f {
+	case FramesAll:
 		return "all"
+	case FramesUnit:
+		return "unit"
 	}
 	return "auto"
 }
@@ -89,9 +98,14 @@ func isBuiltin(name string) bool {
 // frameInfo is what the frame analysis learns about one function
 // definition of the unit.
 type frameInfo struct {
-	seed    bool     // calls something that may allocate, other than an advised allocation
+	seed    bool     // calls something that may allocate, other than an advised allocation or an extern
 	allocs  bool     // calls an advised allocation function (not free)
 	callees []string // functions of this unit it calls
+	externs []string // functions of external linkage defined elsewhere it calls (Options.Extern)
+	// mayExtern: one of externs may allocate, as far as Options.Extern
+	// knows (a function it does not know may).
+	mayExtern bool
+	external  bool // defined with external linkage: in the unit's Summary
 }
 
 // A frame need is what a function needs under FramesAuto.
@@ -119,6 +133,7 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 			fi = old
 		}
 		infos[d.Name()] = fi
+		fi.external = fi.external || d.Linkage() == cc.External
 		// A cleanup attribute calls a function implicitly.
 		if bytes.Contains(text, []byte("cleanup")) {
 			fi.seed = true
@@ -147,14 +162,39 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 			visitDef(fd.Declarator, body, w.u.Text[w.u.Offset(fd):w.u.Offset(body.Token2)])
 		}
 	}
-	// Propagate from the functions that may allocate to their callers.
 	callers := map[string][]string{}
-	var todo []string
 	for name, fi := range infos {
 		for _, c := range fi.callees {
 			callers[c] = append(callers[c], name)
 		}
-		if fi.seed || fi.allocs {
+		for _, e := range fi.externs {
+			if v, known := w.extern[e]; v || !known {
+				fi.mayExtern = true
+			}
+		}
+	}
+	w.res.Summary = unitSummary(infos, callers)
+	may := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.allocs || fi.mayExtern })
+	need := map[string]frameNeed{}
+	for name, fi := range infos {
+		switch {
+		case !may[name]:
+			need[name] = needNone
+		case fi.seed || fi.mayExtern || slices.ContainsFunc(fi.callees, func(c string) bool { return may[c] }):
+			need[name] = needFrame
+		default:
+			need[name] = needSite
+		}
+	}
+	return need
+}
+
+// propagate returns the functions of infos that are seeds, or call one
+// through the unit's calls (callers inverts them).
+func propagate(infos map[string]*frameInfo, callers map[string][]string, seed func(*frameInfo) bool) map[string]bool {
+	var todo []string
+	for name, fi := range infos {
+		if seed(fi) {
 			todo = append(todo, name)
 		}
 	}
@@ -172,18 +212,7 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 			}
 		}
 	}
-	need := map[string]frameNeed{}
-	for name, fi := range infos {
-		switch {
-		case !may[name]:
-			need[name] = needNone
-		case fi.seed || slices.ContainsFunc(fi.callees, func(c string) bool { return may[c] }):
-			need[name] = needFrame
-		default:
-			need[name] = needSite
-		}
-	}
-	return need
+	return may
 }
 
 // callee records in fi what a call of the expression e means for the
@@ -215,6 +244,7 @@ func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode) {
 			fi.seed = true // a variable: a function pointer
 			return
 		}
+		_, declared := w.allocs[name]
 		switch {
 		case w.defined[name]:
 			fi.callees = append(fi.callees, name)
@@ -222,9 +252,111 @@ func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode) {
 			// free does not look at the pseudo-stack.
 		case allocOps[name].op != "" && d != nil && d.Linkage() == cc.External:
 			fi.allocs = true // advised (isLibraryFunction)
+		case d != nil && d.Linkage() == cc.External && !declared && !setjmpNames[name]:
+			fi.externs = append(fi.externs, name)
 		default:
 			fi.seed = true
 		}
 		return
 	}
+}
+
+// A Summary tells other units what the frame analysis learnt about the
+// functions of external linkage a unit defines, by name: what weave cc
+// keeps in its frame store (driver) for the units compiled after it.
+type Summary map[string]FuncSummary
+
+// FuncSummary is what a unit says about one of its functions.
+type FuncSummary struct {
+	// Allocs: it may allocate whatever the functions of other units
+	// do (it allocates, calls a function pointer, an unknown function,
+	// ... through the unit's own calls).
+	Allocs bool
+	// Calls are the functions of other units it may call (directly or
+	// through the unit's own functions), when not Allocs: it may
+	// allocate iff one of them may.
+	Calls []string
+}
+
+// unitSummary summarises the unit's functions of external linkage.
+func unitSummary(infos map[string]*frameInfo, callers map[string][]string) Summary {
+	local := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.allocs })
+	sum := Summary{}
+	for name, fi := range infos {
+		if !fi.external {
+			continue
+		}
+		if local[name] {
+			sum[name] = FuncSummary{Allocs: true}
+			continue
+		}
+		seen := map[string]bool{name: true}
+		calls := map[string]bool{}
+		stack := []string{name}
+		for len(stack) > 0 {
+			g := infos[stack[len(stack)-1]]
+			stack = stack[:len(stack)-1]
+			for _, e := range g.externs {
+				calls[e] = true
+			}
+			for _, c := range g.callees {
+				if !seen[c] && infos[c] != nil {
+					seen[c] = true
+					stack = append(stack, c)
+				}
+			}
+		}
+		sum[name] = FuncSummary{Calls: slices.Sorted(maps.Keys(calls))}
+	}
+	return sum
+}
+
+// Resolve tells, for every function the summaries describe, whether it
+// may allocate: it allocates, or one of the functions it calls may (a
+// function no summary describes may). Where several summaries describe
+// one name (a function defined in two programs, a stale summary), it may
+// if one of them says so.
+func Resolve(sums []Summary) map[string]bool {
+	merged := map[string]*FuncSummary{}
+	for _, s := range sums {
+		for name, f := range s {
+			m := merged[name]
+			if m == nil {
+				m = &FuncSummary{}
+				merged[name] = m
+			}
+			m.Allocs = m.Allocs || f.Allocs
+			m.Calls = append(m.Calls, f.Calls...)
+		}
+	}
+	callers := map[string][]string{}
+	var todo []string
+	may := map[string]bool{}
+	for name, f := range merged {
+		for _, c := range f.Calls {
+			if merged[c] == nil {
+				f.Allocs = true // unknown: may allocate
+			}
+			callers[c] = append(callers[c], name)
+		}
+		if f.Allocs {
+			may[name] = true
+			todo = append(todo, name)
+		}
+	}
+	for len(todo) > 0 {
+		n := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, c := range callers[n] {
+			if !may[c] {
+				may[c] = true
+				todo = append(todo, c)
+			}
+		}
+	}
+	res := make(map[string]bool, len(merged))
+	for name := range merged {
+		res[name] = may[name]
+	}
+	return res
 }

@@ -2,8 +2,10 @@ package weave
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -80,12 +82,84 @@ func TestFrames(t *testing.T) {
 }
 
 func TestParseFrames(t *testing.T) {
-	for s, want := range map[string]Frames{"": FramesAuto, "auto": FramesAuto, "all": FramesAll} {
+	for s, want := range map[string]Frames{"": FramesAuto, "auto": FramesAuto, "all": FramesAll, "unit": FramesUnit} {
 		if got, err := ParseFrames(s); err != nil || got != want {
 			t.Errorf("ParseFrames(%q) = %v, %v", s, got, err)
 		}
 	}
 	if _, err := ParseFrames("some"); err == nil {
 		t.Error("ParseFrames(some): no error")
+	}
+}
+
+// TestFramesExtern: what Options.Extern says about functions of other
+// units decides their callers' frames, and the unit's Summary says what
+// other units need about its own functions of external linkage.
+func TestFramesExtern(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "api.c")
+	if err := os.WriteFile(src, []byte(`#include <stdlib.h>
+extern int ext1(int);
+extern int ext2(int);
+static int s_helper(int x) { return ext1(x) + 1; }
+int api_calls(int x) { return s_helper(x) + ext2(x); }
+int api_leaf(int x) { return x * 2; }
+void *api_alloc(int n) { return malloc(n); }
+int api_ptr(int (*g)(int)) { return g(1); }
+static int s_only(int x) { return ext1(x); }
+int api_static(int x) { return s_only(x) + api_leaf(x); }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		extern    map[string]bool
+		frameless []string
+	}{
+		{nil, []string{"api_alloc", "api_leaf"}},
+		{map[string]bool{"ext1": false}, []string{"api_alloc", "api_leaf", "api_static", "s_helper", "s_only"}},
+		{map[string]bool{"ext1": false, "ext2": false}, []string{"api_alloc", "api_calls", "api_leaf", "api_static", "s_helper", "s_only"}},
+		{map[string]bool{"ext1": true, "ext2": false}, []string{"api_alloc", "api_leaf"}},
+	} {
+		res := weaveFileOpts(t, src, Options{Extern: c.extern})
+		var frameless []string
+		for _, f := range res.Functions {
+			if f.Frameless {
+				frameless = append(frameless, f.Name)
+			}
+		}
+		slices.Sort(frameless)
+		if !slices.Equal(frameless, c.frameless) {
+			t.Errorf("Extern %v: frameless %v, want %v", c.extern, frameless, c.frameless)
+		}
+		want := Summary{
+			"api_calls":  {Calls: []string{"ext1", "ext2"}},
+			"api_leaf":   {},
+			"api_alloc":  {Allocs: true},
+			"api_ptr":    {Allocs: true},
+			"api_static": {Calls: []string{"ext1"}},
+		}
+		if !reflect.DeepEqual(res.Summary, want) {
+			t.Errorf("Extern %v: summary %v, want %v", c.extern, res.Summary, want)
+		}
+	}
+	if res := weaveFileOpts(t, src, Options{Frames: FramesAll}); res.Summary != nil {
+		t.Errorf("--frames=all: summary %v, want none", res.Summary)
+	}
+}
+
+// TestResolve: a function may allocate iff it allocates or calls one that
+// may, through chains of summaries of several units; unknown functions
+// may; cycles without an allocation do not; of two summaries of one name,
+// the one that allocates wins.
+func TestResolve(t *testing.T) {
+	got := Resolve([]Summary{
+		{"a": {Calls: []string{"b"}}, "k": {Calls: []string{"unknown"}}, "p": {Calls: []string{"q"}}},
+		{"b": {Calls: []string{"c"}}, "q": {Calls: []string{"p"}}, "r": {Calls: []string{"p", "alloc"}}},
+		{"c": {}, "alloc": {Allocs: true}, "dup": {}, "top": {Calls: []string{"k"}}},
+		{"dup": {Allocs: true}},
+	})
+	want := map[string]bool{"a": false, "b": false, "c": false, "k": true, "p": false, "q": false,
+		"r": true, "alloc": true, "dup": true, "top": true}
+	if !maps.Equal(got, want) {
+		t.Errorf("Resolve = %v, want %v", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"modernc.org/cc/v4"
@@ -28,6 +29,11 @@ type Options struct {
 	Allocators []Allocator
 	// Select is the --exclude/--include/--exclude-file selection.
 	Select Selection
+	// Extern tells, under FramesAuto and FramesUnit, which functions of external
+	// linkage defined in other units may allocate (Resolve): a call of
+	// one that does not is no reason for a frame. A function it does not
+	// name may allocate.
+	Extern map[string]bool
 }
 
 // Result is a woven translation unit.
@@ -40,6 +46,7 @@ type Result struct {
 	// them) that match nothing in this unit: no function or file the
 	// globs match, no call or definition of a declared allocator.
 	Unmatched []string
+	Summary   Summary // what other units may learn from this one (not under FramesAll)
 }
 
 // Function is a function definition found in the user's files.
@@ -131,8 +138,10 @@ type weaver struct {
 	allocs    map[string]Allocator // declared and attribute-recognised allocators (alloc.go)
 	declared  map[string]bool      // the declared allocators the unit declares
 	sel       *Selection
-	pointcut  string // Options.Pointcut(), for the runtime's M pointcut record
-	frameless int    // functions woven without a frame
+	pointcut  string          // Options.Pointcut(), for the runtime's M pointcut record
+	frameless int             // functions woven without a frame
+	extern    map[string]bool // Options.Extern
+	guard     string          // suffix of the enter and leave the guards call (guardVariant)
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -155,8 +164,10 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 		defined: map[string]bool{},
 		names:   adviceNames(u.Text),
 		sel:     &opts.Select,
+		extern:  opts.Extern,
 	}
 	w.pointcut = opts.Pointcut()
+	w.guard = guardVariant(u.AST)
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
 			w.defined[ed.FunctionDefinition.Declarator.Name()] = true
@@ -166,7 +177,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 		return nil, err
 	}
 	w.allocatorNames()
-	if opts.Frames == FramesAuto {
+	if opts.Frames != FramesAll {
 		w.need = w.analyseFrames()
 	}
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
@@ -215,7 +226,7 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 		w.res.Skipped = append(w.res.Skipped, fn)
 	} else if framed {
 		w.buf.Insert(w.guardOffset(body), fmt.Sprintf(
-			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave), unused)) = __weave_enter(%s);", fnRef))
+			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave%s), unused)) = __weave_enter%[1]s(%s);", w.guard, fnRef))
 	}
 	if w.mayAdvise(body) {
 		siteFn := fnRef
@@ -622,4 +633,34 @@ func cString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// guardVariant returns the suffix of weave.h's enter and leave for the
+// unit's target: "_x64" (one asm statement each, which the compiler
+// compiles in next to no time) for x86-64 LP64 under gcc 6 or later or
+// clang 9 or later (asm flag outputs), else "" (the C fast paths).
+func guardVariant(ast *cc.AST) string {
+	m := ast.Macros
+	if m["__x86_64__"] == nil || m["__LP64__"] == nil {
+		return ""
+	}
+	major := func(name string) int {
+		if mac := m[name]; mac != nil {
+			if l := mac.ReplacementList(); len(l) == 1 {
+				n, _ := strconv.Atoi(l[0].SrcStr())
+				return n
+			}
+		}
+		return 0
+	}
+	if m["__clang__"] != nil {
+		if major("__clang_major__") >= 9 {
+			return "_x64"
+		}
+		return ""
+	}
+	if major("__GNUC__") >= 6 {
+		return "_x64"
+	}
+	return ""
 }

@@ -21,6 +21,13 @@ func weaveFile(t *testing.T, src string) *Result {
 // weaveFileFrames is weaveFile with a frame policy.
 func weaveFileFrames(t *testing.T, src string, frames Frames) *Result {
 	t.Helper()
+	return weaveFileOpts(t, src, Options{Frames: frames})
+}
+
+// weaveFileOpts preprocesses and weaves a file with gcc under opts (the
+// prologue: weave.h), for tests.
+func weaveFileOpts(t *testing.T, src string, opts Options) *Result {
+	t.Helper()
 	var stderr bytes.Buffer
 	text, err := parse.Preprocess([]string{"gcc"}, nil, src, &stderr)
 	if err != nil {
@@ -34,7 +41,8 @@ func weaveFileFrames(t *testing.T, src string, frames Frames) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Weave(u, Options{Prologue: string(hdr), Frames: frames})
+	opts.Prologue = string(hdr)
+	res, err := Weave(u, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +83,7 @@ func TestWeaveWidgets(t *testing.T) {
 			}
 		}
 	}
-	if got, want := lines("= __weave_enter(&__weave_fns_"), []int{21, 27, 39, 41, 44, 51}; !slices.Equal(got, want) {
+	if got, want := lines("(&__weave_fns_"), []int{21, 27, 39, 41, 44, 51}; !slices.Equal(got, want) {
 		t.Errorf("guards on lines %v, want %v", got, want)
 	}
 	if got, want := lines("= __weave_malloc(&__weave_sites_"), []int{28}; !slices.Equal(got, want) {
@@ -111,7 +119,7 @@ int main(void) { return lead(1) + mid(1) + ext(0) + plain(0); }
 	if !maps.Equal(got, want) {
 		t.Errorf("skipped %v, want %v", got, want)
 	}
-	if n := bytes.Count(res.Text, []byte("= __weave_enter(&__weave_fns_")); n != 2 {
+	if n := bytes.Count(res.Text, []byte("(&__weave_fns_")); n != 2 {
 		t.Errorf("%d guards, want 2 (plain and main)", n)
 	}
 }
@@ -167,7 +175,7 @@ void *outer2(void)
 	if len(res.Sites) != 1 || res.Sites[0].Func != "mk" || res.Sites[0].Line != 9 {
 		t.Errorf("sites %+v, want malloc in mk at line 9", res.Sites)
 	}
-	if n := bytes.Count(res.Text, []byte("= __weave_enter(&__weave_fns_")); n != 4 {
+	if n := bytes.Count(res.Text, []byte("(&__weave_fns_")); n != 4 {
 		t.Errorf("%d guards, want 4", n)
 	}
 }

@@ -16,7 +16,7 @@ func newApp() *cli.App {
 	return &cli.App{
 		Name:      "weave",
 		Usage:     "weave memory and time profiling into C programs",
-		UsageText: "weave [-v] [--frames auto|all] -o out.c prog.c [cc flags]\n   weave cc [--frames auto|all] [cc arguments]\n   weave report [options] [profile]\n   weave diff [options] BASE NEW\n   weave merge PROFILE... -o OUT\n   weave runtime [-o weave_rt.c]\n   weave api [-o DIR]\n   weave maps PID\n   weave trace PID PATTERN... | --off\n   weave snapshot PID\n   weave mark PID LABEL",
+		UsageText: "weave [-v] [--frames auto|all] -o out.c prog.c [cc flags]\n   weave cc [--frames auto|unit|all] [cc arguments]\n   weave report [options] [profile]\n   weave diff [options] BASE NEW\n   weave merge PROFILE... -o OUT\n   weave runtime [-o weave_rt.c]\n   weave api [-o DIR]\n   weave maps PID\n   weave trace PID PATTERN... | --off\n   weave snapshot PID\n   weave mark PID LABEL",
 		Description: "Without a subcommand, weave preprocesses prog.c with $WEAVE_CC (default cc) and the\n" +
 			"given flags, weaves profiling advice into it and writes the result to out.c, which any\n" +
 			"C compiler builds together with the runtime (weave runtime -o weave_rt.c).",

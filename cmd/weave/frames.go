@@ -7,7 +7,7 @@ import (
 	"weave/weave"
 )
 
-// framesFlag takes weave's --frames=auto|all (or "--frames auto") out of a
+// framesFlag takes weave's --frames=auto|unit|all (or "--frames auto") out of a
 // command line: the value ("" if absent) and the other arguments.
 func framesFlag(args []string) (value string, rest []string, found bool) {
 	for i := 0; i < len(args); i++ {

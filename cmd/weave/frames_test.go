@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"weave/internal/testtool"
 )
 
 // allocProfile is what a profile says about memory: every table built from
@@ -136,4 +139,79 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// TestFramesAcrossUnits: weave cc's frame store. b.c's helpers call a.c's
+// functions; compiled one by one as make does, b.c compiled before a.c
+// keeps b_sum's frame (a.c's summary is not in the store yet), b.c
+// compiled again after it leaves b_sum, which only calls a.c's leaf,
+// frameless; --frames=unit ignores the store. The allocation profile
+// (chains, totals, leaks) is the same as with --frames=all.
+func TestFramesAcrossUnits(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.c", `#include <stdlib.h>
+int a_leaf(int x) { return x * 3 + 1; }
+char *a_make(int n) { char *p = malloc(n); if (p) p[0] = 0; return p; }
+`)
+	write("b.c", `#include <stdio.h>
+#include <stdlib.h>
+int a_leaf(int);
+char *a_make(int);
+static __attribute__((noinline)) int b_sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += a_leaf(i); return s; }
+static __attribute__((noinline)) char *b_build(int n) { return a_make(n); }
+static char *keep;
+int main(void)
+{
+	int s = b_sum(10);
+	for (int i = 0; i < 5; i++) {
+		char *p = b_build(16 + i);
+		if (i == 4)
+			keep = p;
+		else
+			free(p);
+	}
+	keep = 0; /* leaked */
+	printf("%d\n", s);
+	return 0;
+}
+`)
+	env := []string{"WEAVE_CC=gcc"}
+	cc := func(args ...string) { mustRun(t, dir, env, append([]string{weaveBin, "cc", "-O2"}, args...)...) }
+	header := func(exe string) (string, string) {
+		prof := filepath.Join(dir, exe+".prof")
+		r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, filepath.Join(dir, exe))
+		if r.stdout != "166\n" {
+			t.Fatalf("%s prints %q, want 166", exe, r.stdout)
+		}
+		return mustRun(t, "", nil, weaveBin, "report", prof).stdout, prof
+	}
+	cc("-c", "b.c")
+	cc("-c", "a.c")
+	cc("a.o", "b.o", "-o", "first")
+	if h, _ := header("first"); !strings.Contains(h, "2 functions frameless") {
+		t.Errorf("b.c before a.c: want 2 frameless (a_leaf, a_make), report:\n%s", h)
+	}
+	cc("-c", "b.c")
+	cc("a.o", "b.o", "-o", "second")
+	h, profAuto := header("second")
+	if !strings.Contains(h, "3 functions frameless") {
+		t.Errorf("b.c after a.c: want 3 frameless (a_leaf, a_make, b_sum), report:\n%s", h)
+	}
+	cc("--frames=unit", "-c", "b.c")
+	cc("a.o", "b.o", "-o", "unit")
+	if h, _ := header("unit"); !strings.Contains(h, "2 functions frameless") {
+		t.Errorf("--frames=unit: want 2 frameless, report:\n%s", h)
+	}
+	cc("--frames=all", "a.c", "b.c", "-o", "all")
+	_, profAll := header("all")
+	frameless := map[string]bool{"a_leaf": true, "a_make": true, "b_sum": true}
+	if auto, all := allocProfile(t, profAuto, frameless), allocProfile(t, profAll, frameless); auto != all {
+		t.Errorf("the frame store changes the allocation profile:\nauto:\n%s\nall:\n%s", auto, all)
+	}
 }

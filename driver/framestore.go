@@ -1,0 +1,175 @@
+package driver
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"weave/internal/cachedir"
+	"weave/weave"
+)
+
+// The frame store: what weave cc learnt about the functions of external
+// linkage of the units it compiled (weave.Summary), for the frame analysis
+// of the units it compiles later, so that a call of another unit's
+// function that cannot allocate leaves its caller frameless.
+//
+// It lives in weave's cache directory, one directory per working
+// directory of the build (a make's), one file per unit (source and
+// object), written whole under a temporary name and renamed: parallel
+// compilers read the summaries complete or not at all. A unit reads every
+// summary there is. What is not there yet (a unit compiled later, or at
+// the same time) counts as a function that may allocate, so the first
+// build of a tree depends on the order of its compiles; a second build
+// (make clean; make) finds every unit's summary and weaves every unit the
+// same whatever its order. A wrong summary (a stale one, or the same name
+// in two programs of one directory) can only leave a function frameless
+// that is on an allocation chain: the chain then misses that function,
+// and its allocations are charged to its innermost framed caller, as the
+// chain above it; totals, sites and leaks do not change. --frames=unit
+// (WEAVE_FRAMES=unit) leaves the store alone.
+type frameStore struct {
+	dir string
+}
+
+const frameStoreMagic = "weave frames 1"
+
+// openFrameStore returns the store of the working directory, or nil if
+// there is none to be had.
+func openFrameStore() *frameStore {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	base, err := cachedir.Dir()
+	if err != nil {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(wd))
+	top := filepath.Join(base, "frames")
+	dir := filepath.Join(top, hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil
+	}
+	if time.Now().UnixNano()%64 == 0 {
+		pruneFrameStores(top, dir)
+	}
+	return &frameStore{dir: dir}
+}
+
+// frameStoreAge is how long a store no compile has written to is kept.
+const frameStoreAge = 14 * 24 * time.Hour
+
+// pruneFrameStores removes the stores under top, but keep, that no
+// compile has written to for frameStoreAge (a file renamed into a
+// directory updates its time): those of builds in temporary directories,
+// of trees that are gone. One compile in 64 looks.
+func pruneFrameStores(top, keep string) {
+	ents, err := os.ReadDir(top)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		path := filepath.Join(top, e.Name())
+		if fi, err := e.Info(); err == nil && e.IsDir() && path != keep && time.Since(fi.ModTime()) > frameStoreAge {
+			os.RemoveAll(path)
+		}
+	}
+}
+
+// load reads every summary in the store and resolves them
+// (weave.Resolve).
+func (s *frameStore) load() map[string]bool {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil
+	}
+	var sums []weave.Summary
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") || !e.Type().IsRegular() {
+			continue
+		}
+		path := filepath.Join(s.dir, e.Name())
+		if !cachedir.Trusted(path) {
+			continue
+		}
+		if b, err := os.ReadFile(path); err == nil {
+			if sum := parseSummary(b); sum != nil {
+				sums = append(sums, sum)
+			}
+		}
+	}
+	return weave.Resolve(sums)
+}
+
+// save replaces the summary of the unit compiled from src to out.
+func (s *frameStore) save(src, out string, sum weave.Summary) {
+	if a, err := filepath.Abs(src); err == nil {
+		src = a
+	}
+	if a, err := filepath.Abs(out); err == nil {
+		out = a
+	}
+	key := sha256.Sum256([]byte(src + "\x00" + out))
+	f, err := os.CreateTemp(s.dir, ".unit*")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(formatSummary(sum))
+	if cerr := f.Close(); werr != nil || cerr != nil ||
+		os.Rename(f.Name(), filepath.Join(s.dir, hex.EncodeToString(key[:12]))) != nil {
+		os.Remove(f.Name())
+	}
+}
+
+// formatSummary writes a summary as text: the magic line, then one line
+// per function, "NAME a" (it allocates) or "NAME c CALLEE...".
+func formatSummary(sum weave.Summary) []byte {
+	var b bytes.Buffer
+	b.WriteString(frameStoreMagic + "\n")
+	for _, name := range slices.Sorted(maps.Keys(sum)) {
+		f := sum[name]
+		if f.Allocs {
+			b.WriteString(name + " a\n")
+			continue
+		}
+		b.WriteString(name + " c")
+		for _, c := range f.Calls {
+			b.WriteString(" " + c)
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// parseSummary reads formatSummary's text; nil if it is not one.
+func parseSummary(b []byte) weave.Summary {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<24)
+	if !sc.Scan() || sc.Text() != frameStoreMagic {
+		return nil
+	}
+	sum := weave.Summary{}
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		switch {
+		case len(f) == 2 && f[1] == "a":
+			sum[f[0]] = weave.FuncSummary{Allocs: true}
+		case len(f) >= 2 && f[1] == "c":
+			sum[f[0]] = weave.FuncSummary{Calls: f[2:]}
+		default:
+			return nil
+		}
+	}
+	if sc.Err() != nil {
+		return nil
+	}
+	return sum
+}

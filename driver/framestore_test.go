@@ -1,0 +1,63 @@
+package driver
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"weave/weave"
+)
+
+// TestFrameStore: summaries saved by units come back resolved, the same
+// unit's summary is replaced, foreign or damaged files are ignored, and
+// no temporary file is left.
+func TestFrameStore(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Chdir(t.TempDir())
+	s := openFrameStore()
+	if s == nil {
+		t.Fatal("no frame store")
+	}
+	s.save("a.c", "a.o", weave.Summary{"a_leaf": {}, "a_calls": {Calls: []string{"b_fn"}}, "a_alloc": {Allocs: true}})
+	s.save("b.c", "b.o", weave.Summary{"b_fn": {Calls: []string{"a_alloc"}}})
+	got := s.load()
+	want := map[string]bool{"a_leaf": false, "a_calls": true, "a_alloc": true, "b_fn": true}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("load = %v, want %v", got, want)
+	}
+	// b.c rebuilt: b_fn no longer calls a_alloc.
+	s.save("b.c", "b.o", weave.Summary{"b_fn": {Calls: []string{"a_leaf"}}})
+	if err := os.WriteFile(filepath.Join(s.dir, "junk"), []byte("not a summary\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "open"), []byte(frameStoreMagic+"\nx a\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(s.dir, "open"), 0o666) // writable by others: not trusted
+	got = s.load()
+	want = map[string]bool{"a_leaf": false, "a_calls": false, "a_alloc": true, "b_fn": false}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after b.c's rebuild: load = %v, want %v", got, want)
+	}
+	ents, _ := os.ReadDir(s.dir)
+	if len(ents) != 4 { // a, b, junk, open
+		t.Errorf("%d files in the store, want 4", len(ents))
+	}
+	// An old store of another directory is pruned, ours is kept.
+	old := filepath.Join(filepath.Dir(s.dir), "0123456789abcdef")
+	if err := os.Mkdir(old, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	long := time.Now().Add(-2 * frameStoreAge)
+	os.Chtimes(old, long, long)
+	os.Chtimes(s.dir, long, long)
+	pruneFrameStores(filepath.Dir(s.dir), s.dir)
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("old store not pruned: %v", err)
+	}
+	if _, err := os.Stat(s.dir); err != nil {
+		t.Errorf("current store pruned: %v", err)
+	}
+}
