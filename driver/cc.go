@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -49,6 +50,7 @@ func (cfg *Config) CC(args []string) error {
 		return err
 	}
 	c := parseCmdline(expandResponseFiles(args))
+	cfg.intelAsm = slices.Contains(c.compileFlags(), "-masm=intel")
 	if c.passthrough || len(c.inputs) == 0 ||
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||
 		(c.stage == stageLink && c.woven() == 0 && (c.relocatable || c.nostdlib)) {

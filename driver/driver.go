@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,8 @@ type Config struct {
 	// default): a parse that does not finish is given up, and weave cc
 	// compiles the unit unwoven (WEAVE_PARSE_TIMEOUT).
 	ParseTimeout time.Duration
+
+	intelAsm bool // the command line has -masm=intel: weave.Options.PortableGuard
 }
 
 // CompilerFromEnv returns $WEAVE_CC split into words, else ["cc"].
@@ -100,6 +103,7 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	if err != nil {
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
+	cfg.intelAsm = slices.Contains(flags, "-masm=intel")
 	return cfg.weaveUnit(src, text, parse.NewDialect(cfg.Compiler, flags), nil)
 }
 
@@ -121,8 +125,8 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect, extern ma
 	if err != nil {
 		return nil, err
 	}
-	opts := weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select}
-	opts.Extern = extern
+	opts := weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
+		Extern: extern, PortableGuard: cfg.intelAsm}
 	res, err = weave.Weave(u, opts)
 	var ce *weave.ConfigError
 	if errors.As(err, &ce) {

@@ -34,14 +34,9 @@ func Header() string {
 // inlinePrefix starts the definition of each of weave.h's fast paths.
 const inlinePrefix = "extern __inline __attribute__((__gnu_inline__, __always_inline__)) "
 
-// x64Only opens the condition under which the runtime defines the x86-64
-// fast paths (NAME_x64) out of line: where the weaver would use them
-// (weave.guardVariant).
-const x64Only = "#if defined(__x86_64__) && defined(__LP64__) && (defined(__clang__) ? __clang_major__ >= 9 : __GNUC__ >= 6)\n"
-
 // OutOfLine returns the out-of-line definitions of weave.h's inline fast
 // paths (__weave_enter, __weave_leave, __weave_cc_index, and the x86-64
-// __weave_enter_x64 and __weave_leave_x64 on x86-64 only), for code that
+// ones, which call the C ones: delegate), for code that
 // takes their address or is compiled without inlining: each definition
 // copied from the header without its extern-inline prefix, behind a #line
 // directive naming its place in path. Generated, so that the two cannot
@@ -54,11 +49,14 @@ func OutOfLine(header, path string) string {
 		if !ok {
 			continue
 		}
-		x64 := i+1 < len(lines) && strings.Contains(lines[i+1], "_x64(")
-		if x64 {
-			b.WriteString(x64Only)
-		}
 		fmt.Fprintf(&b, "#line %d %q\n%s", i+1, path, rest)
+		if i+1 < len(lines) && strings.Contains(lines[i+1], "_x64(") {
+			i++
+			b.WriteString(delegate(lines[i], strings.HasPrefix(rest, "void ")))
+			for ; i < len(lines) && strings.TrimRight(lines[i], "\r\n") != "}"; i++ {
+			}
+			continue
+		}
 		for i++; i < len(lines); i++ {
 			b.WriteString(lines[i])
 			if strings.TrimRight(lines[i], "\r\n") == "}" {
@@ -68,9 +66,27 @@ func OutOfLine(header, path string) string {
 		if !strings.HasSuffix(b.String(), "\n") {
 			b.WriteString("\n")
 		}
-		if x64 {
-			b.WriteString("#endif\n")
-		}
 	}
 	return b.String()
+}
+
+// delegate returns the out-of-line definition of an x86-64 fast path, from
+// the line "NAME_x64(PARAMS)" of its declarator: a call of NAME, the C
+// fast path that does the same. Its asm stays in woven code, where the
+// weaver knows the target and the assembler syntax; the runtime is
+// compiled for whatever target, -masm=intel included.
+func delegate(decl string, void bool) string {
+	decl = strings.TrimRight(decl, "\r\n")
+	open := strings.IndexByte(decl, '(')
+	name := strings.TrimSuffix(decl[:open], "_x64")
+	var args []string
+	for _, p := range strings.Split(strings.TrimSuffix(decl[open+1:], ")"), ",") {
+		f := strings.FieldsFunc(p, func(r rune) bool { return r == ' ' || r == '*' })
+		args = append(args, f[len(f)-1])
+	}
+	call := name + "(" + strings.Join(args, ", ") + ");"
+	if !void {
+		call = "return " + call
+	}
+	return decl + "\n{\n\t" + call + "\n}\n"
 }

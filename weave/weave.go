@@ -34,6 +34,9 @@ type Options struct {
 	// one that does not is no reason for a frame. A function it does not
 	// name may allocate.
 	Extern map[string]bool
+	// PortableGuard: frame with weave.h's C fast paths even where its
+	// x86-64 asm ones would do (the compiler writes Intel syntax).
+	PortableGuard bool
 }
 
 // Result is a woven translation unit.
@@ -167,7 +170,9 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 		extern:  opts.Extern,
 	}
 	w.pointcut = opts.Pointcut()
-	w.guard = guardVariant(u.AST)
+	if !opts.PortableGuard {
+		w.guard = guardVariant(u.AST)
+	}
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
 			w.defined[ed.FunctionDefinition.Declarator.Name()] = true

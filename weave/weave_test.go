@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -177,5 +178,24 @@ void *outer2(void)
 	}
 	if n := bytes.Count(res.Text, []byte("(&__weave_fns_")); n != 4 {
 		t.Errorf("%d guards, want 4", n)
+	}
+}
+
+// TestGuardVariant: under gcc on x86-64 the guards call the asm fast
+// paths, with PortableGuard (and on other targets) the C ones.
+func TestGuardVariant(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "g.c")
+	if err := os.WriteFile(src, []byte("int f(int x) { return x + 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, portable := range []bool{false, true} {
+		res := weaveFileOpts(t, src, Options{Frames: FramesAll, PortableGuard: portable})
+		want := "cleanup(__weave_leave), unused)) = __weave_enter(&"
+		if !portable && goruntime.GOARCH == "amd64" {
+			want = "cleanup(__weave_leave_x64), unused)) = __weave_enter_x64(&"
+		}
+		if !bytes.Contains(res.Text, []byte(want)) {
+			t.Errorf("PortableGuard %v: no %q in the woven text", portable, want)
+		}
 	}
 }

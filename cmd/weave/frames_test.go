@@ -215,3 +215,25 @@ int main(void)
 		t.Errorf("the frame store changes the allocation profile:\nauto:\n%s\nall:\n%s", auto, all)
 	}
 }
+
+// TestIntelAsm: with -masm=intel the woven code and the runtime build
+// (the guards use weave.h's C fast paths: its x86-64 ones are AT&T
+// syntax), and the frames are there.
+func TestIntelAsm(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "i.c")
+	if err := os.WriteFile(src, []byte(`#include <stdlib.h>
+static __attribute__((noinline)) void *mk(int n) { return malloc(n); }
+int main(void) { void *p = mk(10); free(p); return p == 0; }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe, prof := filepath.Join(dir, "i"), filepath.Join(dir, "i.prof")
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "--frames=all", "-O2", "-masm=intel", src, "-o", exe)
+	mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, exe)
+	r := mustRun(t, "", nil, weaveBin, "report", "--format", "json", prof)
+	if !strings.Contains(r.stdout, `"mk"`) {
+		t.Errorf("no frame of mk in the profile:\n%s", r.stdout)
+	}
+}
