@@ -186,8 +186,8 @@ int main(void)
 	header := func(exe string) (string, string) {
 		prof := filepath.Join(dir, exe+".prof")
 		r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, filepath.Join(dir, exe))
-		if r.stdout != "166\n" {
-			t.Fatalf("%s prints %q, want 166", exe, r.stdout)
+		if r.stdout != "145\n" {
+			t.Fatalf("%s prints %q, want 145", exe, r.stdout)
 		}
 		return mustRun(t, "", nil, weaveBin, "report", prof).stdout, prof
 	}
