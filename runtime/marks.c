@@ -182,7 +182,7 @@ void __weave_mark(const char *label)
 	if (l->in_rt || !rt_is_active())
 		return;
 	rt_enter(l);
-	mark_set(label, l->state == ST_LIVE ? l->thr : NULL);
+	mark_set(label, thread_get(l));
 	rt_exit(l);
 	errno = e;
 }
