@@ -99,6 +99,13 @@ func (cfg *Config) CC(args []string) error {
 		}
 		jobs[i] = j
 	}
+	if cfg.Frames == weave.FramesAuto {
+		// Read once for all the command's units: what one of them
+		// writes does not reach the others, whichever finishes first.
+		if cfg.store = openFrameStore(); cfg.store != nil {
+			cfg.extern = cfg.store.load()
+		}
+	}
 	cfg.runJobs(c, jobs, tmp, stdin)
 	var failed error
 	for _, j := range jobs {
@@ -241,13 +248,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	// Weave and compile the woven text.
 	if reason == "" {
 		d := parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags())
-		var store *frameStore
-		var extern map[string]bool
-		if cfg.Frames == weave.FramesAuto {
-			if store = openFrameStore(); store != nil {
-				extern = store.load()
-			}
-		}
+		store, extern := cfg.store, cfg.extern
 		woven, res, err := cfg.weaveStdinText(displayName(in.name), text, d, extern)
 		var ce *weave.ConfigError
 		if errors.As(err, &ce) {

@@ -44,6 +44,10 @@ type Config struct {
 	ParseTimeout time.Duration
 
 	intelAsm bool // the command line has -masm=intel: weave.Options.PortableGuard
+	// store is the frame store of a weave cc command (nil without), and
+	// extern what it held when the command started.
+	store  *frameStore
+	extern map[string]bool
 }
 
 // CompilerFromEnv returns $WEAVE_CC split into words, else ["cc"].

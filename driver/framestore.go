@@ -24,9 +24,10 @@ import (
 // It lives in weave's cache directory, one directory per working
 // directory of the build (a make's), one file per unit (source and
 // object), written whole under a temporary name and renamed: parallel
-// compilers read the summaries complete or not at all. A unit reads every
-// summary there is. What is not there yet (a unit compiled later, or at
-// the same time) counts as a function that may allocate, so the first
+// compilers read the summaries complete or not at all. A weave cc command
+// reads every summary there is when it starts, once for all its units.
+// What is not there yet (a unit compiled later, at the same time, or by
+// the same command) counts as a function that may allocate, so the first
 // build of a tree depends on the order of its compiles; a second build
 // (make clean; make) finds every unit's summary and weaves every unit the
 // same whatever its order. A wrong summary (a stale one, or the same name
