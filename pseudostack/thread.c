@@ -59,6 +59,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	wsize reserved = 0;
 
 	pthread_once(&g_once, rt_global_init);
+	l->errp = &errno;
 	l->state = ST_FAILED;
 	bins = rt_map(NBINS * sizeof *bins);
 	stack = stack_reserve(&reserved);

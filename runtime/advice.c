@@ -23,23 +23,30 @@
 
 #include "internal.h"
 
+/* Counts an allocation or free of size bytes in mprof's bins. A bin
+   under 1025 holds one size, so only the last bin counts bytes; the
+   profile writer computes the others' (write_bins). */
 static inline void bin_count(struct rt_thread *T, u64 size, int is_free)
 {
 	struct bin *b = T ? T->bins : NULL;
 	u32 i = bin_of(size);
 	if (__builtin_expect(b != NULL, 1)) {
-		if (is_free) {
+		if (is_free)
 			b[i].frees++;
-			b[i].fbytes += size;
-		} else {
+		else
 			b[i].allocs++;
-			b[i].bytes += size;
+		if (__builtin_expect(i == NBINS - 1, 0)) {
+			if (is_free)
+				b[i].fbytes += size;
+			else
+				b[i].bytes += size;
 		}
 		return;
 	}
 	b = &g_shared_bins[i];
 	__atomic_fetch_add(is_free ? &b->frees : &b->allocs, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(is_free ? &b->fbytes : &b->bytes, size, __ATOMIC_RELAXED);
+	if (i == NBINS - 1)
+		__atomic_fetch_add(is_free ? &b->fbytes : &b->bytes, size, __ATOMIC_RELAXED);
 }
 
 /* Counts the free of the block of side-table entry e, charged to the node
@@ -75,17 +82,52 @@ static inline __attribute__((always_inline)) void charge_free(struct rt_thread *
 		tp_free(T, n, e->addr, size);
 }
 
+/* The allocation leaf for site s under cur, or NULL: the A child of cur,
+   or, for a site of a frameless allocation leaf (__WEAVE_SITE_FRAME), the A
+   child of fn's node under cur, as fn's entry would have found or made it.
+   Either way it goes into cur's A cache: a site belongs to one function
+   and either always or never has the flag, so the site alone tells which
+   path the cached node stands for, and a frameless leaf's allocations cost
+   no child lookup and leave cur's entry cache (weave.h) alone. */
+static __attribute__((noinline)) struct rt_node *leaf_of(struct rt_thread *T, struct rt_node *cur,
+							 const struct __weave_site *s)
+{
+	struct rt_node *p = cur, *a;
+	if (cur == &rt_boot)
+		return NULL;
+	if (s->flags & __WEAVE_SITE_FRAME) {
+		struct __weave_node *f = fn_child(T, &cur->pub, s->fn);
+		if (!f)
+			return NULL;
+		p = (struct rt_node *)(void *)f;
+	}
+	if (!(a = child(T, p, s, KIND_A)))
+		return NULL;
+	cur->u.acache = a;
+	return a;
+}
+
+/* A stale entry that an allocation replaced: counted as freed. */
+static __attribute__((noinline)) void charge_stale(struct rt_thread *T, const struct ent *old)
+{
+	charge_free(T, old);
+}
+
 /* Records block p of n bytes, allocated at site s, unless a declared
    allocator's call is running (outer.c: it records its block itself). in_rt
-   is set. */
-static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p, u64 n)
+   is set. The common case (a set-up thread, the A cache hit, a fresh slot)
+   is straight-line code; the rest is out of line. */
+static inline __attribute__((always_inline)) void note_alloc(struct rt_local *l, const struct __weave_site *s,
+							     void *p, u64 n)
 {
-	struct rt_thread *T = thread_get(l);
+	struct rt_thread *T = l->thr;
 	struct rt_node *cur, *a;
 	struct heapc *h;
 	struct ent old;
 	u64 rec = n < SIZE_SAT ? n : SIZE_SAT;
 	int c;
+	if (__builtin_expect(!T, 0))
+		T = thread_get(l);
 	if (__builtin_expect(l->outer != 0, 0)) {
 		l->outer_allocs++;
 		return;
@@ -93,25 +135,14 @@ static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p
 	if (!T || !p)
 		return;
 	cur = (struct rt_node *)(void *)__weave_tls.cur;
-	if (s->flags & __WEAVE_SITE_FRAME) {
-		/* An allocation leaf without a frame: its node, as its entry
-		   would have found or made it. */
-		struct __weave_node *f;
-		if (cur == &rt_boot || !(f = fn_child(T, &cur->pub, s->fn)))
-			return;
-		cur = (struct rt_node *)(void *)f;
-	}
 	a = cur->u.acache;
-	if (__builtin_expect(a->pub.key != s, 0)) {
-		if (cur == &rt_boot || !(a = child(T, cur, s, KIND_A)))
-			return;
-		cur->u.acache = a;
-	}
+	if (__builtin_expect(a->pub.key != s, 0) && !(a = leaf_of(T, cur, s)))
+		return;
 	if (!side_insert((uintptr_t)p, rec << NODE_BITS | a->self, &old))
 		return;
-	if (old.addr)
-		charge_free(T, &old);
-	if (rec == SIZE_SAT)
+	if (__builtin_expect(old.addr != 0, 0))
+		charge_stale(T, &old);
+	if (__builtin_expect(rec == SIZE_SAT, 0))
 		big_put((uintptr_t)p, n);
 	h = a->u.heap;
 	c = size_class(n);
@@ -145,9 +176,10 @@ static inline __attribute__((always_inline)) void note_free(struct rt_local *l, 
 	rt_enter(l);                                                \
 	r = call;                                                   \
 	if (__builtin_expect(r != NULL, 1)) {                       \
-		e = errno;                                          \
+		int *ep = rt_errno(l);                              \
+		e = *ep;                                            \
 		note_alloc(l, s, r, size);                          \
-		errno = e;                                          \
+		*ep = e;                                            \
 	}                                                           \
 	rt_exit(l);                                                 \
 	return r
@@ -223,10 +255,11 @@ void __weave_free(const struct __weave_site *s, void *p)
 	if (p) {
 		/* The allocator will read the chunk header (glibc: just below
 		   p); let that miss overlap the side table's. */
+		int *ep = rt_errno(l);
 		__builtin_prefetch((char *)p - sizeof(wsize));
-		e = errno;
+		e = *ep;
 		note_free(l, p);
-		errno = e;
+		*ep = e;
 	}
 	lib_free(p);
 	rt_exit(l);

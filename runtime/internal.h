@@ -108,7 +108,8 @@ struct rt_node {
 	u32 tdepth;
 };
 
-/* mprof's bin table row. */
+/* mprof's bin table row. bytes and fbytes are counted in the last bin
+   only (bin_count); the others hold one size each. */
 struct bin {
 	u64 allocs, frees, bytes, fbytes;
 };
@@ -149,6 +150,7 @@ struct rt_local {
 	unsigned outer;        /* in a declared allocator's outermost call: its caller's
 	                          pseudo-stack depth + 1; else 0 (outer.c) */
 	unsigned outer_allocs; /* blocks the outermost call's allocators made (not recorded) */
+	int *errp;             /* &errno, once the thread is set up (rt_errno) */
 };
 
 /* Side-table entry; addr == 0 is an empty slot. */
@@ -390,9 +392,25 @@ static inline void rt_exit(struct rt_local *l)
 	l->in_rt = 0;
 }
 
+/* The thread's errno, which the advice keeps across its bookkeeping:
+   its address taken once per thread (a call into the C library per event
+   otherwise). */
+static inline int *rt_errno(struct rt_local *l)
+{
+	int *p = l->errp;
+	return __builtin_expect(p != NULL, 1) ? p : &errno;
+}
+
+/* The size class (s, m, l, x: up to 32, 256, 2048 bytes, more) of heap
+   counters; sizes up to 1024 by table, one load instead of a chain of
+   compares on every allocation and free. */
+static const unsigned char g_class_lo[1025] = {
+	[0 ... 32] = 0, [33 ... 256] = 1, [257 ... 1024] = 2,
+};
+
 static inline int size_class(u64 n)
 {
-	return n <= 32 ? 0 : n <= 256 ? 1 : n <= 2048 ? 2 : 3;
+	return __builtin_expect(n <= 1024, 1) ? g_class_lo[n] : n <= 2048 ? 2 : 3;
 }
 
 static inline u32 bin_of(u64 n)

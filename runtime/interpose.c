@@ -340,9 +340,10 @@ static inline void lib_free(void *p)
 	rt_enter(l);                                                \
 	r = call;                                                   \
 	if (__builtin_expect(r != NULL, 1)) {                       \
-		e = errno;                                          \
+		int *ep = rt_errno(l);                              \
+		e = *ep;                                            \
 		note_alloc(l, hidden_site(op, __builtin_return_address(0)), r, size); \
-		errno = e;                                          \
+		*ep = e;                                            \
 	}                                                           \
 	rt_exit(l);                                                 \
 	return r
@@ -429,10 +430,11 @@ __attribute__((weak)) void free(void *p)
 	}
 	rt_enter(l);
 	if (p) {
+		int *ep = rt_errno(l);
 		__builtin_prefetch((char *)p - sizeof(wsize));
-		e = errno;
+		e = *ep;
 		note_free(l, p);
-		errno = e;
+		*ep = e;
 	}
 	REAL_FN(free)(p);
 	rt_exit(l);

@@ -379,6 +379,10 @@ static void write_bins(struct out *o, struct tmpmem *tm)
 	for (i = 0; i < NBINS; i++) {
 		if (!(bins[i].allocs | bins[i].frees))
 			continue;
+		if (i < NBINS - 1) { /* one size: bin_count counts no bytes */
+			bins[i].bytes = bins[i].allocs * i;
+			bins[i].fbytes = bins[i].frees * i;
+		}
 		out_ch(o, 'B');
 		out_field(o, i);
 		out_field(o, bins[i].allocs);

@@ -401,22 +401,29 @@ static inline __attribute__((always_inline)) int side_put(int t, uintptr_t a, u6
 /* Inserts a -> val (size << NODE_BITS | node) in the tree for its size.
    If a is already there (a stale entry), replaces it and returns the old
    one in *old (else old->addr == 0). Returns 0 when out of memory. */
+static __attribute__((noinline)) int side_insert_hidden(int t, uintptr_t a, u64 val, struct ent *old)
+{
+	struct ent stale;
+	int ok;
+	if (!slot_take(radix_slot(!t, a, 0), a, &stale))
+		return side_put(t, a, val, old);
+	ok = side_put(t, a, val, old);
+	if (!old->addr)
+		*old = stale;
+	return ok;
+}
+
 static inline __attribute__((always_inline)) int side_insert(uintptr_t a, u64 val, struct ent *old)
 {
-	int t = (val >> NODE_BITS) >= COARSE_MIN, ok;
-	struct ent stale;
+	int t = (val >> NODE_BITS) >= COARSE_MIN;
 	/* A stale entry can be in the other tree (a block freed behind the
 	   runtime's back, its address now handed out at another size) only if
 	   frees can bypass the runtime: not while every free of the process
 	   comes through the interposed one. */
-	if (__builtin_expect(__atomic_load_n(&g_hidden, __ATOMIC_RELAXED) != HIDDEN_ON, 0) &&
-	    slot_take(radix_slot(!t, a, 0), a, &stale)) {
-		ok = side_put(t, a, val, old);
-		if (!old->addr)
-			*old = stale;
-		return ok;
-	}
-	return side_put(t, a, val, old);
+	if (__builtin_expect(__atomic_load_n(&g_hidden, __ATOMIC_RELAXED) != HIDDEN_ON, 0))
+		return side_insert_hidden(t, a, val, old);
+	/* Each tree's code with its constants (shifts, masks) folded in. */
+	return t ? side_put(1, a, val, old) : side_put(0, a, val, old);
 }
 
 /* Removes a; returns 1 and its entry if it was there. Only a block's
