@@ -177,23 +177,22 @@ static void ls_resume(void)
 struct ls_walk {
 	int t;
 	u32 r, m, j;
-	u64 *leaf;
+	char *leaf;
 	uintptr_t a; /* the current block, 0 at the end */
 	u64 val;
 };
 
 static void ls_walk_next(struct ls_walk *w)
 {
-	unsigned g = w->t ? GRAN_COARSE : GRAN_FINE;
 	for (;;) {
 		if (w->leaf) {
 			for (; w->j < 1u << LEAF_BITS; w->j++) {
-				u64 s = __atomic_load_n(&w->leaf[w->j], __ATOMIC_RELAXED), gran;
+				u64 s = slot_load(w->t, w->leaf + ((wsize)w->j << slot_shift(w->t))), gran;
 				if (!s)
 					continue;
 				gran = (u64)w->r << (MID_BITS + LEAF_BITS) | (u64)w->m << LEAF_BITS | w->j;
-				w->a = (uintptr_t)(gran << g | (((s >> NODE_BITS) & ((1u << OFF_BITS) - 1)) & ((1u << g) - 1)));
-				w->val = slot_val(s);
+				w->a = slot_addr(w->t, gran, s);
+				w->val = slot_val(w->t, s);
 				w->j++;
 				return;
 			}
@@ -201,7 +200,7 @@ static void ls_walk_next(struct ls_walk *w)
 			w->m++;
 		}
 		for (; w->r < 1u << ROOT_BITS; w->r++, w->m = 0) {
-			u64 **mid = __atomic_load_n(&g_radix[w->t][w->r], __ATOMIC_ACQUIRE);
+			void **mid = __atomic_load_n(&g_radix[w->t][w->r], __ATOMIC_ACQUIRE);
 			if (!mid)
 				continue;
 			for (; w->m < 1u << MID_BITS; w->m++)
@@ -258,29 +257,31 @@ static void ls_heapsort(struct ent *e, u64 n)
    pages. Also excludes the trees' memory from the roots. */
 static u64 ls_bound(void)
 {
-	enum { LEAF_BYTES = sizeof(u64) << LEAF_BITS, LEAF_PAGES = LEAF_BYTES / 4096 };
-	unsigned char in[LEAF_PAGES];
+	enum { LEAF_PAGES_MAX = (sizeof(u64) << LEAF_BITS) / 4096 };
+	unsigned char in[LEAF_PAGES_MAX];
 	u64 n = 0;
 	u32 t, r, m, k;
-	for (t = 0; t < 2; t++)
+	for (t = 0; t < 2; t++) {
+		wsize leaf_bytes = (wsize)SLOT_BYTES(t) << LEAF_BITS;
 		for (r = 0; r < 1u << ROOT_BITS; r++) {
-			u64 **mid = __atomic_load_n(&g_radix[t][r], __ATOMIC_ACQUIRE);
+			void **mid = __atomic_load_n(&g_radix[t][r], __ATOMIC_ACQUIRE);
 			if (!mid)
 				continue;
-			ls_exclude(mid, sizeof(u64 *) << MID_BITS);
+			ls_exclude(mid, sizeof(void *) << MID_BITS);
 			for (m = 0; m < 1u << MID_BITS; m++) {
-				u64 *leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE);
+				void *leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE);
 				if (!leaf)
 					continue;
-				ls_exclude(leaf, LEAF_MAP);
-				if (mincore(leaf, LEAF_BYTES, in)) {
+				ls_exclude(leaf, LEAF_MAP(t));
+				if (mincore(leaf, leaf_bytes, in)) {
 					n += 1u << LEAF_BITS;
 					continue;
 				}
-				for (k = 0; k < LEAF_PAGES; k++)
-					n += (in[k] & 1) * (4096 / sizeof(u64));
+				for (k = 0; k < leaf_bytes / 4096; k++)
+					n += (in[k] & 1) * (4096u >> slot_shift((int)t));
 			}
 		}
+	}
 	return n;
 }
 

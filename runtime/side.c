@@ -7,11 +7,12 @@
    the block), in two parts:
    - The radix table, where nearly every block goes: two radix trees over
      the address space (root, mid, leaf levels) whose leaves hold one
-     8-byte slot per granule of address space: {node, the address's low 7
-     bits, size}. Blocks under COARSE_MIN (128) bytes go to the fine
-     tree, 32-byte granules (glibc's smallest chunk, so no two of its
-     blocks share one); larger blocks to the coarse tree, 128-byte
-     granules, which no two of them can share whatever the allocator. A
+     slot per granule of address space: {node, the address's offset in
+     its granule, size}. Blocks under COARSE_MIN (128) bytes go to the
+     fine tree, 32-byte granules (glibc's smallest chunk, so no two of its
+     blocks share one) and 4-byte slots (a node under 2^20); larger blocks
+     to the coarse tree, 128-byte granules, which no two of them can
+     share whatever the allocator, and 8-byte slots. A
      lookup is three dependent loads and no hashing (a free tries the
      fine tree first), and blocks allocated together have neighbouring
      slots, so the table's working set follows the program's: this is
@@ -21,13 +22,13 @@
      CAS once a second thread exists) and its own free, which the
      allocator orders. Mids and leaves are carved from 8 MiB
      MAP_NORESERVE maps on first use and never freed; only the pages
-     written are resident, so the table costs at most 8 bytes per 32 of
-     heap span for small blocks and per 128 for the others (widgets, 224-
+     written are resident, so the table costs at most 4 bytes per 32 of
+     heap span for small blocks and 8 per 128 for the others (widgets, 224-
      byte chunks: 14 bytes per live block), and nothing is rehashed.
    - The spill table, for what the radix table cannot hold: a block in a
      granule already taken (allocators that pack blocks closer than 32
-     bytes), sizes of 256 MiB and more, addresses beyond 2^48, or when a
-     leaf cannot be mapped. NSHARDS open-addressing tables keyed by
+     bytes), sizes of 256 MiB and more, small blocks of nodes from 2^20
+     on, addresses beyond 2^48, or when a leaf cannot be mapped. NSHARDS open-addressing tables keyed by
      mix64(address), each entry 24 bytes {address, size << NODE_BITS |
      node, generation}, each shard with its own spinlock; mmap'd, grown by 5/4 at
      load 0.85 (shrunk at load 1/4), linear probing, backward-shift
@@ -67,8 +68,9 @@ static u32 g_spill_count;
 #define GRAN_COARSE 7  /* coarse tree: 128-byte granules, for blocks of COARSE_MIN bytes or more */
 #define COARSE_MIN 128 /* two live blocks this big start at least this far apart */
 #define OFF_BITS 7     /* the address's offset in its granule */
-#define LEAF_BITS 15   /* a leaf: 2^15 slots, 256 KiB, for 1 or 4 MiB of addresses, then their generations */
-#define LEAF_MAP ((sizeof(u64) + sizeof(u32)) << LEAF_BITS) /* a leaf with its generations */
+#define LEAF_BITS 15   /* a leaf: 2^15 slots, for 1 MiB of addresses (fine tree) or 4 MiB (coarse), then their generations */
+#define SLOT_BYTES(t) ((t) ? 8u : 4u) /* a slot of tree t */
+#define LEAF_MAP(t) (((wsize)SLOT_BYTES(t) + sizeof(u32)) << LEAF_BITS) /* a leaf of tree t with its generations */
 #define MID_BITS 12    /* a mid: 4096 leaves */
 #define ROOT_BITS 16   /* a root: 65536 mids, covering 2^48 bytes or more */
 #define SLOT_USED (1ull << (NODE_BITS + OFF_BITS))
@@ -79,7 +81,7 @@ static u32 g_spill_count;
 /* The fine and the coarse tree. Slots are written without a lock (see
    above); mids and leaves are created under g_radix_lock (release stores,
    acquire loads), carved from g_slab. */
-static u64 **g_radix[2][1u << ROOT_BITS];
+static void **g_radix[2][1u << ROOT_BITS];
 static u32 g_radix_lock;
 static struct bump g_slab;
 
@@ -222,22 +224,90 @@ out:
 }
 
 /* The radix table (see above). A slot is 0 when empty, else:
-   bits 0-27 the node, 28-34 the address's offset in its granule (its low
-   OFF_BITS bits, in either tree), 35 set, 36-63 the size. */
-static inline u64 slot_make(uintptr_t a, u64 val)
+   - fine tree (t 0), 4 bytes: bits 0-4 the address's offset in its
+     32-byte granule, 5-11 the size (under COARSE_MIN), 12-31 the node + 1
+     (the fork child's node 0 is not empty); a block whose node does not
+     fit (over FINE_NODE_MAX) goes to the spill table;
+   - coarse tree (t 1), 8 bytes: bits 0-27 the node, 28-34 the address's
+     offset in its granule, 35 set, 36-63 the size.
+   Slots are handled widened to u64; t is a constant wherever it matters
+   for speed (side_put, side_remove), so each tree's code is its own. */
+#define FINE_SIZE_SHIFT GRAN_FINE
+#define FINE_NODE_SHIFT (GRAN_FINE + 7)
+#define FINE_NODE_MAX ((1u << (32 - FINE_NODE_SHIFT)) - 2)
+
+/* log2 of a slot's bytes in tree t. */
+static inline unsigned slot_shift(int t)
 {
+	return t ? 3 : 2;
+}
+
+static inline u64 slot_load(int t, const void *sl)
+{
+	return t ? __atomic_load_n((const u64 *)sl, __ATOMIC_RELAXED) : __atomic_load_n((const u32 *)sl, __ATOMIC_RELAXED);
+}
+
+static inline void slot_store(int t, void *sl, u64 v)
+{
+	if (t)
+		__atomic_store_n((u64 *)sl, v, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n((u32 *)sl, (u32)v, __ATOMIC_RELAXED);
+}
+
+/* Sets an empty slot; 0 if another thread did first. */
+static inline int slot_claim(int t, void *sl, u64 v)
+{
+	u64 z = 0;
+	u32 z32 = 0;
+	return t ? __atomic_compare_exchange_n((u64 *)sl, &z, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+		 : __atomic_compare_exchange_n((u32 *)sl, &z32, (u32)v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* Whether tree t's slot can hold val (its size already chose the tree). */
+static inline int slot_fits(int t, u64 val)
+{
+	return t ? (val >> NODE_BITS) < SLOT_SIZE_MAX : (val & NODE_MASK) <= FINE_NODE_MAX;
+}
+
+static inline u64 slot_make(int t, uintptr_t a, u64 val)
+{
+	if (!t)
+		return ((val & NODE_MASK) + 1) << FINE_NODE_SHIFT | (val >> NODE_BITS) << FINE_SIZE_SHIFT |
+		       (a & ((1u << GRAN_FINE) - 1));
 	return (val & NODE_MASK) | (u64)(a & ((1u << OFF_BITS) - 1)) << NODE_BITS | SLOT_USED |
 	       (val >> NODE_BITS) << SLOT_SIZE_SHIFT;
 }
 
-static inline int slot_holds(u64 slot, uintptr_t a)
+/* The offset in its granule of the block a used slot holds. */
+static inline unsigned slot_off(int t, u64 slot)
 {
-	return slot && ((slot >> NODE_BITS) & ((1u << OFF_BITS) - 1)) == (a & ((1u << OFF_BITS) - 1));
+	return t ? (slot >> NODE_BITS) & ((1u << OFF_BITS) - 1) : slot & ((1u << GRAN_FINE) - 1);
 }
 
-static inline u64 slot_val(u64 slot)
+static inline int slot_holds(int t, u64 slot, uintptr_t a)
 {
+	return slot && slot_off(t, slot) == (a & ((1u << (t ? GRAN_COARSE : GRAN_FINE)) - 1));
+}
+
+/* A used slot's block as side_insert takes it: size << NODE_BITS | node. */
+static inline u64 slot_val(int t, u64 slot)
+{
+	if (!t)
+		return (slot >> FINE_SIZE_SHIFT & ((1u << 7) - 1)) << NODE_BITS | ((slot >> FINE_NODE_SHIFT) - 1);
 	return (slot >> SLOT_SIZE_SHIFT) << NODE_BITS | (slot & NODE_MASK);
+}
+
+/* A used slot retagged to node 0 (a fork child's inherited block). */
+static inline u64 slot_inherited(int t, u64 slot)
+{
+	return t ? slot & ~(u64)NODE_MASK : (slot & ((1u << FINE_NODE_SHIFT) - 1)) | 1u << FINE_NODE_SHIFT;
+}
+
+/* The address of the block of used slot s at granule index gi of tree t. */
+static inline uintptr_t slot_addr(int t, u64 gi, u64 slot)
+{
+	return (uintptr_t)(gi << (t ? GRAN_COARSE : GRAN_FINE) | slot_off(t, slot));
 }
 
 /* Creates *pp (n bytes) unless another thread did. Returns *pp. */
@@ -254,71 +324,75 @@ static void *radix_make(void **pp, wsize n)
 
 /* a's slot in tree t (0 fine, 1 coarse), creating its mid and leaf if
    create; NULL if a is beyond the tree's reach or memory is short. */
-static inline u64 *radix_slot(int t, uintptr_t a, int create)
+static inline void *radix_slot(int t, uintptr_t a, int create)
 {
 	unsigned g = t ? GRAN_COARSE : GRAN_FINE, top = g + LEAF_BITS + MID_BITS;
-	u64 **mid, *leaf, **pm;
+	void **mid, *leaf, **pm;
 	if (a >> (top + ROOT_BITS))
 		return NULL;
 	mid = __atomic_load_n(&g_radix[t][a >> top], __ATOMIC_ACQUIRE);
 	if (__builtin_expect(!mid, 0) &&
-	    (!create || !(mid = radix_make((void **)&g_radix[t][a >> top], sizeof(u64 *) << MID_BITS))))
+	    (!create || !(mid = radix_make((void **)&g_radix[t][a >> top], sizeof(void *) << MID_BITS))))
 		return NULL;
 	pm = &mid[(a >> (g + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
 	leaf = __atomic_load_n(pm, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(!leaf, 0) && (!create || !(leaf = radix_make((void **)pm, LEAF_MAP))))
+	if (__builtin_expect(!leaf, 0) && (!create || !(leaf = radix_make(pm, LEAF_MAP(t)))))
 		return NULL;
-	return &leaf[(a >> g) & ((1u << LEAF_BITS) - 1)];
+	return (char *)leaf + (((a >> g) & ((1u << LEAF_BITS) - 1)) << slot_shift(t));
 }
 
-/* The generations of a leaf's slots. */
-static inline u32 *leaf_gens(u64 *leaf) { return (u32 *)(leaf + (1u << LEAF_BITS)); }
+/* The generations of the slots of a leaf of tree t. */
+static inline u32 *leaf_gens(int t, void *leaf)
+{
+	return (u32 *)((char *)leaf + ((wsize)SLOT_BYTES(t) << LEAF_BITS));
+}
 
 /* Sets the generation of the block at a, in slot sl of tree t, unless no
    mark was ever set. */
-static inline __attribute__((always_inline)) void slot_gen_set(u64 *sl, int t, uintptr_t a)
+static inline __attribute__((always_inline)) void slot_gen_set(void *sl, int t, uintptr_t a)
 {
 	u32 g = __atomic_load_n(&g_gen, __ATOMIC_RELAXED);
 	if (__builtin_expect(g != 0, 0)) {
 		u32 j = (u32)(a >> (t ? GRAN_COARSE : GRAN_FINE)) & ((1u << LEAF_BITS) - 1);
-		__atomic_store_n(&leaf_gens(sl - j)[j], g, __ATOMIC_RELAXED);
+		__atomic_store_n(&leaf_gens(t, (char *)sl - ((wsize)j << slot_shift(t)))[j], g, __ATOMIC_RELAXED);
 	}
 }
 
-/* Calls f(slot, a, gen) for every used slot, with the block's address and generation, and
-   page(bytes) for every resident page of the table (either may be NULL);
-   each tree in address order. Pages never written are not read (mincore),
-   which would map them. */
-static void radix_each(void (*f)(u64 *slot, uintptr_t a, u32 gen, void *arg), void (*page)(u64 bytes), void *arg)
+/* Calls f(t, slot, a, gen, arg) for every used slot of tree t, with the
+   block's address and generation, and page(bytes) for every resident page
+   of the table (either may be NULL); each tree in address order. Pages
+   never written are not read (mincore), which would map them. */
+static void radix_each(void (*f)(int t, void *slot, uintptr_t a, u32 gen, void *arg), void (*page)(u64 bytes), void *arg)
 {
-	enum { PAGE_SLOTS = 4096 / sizeof(u64), LEAF_PAGES = (sizeof(u64) << LEAF_BITS) / 4096 };
-	unsigned char in[LEAF_PAGES];
+	enum { LEAF_PAGES_MAX = (sizeof(u64) << LEAF_BITS) / 4096 };
+	unsigned char in[LEAF_PAGES_MAX];
 	u32 t, r, m, k, j;
 	for (t = 0; t < 2; t++) {
+		u32 page_slots = 4096u >> slot_shift((int)t), leaf_pages = (SLOT_BYTES(t) << LEAF_BITS) / 4096;
 		for (r = 0; r < 1u << ROOT_BITS; r++) {
-			u64 **mid = __atomic_load_n(&g_radix[t][r], __ATOMIC_ACQUIRE);
+			void **mid = __atomic_load_n(&g_radix[t][r], __ATOMIC_ACQUIRE);
 			if (!mid)
 				continue;
 			if (page)
-				page(sizeof(u64 *) << MID_BITS);
+				page(sizeof(void *) << MID_BITS);
 			for (m = 0; m < 1u << MID_BITS; m++) {
-				u64 *leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE);
+				char *leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE);
 				if (!leaf)
 					continue;
-				if (mincore(leaf, sizeof(u64) << LEAF_BITS, in))
+				if (mincore(leaf, (wsize)leaf_pages * 4096, in))
 					memset(in, 1, sizeof in);
-				for (k = 0; k < LEAF_PAGES; k++) {
+				for (k = 0; k < leaf_pages; k++) {
 					if (!(in[k] & 1))
 						continue;
 					if (page)
 						page(4096);
-					for (j = k * PAGE_SLOTS; f && j < (k + 1) * PAGE_SLOTS; j++) {
-						u64 slot = __atomic_load_n(&leaf[j], __ATOMIC_RELAXED);
-						unsigned g = t ? GRAN_COARSE : GRAN_FINE;
+					for (j = k * page_slots; f && j < (k + 1) * page_slots; j++) {
+						void *sl = leaf + ((wsize)j << slot_shift((int)t));
+						u64 slot = slot_load((int)t, sl);
 						u64 gi = (u64)r << (MID_BITS + LEAF_BITS) | (u64)m << LEAF_BITS | j;
 						if (slot)
-							f(&leaf[j], (uintptr_t)(gi << g | ((slot >> NODE_BITS) & ((1u << g) - 1))),
-							  __atomic_load_n(&leaf_gens(leaf)[j], __ATOMIC_RELAXED), arg);
+							f((int)t, sl, slot_addr((int)t, gi, slot),
+							  __atomic_load_n(&leaf_gens((int)t, leaf)[j], __ATOMIC_RELAXED), arg);
 					}
 				}
 			}
@@ -328,9 +402,9 @@ static void radix_each(void (*f)(u64 *slot, uintptr_t a, u32 gen, void *arg), vo
 
 static u64 g_usage_bytes, g_usage_live; /* side_usage's sums: exit writer */
 static void usage_page(u64 bytes) { g_usage_bytes += bytes; }
-static void usage_slot(u64 *slot, uintptr_t a, u32 gen, void *arg)
+static void usage_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
 {
-	(void)slot, (void)a, (void)gen, (void)arg;
+	(void)t, (void)slot, (void)a, (void)gen, (void)arg;
 	g_usage_live++;
 }
 
@@ -351,32 +425,49 @@ static void side_usage(u64 *bytes, u64 *live)
 	}
 }
 
-/* Takes a's entry out of slot sl if it holds one, into *out. */
-static inline int slot_take(u64 *sl, uintptr_t a, struct ent *out)
+/* Takes a's entry out of tree t's slot sl if it holds one, into *out. */
+static inline int slot_take(int t, void *sl, uintptr_t a, struct ent *out)
 {
 	u64 cur;
-	if (!sl || !slot_holds(cur = __atomic_load_n(sl, __ATOMIC_RELAXED), a))
+	if (!sl || !slot_holds(t, cur = slot_load(t, sl), a))
 		return 0;
-	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
+	slot_store(t, sl, 0);
 	out->addr = a;
-	out->val = slot_val(cur);
+	out->val = slot_val(t, cur);
 	return 1;
+}
+
+/* side_put for a block the fine tree cannot hold (its node is too
+   large): to the spill table, taking out what a's slot may hold for it
+   (a stale entry). */
+static __attribute__((noinline)) int fine_spill(uintptr_t a, u64 val, struct ent *old)
+{
+	struct ent stale = {0, 0, 0};
+	int ok;
+	slot_take(0, radix_slot(0, a, 0), a, &stale);
+	ok = spill_insert(a, val, old);
+	if (!old->addr)
+		*old = stale;
+	return ok;
 }
 
 /* side_insert in tree t. */
 static inline __attribute__((always_inline)) int side_put(int t, uintptr_t a, u64 val, struct ent *old)
 {
-	u64 *sl, cur, want;
+	void *sl;
+	u64 cur, want;
 	old->addr = 0;
-	if ((val >> NODE_BITS) >= SLOT_SIZE_MAX || !(sl = radix_slot(t, a, 1)))
+	if (__builtin_expect(!slot_fits(t, val), 0))
+		return t ? spill_insert(a, val, old) : fine_spill(a, val, old);
+	if (!(sl = radix_slot(t, a, 1)))
 		return spill_insert(a, val, old);
-	want = slot_make(a, val);
-	cur = __atomic_load_n(sl, __ATOMIC_RELAXED);
-	if (slot_holds(cur, a)) {
+	want = slot_make(t, a, val);
+	cur = slot_load(t, sl);
+	if (slot_holds(t, cur, a)) {
 		old->addr = a;
-		old->val = slot_val(cur);
+		old->val = slot_val(t, cur);
 		slot_gen_set(sl, t, a);
-		__atomic_store_n(sl, want, __ATOMIC_RELAXED);
+		slot_store(t, sl, want);
 		return 1;
 	}
 	if (cur)
@@ -387,13 +478,13 @@ static inline __attribute__((always_inline)) int side_put(int t, uintptr_t a, u6
 		spill_remove(a, old);
 	slot_gen_set(sl, t, a); /* the granule is this block's from here on, or spills */
 	if (!__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
-		__atomic_store_n(sl, want, __ATOMIC_RELAXED);
+		slot_store(t, sl, want);
 		return 1;
 	}
 	/* Two threads can race for one empty slot only under an allocator
 	   that puts two blocks in a granule: the loser spills, keeping in
 	   *old what the spill table held for a. */
-	if (__atomic_compare_exchange_n(sl, &cur, want, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	if (slot_claim(t, sl, want))
 		return 1;
 	return spill_insert(a, val, &(struct ent){0, 0, 0});
 }
@@ -405,9 +496,9 @@ static __attribute__((noinline)) int side_insert_hidden(int t, uintptr_t a, u64 
 {
 	struct ent stale;
 	int ok;
-	if (!slot_take(radix_slot(!t, a, 0), a, &stale))
-		return side_put(t, a, val, old);
-	ok = side_put(t, a, val, old);
+	if (!slot_take(!t, radix_slot(!t, a, 0), a, &stale))
+		return t ? side_put(1, a, val, old) : side_put(0, a, val, old);
+	ok = t ? side_put(1, a, val, old) : side_put(0, a, val, old);
 	if (!old->addr)
 		*old = stale;
 	return ok;
@@ -432,7 +523,7 @@ static inline __attribute__((always_inline)) int side_insert(uintptr_t a, u64 va
    first. */
 static inline __attribute__((always_inline)) int side_remove(uintptr_t a, struct ent *out)
 {
-	return slot_take(radix_slot(0, a, 0), a, out) || slot_take(radix_slot(1, a, 0), a, out) ||
+	return slot_take(0, radix_slot(0, a, 0), a, out) || slot_take(1, radix_slot(1, a, 0), a, out) ||
 	       (__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) && spill_remove(a, out));
 }
 
@@ -507,12 +598,13 @@ static u64 inherit(uintptr_t a, u64 val)
 	return val & ~(u64)NODE_MASK;
 }
 
-static void inherit_slot(u64 *slot, uintptr_t a, u32 gen, void *arg)
+static void inherit_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
 {
+	u64 v = slot_load(t, slot);
 	(void)a, (void)gen, (void)arg;
-	*slot &= ~(u64)NODE_MASK;
+	slot_store(t, slot, slot_inherited(t, v));
 	g_inh.blocks++;
-	g_inh.bytes += *slot >> SLOT_SIZE_SHIFT;
+	g_inh.bytes += slot_val(t, v) >> NODE_BITS;
 }
 
 /* In a fork child (one thread, the locks held): every block in the table
@@ -538,12 +630,12 @@ struct each {
 	void *arg;
 };
 
-static void each_slot(u64 *slot, uintptr_t a, u32 gen, void *arg)
+static void each_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
 {
 	const struct each *e = arg;
-	u64 v = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	u64 v = slot_load(t, slot);
 	if (v)
-		e->f(a, slot_val(v), gen, e->arg);
+		e->f(a, slot_val(t, v), gen, e->arg);
 }
 
 /* Calls f(a, val, gen, arg) for every live block, val as side_insert
