@@ -114,6 +114,22 @@ func TestSideTableSpill(t *testing.T) {
 	checkConsistent(t, readProfile(t, r.profile()), got)
 }
 
+// TestSideTableManyNodes: small blocks of contexts whose node indices do
+// not fit a fine-tree slot (over 2^20 contexts) take the spill table; the
+// runtime's totals must equal the program's own tally.
+func TestSideTableManyNodes(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "bignodes"), nil)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	got, want := weaveSummary(t, r), summaryOf(t, r.stdout, "")
+	if got != want {
+		t.Errorf("runtime says %+v, the program %+v\n%s", got, want, r.stderr)
+	}
+	checkConsistent(t, readProfile(t, r.profile()), got)
+}
+
 // checkAgainstValgrind runs exe with the runtime's defaults (library
 // allocations recorded) and checks its profile is consistent and its totals
 // are valgrind's.
