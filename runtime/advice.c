@@ -273,7 +273,7 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 	struct ent old;
 	wsize total = n;
 	void *r;
-	int e, known;
+	int e, known, *ep;
 
 #define REAL (array ? reallocarray(p, n, m) : realloc(p, n))
 	if (l->in_rt)
@@ -285,23 +285,27 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 		return r;
 	}
 	if (!p) {
-		r = REAL;
+		/* realloc(NULL, n) is malloc(n) (gcc makes it so anyway): straight
+		   to the real one. */
+		r = array ? REAL : lib_malloc(n);
 		if (r) {
-			e = errno;
+			ep = rt_errno(l);
+			e = *ep;
 			note_alloc(l, s, r, total);
-			errno = e;
+			*ep = e;
 		}
 		rt_exit(l);
 		return r;
 	}
 	/* Forget p before the real call: once it is freed its address may be
 	   handed to another thread, which will record it. */
-	e = errno;
+	ep = rt_errno(l);
+	e = *ep;
 	T = thread_get(l);
 	known = side_remove((uintptr_t)p, &old);
-	errno = e;
+	*ep = e;
 	r = REAL;
-	e = errno;
+	e = *ep;
 	if (r || total == 0) {
 		/* Moved, resized in place, or (glibc, size 0) freed. */
 		if (known)
@@ -313,7 +317,7 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 		struct ent stale;
 		side_insert(old.addr, old.val, &stale);
 	}
-	errno = e;
+	*ep = e;
 	rt_exit(l);
 	return r;
 #undef REAL
