@@ -303,12 +303,17 @@ static inline int hidden_on(void)
 
 /* malloc and free as the advice calls them: straight to the real ones
    when this copy's interposed functions are the process's and record
-   (hidden_decide checked that), which saves a call and its checks. */
+   (hidden_decide checked that), which saves a call and its checks. The
+   advice decides it if nothing did yet: the interposed functions, called
+   with in_rt set, do not, and a program whose allocations were all woven
+   kept the slower way until the C library allocated something. */
 static inline int real_direct(void)
 {
 #if RT_INTERPOSE
-	return __atomic_load_n(&g_hidden, __ATOMIC_RELAXED) == HIDDEN_ON &&
-	       __atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) == 2;
+	int h = __atomic_load_n(&g_hidden, __ATOMIC_RELAXED);
+	if (__builtin_expect(h != HIDDEN_ON, 0) && (h != HIDDEN_UNKNOWN || !hidden_decide()))
+		return 0;
+	return __atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) == 2;
 #else
 	return 0;
 #endif
