@@ -36,7 +36,7 @@ func TestBadInput(t *testing.T) {
 		{"missing input", []string{"-o", out, filepath.Join(dir, "nope.c")}, `^weave: .*nope\.c: no such file$`, nil},
 		{"unknown flag", []string{"--frobnicate", "-o", out, syntax}, `^weave: unknown flag --frobnicate`, nil},
 		{"no input", []string{"-o", out}, `^weave: no input file`, nil},
-		{"bad --frames", []string{"--frames=some", "-o", out, syntax}, `^weave: unknown frame policy "some" \(want auto or all\)$`, nil},
+		{"bad --frames", []string{"--frames=some", "-o", out, syntax}, `^weave: unknown frame policy "some" \(want auto, unit or all\)$`, nil},
 		{"bad WEAVE_FRAMES", []string{"cc", "-c", syntax, "-o", out}, `^weave: WEAVE_FRAMES: unknown frame policy "x"`, []string{"WEAVE_FRAMES=x"}},
 		{"bad WEAVE_PARSE_TIMEOUT", []string{"-o", out, syntax}, `^weave: WEAVE_PARSE_TIMEOUT: "soon" is not a number of seconds$`, []string{"WEAVE_PARSE_TIMEOUT=soon"}},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
