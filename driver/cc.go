@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,7 +49,7 @@ func (cfg *Config) CC(args []string) error {
 		return err
 	}
 	c := parseCmdline(expandResponseFiles(args))
-	cfg.intelAsm = slices.Contains(c.compileFlags(), "-masm=intel")
+	cfg.portableGuard = portableGuard(c.compileFlags())
 	if c.passthrough || len(c.inputs) == 0 ||
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||
 		(c.stage == stageLink && c.woven() == 0 && (c.relocatable || c.nostdlib)) {

@@ -43,7 +43,10 @@ type Config struct {
 	// compiles the unit unwoven (WEAVE_PARSE_TIMEOUT).
 	ParseTimeout time.Duration
 
-	intelAsm bool // the command line has -masm=intel: weave.Options.PortableGuard
+	// portableGuard: weave.Options.PortableGuard, for a command line
+	// with -masm=intel or without optimisation (at -O0 gcc spills every
+	// operand of the asm fast paths: bigger frames, no time gained).
+	portableGuard bool
 	// store is the frame store of a weave cc command (nil without), and
 	// extern what it held when the command started.
 	store  *frameStore
@@ -107,7 +110,7 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	if err != nil {
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
-	cfg.intelAsm = slices.Contains(flags, "-masm=intel")
+	cfg.portableGuard = portableGuard(flags)
 	return cfg.weaveUnit(src, text, parse.NewDialect(cfg.Compiler, flags), nil)
 }
 
@@ -130,7 +133,7 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect, extern ma
 		return nil, err
 	}
 	opts := weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
-		Extern: extern, PortableGuard: cfg.intelAsm}
+		Extern: extern, PortableGuard: cfg.portableGuard}
 	res, err = weave.Weave(u, opts)
 	var ce *weave.ConfigError
 	if errors.As(err, &ce) {
@@ -283,4 +286,17 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// portableGuard tells whether a compile with flags should frame with
+// weave.h's C fast paths: under -masm=intel (the asm ones are AT&T
+// syntax), or without optimisation.
+func portableGuard(flags []string) bool {
+	opt := false
+	for _, f := range flags {
+		if strings.HasPrefix(f, "-O") {
+			opt = f != "-O0"
+		}
+	}
+	return !opt || slices.Contains(flags, "-masm=intel")
 }

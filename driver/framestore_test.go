@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,5 +60,16 @@ func TestFrameStore(t *testing.T) {
 	}
 	if _, err := os.Stat(s.dir); err != nil {
 		t.Errorf("current store pruned: %v", err)
+	}
+}
+
+func TestPortableGuard(t *testing.T) {
+	for flags, want := range map[string]bool{
+		"-O2": false, "-g -O2": false, "-O2 -O0": true, "": true, "-g": true, "-Os": false, "-Og": false,
+		"-O2 -masm=intel": true, "-O0 -O3": false,
+	} {
+		if got := portableGuard(strings.Fields(flags)); got != want {
+			t.Errorf("portableGuard(%q) = %v, want %v", flags, got, want)
+		}
 	}
 }

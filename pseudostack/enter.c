@@ -85,6 +85,20 @@ out:
 	return f;
 }
 
+/* The out-of-line copies of weave.h's x86-64 fast paths, for code that
+   takes their address or is built without inlining: the C fast paths do
+   the same. Not generated from their asm, which the runtime, built for
+   any target and assembler syntax (-masm=intel), could not assemble. */
+struct __weave_frame __weave_enter_x64(const struct __weave_fn *fn)
+{
+	return __weave_enter(fn);
+}
+
+void __weave_leave_x64(struct __weave_frame *f)
+{
+	__weave_leave(f);
+}
+
 /* The number of frameless functions of all registered units, and the
    distinct pointcut texts (NUL-separated in g_pc_text), both taken at
    registration, from constructors that may run before the runtime is set

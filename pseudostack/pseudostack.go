@@ -35,8 +35,8 @@ func Header() string {
 const inlinePrefix = "extern __inline __attribute__((__gnu_inline__, __always_inline__)) "
 
 // OutOfLine returns the out-of-line definitions of weave.h's inline fast
-// paths (__weave_enter, __weave_leave, __weave_cc_index, and the x86-64
-// ones, which call the C ones: delegate), for code that
+// paths (__weave_enter, __weave_leave, __weave_cc_index; enter.c defines
+// the x86-64 ones, NAME_x64, as calls of the C ones), for code that
 // takes their address or is compiled without inlining: each definition
 // copied from the header without its extern-inline prefix, behind a #line
 // directive naming its place in path. Generated, so that the two cannot
@@ -49,14 +49,14 @@ func OutOfLine(header, path string) string {
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(&b, "#line %d %q\n%s", i+1, path, rest)
 		if i+1 < len(lines) && strings.Contains(lines[i+1], "_x64(") {
-			i++
-			b.WriteString(delegate(lines[i], strings.HasPrefix(rest, "void ")))
+			// enter.c defines them: its asm stays in woven code, where
+			// the weaver knows the target and the assembler syntax.
 			for ; i < len(lines) && strings.TrimRight(lines[i], "\r\n") != "}"; i++ {
 			}
 			continue
 		}
+		fmt.Fprintf(&b, "#line %d %q\n%s", i+1, path, rest)
 		for i++; i < len(lines); i++ {
 			b.WriteString(lines[i])
 			if strings.TrimRight(lines[i], "\r\n") == "}" {
@@ -68,25 +68,4 @@ func OutOfLine(header, path string) string {
 		}
 	}
 	return b.String()
-}
-
-// delegate returns the out-of-line definition of an x86-64 fast path, from
-// the line "NAME_x64(PARAMS)" of its declarator: a call of NAME, the C
-// fast path that does the same. Its asm stays in woven code, where the
-// weaver knows the target and the assembler syntax; the runtime is
-// compiled for whatever target, -masm=intel included.
-func delegate(decl string, void bool) string {
-	decl = strings.TrimRight(decl, "\r\n")
-	open := strings.IndexByte(decl, '(')
-	name := strings.TrimSuffix(decl[:open], "_x64")
-	var args []string
-	for _, p := range strings.Split(strings.TrimSuffix(decl[open+1:], ")"), ",") {
-		f := strings.FieldsFunc(p, func(r rune) bool { return r == ' ' || r == '*' })
-		args = append(args, f[len(f)-1])
-	}
-	call := name + "(" + strings.Join(args, ", ") + ");"
-	if !void {
-		call = "return " + call
-	}
-	return decl + "\n{\n\t" + call + "\n}\n"
 }
