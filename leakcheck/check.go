@@ -54,7 +54,7 @@ func Check(p *profile.Profile, kinds []profile.LeakKind, supp Suppressions) (*Re
 		if n.Kind != profile.KindAlloc || n.Leaks == nil {
 			continue
 		}
-		chain, site := chainOf(n)
+		chain, site := chainOf(p, n)
 		ck := site + "\x00" + chainKey(chain)
 		for _, k := range kinds {
 			c := n.Leaks[k]
@@ -92,14 +92,25 @@ func Check(p *profile.Profile, kinds []profile.LeakKind, supp Suppressions) (*Re
 }
 
 // chainOf returns a leaf's frames (its function nodes up to the root) and
-// its site.
-func chainOf(n *profile.Node) ([]Frame, string) {
+// its site. A hidden site's chain starts with a frame of only the object
+// its allocator was called from (a library that was not woven, the C
+// library), when the profile knows it: suppressions match its name.
+func chainOf(p *profile.Profile, n *profile.Node) ([]Frame, string) {
 	var chain []Frame
+	s := n.Site
+	obj := ""
+	if s.Hidden {
+		if obj = p.HiddenObject(s); obj != "" {
+			chain = append(chain, Frame{Module: obj})
+		}
+	}
 	for up := n.Parent; up != nil && up.Kind == profile.KindFunc; up = up.Parent {
 		chain = append(chain, Frame{Name: up.Func.Name, File: up.Func.File, Module: up.Func.Module})
 	}
-	s := n.Site
 	if s.Hidden {
+		if obj != "" {
+			return chain, "(hidden " + s.Op + " in " + filepath.Base(obj) + ")"
+		}
 		return chain, "(hidden " + s.Op + ")"
 	}
 	if len(chain) == 0 && s.Func != nil {
@@ -111,7 +122,7 @@ func chainOf(n *profile.Node) ([]Frame, string) {
 func chainKey(chain []Frame) string {
 	var b strings.Builder
 	for _, f := range chain {
-		b.WriteString(f.Name + "\x00" + f.File + "\x01")
+		b.WriteString(f.Name + "\x00" + f.File + "\x00" + f.Module + "\x01")
 	}
 	return b.String()
 }
@@ -121,7 +132,9 @@ func chainKey(chain []Frame) string {
 func (l *Leak) String() string {
 	var names []string
 	for _, f := range l.Chain {
-		names = append(names, f.Name)
+		if f.Name != "" {
+			names = append(names, f.Name)
+		}
 	}
 	s := fmt.Sprintf("%s bytes in %s blocks %s at %s", Commas(l.Bytes), Commas(l.Blocks),
 		profile.LeakKindTitles[l.Kind], l.Site)

@@ -192,6 +192,16 @@ package profile
 //	                        path, as the dynamic linker names it) function
 //	                        fn was linked into; used by suppressions
 //	                        (leak:libname.so).
+//	R site address object   where a hidden site's allocator was called from:
+//	                        a return address (the first seen) and the
+//	                        string id of the object file holding it (as
+//	                        the dynamic linker names it), or -1 when the
+//	                        runtime did not know the name (the executable,
+//	                        or no _dl_find_object): then the maps (V
+//	                        records) name it. The runtime keeps one hidden
+//	                        site per operation and caller object, so that
+//	                        suppressions can name a library that was not
+//	                        woven (leak:libname.so).
 //	Q index node            the runtime's index of node (an N id), for the
 //	                        events of the trace file <profile>.trace (package
 //	                        tracepoints), which name nodes by that index; one

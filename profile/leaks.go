@@ -95,6 +95,29 @@ func (d *decoder) moduleRecord(rest string) error {
 	return nil
 }
 
+// fromRecord decodes an R record: where a hidden site's allocator was
+// called from.
+func (d *decoder) fromRecord(rest string) error {
+	v, err := numbers(rest, "site", "address", "object")
+	if err != nil {
+		return err
+	}
+	s, err := d.sites.lookup(v[0], "site")
+	if err != nil {
+		return err
+	}
+	if !s.Hidden {
+		return fmt.Errorf("site %d is not hidden", v[0])
+	}
+	s.From = v[1]
+	if v[2] != none {
+		if s.Object, err = d.str(v[2], "object"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // writeLeaks writes the O and K records.
 func (e *encoder) writeLeaks(p *Profile) {
 	for _, f := range p.Funcs {

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -160,6 +161,52 @@ type Site struct {
 	// caller, the A node's parent: a declared allocator's entry, a site
 	// in an excluded function. See format.go.
 	Caller bool
+	// From and Object say where a hidden site's allocator was called
+	// from (an R record): an address, and the object file holding it,
+	// or "" when the runtime did not know its name (see HiddenObject).
+	From   uint64
+	Object string
+}
+
+// HiddenObject returns the object file a hidden site's allocator was
+// called from: its R record's, else the mapping holding its address in
+// the memory map (the exit snapshot's, then the others'), else "".
+func (p *Profile) HiddenObject(s *Site) string {
+	if !s.Hidden || s.Object != "" || s.From == 0 {
+		return s.Object
+	}
+	names := []string{"exit", "peak", "start"}
+	for _, sn := range p.Snapshots {
+		if !slices.Contains(names, sn.Name) {
+			names = append(names, sn.Name)
+		}
+	}
+	for _, name := range names {
+		sn := p.Snapshot(name)
+		if sn == nil {
+			continue
+		}
+		for _, l := range strings.Split(sn.Maps, "\n") {
+			f := strings.Fields(l)
+			lo, hi, ok := strings.Cut(f0(f), "-")
+			if !ok || len(f) < 6 {
+				continue
+			}
+			a, err1 := strconv.ParseUint(lo, 16, 64)
+			b, err2 := strconv.ParseUint(hi, 16, 64)
+			if err1 == nil && err2 == nil && a <= s.From && s.From < b {
+				return strings.Join(f[5:], " ")
+			}
+		}
+	}
+	return ""
+}
+
+func f0(f []string) string {
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
 }
 
 // SiteHidden is the flag of a hidden site in an A record's flags field.
@@ -382,6 +429,9 @@ func (n *Node) describe() string {
 		}
 		if st.Hidden {
 			s += " hidden"
+			if st.From != 0 || st.Object != "" {
+				s += fmt.Sprintf(" from %#x %s", st.From, escape(st.Object))
+			}
 		}
 		if st.Type != "" {
 			s += fmt.Sprintf(" sizeof(%s)=%d", escape(st.Type), st.TypeSize)

@@ -502,6 +502,9 @@ func (d *decoder) record(tag, rest string) error {
 	case "O":
 		return d.moduleRecord(rest)
 
+	case "R":
+		return d.fromRecord(rest)
+
 	case "X":
 		v, err := numbers(rest, "address", "size", "node")
 		if err != nil {

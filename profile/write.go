@@ -44,6 +44,11 @@ func (p *Profile) Write(w io.Writer) error {
 			e.intern(f.Module)
 		}
 	}
+	for _, s := range p.Sites {
+		if s.Object != "" {
+			e.intern(s.Object)
+		}
+	}
 	for i, s := range e.strs {
 		e.record("S %d %s", i, escape(s))
 	}
@@ -64,6 +69,15 @@ func (p *Profile) Write(w io.Writer) error {
 			flags = fmt.Sprintf(" %d", f)
 		}
 		e.record("A %d %d %d %d %d %d %d %d%s", s.ID, fn, e.ids[s.File], s.Line, s.Col, e.ids[s.Op], typ, s.TypeSize, flags)
+	}
+	for _, s := range p.Sites {
+		if s.Hidden && (s.From != 0 || s.Object != "") {
+			obj := -1
+			if s.Object != "" {
+				obj = e.ids[s.Object]
+			}
+			e.record("R %d %d %d", s.ID, s.From, obj)
+		}
 	}
 	for _, t := range p.Threads {
 		e.record("T %d %d", t.ID, t.TID)

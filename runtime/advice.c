@@ -66,6 +66,7 @@ static inline __attribute__((always_inline)) void charge_free(struct rt_thread *
 		__atomic_fetch_add(&g_inh.freed_bytes, size, __ATOMIC_RELAXED);
 		return;
 	}
+	vm_free(size); /* first: fewer registers live across it */
 	n = node_at(ni);
 	h = n->u.heap;
 	c = size_class(size);
@@ -77,7 +78,6 @@ static inline __attribute__((always_inline)) void charge_free(struct rt_thread *
 		__atomic_fetch_add(&h->rg[c], size, __ATOMIC_RELAXED);
 	}
 	bin_count(T, size, 1);
-	vm_free(size);
 	if (__builtin_expect(__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED) & TP_ATTN_ALLOCS, 0))
 		tp_free(T, n, e->addr, size);
 }

@@ -466,6 +466,7 @@ static void rt_fork_child(void)
 	g_forked = 1;
 	g_start_ns = now_ns();
 	vm_fork_child();
+	hs_fork_child();
 	pool_unlock();
 	marks_fork_child();
 	side_unlock();

@@ -582,6 +582,8 @@ static void vm_multi(void);
 static void vm_fork_child(void);
 static void vm_tick(void);
 static void vm_write(struct out *o, const u32 *ids);
+static void vm_exclude(void (*f)(const void *p, u64 n));
+static u64 vm_bytes(void);
 static int vm_read_maps(struct vm_buf *b);
 static int vm_next_map(const char **cur, const char *end, struct vm_map *m);
 

@@ -15,8 +15,9 @@
    unavailable. While dlsym runs, allocations come from a small static
    buffer whose blocks are never passed on.
    A call made with in_rt clear is recorded as a hidden allocation: its
-   leaf's key is the static site of the operation (rt_hidden_sites[row][op], fn = 0),
-   charged below the innermost woven frame of the thread. The advice
+   leaf's key is a site of the operation (fn = 0): the dynamic linker's
+   (rt_hidden_sites[1][op]), else the one of the caller's object
+   (hidden.c), charged below the innermost woven frame of the thread. The advice
    functions call the library function with in_rt set, so what they record
    is not recorded again. Frees through free() and realloc() always look
    the block up, so a block allocated on one side (woven or not) and freed
@@ -202,7 +203,7 @@ static const struct __weave_site rt_hidden_sites[2][__WEAVE_PVALLOC + 1] = {
 
 static inline int is_hidden_site(const struct __weave_site *s)
 {
-	return (uintptr_t)s - (uintptr_t)rt_hidden_sites < sizeof rt_hidden_sites;
+	return (uintptr_t)s - (uintptr_t)rt_hidden_sites < sizeof rt_hidden_sites || hs_owns(s);
 }
 
 static inline int is_linker_site(const struct __weave_site *s)
@@ -237,13 +238,16 @@ static void ld_find(void)
 	__atomic_store_n(&g_ld_known, 1, __ATOMIC_RELEASE);
 }
 
-/* The hidden site of op for an allocation whose call returns to ret. */
+/* The hidden site of op for an allocation whose call returns to ret: the
+   dynamic linker's, else the one of ret's object (hidden.c). */
 static inline const struct __weave_site *hidden_site(int op, const void *ret)
 {
 	uintptr_t r = (uintptr_t)ret;
 	if (__builtin_expect(!__atomic_load_n(&g_ld_known, __ATOMIC_ACQUIRE), 0))
 		ld_find();
-	return &rt_hidden_sites[r >= g_ld_lo && r < g_ld_hi][op];
+	if (__builtin_expect(r >= g_ld_lo && r < g_ld_hi, 0))
+		return &rt_hidden_sites[1][op];
+	return hs_site((unsigned)op, ret, &rt_hidden_sites[0][op]);
 }
 
 /* This copy's own functions, whatever the dynamic linker bound the names

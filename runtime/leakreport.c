@@ -116,23 +116,30 @@ static int ls_frame_match(const char *t, wsize m, const struct __weave_fn *fn)
 }
 
 /* Whether the pattern elements e[0..k) (outer first) match the frames
-   from n up (n the innermost). */
+   from f up, the innermost element f. */
+static int ls_chain_at(const char *const *e, const wsize *el, int k, struct rt_node *f)
+{
+	int j = k - 1;
+	for (; j >= 0 && f->kind == KIND_F && ls_frame_match(e[j], el[j], f->pub.key); j--)
+		f = node_at(f->parent);
+	return j < 0;
+}
+
+/* Whether the pattern elements e[0..k) (outer first) match consecutive
+   frames from n up (n the innermost). */
 static int ls_chain_match(const char *const *e, const wsize *el, int k, struct rt_node *n)
 {
-	for (; n->kind == KIND_F; n = node_at(n->parent)) {
-		struct rt_node *f = n;
-		int j = k - 1;
-		for (; j >= 0 && f->kind == KIND_F && ls_frame_match(e[j], el[j], f->pub.key); j--)
-			f = node_at(f->parent);
-		if (j < 0)
+	for (; n->kind == KIND_F; n = node_at(n->parent))
+		if (ls_chain_at(e, el, k, n))
 			return 1;
-	}
 	return 0;
 }
 
 /* Whether leaf a's chain is suppressed. */
 static int ls_suppressed(struct rt_node *a)
 {
+	const char *mod = hs_module(a->pub.key); /* a hidden leaf's caller object: as
+						    LeakSanitizer matches any frame's module */
 	const char *p, *end;
 	if (!g_ls_supp.text)
 		return 0;
@@ -158,6 +165,10 @@ static int ls_suppressed(struct rt_node *a)
 				p = gt + 1;
 			}
 			if (k && ls_chain_match(e, el, k, node_at(a->parent)))
+				return 1;
+			/* The caller's object, then its woven callers. */
+			if (k && *mod && ls_match(e[k - 1], el[k - 1], mod) &&
+			    (k == 1 || ls_chain_at(e, el, k - 1, node_at(a->parent))))
 				return 1;
 		}
 		p = nl + 1;

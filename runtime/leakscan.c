@@ -570,6 +570,9 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	/* Statics holding block addresses that are not the program's. */
 	ls_exclude(&g_ls, sizeof g_ls);
 	ls_exclude(g_big, sizeof g_big);
+	ls_exclude(g_hs, sizeof g_hs);
+	ls_exclude(&g_vm, sizeof g_vm);
+	vm_exclude(ls_exclude);
 }
 
 /* The dynamic linker's blocks are roots (is_linker_site, interpose.c):

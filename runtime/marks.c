@@ -159,7 +159,7 @@ static u32 mark_set(const char *label, struct rt_thread *T)
 	m = &g_mk.m[g_mk.n];
 	m->label = label;
 	m->ns = vm_now();
-	m->bytes = vm_load(&g_vm.bytes);
+	m->bytes = vm_bytes();
 	m->allocs = vm_load(&g_vm.allocs);
 	m->frees = vm_load(&g_vm.frees);
 	m->blocks = m->allocs > m->frees ? m->allocs - m->frees : 0;

@@ -30,9 +30,11 @@ var parts = []part{
 	file(files, "runtime", "init.c"),                       // environment, one-time set-up, never-freed memory, constructor
 	file(files, "runtime", "side.c"),                       // the side table: live blocks by address
 	file(vmmap.Files, "vmmap", "vmmap.c"),                  // the memory map, the heap over time, the heap at its peak
+	file(vmmap.Files, "vmmap", "vmwrite.c"),                // their profile records
 	file(files, "runtime", "advice.c"),                     // __weave_malloc & co. and the recording behind them
 	file(files, "runtime", "outer.c"),                      // declared allocators: one record per outermost call
 	file(files, "runtime", "pool.c"),                       // the pool API: a program's own allocator's objects
+	file(files, "runtime", "hidden.c"),                     // hidden allocations' sites: per operation and caller object
 	file(files, "runtime", "interpose.c"),                  // the interposed malloc family (hidden allocations)
 	file(files, "runtime", "out.c"),                        // buffered output and scratch memory for the exit writers
 	file(files, "runtime", "profile.c"),                    // the profile writer

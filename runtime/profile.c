@@ -278,6 +278,20 @@ static void write_keys(struct writer *w)
 		out_ch(o, '\n');
 	}
 	o->records += w->fns.n + w->sites.n;
+	/* R: where a hidden site's allocations were called from. */
+	for (i = 0; i < w->sites.n; i++) {
+		const struct hsite *h = hs_of(w->site_of[i]);
+		u64 path;
+		if (!h)
+			continue;
+		path = h->path[0] ? intern(w, h->path) : ~0ull; /* its S record first */
+		out_ch(o, 'R');
+		out_field(o, i);
+		out_field(o, (u64)h->pc);
+		out_field(o, path);
+		out_ch(o, '\n');
+		o->records++;
+	}
 	ls_modules(w);
 	for (T = g_threads; T; T = T->next) {
 		out_ch(o, 'T');

@@ -99,8 +99,13 @@ static void out_chain(struct out *o, struct rt_node *a)
 	struct rt_node *n;
 	int depth = 0;
 	if (is_hidden_site(s)) {
+		const char *m = hs_module(s), *base = strrchr(m, '/');
 		out_str(o, is_linker_site(s) ? "(dynamic linker's " : "(hidden ");
 		out_str(o, op_name(s->op));
+		if (*m) {
+			out_str(o, " in ");
+			out_str(o, base ? base + 1 : m);
+		}
 		out_ch(o, ')');
 	} else {
 		out_str(o, s->file ? s->file : "?");

@@ -2,9 +2,10 @@ package vmmap
 
 import "embed"
 
-// Files holds the runtime part of the package, vmmap.c: the copies of
-// /proc/self/maps and statm, the heap timeline and the peak snapshots,
-// which package runtime joins into the runtime.
+// Files holds the runtime part of the package, vmmap.c (the copies of
+// /proc/self/maps and statm, the heap timeline and the peak snapshots)
+// and vmwrite.c (their profile records), which package runtime joins into
+// the runtime.
 //
-//go:embed vmmap.c
+//go:embed vmmap.c vmwrite.c
 var Files embed.FS

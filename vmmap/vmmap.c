@@ -4,14 +4,20 @@
    heap at its peak (the runtime part of package vmmap; see
    profile/format.go, records Y, V, L, P and M heap_peak, peak_snapshot).
 
-   Heap in use. Every allocation and free the runtime records also moves
-   g_vm.bytes and counts in g_vm.allocs or g_vm.frees. With one thread the
-   fast path (vm_alloc, vm_free) is plain loads and stores and one compare
-   against g_vm.hi (allocation) or g_vm.lo (free), which send the rare
-   cases to the slow paths (vm_up, vm_down):
-     - the exact peak: the heap just before the first free after a climb
-       is the climb's top, so vm_free compares it with the peak (one more
-       compare) and raises it, with the counts then (blocks in use);
+   Heap in use. Every allocation and free the runtime records moves the
+   heap and counts in g_vm.allocs or g_vm.frees. With one thread the heap
+   is g_vm.hi + g_vm.x: x is its offset from the next threshold, negative
+   below it, so the allocation's fast path (vm_alloc) is an add to x, a
+   branch on its sign and a count (three instructions), and the free's
+   (vm_free) a subtract, a compare with lo_rel (the lower threshold, less
+   hi) and a count. The rare cases go to the slow paths (vm_up, vm_down),
+   which move hi and x together (vm_rearm):
+     - the exact peak: an allocation past hi raises it; below hi, the
+       heap can pass the peak only when hi is above it ("the peak in
+       reach"), and then lo_rel sends every free to vm_down, where the heap
+       before the first free after a climb is the climb's top. Out of
+       reach (a heap below its old peak, binary-trees after its first
+       tree), frees cost nothing more;
      - the peak's time: taken when the heap grows past the last stamp by
        1/1024 (VM_STAMP_SHIFT), so it is when the heap came within 1/1024
        of its peak, without a clock read per allocation of a climb;
@@ -28,12 +34,19 @@
        happened since the last one. A point reads statm (three system
        calls) only if the last read is VM_STATM_NS old, else its VM size and
        RSS are -1 (not read).
-   Once a second thread is set up (vm_multi), hi is 0 and lo ~0: every
-   allocation and free takes the slow path, whose adds are atomic and
-   whose peak is a compare-and-swap. (A first thread between its load and
-   store of g_vm.bytes at that very moment would lose the second thread's
-   first add; a heap that then went below zero is never taken for a
-   peak.)
+   The timer (vm_tick) asks for its point by setting due and lo_rel, so it
+   is taken at the next free (or the next allocation past hi): the signal
+   handler never writes x, whose load and store it may interrupt.
+   Once a second thread is set up (vm_multi), the heap goes to g_vm.bytes,
+   x is VM_FAR (2^62) and lo_rel VM_NEVER: every allocation and free takes
+   the slow path, whose adds are atomic and whose peak is a
+   compare-and-swap; the threads' plain adds to x race, but cannot bring it
+   anywhere near 0. (vm_multi runs in the new thread: a first thread's add
+   to x in flight at that moment can store a value below 0 again, and the
+   first thread's allocations then take the fast path, uncounted in the
+   heap, until the next slow path puts VM_FAR back: a window of one
+   instruction, a lost count at worst; a heap that then went below zero is
+   never taken for a peak.)
    The timeline keeps at most VM_POINTS points: when full, every other
    point is dropped (its counts added to the next) and the spacing doubled,
    as massif does, so a long run costs no more memory than a short one.
@@ -43,12 +56,13 @@
    package vmmap. An unreadable /proc (a chroot, a sandbox) leaves the
    buffers empty and the error in M maps_error.
 
-   Threading: g_vm.bytes, allocs, frees, peak: see above. Snapshots, the
+   Threading: x, bytes, allocs, frees, peak: see above. Snapshots, the
    timeline and the peak's time: g_vm.lock (a spinlock taken with in_rt
    set; lock order: g_lock, then g_vm.lock). Thresholds read outside the
-   lock (hi, lo, tl_hi, tl_lo, snap_next, stamp_next, due) are relaxed
-   atomics, written by the lock holder (hi, lo, due by the signal handler
-   too): a stale value costs a slow-path call or a point late.
+   lock (lo_rel, tl_hi, tl_lo, snap_next, stamp_next, due) are relaxed
+   atomics (lo_rel a plain load on the fast path), written by the lock
+   holder (lo_rel and due by the signal handler too): a stale value costs
+   a slow-path call or a point late.
 
    Test hook: WEAVE_PROC (ignored in a setuid program) names the directory
    read instead of /proc, so that tests can make it unreadable. */
@@ -86,8 +100,10 @@ struct vm_leaf {
 };
 
 static struct {
-	u64 bytes, allocs, frees; /* see the top comment */
-	u64 hi, lo;               /* slow-path thresholds */
+	long long x, lo_rel;      /* the fast path's: see the top comment */
+	u64 allocs, frees;
+	u64 bytes;                /* heap in use with several threads (else hi + x) */
+	u64 hi;                   /* the next slow allocation: at hi + 0 */
 	int due;                  /* the timer asked for a point */
 	u32 lock;
 	u64 peak, peak_allocs, peak_frees; /* the high-water mark, the counts then */
@@ -112,6 +128,32 @@ static struct {
 	.at_peak = {.name = "peak"},
 	.at_exit = {.name = "exit"},
 };
+
+#if defined(__SANITIZE_THREAD__)
+#define VM_TSAN 1 /* x with atomic adds: threads race on it (see the top) */
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define VM_TSAN 1
+#endif
+#endif
+#ifndef VM_TSAN
+#define VM_TSAN 0
+#endif
+#if VM_TSAN
+#define VM_LOAD_FAST(v) __atomic_load_n(&(v), __ATOMIC_RELAXED)
+#else
+#define VM_LOAD_FAST(v) (v) /* plain: a compare with memory; races are benign (see the top) */
+#endif
+#define VM_FAR (1ll << 62)   /* x with several threads: every allocation is slow */
+#define VM_NEVER 0x7fffffffffffffffll /* lo_rel: every free is slow */
+
+/* Sends every allocation and free to the slow path, for good: several
+   threads. */
+static void vm_far(void)
+{
+	__atomic_store_n(&g_vm.x, VM_FAR, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_vm.lo_rel, VM_NEVER, __ATOMIC_RELAXED);
+}
 
 /* ------------------------------------------------------- reading files */
 
@@ -292,11 +334,20 @@ static u64 vm_blocks(void)
 	return a > f ? a - f : 0;
 }
 
+/* The heap in use now: with one thread, the threshold plus the fast
+   path's offset from it. in_rt set (or the only thread). */
+static u64 vm_bytes(void)
+{
+	if (__atomic_load_n(&g_multi, __ATOMIC_RELAXED))
+		return vm_load(&g_vm.bytes);
+	return g_vm.hi + (u64)g_vm.x;
+}
+
 /* Takes snapshot s of the process: time, heap, statm, maps. */
 static void vm_snap_take(struct vm_snap *s)
 {
 	s->ns = vm_now();
-	s->bytes = vm_load(&g_vm.bytes);
+	s->bytes = vm_bytes();
 	s->blocks = vm_blocks();
 	vm_statm(&s->vm, &s->rss);
 	s->err = vm_read_maps(&s->maps);
@@ -392,17 +443,34 @@ static void vm_decimate(void)
 	g_vm.tick_every *= 2;
 }
 
-/* Sets hi and lo from the timeline thresholds and the peak; with several
-   threads, hi 0 and lo ~0 send every allocation and free to the slow path
-   (see vm_alloc). */
+/* Sets hi and lo from the timeline thresholds and the peak, and the fast
+   path's x and lo_rel from them (see the top comment); with several
+   threads, x VM_FAR and lo_rel VM_NEVER send every allocation and free to
+   the slow path. in_rt set. */
 static void vm_rearm(void)
 {
 	u64 hi = vm_load(&g_vm.tl_hi), sn = vm_load(&g_vm.snap_next), st = vm_load(&g_vm.stamp_next);
-	int multi = __atomic_load_n(&g_multi, __ATOMIC_RELAXED);
+	u64 lo = vm_load(&g_vm.tl_lo), b;
+	if (__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
+		vm_far();
+		return;
+	}
+	b = g_vm.hi + (u64)g_vm.x;
 	hi = hi < sn ? hi : sn;
 	hi = hi < st ? hi : st;
-	__atomic_store_n(&g_vm.hi, multi ? 0 : hi, __ATOMIC_RELAXED);
-	__atomic_store_n(&g_vm.lo, multi ? ~0ull : vm_load(&g_vm.tl_lo), __ATOMIC_RELAXED);
+	if (lo > b)
+		lo = b;
+	__atomic_store_n(&g_vm.hi, hi, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_vm.x, (long long)(b - hi), __ATOMIC_RELAXED);
+	/* Frees go to the slow path below lo, and all of them while the heap
+	   may go past its peak before the next threshold (the first free
+	   after a climb finds the exact peak), or while the timer waits for
+	   a point. */
+	__atomic_store_n(&g_vm.lo_rel,
+			 hi > vm_load(&g_vm.peak) + 1 || __atomic_load_n(&g_vm.due, __ATOMIC_RELAXED)
+				 ? VM_NEVER
+				 : (long long)(lo - hi),
+			 __ATOMIC_RELAXED);
 }
 
 /* Sets the timeline thresholds a step (of the peak) either side of b. */
@@ -447,20 +515,21 @@ static void vm_point(u64 b, int force)
 	vm_arm(b);
 }
 
-/* Adds n to the heap (n as a two's complement negative for a free),
-   counting one allocation or free, and returns the heap: plain adds with
-   one thread, atomic ones with several. */
+/* Counts one allocation or free of n bytes (n as a two's complement
+   negative for a free) that the fast path sent here, and returns the heap:
+   with one thread the fast path has moved x already; with several, atomic
+   adds. */
 static u64 vm_add(u64 n, int is_free)
 {
 	if (!__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
-		u64 b = vm_load(&g_vm.bytes) + n;
-		__atomic_store_n(&g_vm.bytes, b, __ATOMIC_RELAXED);
 		if (is_free)
 			g_vm.frees++;
 		else
 			g_vm.allocs++;
-		return b;
+		return g_vm.hi + (u64)g_vm.x;
 	}
+	if (__atomic_load_n(&g_vm.x, __ATOMIC_RELAXED) < VM_FAR / 2)
+		vm_far(); /* a first thread's add raced vm_multi: see the top */
 	__atomic_fetch_add(is_free ? &g_vm.frees : &g_vm.allocs, 1, __ATOMIC_RELAXED);
 	return __atomic_add_fetch(&g_vm.bytes, n, __ATOMIC_RELAXED);
 }
@@ -489,7 +558,7 @@ static __attribute__((noinline, cold)) void vm_up(u64 n)
 	if (b > vm_load(&g_vm.peak))
 		vm_peak_raise(b);
 	if (!due && b <= vm_load(&g_vm.tl_hi) && b <= vm_load(&g_vm.snap_next) && b <= vm_load(&g_vm.stamp_next)) {
-		vm_rearm(); /* a stale threshold; with threads, just counted */
+		vm_rearm(); /* at hi exactly; with threads, just counted */
 		return;
 	}
 	spin_lock(&g_vm.lock);
@@ -509,51 +578,52 @@ static __attribute__((noinline, cold)) void vm_up(u64 n)
 	spin_unlock(&g_vm.lock);
 }
 
-/* The slow path of a free of n bytes. in_rt set. */
-static __attribute__((noinline, cold)) void vm_down(u64 n)
+/* The slow path of a free of n bytes: the heap before it may be the
+   peak. in_rt set. */
+static __attribute__((noinline)) void vm_down(u64 n)
 {
 	u64 b = vm_add(-n, 1);
-	vm_peak_raise(b + n);
-	if (!__atomic_load_n(&g_vm.due, __ATOMIC_RELAXED) && b >= vm_load(&g_vm.tl_lo)) {
-		vm_rearm();
-		return;
+	if (b + n > vm_load(&g_vm.peak)) {
+		vm_peak_raise(b + n);
+		vm_rearm(); /* the peak moved: maybe out of its territory */
 	}
+	if (!__atomic_load_n(&g_vm.due, __ATOMIC_RELAXED) && b >= vm_load(&g_vm.tl_lo))
+		return;
 	spin_lock(&g_vm.lock);
 	vm_point(b, 0);
 	spin_unlock(&g_vm.lock);
 }
 
-/* Records an allocation of n bytes. in_rt set. The fast path (one thread,
-   no threshold crossed) is a load, an add, a compare and two stores;
-   with several threads hi is 0 and every call goes to vm_up's atomic
-   adds. */
+/* Records an allocation of n bytes. in_rt set. The fast path (one
+   thread, below hi) is an add to x, a branch on its sign and a count. */
 static inline __attribute__((always_inline)) void vm_alloc(u64 n)
 {
-	u64 b = vm_load(&g_vm.bytes) + n;
-	if (__builtin_expect(b >= __atomic_load_n(&g_vm.hi, __ATOMIC_RELAXED), 0)) {
+#if VM_TSAN
+	long long x = __atomic_add_fetch(&g_vm.x, (long long)n, __ATOMIC_RELAXED);
+#else
+	long long x = g_vm.x += (long long)n;
+#endif
+	if (__builtin_expect(x >= 0, 0)) {
 		vm_up(n);
 		return;
 	}
-	__atomic_store_n(&g_vm.bytes, b, __ATOMIC_RELAXED);
 	g_vm.allocs++;
 }
 
-/* Records a free of n bytes. in_rt set. The heap before the first free
-   after a climb is the climb's top: the exact peak, when above the last
-   one. */
+/* Records a free of n bytes. in_rt set. The fast path (one thread, above
+   lo, the peak out of reach) is a subtract from x, a compare with lo_rel
+   and a count. */
 static inline __attribute__((always_inline)) void vm_free(u64 n)
 {
-	u64 cur = vm_load(&g_vm.bytes), b = cur - n;
-	if (__builtin_expect(b < __atomic_load_n(&g_vm.lo, __ATOMIC_RELAXED), 0)) {
+#if VM_TSAN
+	long long x = __atomic_sub_fetch(&g_vm.x, (long long)n, __ATOMIC_RELAXED);
+#else
+	long long x = g_vm.x -= (long long)n;
+#endif
+	if (__builtin_expect(x < VM_LOAD_FAST(g_vm.lo_rel), 0)) {
 		vm_down(n);
 		return;
 	}
-	if (__builtin_expect(cur > g_vm.peak, 0)) {
-		g_vm.peak = cur;
-		g_vm.peak_allocs = g_vm.allocs;
-		g_vm.peak_frees = g_vm.frees;
-	}
-	__atomic_store_n(&g_vm.bytes, b, __ATOMIC_RELAXED);
 	g_vm.frees++;
 }
 
@@ -561,8 +631,11 @@ static inline __attribute__((always_inline)) void vm_free(u64 n)
    takes the slow path, with atomic adds. g_lock held. */
 static void vm_multi(void)
 {
-	__atomic_store_n(&g_vm.hi, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&g_vm.lo, ~0ull, __ATOMIC_RELAXED);
+	/* The first thread may be in its fast path: atomic loads, for
+	   ThreadSanitizer's sake (see the top for the race itself). */
+	u64 b = vm_load(&g_vm.hi) + (u64)__atomic_load_n(&g_vm.x, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_vm.bytes, b, __ATOMIC_RELAXED);
+	vm_far();
 }
 
 /* A sample of the timing signal: every tick_every-th asks for a point at
@@ -572,8 +645,7 @@ static void vm_tick(void)
 	u32 t = __atomic_add_fetch(&g_vm.ticks, 1, __ATOMIC_RELAXED);
 	if (g_vm.tick_every && t % g_vm.tick_every == 0) {
 		__atomic_store_n(&g_vm.due, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&g_vm.hi, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&g_vm.lo, ~0ull, __ATOMIC_RELAXED);
+		__atomic_store_n(&g_vm.lo_rel, VM_NEVER, __ATOMIC_RELAXED);
 	}
 }
 
@@ -597,14 +669,15 @@ static void vm_init(void)
 	if (!g_vm.pts)
 		g_vm.pts = rt_map(VM_POINTS * sizeof *g_vm.pts);
 	vm_snap_take(&g_vm.at_start);
-	vm_point(vm_load(&g_vm.bytes), 1);
+	vm_point(vm_bytes(), 1);
 }
 
 /* A fork child: the parent's heap is not the child's (see M inherited).
    One thread. */
 static void vm_fork_child(void)
 {
-	g_vm.bytes = g_vm.allocs = g_vm.frees = 0;
+	g_vm.bytes = g_vm.allocs = g_vm.frees = g_vm.hi = 0;
+	g_vm.x = g_vm.lo_rel = 0;
 	g_vm.peak = g_vm.peak_allocs = g_vm.peak_frees = g_vm.peak_ns = g_vm.stamp_next = 0;
 	g_vm.snap_next = g_vm.snap_bytes = g_vm.snap_blocks = g_vm.snap_ns = g_vm.maps_next = 0;
 	g_vm.tl_allocs = g_vm.tl_frees = g_vm.statm_ns = 0;
@@ -616,130 +689,14 @@ static void vm_fork_child(void)
 	vm_init();
 }
 
-/* ---------------------------------------------------------------- output */
-
-static void out_i64(struct out *o, long long v)
+/* Passes this file's mapped buffers to f (the leak scan's exclusions: they
+   hold no pointers of the program's). */
+static void vm_exclude(void (*f)(const void *p, u64 n))
 {
-	if (v < 0) {
-		out_str(o, " -1");
-		return;
-	}
-	out_field(o, (u64)v);
-}
-
-static void vm_write_snap(struct out *o, const struct vm_snap *s)
-{
-	const char *cur, *end;
-	if (!s->taken)
-		return;
-	out_str(o, "Y ");
-	out_str(o, s->name);
-	out_field(o, s->ns);
-	out_field(o, s->bytes);
-	out_field(o, s->blocks);
-	out_i64(o, s->vm);
-	out_i64(o, s->rss);
-	out_ch(o, '\n');
-	o->records++;
-	if (s->err || !s->maps.p)
-		return;
-	for (cur = s->maps.p, end = s->maps.p + s->maps.n; cur < end;) {
-		const char *eol = memchr(cur, '\n', (wsize)(end - cur));
-		const char *next = eol ? eol + 1 : end;
-		if (!eol)
-			eol = end;
-		if (eol > cur) {
-			out_str(o, "V ");
-			out_str(o, s->name);
-			out_ch(o, ' ');
-			out_mem(o, cur, (wsize)(eol - cur));
-			out_ch(o, '\n');
-			o->records++;
-		}
-		cur = next;
-	}
-}
-
-/* Writes the memory records (M, Y, V, L, P) at exit: takes the exit
-   snapshot, a last point, and a last peak snapshot if the heap is at its
-   peak. ids maps node indices to profile ids. g_lock held, in_rt set. */
-static void vm_write(struct out *o, const u32 *ids)
-{
-	char exe[4096], path[300];
 	const struct vm_snap *snaps[3] = {&g_vm.at_start, &g_vm.at_peak, &g_vm.at_exit};
-	u64 b;
-	ssize_t k;
-	u32 i;
-	int err = 0, locked;
-
-	/* From a crash handler the thread may hold the lock: give up waiting
-	   after a while and write what is there. */
-	for (i = 0; (locked = !__atomic_exchange_n(&g_vm.lock, 1, __ATOMIC_ACQUIRE)) == 0 && i < 1u << 24; i++)
-		cpu_relax();
-	b = vm_load(&g_vm.bytes);
-	vm_peak_raise(b);
-	if (b == vm_load(&g_vm.peak) && b != g_vm.snap_bytes && b)
-		vm_peak_take(b);
-	vm_snap_take(&g_vm.at_exit);
-	vm_point(b, 1);
-
-	out_str(o, "M page_size");
-	out_field(o, (u64)getauxval(AT_PAGESZ));
-	out_ch(o, '\n');
-	o->records++;
-	vm_path(path, sizeof path, "self/exe");
-	if ((k = readlink(path, exe, sizeof exe - 1)) > 0 && !memchr(exe, '\n', (wsize)k)) {
-		out_str(o, "M exe ");
-		out_mem(o, exe, (wsize)k);
-		out_ch(o, '\n');
-		o->records++;
-	}
-	out_str(o, "M heap_peak");
-	out_field(o, vm_load(&g_vm.peak));
-	out_field(o, vm_peak_blocks());
-	out_field(o, g_vm.peak_ns);
-	out_str(o, "\nM peak_snapshot");
-	out_field(o, g_vm.snap_bytes);
-	out_field(o, g_vm.snap_blocks);
-	out_field(o, g_vm.snap_ns);
-	out_str(o, " 0.0625\n"); /* 1 >> VM_TOL_SHIFT */
-	o->records += 2;
+	int i;
+	f(g_vm.pts, VM_POINTS * sizeof *g_vm.pts);
+	f(g_vm.leaves, (u64)g_vm.cap_leaves * sizeof *g_vm.leaves);
 	for (i = 0; i < 3; i++)
-		if (snaps[i]->taken && snaps[i]->err && !err)
-			err = snaps[i]->err;
-	if (err) {
-		out_str(o, "M maps_error reading ");
-		vm_path(path, sizeof path, "self/maps");
-		out_str(o, path);
-		out_str(o, ": ");
-		out_str(o, errdesc(err));
-		out_ch(o, '\n');
-		o->records++;
-	}
-	for (i = 0; i < 3; i++)
-		vm_write_snap(o, snaps[i]);
-	for (i = 0; i < g_vm.npts; i++) {
-		const struct vm_point *p = &g_vm.pts[i];
-		out_ch(o, 'L');
-		out_field(o, p->ns);
-		out_field(o, p->bytes);
-		out_field(o, p->blocks);
-		out_field(o, p->allocs);
-		out_field(o, p->frees);
-		out_i64(o, p->vm);
-		out_i64(o, p->rss);
-		out_ch(o, '\n');
-		o->records++;
-	}
-	/* P records by node id: the leaves were taken in the writer's order. */
-	for (i = 0; i < g_vm.nleaves; i++) {
-		out_ch(o, 'P');
-		out_field(o, ids[g_vm.leaves[i].node]);
-		out_field(o, g_vm.leaves[i].bytes);
-		out_field(o, g_vm.leaves[i].blocks);
-		out_ch(o, '\n');
-		o->records++;
-	}
-	if (locked)
-		spin_unlock(&g_vm.lock);
+		f(snaps[i]->maps.p, snaps[i]->maps.cap);
 }

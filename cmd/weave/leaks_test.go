@@ -29,6 +29,16 @@ func buildLeaks(t *testing.T, dir, name string) (exe, src string) {
 	return exe, src
 }
 
+// leaksSource is the absolute path of testdata/leaks/<name>.
+func leaksSource(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "leaks", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // siteLines maps the "site:NAME" comments of a source file to their lines.
 func siteLines(t *testing.T, src string) map[string]int {
 	t.Helper()
@@ -284,13 +294,7 @@ $CC -o prog conftest.c
 func TestDlcloseBeforeExit(t *testing.T) {
 	dir := t.TempDir()
 	testtool.Need(t, "gcc")
-	src := func(name string) string {
-		p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "leaks", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	src := func(name string) string { return leaksSource(t, name) }
 	lib, exe := filepath.Join(dir, "libw.so"), filepath.Join(dir, "main")
 	env := []string{"WEAVE_CC=gcc"}
 	mustRun(t, dir, env, weaveBin, "cc", "-shared", "-fPIC", "-g", "-o", lib, src("dlclose_lib.c"))
