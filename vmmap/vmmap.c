@@ -579,13 +579,24 @@ static __attribute__((noinline, cold)) void vm_up(u64 n)
 }
 
 /* The slow path of a free of n bytes: the heap before it may be the
-   peak. in_rt set. */
+   peak, raised with the counts before this free. With one thread that is
+   all there is to do while the peak is in reach (every free comes here):
+   plain stores, no new thresholds (lo_rel stays: a free here too many is
+   harmless). in_rt set. */
 static __attribute__((noinline)) void vm_down(u64 n)
 {
-	u64 b = vm_add(-n, 1);
-	if (b + n > vm_load(&g_vm.peak)) {
+	u64 b;
+	if (!__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
+		b = g_vm.hi + (u64)g_vm.x;
+		if (b + n > g_vm.peak && b + n < 1ull << 62) {
+			__atomic_store_n(&g_vm.peak, b + n, __ATOMIC_RELAXED);
+			__atomic_store_n(&g_vm.peak_allocs, g_vm.allocs, __ATOMIC_RELAXED);
+			__atomic_store_n(&g_vm.peak_frees, g_vm.frees, __ATOMIC_RELAXED);
+		}
+		g_vm.frees++;
+	} else {
+		b = vm_add(-n, 1);
 		vm_peak_raise(b + n);
-		vm_rearm(); /* the peak moved: maybe out of its territory */
 	}
 	if (!__atomic_load_n(&g_vm.due, __ATOMIC_RELAXED) && b >= vm_load(&g_vm.tl_lo))
 		return;
