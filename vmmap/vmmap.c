@@ -41,12 +41,14 @@
    x is VM_FAR (2^62) and lo_rel VM_NEVER: every allocation and free takes
    the slow path, whose adds are atomic and whose peak is a
    compare-and-swap; the threads' plain adds to x race, but cannot bring it
-   anywhere near 0. (vm_multi runs in the new thread: a first thread's add
-   to x in flight at that moment can store a value below 0 again, and the
-   first thread's allocations then take the fast path, uncounted in the
-   heap, until the next slow path puts VM_FAR back: a window of one
-   instruction, a lost count at worst; a heap that then went below zero is
-   never taken for a peak.)
+   anywhere near 0. The switch (vm_far) swaps VM_FAR into x and adds what
+   x held to bytes, whoever gets there first: vm_multi, which runs in the
+   new thread, or the first thread's next slow path, which sees g_multi.
+   A first thread's add to x in flight at that moment can store a value
+   below 0 again: its allocations then take the fast path until the next
+   slow path swaps VM_FAR back in and adds what they added (a count may be
+   lost to the racing plain adds; a heap that then went below zero is
+   never taken for a peak).
    The timeline keeps at most VM_POINTS points: when full, every other
    point is dropped (its counts added to the next) and the spacing doubled,
    as massif does, so a long run costs no more memory than a short one.
@@ -103,6 +105,8 @@ static struct {
 	long long x, lo_rel;      /* the fast path's: see the top comment */
 	u64 allocs, frees;
 	u64 bytes;                /* heap in use with several threads (else hi + x) */
+	long long x_done;         /* x when last added to bytes (vm_far) */
+	int x_done_set;
 	u64 hi;                   /* the next slow allocation: at hi + 0 */
 	int due;                  /* the timer asked for a point */
 	u32 lock;
@@ -151,7 +155,16 @@ static struct {
    threads. */
 static void vm_far(void)
 {
-	__atomic_store_n(&g_vm.x, VM_FAR, __ATOMIC_RELAXED);
+	/* The heap moves to g_vm.bytes: the one that swaps x out adds what x
+	   held (hi + x the first time, what the fast path added since the
+	   last time after that: a first thread's add racing the swap). */
+	long long old = __atomic_exchange_n(&g_vm.x, VM_FAR, __ATOMIC_RELAXED);
+	if (old < VM_FAR / 2) {
+		u64 add = g_vm.x_done_set ? (u64)(old - g_vm.x_done) : __atomic_load_n(&g_vm.hi, __ATOMIC_RELAXED) + (u64)old;
+		g_vm.x_done = old;
+		g_vm.x_done_set = 1;
+		__atomic_add_fetch(&g_vm.bytes, add, __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&g_vm.lo_rel, VM_NEVER, __ATOMIC_RELAXED);
 }
 
@@ -642,11 +655,7 @@ static inline __attribute__((always_inline)) void vm_free(u64 n)
    takes the slow path, with atomic adds. g_lock held. */
 static void vm_multi(void)
 {
-	/* The first thread may be in its fast path: atomic loads, for
-	   ThreadSanitizer's sake (see the top for the race itself). */
-	u64 b = vm_load(&g_vm.hi) + (u64)__atomic_load_n(&g_vm.x, __ATOMIC_RELAXED);
-	__atomic_store_n(&g_vm.bytes, b, __ATOMIC_RELAXED);
-	vm_far();
+	vm_far(); /* unless the first thread's slow path did, seeing g_multi */
 }
 
 /* A sample of the timing signal: every tick_every-th asks for a point at
@@ -688,7 +697,8 @@ static void vm_init(void)
 static void vm_fork_child(void)
 {
 	g_vm.bytes = g_vm.allocs = g_vm.frees = g_vm.hi = 0;
-	g_vm.x = g_vm.lo_rel = 0;
+	g_vm.x = g_vm.lo_rel = g_vm.x_done = 0;
+	g_vm.x_done_set = 0;
 	g_vm.peak = g_vm.peak_allocs = g_vm.peak_frees = g_vm.peak_ns = g_vm.stamp_next = 0;
 	g_vm.snap_next = g_vm.snap_bytes = g_vm.snap_blocks = g_vm.snap_ns = g_vm.maps_next = 0;
 	g_vm.tl_allocs = g_vm.tl_frees = g_vm.statm_ns = 0;
