@@ -56,3 +56,31 @@ func TestHiddenSites(t *testing.T) {
 		t.Error("Write accepted a site without function")
 	}
 }
+
+// TestHiddenFrom: R records say where a hidden site's allocator was called
+// from; without the object's name, HiddenObject finds it in the maps; Write
+// keeps them.
+func TestHiddenFrom(t *testing.T) {
+	const in = "weave profile 1\nS 0 (hidden)\nS 1 malloc\nS 2 /lib/libfoo.so\n" +
+		"A 0 -1 0 0 0 1 -1 0 1\nA 1 -1 0 0 0 1 -1 0 1\nR 0 4096 2\nR 1 8192 -1\n" +
+		"Y exit 1 0 0 -1 -1\nV exit 1000-3000 r-xp 00000000 08:01 7 /usr/lib/libbar.so.2\nE 9\n"
+	p := readString(t, in)
+	if got := p.HiddenObject(p.Sites[0]); got != "/lib/libfoo.so" || p.Sites[0].From != 4096 {
+		t.Errorf("site 0: %q from %d", got, p.Sites[0].From)
+	}
+	if got := p.HiddenObject(p.Sites[1]); got != "/usr/lib/libbar.so.2" {
+		t.Errorf("site 1 (0x2000, in the map's 0x1000-0x3000): %q", got)
+	}
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	q := readString(t, b.String())
+	if q.Sites[0].Object != "/lib/libfoo.so" || q.Sites[1].From != 8192 || q.Sites[1].Object != "" {
+		t.Errorf("after Write: %+v, %+v", q.Sites[0], q.Sites[1])
+	}
+	if _, err := Read(strings.NewReader(strings.Replace(in, "A 1 -1 0 0 0 1 -1 0 1", "A 1 -1 0 0 0 1 -1 0 2", 1))); err == nil ||
+		!strings.Contains(err.Error(), "not hidden") {
+		t.Errorf("an R record for a site that is not hidden: %v", err)
+	}
+}

@@ -98,7 +98,7 @@ func (d *decoder) moduleRecord(rest string) error {
 // fromRecord decodes an R record: where a hidden site's allocator was
 // called from.
 func (d *decoder) fromRecord(rest string) error {
-	v, err := numbers(rest, "site", "address", "object")
+	v, err := numbers(rest, "site", "address", "object?")
 	if err != nil {
 		return err
 	}
