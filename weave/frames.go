@@ -192,16 +192,24 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 // propagate returns the functions of infos that are seeds, or call one
 // through the unit's calls (callers inverts them).
 func propagate(infos map[string]*frameInfo, callers map[string][]string, seed func(*frameInfo) bool) map[string]bool {
-	var todo []string
+	var seeds []string
 	for name, fi := range infos {
 		if seed(fi) {
-			todo = append(todo, name)
+			seeds = append(seeds, name)
 		}
 	}
+	return withCallers(seeds, callers)
+}
+
+// withCallers returns the functions of seeds and every function that
+// calls one of them, directly or not (callers maps a function to its
+// callers).
+func withCallers(seeds []string, callers map[string][]string) map[string]bool {
 	may := map[string]bool{}
-	for _, n := range todo {
+	for _, n := range seeds {
 		may[n] = true
 	}
+	todo := slices.Clone(seeds)
 	for len(todo) > 0 {
 		n := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
@@ -330,8 +338,7 @@ func Resolve(sums []Summary) map[string]bool {
 		}
 	}
 	callers := map[string][]string{}
-	var todo []string
-	may := map[string]bool{}
+	var seeds []string
 	for name, f := range merged {
 		for _, c := range f.Calls {
 			if merged[c] == nil {
@@ -340,20 +347,10 @@ func Resolve(sums []Summary) map[string]bool {
 			callers[c] = append(callers[c], name)
 		}
 		if f.Allocs {
-			may[name] = true
-			todo = append(todo, name)
+			seeds = append(seeds, name)
 		}
 	}
-	for len(todo) > 0 {
-		n := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		for _, c := range callers[n] {
-			if !may[c] {
-				may[c] = true
-				todo = append(todo, c)
-			}
-		}
-	}
+	may := withCallers(seeds, callers)
 	res := make(map[string]bool, len(merged))
 	for name := range merged {
 		res[name] = may[name]
