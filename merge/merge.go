@@ -23,8 +23,12 @@ import (
 // incomplete; start_ns and end_ns span the runs; the time keys are kept
 // when every profile measured time the same way, time_samples and
 // time_overhead_ns summed. What belongs to one process alone is dropped:
-// its memory snapshots and maps, heap timeline and peak, and its heap
-// picture (Y, V, L, P, X).
+// its memory snapshots and maps, heap timeline and peak, its heap
+// picture and its regions' spans in time (Y, V, L, P, X, U). Marks (G, W)
+// are merged when every profile set the same labels in the same order
+// (the runs of one test, each with its marks): a merged mark sums the
+// runs' heap states and live blocks, and its time is their mean, so
+// weave report --between works on the sum; otherwise they are dropped.
 func Profiles(ps []*profile.Profile, sources []string) (*profile.Profile, error) {
 	if len(ps) == 0 || len(ps) != len(sources) {
 		return nil, fmt.Errorf("merge: %d profiles, %d sources", len(ps), len(sources))
@@ -35,6 +39,7 @@ func Profiles(ps []*profile.Profile, sources []string) (*profile.Profile, error)
 		sites:   map[siteKey]*profile.Site{},
 		threads: map[int]*profile.Thread{},
 		kids:    map[childKey]*profile.Node{},
+		to:      map[*profile.Node]*profile.Node{},
 	}
 	m.meta(ps, sources)
 	for _, p := range ps {
@@ -62,7 +67,53 @@ func Profiles(ps []*profile.Profile, sources []string) (*profile.Profile, error)
 		m.out.Bins = append(m.out.Bins, *b)
 	}
 	slices.SortFunc(m.out.Bins, func(a, b profile.Bin) int { return cmp.Compare(a.Size, b.Size) })
+	m.marks(ps)
 	return m.out, nil
+}
+
+// marks merges the profiles' marks if they all have the same labels in the
+// same order (see Profiles).
+func (m *merger) marks(ps []*profile.Profile) {
+	first := ps[0].Marks
+	for _, p := range ps[1:] {
+		if !slices.EqualFunc(first, p.Marks, func(a, b *profile.Mark) bool { return a.Label == b.Label && a.Gen == b.Gen }) {
+			return
+		}
+	}
+	for i, f := range first {
+		out := &profile.Mark{Gen: f.Gen, Label: f.Label, LiveKnown: true}
+		type liveKey struct {
+			node *profile.Node
+			gen  int
+		}
+		live := map[liveKey]int{} // index in out.Live
+		var ns uint64
+		for _, p := range ps {
+			pm := p.Marks[i]
+			ns += pm.NS
+			out.Bytes += pm.Bytes
+			out.Blocks += pm.Blocks
+			out.Allocs += pm.Allocs
+			out.Frees += pm.Frees
+			out.LiveKnown = out.LiveKnown && pm.LiveKnown
+			if pm.Thread != nil && out.Thread == nil {
+				out.Thread = m.thread(pm.Thread)
+			}
+			for _, l := range pm.Live {
+				k := liveKey{m.to[l.Node], l.Gen}
+				j, ok := live[k]
+				if !ok {
+					j = len(out.Live)
+					live[k] = j
+					out.Live = append(out.Live, profile.LiveGen{Node: k.node, Gen: l.Gen})
+				}
+				out.Live[j].Blocks += l.Blocks
+				out.Live[j].Bytes += l.Bytes
+			}
+		}
+		out.NS = ns / uint64(len(ps))
+		m.out.Marks = append(m.out.Marks, out)
+	}
 }
 
 type funcKey struct{ name, file string }
@@ -90,6 +141,7 @@ type merger struct {
 	sites   map[siteKey]*profile.Site
 	threads map[int]*profile.Thread
 	kids    map[childKey]*profile.Node
+	to      map[*profile.Node]*profile.Node // each source node's merged node
 }
 
 func (m *merger) fn(f *profile.Func) *profile.Func {
@@ -147,6 +199,7 @@ func (m *merger) add(from, to *profile.Node) {
 	for len(todo) > 0 {
 		p := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
+		m.to[p.from] = p.to
 		p.to.Calls += p.from.Calls
 		p.to.Time += p.from.Time
 		p.to.Heap.Add(&p.from.Heap)

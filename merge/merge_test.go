@@ -108,3 +108,54 @@ bin 40 allocs 3 frees 1 bytes 120 freed 40
 		t.Error("merging nothing succeeds")
 	}
 }
+
+// withMarks adds marks "begin" (gen 1) and "end" (gen 2) to profile text s,
+// where node leaf is an allocation leaf: at "end", blocks of leaf born
+// after "begin" are live.
+func withMarks(s string, leaf, ns, blocks, bytes int, second string) string {
+	n := strconv.Itoa
+	return s + "G 1 " + n(ns) + " 0 0 0 0 0 begin\n" +
+		"G 2 " + n(2*ns) + " " + n(bytes) + " " + n(blocks) + " 1 0 0 " + second + "\n" +
+		"W 2 " + n(leaf) + " 1 " + n(blocks) + " " + n(bytes) + "\n"
+}
+
+func TestProfilesMarks(t *testing.T) {
+	pa := read(t, withMarks(a, 3, 100, 1, 40, "end"))
+	pb := read(t, withMarks(b, 4, 300, 2, 80, "end"))
+	m, err := Profiles([]*profile.Profile{pa, pb}, []string{"a.prof", "b.prof"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := profile.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Marks) != 2 {
+		t.Fatalf("%d marks merged, want 2", len(back.Marks))
+	}
+	end := back.Marks[1]
+	if end.Label != "end" || end.Gen != 2 || end.NS != 400 || end.Bytes != 120 || end.Blocks != 3 || end.Allocs != 2 || end.Thread == nil {
+		t.Errorf("merged end mark: %+v", *end)
+	}
+	// Both runs' leaves are main -> make -> malloc: one live entry.
+	if len(end.Live) != 1 || end.Live[0].Blocks != 3 || end.Live[0].Bytes != 120 || end.Live[0].Gen != 1 {
+		t.Fatalf("merged live blocks: %+v", end.Live)
+	}
+	if n := end.Live[0].Node; n.Kind != profile.KindAlloc || n.Parent.Func.Name != "make" || n.Parent.Parent.Func.Name != "main" {
+		t.Errorf("live blocks charged to node %d", n.ID)
+	}
+
+	// Other labels: the marks are the runs' own, dropped.
+	pc := read(t, withMarks(b, 4, 300, 2, 80, "finish"))
+	m, err = Profiles([]*profile.Profile{pa, pc}, []string{"a.prof", "c.prof"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Marks) != 0 {
+		t.Errorf("marks with other labels merged: %d", len(m.Marks))
+	}
+}
