@@ -72,8 +72,11 @@ H 4 0 2 0 0 0 80 0 0 0 1 0 0 0 40 0 0
 B 40 2 1 80 40
 `
 
-func TestProfiles(t *testing.T) {
-	m, err := Profiles([]*profile.Profile{read(t, a), read(t, b)}, []string{"a.prof", "b.prof"})
+// mergeWritten merges pa and pb (as a.prof and b.prof) and reads back
+// what the merged profile writes.
+func mergeWritten(t *testing.T, pa, pb *profile.Profile) *profile.Profile {
+	t.Helper()
+	m, err := Profiles([]*profile.Profile{pa, pb}, []string{"a.prof", "b.prof"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +88,11 @@ func TestProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return back
+}
+
+func TestProfiles(t *testing.T) {
+	back := mergeWritten(t, read(t, a), read(t, b))
 	want := `weave profile 1
 meta merged="2"
 meta source="a.prof ./a"
@@ -122,18 +130,7 @@ func withMarks(s string, leaf, ns, blocks, bytes int, second string) string {
 func TestProfilesMarks(t *testing.T) {
 	pa := read(t, withMarks(a, 3, 100, 1, 40, "end"))
 	pb := read(t, withMarks(b, 4, 300, 2, 80, "end"))
-	m, err := Profiles([]*profile.Profile{pa, pb}, []string{"a.prof", "b.prof"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := m.Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	back, err := profile.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := mergeWritten(t, pa, pb)
 	if len(back.Marks) != 2 {
 		t.Fatalf("%d marks merged, want 2", len(back.Marks))
 	}
@@ -151,7 +148,7 @@ func TestProfilesMarks(t *testing.T) {
 
 	// Other labels: the marks are the runs' own, dropped.
 	pc := read(t, withMarks(b, 4, 300, 2, 80, "finish"))
-	m, err = Profiles([]*profile.Profile{pa, pc}, []string{"a.prof", "c.prof"})
+	m, err := Profiles([]*profile.Profile{pa, pc}, []string{"a.prof", "c.prof"})
 	if err != nil {
 		t.Fatal(err)
 	}
