@@ -282,7 +282,7 @@ static void ls_modules(struct writer *w)
 {
 	u32 i;
 	for (i = 0; i < w->fns.n; i++) {
-		const char *m = ls_module(w->fn_of[i]);
+		const char *m = ls_module(w->fns.by_id[i]);
 		u32 id;
 		if (!*m)
 			continue;

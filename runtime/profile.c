@@ -7,47 +7,17 @@
 
 #include "internal.h"
 
-/* Pointer -> dense id. */
+/* Pointer (or, for strs, string) -> dense id, and back. Starts small and
+   doubles at load 1/2: a profile's functions, sites and strings are
+   usually far fewer than its nodes, and the tables' pages count in the
+   process's peak RSS. Its own maps: pmap_free. */
 struct pmap {
 	const void **key;
 	u32 *id;
+	const void **by_id; /* key by id */
 	u32 mask, n;
-};
-
-static int pmap_init(struct pmap *m, struct tmpmem *tm, u32 want)
-{
-	u32 cap = 64;
-	while (cap < 2 * want + 64)
-		cap *= 2;
-	m->key = tmp_alloc(tm, (wsize)cap * sizeof *m->key);
-	m->id = tmp_alloc(tm, (wsize)cap * sizeof *m->id);
-	m->mask = cap - 1;
-	m->n = 0;
-	return m->key && m->id;
-}
-
-static u32 pmap_get(struct pmap *m, const void *k, int *fresh)
-{
-	u32 i = (u32)mix64((u64)(uintptr_t)k) & m->mask;
-	for (; m->key[i]; i = (i + 1) & m->mask) {
-		if (m->key[i] == k) {
-			*fresh = 0;
-			return m->id[i];
-		}
-	}
-	m->key[i] = k;
-	*fresh = 1;
-	return m->id[i] = m->n++;
-}
-
-struct writer {
-	struct out *o;
-	u32 *ids; /* node index -> N id */
-	u32 nids; /* the node indexes ids covers */
-	struct pmap strs; /* keyed by string content, see intern */
-	struct pmap fns, sites;
-	const struct __weave_fn **fn_of;   /* by F id */
-	const struct __weave_site **site_of; /* by A id */
+	int str; /* keys are strings, hashed and compared by content */
+	int err; /* out of memory: an insert failed */
 };
 
 static u32 str_hash(const char *s)
@@ -58,25 +28,108 @@ static u32 str_hash(const char *s)
 	return h;
 }
 
+static inline u32 pmap_hash(const struct pmap *m, const void *k)
+{
+	return m->str ? str_hash(k) : (u32)mix64((u64)(uintptr_t)k);
+}
+
+/* The three arrays of a table of cap slots, in one map. */
+static wsize pmap_bytes(u32 cap)
+{
+	return (wsize)cap * (sizeof(void *) + sizeof(u32) + sizeof(void *));
+}
+
+/* Makes the table cap slots (a power of two, above n), rehashing. */
+static int pmap_resize(struct pmap *m, u32 cap)
+{
+	char *p = rt_map(pmap_bytes(cap));
+	const void **key = (const void **)p;
+	u32 *id = (u32 *)(p + (wsize)cap * sizeof(void *));
+	const void **by_id = (const void **)(p + (wsize)cap * (sizeof(void *) + sizeof(u32)));
+	u32 i;
+	if (!p)
+		return 0;
+	for (i = 0; i < m->n; i++) {
+		u32 j = pmap_hash(m, m->by_id[i]) & (cap - 1);
+		while (key[j])
+			j = (j + 1) & (cap - 1);
+		key[j] = m->by_id[i];
+		id[j] = i;
+		by_id[i] = m->by_id[i];
+	}
+	if (m->key)
+		munmap(m->key, pmap_bytes(m->mask + 1));
+	m->key = key;
+	m->id = id;
+	m->by_id = by_id;
+	m->mask = cap - 1;
+	return 1;
+}
+
+static int pmap_init(struct pmap *m, int str)
+{
+	memset(m, 0, sizeof *m);
+	m->str = str;
+	return pmap_resize(m, 64);
+}
+
+static void pmap_free(struct pmap *m)
+{
+	if (m->key)
+		munmap(m->key, pmap_bytes(m->mask + 1));
+	m->key = NULL;
+}
+
+/* Returns k's id, adding it (*fresh = 1) if it is new. Out of memory with
+   the table full: returns 0 and sets m->err. */
+static u32 pmap_get(struct pmap *m, const void *k, int *fresh)
+{
+	u32 i = pmap_hash(m, k) & m->mask;
+	for (; m->key[i]; i = (i + 1) & m->mask) {
+		if (m->key[i] == k || (m->str && strcmp(m->key[i], k) == 0)) {
+			*fresh = 0;
+			return m->id[i];
+		}
+	}
+	*fresh = 1;
+	if (2 * (m->n + 1) > m->mask + 1 && pmap_resize(m, 2 * (m->mask + 1)))
+		for (i = pmap_hash(m, k) & m->mask; m->key[i]; i = (i + 1) & m->mask)
+			;
+	if (m->n == m->mask) { /* full but this slot: keep one empty */
+		m->err = 1;
+		*fresh = 0;
+		return 0;
+	}
+	m->key[i] = k;
+	m->by_id[m->n] = k;
+	return m->id[i] = m->n++;
+}
+
+struct writer {
+	struct out *o;
+	u32 *ids; /* node index -> N id */
+	u32 nids; /* the node indexes ids covers */
+	struct pmap strs; /* keyed by string content, see intern */
+	struct pmap fns, sites; /* by_id: the F and A records' functions and sites */
+};
+
 /* Returns the id of string s, writing an S record the first time. */
 static u32 intern(struct writer *w, const char *s)
 {
-	struct pmap *m = &w->strs;
-	u32 i;
+	int fresh;
+	u32 id;
 	if (!s)
 		s = "?";
-	for (i = str_hash(s) & m->mask; m->key[i]; i = (i + 1) & m->mask)
-		if (strcmp(m->key[i], s) == 0)
-			return m->id[i];
-	m->key[i] = s;
-	m->id[i] = m->n++;
+	id = pmap_get(&w->strs, s, &fresh);
+	if (!fresh)
+		return id;
 	out_str(w->o, "S");
-	out_field(w->o, m->id[i]);
+	out_field(w->o, id);
 	out_ch(w->o, ' ');
 	out_escaped(w->o, s);
 	out_ch(w->o, '\n');
 	w->o->records++;
-	return m->id[i];
+	return id;
 }
 
 static const char *op_name(unsigned op)
@@ -97,7 +150,6 @@ static u32 note_fn(struct writer *w, const struct __weave_fn *fn)
 		return ~0u;
 	id = pmap_get(&w->fns, fn, &fresh);
 	if (fresh) {
-		w->fn_of[id] = fn;
 		intern(w, fn->name);
 		intern(w, fn->file);
 	}
@@ -107,10 +159,9 @@ static u32 note_fn(struct writer *w, const struct __weave_fn *fn)
 static void note_site(struct writer *w, const struct __weave_site *s)
 {
 	int fresh;
-	u32 id = pmap_get(&w->sites, s, &fresh);
+	pmap_get(&w->sites, s, &fresh);
 	if (!fresh)
 		return;
-	w->site_of[id] = s;
 	note_fn(w, s->fn);
 	intern(w, s->file);
 	intern(w, op_name(s->op));
@@ -171,18 +222,22 @@ static u64 threads_snap(void)
 	return n;
 }
 
-/* The maps of the writer, sized for nnodes nodes, from tm. */
-static int writer_init(struct writer *w, u64 nnodes, struct tmpmem *tm)
+/* The maps of the writer: ids from tm, the pmaps their own (writer_free). */
+static int writer_init(struct writer *w, struct tmpmem *tm)
 {
 	u32 maxidx = __atomic_load_n(&g_node_next, __ATOMIC_RELAXED);
 	if (maxidx > MAX_NODES)
 		maxidx = MAX_NODES;
 	w->ids = tmp_alloc(tm, (wsize)maxidx * sizeof *w->ids + 4);
 	w->nids = maxidx;
-	return w->ids && pmap_init(&w->fns, tm, (u32)nnodes) && pmap_init(&w->sites, tm, (u32)nnodes) &&
-	       pmap_init(&w->strs, tm, (u32)nnodes * 3 + 16) &&
-	       (w->fn_of = tmp_alloc(tm, (wsize)(w->fns.mask + 1) * sizeof *w->fn_of)) &&
-	       (w->site_of = tmp_alloc(tm, (wsize)(w->sites.mask + 1) * sizeof *w->site_of));
+	return w->ids && pmap_init(&w->fns, 0) && pmap_init(&w->sites, 0) && pmap_init(&w->strs, 1);
+}
+
+static void writer_free(struct writer *w)
+{
+	pmap_free(&w->fns);
+	pmap_free(&w->sites);
+	pmap_free(&w->strs);
 }
 
 /* The first line and the M records of the process. */
@@ -251,7 +306,7 @@ static void write_keys(struct writer *w)
 		}
 	}
 	for (i = 0; i < w->fns.n; i++) {
-		const struct __weave_fn *fn = w->fn_of[i];
+		const struct __weave_fn *fn = w->fns.by_id[i];
 		out_ch(o, 'F');
 		out_field(o, i);
 		out_field(o, intern(w, fn->name));
@@ -260,7 +315,7 @@ static void write_keys(struct writer *w)
 		out_ch(o, '\n');
 	}
 	for (i = 0; i < w->sites.n; i++) {
-		const struct __weave_site *s = w->site_of[i];
+		const struct __weave_site *s = w->sites.by_id[i];
 		int fresh;
 		out_ch(o, 'A');
 		out_field(o, i);
@@ -280,7 +335,7 @@ static void write_keys(struct writer *w)
 	o->records += w->fns.n + w->sites.n;
 	/* R: where a hidden site's allocations were called from. */
 	for (i = 0; i < w->sites.n; i++) {
-		const struct hsite *h = hs_of(w->site_of[i]);
+		const struct hsite *h = hs_of(w->sites.by_id[i]);
 		u64 path;
 		if (!h)
 			continue;
@@ -364,45 +419,39 @@ static void write_counts(struct writer *w, struct totals *t)
 	}
 }
 
-/* The B records: the shared bins plus every live thread's. */
-static void write_bins(struct out *o, struct tmpmem *tm)
+/* The B records: the shared bins plus every live thread's, summed a bin
+   at a time (no copy of the table). */
+static void write_bins(struct out *o)
 {
-	struct bin *bins = tmp_alloc(tm, NBINS * sizeof *bins);
 	struct rt_thread *T;
 	u32 i;
-	if (!bins) {
-		o->err = ENOMEM;
-		return;
-	}
 	for (i = 0; i < NBINS; i++) {
-		bins[i].allocs = __atomic_load_n(&g_shared_bins[i].allocs, __ATOMIC_RELAXED);
-		bins[i].frees = __atomic_load_n(&g_shared_bins[i].frees, __ATOMIC_RELAXED);
-		bins[i].bytes = __atomic_load_n(&g_shared_bins[i].bytes, __ATOMIC_RELAXED);
-		bins[i].fbytes = __atomic_load_n(&g_shared_bins[i].fbytes, __ATOMIC_RELAXED);
-	}
-	for (T = g_threads; T; T = T->next) {
-		if (!T->bins)
-			continue;
-		for (i = 0; i < NBINS; i++) {
-			bins[i].allocs += T->bins[i].allocs;
-			bins[i].frees += T->bins[i].frees;
-			bins[i].bytes += T->bins[i].bytes;
-			bins[i].fbytes += T->bins[i].fbytes;
+		struct bin b = {
+			.allocs = __atomic_load_n(&g_shared_bins[i].allocs, __ATOMIC_RELAXED),
+			.frees = __atomic_load_n(&g_shared_bins[i].frees, __ATOMIC_RELAXED),
+			.bytes = __atomic_load_n(&g_shared_bins[i].bytes, __ATOMIC_RELAXED),
+			.fbytes = __atomic_load_n(&g_shared_bins[i].fbytes, __ATOMIC_RELAXED),
+		};
+		for (T = g_threads; T; T = T->next) {
+			if (!T->bins)
+				continue;
+			b.allocs += T->bins[i].allocs;
+			b.frees += T->bins[i].frees;
+			b.bytes += T->bins[i].bytes;
+			b.fbytes += T->bins[i].fbytes;
 		}
-	}
-	for (i = 0; i < NBINS; i++) {
-		if (!(bins[i].allocs | bins[i].frees))
+		if (!(b.allocs | b.frees))
 			continue;
 		if (i < NBINS - 1) { /* one size: bin_count counts no bytes */
-			bins[i].bytes = bins[i].allocs * i;
-			bins[i].fbytes = bins[i].frees * i;
+			b.bytes = b.allocs * i;
+			b.fbytes = b.frees * i;
 		}
 		out_ch(o, 'B');
 		out_field(o, i);
-		out_field(o, bins[i].allocs);
-		out_field(o, bins[i].frees);
-		out_field(o, bins[i].bytes);
-		out_field(o, bins[i].fbytes);
+		out_field(o, b.allocs);
+		out_field(o, b.frees);
+		out_field(o, b.bytes);
+		out_field(o, b.fbytes);
 		out_ch(o, '\n');
 		o->records++;
 	}
@@ -413,7 +462,8 @@ static void write_bins(struct out *o, struct tmpmem *tm)
 static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 {
 	struct writer w = {.o = o};
-	if (!writer_init(&w, t->nodes, tm)) {
+	if (!writer_init(&w, tm)) {
+		writer_free(&w);
 		o->err = ENOMEM;
 		return;
 	}
@@ -422,7 +472,7 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	write_nodes(&w);
 	write_counts(&w, t);
 	totals_end(t);
-	write_bins(o, tm);
+	write_bins(o);
 	vm_write(o, w.ids);
 	write_picture(&w);
 	time_write(o, w.ids, tm);
@@ -432,4 +482,7 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	out_ch(o, 'E');
 	out_field(o, o->records);
 	out_ch(o, '\n');
+	if (w.fns.err | w.sites.err | w.strs.err)
+		o->err = ENOMEM;
+	writer_free(&w);
 }
