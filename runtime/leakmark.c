@@ -24,6 +24,8 @@
 #define LS_GLIBC_HEAP (64u << 20)
 
 enum { LS_UNREACHED, LS_INDIRECT, LS_POSSIBLE, LS_REACHABLE };
+#define LS_ROOTS (~0u)     /* marking from the roots */
+#define LS_EDGES (~0u - 1) /* listing the lost blocks' edges */
 
 /* A node's blocks by kind, in the order of the profile's L record:
    definite, indirect, possible, reachable. */
@@ -56,6 +58,10 @@ static struct {
 	unsigned char *st;                   /* LS_* */
 	u32 *stack;
 	u64 sp, stack_cap;
+	u32 leader;                          /* what the mark does: LS_ROOTS, LS_EDGES, a clique's leader */
+	u32 *off, *edge;                     /* the lost blocks' graph: block i's edges are edge[off[i]..off[i+1]) */
+	u64 nedge, edge_cap, enext;          /* enext: the first block whose off is not set */
+	int edge_over;                       /* more edges than edge_cap */
 	u64 **top;                           /* page index: 1 + first block, count */
 	uintptr_t lo, hi;                    /* the blocks' span */
 	struct ls_range *excl;               /* the runtime's memory, sorted */
@@ -177,7 +183,7 @@ static inline void ls_push(u32 i)
 }
 
 /* Marks block i, found from word w: memcheck's
-   lc_push_without_clique_if_a_chunk_ptr (leader ~0, from the roots) and
+   lc_push_without_clique_if_a_chunk_ptr (leader LS_ROOTS) and
    lc_push_with_clique_if_a_chunk_ptr (from unreached block leader). */
 static inline void ls_mark(int64_t i, uintptr_t w, int definite, u32 leader)
 {
@@ -185,7 +191,7 @@ static inline void ls_mark(int64_t i, uintptr_t w, int definite, u32 leader)
 	if (i < 0)
 		return;
 	st = &g_ls.st[i];
-	if (leader != ~0u) {
+	if (leader != LS_ROOTS) {
 		if ((u32)i != leader && *st == LS_UNREACHED) {
 			*st = LS_INDIRECT;
 			ls_push((u32)i);
@@ -204,14 +210,22 @@ static inline void ls_mark(int64_t i, uintptr_t w, int definite, u32 leader)
 /* Words that may be pointers go through a pipeline, LS_PIPE words per
    stage, so that the cache misses of several lookups overlap: the index
    entry prefetched, then the entry read and its first block's address,
-   size and state prefetched, then the lookup and the mark. Marking is a
-   fixpoint, so the delay does not change the result. */
+   size and state prefetched, then the lookup and the mark (or the edge).
+   The pipeline runs on across blocks and is flushed only when the mark
+   stack is empty (ls_drain): marking is a fixpoint, so the delay does not
+   change the result, and a clique (ls_clique_scan) is still complete
+   before the next leader starts. */
 #define LS_PIPE 8
 #define LS_RING (4 * LS_PIPE) /* holds the two stages and the word coming in */
 struct ls_cand {
 	uintptr_t w;
-	u64 e; /* stage 1: the entry's address; stage 2: the entry */
+	u64 e;   /* stage 1: the entry's address; stage 2: the entry */
+	u32 tag; /* marking: whether the word is in a root or reachable block; edges: its block */
 };
+static struct {
+	struct ls_cand q[LS_RING];
+	u32 in, mid, out;
+} g_lq;
 
 static inline void ls_stage2(struct ls_cand *c)
 {
@@ -224,34 +238,62 @@ static inline void ls_stage2(struct ls_cand *c)
 	}
 }
 
-/* Scans the aligned words of [lo, hi). leader ~0: marking from roots. */
-static void ls_scan(uintptr_t lo, uintptr_t hi, int definite, u32 leader)
+/* An edge between two unreached blocks, from src to dst, in the lost
+   pass's graph (ls_edges): src comes in address order. */
+static inline void ls_edge(u32 src, u32 dst)
+{
+	if (dst == src || g_ls.st[dst] != LS_UNREACHED)
+		return; /* never looked at by memcheck's clique rule */
+	if (g_ls.nedge == g_ls.edge_cap) {
+		g_ls.edge_over = 1;
+		return;
+	}
+	while (g_ls.enext <= src)
+		g_ls.off[g_ls.enext++] = (u32)g_ls.nedge;
+	g_ls.edge[g_ls.nedge++] = dst;
+}
+
+static inline void ls_emit(const struct ls_cand *c)
+{
+	int64_t j = ls_find(c->w, c->e);
+	if (j < 0)
+		return;
+	if (g_ls.leader == LS_EDGES)
+		ls_edge(c->tag, (u32)j);
+	else
+		ls_mark(j, c->w, (int)c->tag, g_ls.leader);
+}
+
+/* Feeds the aligned words of [lo, hi) into the pipeline. */
+static void ls_scan(uintptr_t lo, uintptr_t hi, u32 tag)
 {
 	const uintptr_t *p = (const uintptr_t *)((lo + 7) & ~(uintptr_t)7), *end = (const uintptr_t *)(hi & ~(uintptr_t)7);
 	uintptr_t base = g_ls.lo, span = g_ls.hi - g_ls.lo;
-	struct ls_cand q[LS_RING];
-	u32 in = 0, mid = 0, out = 0;
+	struct ls_cand *q = g_lq.q;
+	u32 in = g_lq.in, mid = g_lq.mid, out = g_lq.out;
 	for (; p < end; p++) {
 		uintptr_t w = *p;
 		u64 *e;
 		if (w - base >= span || !(e = ls_entry(w, 0)))
 			continue;
 		__builtin_prefetch(e);
-		q[in % LS_RING] = (struct ls_cand){w, (u64)(uintptr_t)e};
+		q[in % LS_RING] = (struct ls_cand){w, (u64)(uintptr_t)e, tag};
 		in++;
 		if (in - mid > LS_PIPE)
 			ls_stage2(&q[mid++ % LS_RING]);
-		if (mid - out > LS_PIPE) {
-			struct ls_cand *c = &q[out++ % LS_RING];
-			ls_mark(ls_find(c->w, c->e), c->w, definite, leader);
-		}
+		if (mid - out > LS_PIPE)
+			ls_emit(&q[out++ % LS_RING]);
 	}
-	while (mid < in)
-		ls_stage2(&q[mid++ % LS_RING]);
-	while (out < in) {
-		struct ls_cand *c = &q[out++ % LS_RING];
-		ls_mark(ls_find(c->w, c->e), c->w, definite, leader);
-	}
+	g_lq.in = in, g_lq.mid = mid, g_lq.out = out;
+}
+
+/* Completes the words in the pipeline. */
+static void ls_flush(void)
+{
+	while (g_lq.mid != g_lq.in)
+		ls_stage2(&g_lq.q[g_lq.mid++ % LS_RING]);
+	while (g_lq.out != g_lq.in)
+		ls_emit(&g_lq.q[g_lq.out++ % LS_RING]);
 }
 
 /* Sorts the mark stack's entries from the from'th on by block index,
@@ -286,26 +328,30 @@ static void ls_sort_stack(u64 from)
 	memcpy(g_ls.stack + from, a, n * sizeof *a);
 }
 
-/* Scans the blocks on the mark stack until it is empty: LS_PIPE at a
-   time, so that the cache misses of their first lines overlap (marking is
-   a fixpoint: the order does not matter, but a leader's blocks are all
-   scanned before the next leader's, as the stack is empty in between). */
-static void ls_drain(u32 leader)
+/* Scans the blocks on the mark stack, and what they lead to, until the
+   stack and the pipeline are empty: LS_PIPE blocks at a time, so that the
+   cache misses of their first lines overlap. */
+static void ls_drain(void)
 {
-	ls_sort_stack(0);
-	while (g_ls.sp) {
-		u32 batch[LS_PIPE], k, nb = g_ls.sp < LS_PIPE ? (u32)g_ls.sp : LS_PIPE;
-		for (k = 0; k < nb; k++) {
-			batch[k] = g_ls.stack[--g_ls.sp];
-			__builtin_prefetch((const void *)g_ls.addr[batch[k]]);
+	for (;;) {
+		ls_sort_stack(0);
+		while (g_ls.sp) {
+			u32 batch[LS_PIPE], k, nb = g_ls.sp < LS_PIPE ? (u32)g_ls.sp : LS_PIPE;
+			for (k = 0; k < nb; k++) {
+				batch[k] = g_ls.stack[--g_ls.sp];
+				__builtin_prefetch((const void *)g_ls.addr[batch[k]]);
+			}
+			for (k = 0; k < nb; k++) {
+				u32 i = batch[k];
+				uintptr_t a = g_ls.addr[i];
+				u64 from = g_ls.sp;
+				ls_scan(a, a + ls_size(i), g_ls.st[i] == LS_REACHABLE);
+				ls_sort_stack(from);
+			}
 		}
-		for (k = 0; k < nb; k++) {
-			u32 i = batch[k];
-			uintptr_t a = g_ls.addr[i];
-			u64 from = g_ls.sp;
-			ls_scan(a, a + ls_size(i), g_ls.st[i] == LS_REACHABLE, leader);
-			ls_sort_stack(from);
-		}
+		if (g_lq.out == g_lq.in)
+			return;
+		ls_flush();
 	}
 }
 
@@ -313,6 +359,7 @@ static void ls_drain(u32 leader)
 static void ls_root(uintptr_t lo, uintptr_t hi)
 {
 	u32 k;
+	g_ls.leader = LS_ROOTS;
 	for (k = 0; k < g_ls.nexcl && lo < hi; k++) {
 		struct ls_range *x = &g_ls.excl[k];
 		if (x->hi <= lo)
@@ -320,10 +367,80 @@ static void ls_root(uintptr_t lo, uintptr_t hi)
 		if (x->lo >= hi)
 			break;
 		if (x->lo > lo)
-			ls_scan(lo, x->lo, 1, ~0u);
+			ls_scan(lo, x->lo, 1);
 		lo = x->hi;
 	}
 	if (lo < hi)
-		ls_scan(lo, hi, 1, ~0u);
-	ls_drain(~0u);
+		ls_scan(lo, hi, 1);
+	ls_drain();
+}
+
+/* ---------------------------------------------------------- lost blocks */
+
+/* Lists the edges between unreached blocks (a word of one pointing into
+   another): every unreached block read once, in address order, through
+   the pipeline, with no order to keep. Returns 0 when they do not fit. */
+static int ls_edges(struct tmpmem *tm)
+{
+	u64 n = g_ls.n, i;
+	g_ls.edge_cap = 4 * n + (1u << 22);
+	if (g_ls.edge_cap > 0xffffffffu)
+		g_ls.edge_cap = 0xffffffffu;
+	if (!(g_ls.off = tmp_alloc(tm, (n + 1) * sizeof *g_ls.off)) ||
+	    !(g_ls.edge = tmp_alloc(tm, g_ls.edge_cap * sizeof *g_ls.edge)))
+		return 0;
+	g_ls.leader = LS_EDGES;
+	for (i = 0; i < n && !g_ls.edge_over; i++) {
+		if (i + LS_PIPE < n && g_ls.st[i + LS_PIPE] == LS_UNREACHED)
+			__builtin_prefetch((const void *)g_ls.addr[i + LS_PIPE]);
+		if (g_ls.st[i] == LS_UNREACHED)
+			ls_scan(g_ls.addr[i], g_ls.addr[i] + ls_size((u32)i), (u32)i);
+	}
+	ls_flush();
+	while (g_ls.enext <= n)
+		g_ls.off[g_ls.enext++] = (u32)g_ls.nedge;
+	return !g_ls.edge_over;
+}
+
+/* Memcheck's clique rule (lc_push_with_clique_if_a_chunk_ptr): the
+   unreached blocks go in address order; each one still unreached leads
+   its clique, every unreached block it reaches but itself becomes
+   indirectly lost. Which blocks stay definitely lost depends on that order
+   where cliques meet (a cycle pointed into from a block above it), so it
+   is kept: on the graph of ls_edges when it fits, reading nothing else;
+   else by scanning each leader's blocks again, the pipeline flushed
+   between leaders. */
+static void ls_cliques(struct tmpmem *tm)
+{
+	u64 i, k;
+	if (!ls_edges(tm)) {
+		g_ls.sp = 0;
+		g_lq.in = g_lq.mid = g_lq.out = 0;
+		for (i = 0; i < g_ls.n; i++) {
+			if (i + LS_PIPE < g_ls.n)
+				__builtin_prefetch((const void *)g_ls.addr[i + LS_PIPE]);
+			if (g_ls.st[i] != LS_UNREACHED)
+				continue;
+			g_ls.leader = (u32)i;
+			ls_push((u32)i);
+			ls_drain();
+		}
+		return;
+	}
+	for (i = 0; i < g_ls.n; i++) {
+		if (g_ls.st[i] != LS_UNREACHED)
+			continue;
+		g_ls.sp = 0;
+		g_ls.stack[g_ls.sp++] = (u32)i;
+		while (g_ls.sp) {
+			u32 x = g_ls.stack[--g_ls.sp];
+			for (k = g_ls.off[x]; k < g_ls.off[x + 1]; k++) {
+				u32 y = g_ls.edge[k];
+				if (y != i && g_ls.st[y] == LS_UNREACHED) {
+					g_ls.st[y] = LS_INDIRECT;
+					g_ls.stack[g_ls.sp++] = y;
+				}
+			}
+		}
+	}
 }

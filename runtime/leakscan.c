@@ -569,6 +569,7 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	ls_exclude(g_ls_dead, LS_DEAD_CAP * sizeof *g_ls_dead);
 	/* Statics holding block addresses that are not the program's. */
 	ls_exclude(&g_ls, sizeof g_ls);
+	ls_exclude(&g_lq, sizeof g_lq);
 	ls_exclude(g_big, sizeof g_big);
 	ls_exclude(g_hs, sizeof g_hs);
 	ls_exclude(&g_vm, sizeof g_vm);
@@ -595,13 +596,13 @@ static void ls_linker_roots(void)
 			ls_push((u32)i);
 		}
 	}
-	ls_drain(~0u);
+	g_ls.leader = LS_ROOTS;
+	ls_drain();
 }
 
 /* The scan proper, between stopping and resuming the other threads. */
 static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp)
 {
-	u64 i;
 	if (!(g_ls.excl = tmp_alloc(tm, 1 << 20)))
 		return 0;
 	g_ls.excl_cap = (1 << 20) / sizeof *g_ls.excl;
@@ -615,15 +616,7 @@ static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp
 	if (!ls_roots(tm, self_sp))
 		return 0;
 	ls_linker_roots();
-	for (i = 0; i < g_ls.n; i++) {
-		/* Leaders go in address order: fetch the block ahead. */
-		if (i + LS_PIPE < g_ls.n)
-			__builtin_prefetch((const void *)g_ls.addr[i + LS_PIPE]);
-		if (g_ls.st[i] != LS_UNREACHED)
-			continue;
-		ls_push((u32)i);
-		ls_drain((u32)i);
-	}
+	ls_cliques(tm);
 	return ls_tally_all(tm);
 }
 
