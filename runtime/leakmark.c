@@ -22,6 +22,11 @@
 #define LS_CHUNK 30 /* a page-index chunk: 1 GiB of address space */
 #define LS_TOP (48 - LS_CHUNK)
 #define LS_GLIBC_HEAP (64u << 20)
+/* A block's size takes 4 bytes in the scan (its node none: ls_merge finds
+   it again), these sizes and more are kept aside, for up to LS_NBIGS
+   blocks (more fail the scan). */
+#define LS_SIZE_ESC 0xffffffffu
+#define LS_NBIGS 64u
 
 enum { LS_UNREACHED, LS_INDIRECT, LS_POSSIBLE, LS_REACHABLE };
 #define LS_ROOTS (~0u)     /* marking from the roots */
@@ -54,7 +59,13 @@ static struct {
 	/* During the scan only. */
 	u64 n;                               /* blocks */
 	uintptr_t *addr;                     /* by address */
-	u64 *val;                            /* size << NODE_BITS | node */
+	u32 *size;                           /* its size, or LS_SIZE_ESC: in bigs */
+	struct ent *spill;                   /* the spill table, sorted (ls_merge) */
+	u64 nspill;
+	struct {
+		u64 i, size;
+	} bigs[LS_NBIGS];                    /* sizes from LS_SIZE_ESC on, by block */
+	u32 nbigs;
 	unsigned char *st;                   /* LS_* */
 	u32 *stack;
 	u64 sp, stack_cap;
@@ -86,15 +97,14 @@ static int ls_ok(void) { return g_ls.ok; }
 
 static u64 ls_size(u32 i)
 {
-	u64 s = g_ls.val[i] >> NODE_BITS;
-	int b;
-	if (s == SIZE_SAT)
-		for (b = 0; b < NBIG; b++)
-			if (g_big[b].addr == g_ls.addr[i])
-				return g_big[b].size;
+	u32 s = g_ls.size[i], b;
+	if (s != LS_SIZE_ESC)
+		return s;
+	for (b = 0; b < g_ls.nbigs; b++)
+		if (g_ls.bigs[b].i == i)
+			return g_ls.bigs[b].size;
 	return s;
 }
-
 
 /* Notes [p, p + n) as the runtime's: not a root. */
 static void ls_exclude(const void *p, u64 n)
@@ -168,8 +178,8 @@ static inline int64_t ls_find(uintptr_t p, u64 e)
 	}
 	if (!e || g_ls.addr[lo] > p)
 		return -1;
-	size = g_ls.val[lo] >> NODE_BITS;
-	if (size == SIZE_SAT)
+	size = g_ls.size[lo];
+	if (size == LS_SIZE_ESC)
 		size = ls_size((u32)lo);
 	return p - g_ls.addr[lo] < (size ? size : 1) ? (int64_t)lo : -1;
 }
@@ -233,7 +243,7 @@ static inline void ls_stage2(struct ls_cand *c)
 	c->e = e;
 	if (e) {
 		__builtin_prefetch(&g_ls.addr[first]);
-		__builtin_prefetch(&g_ls.val[first]);
+		__builtin_prefetch(&g_ls.size[first]);
 		__builtin_prefetch(&g_ls.st[first]);
 	}
 }

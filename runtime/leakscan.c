@@ -285,12 +285,76 @@ static u64 ls_bound(void)
 	return n;
 }
 
-/* Lists the live blocks in address order into g_ls.addr/val. */
+/* The live blocks in address order: the two radix trees and the sorted
+   spill table merged, an address seen twice (a stale entry) once. */
+struct ls_merge {
+	struct ls_walk w[2];
+	u64 i;         /* the next spill entry */
+	uintptr_t last; /* the last block given */
+};
+
+static void ls_merge_start(struct ls_merge *m)
+{
+	memset(m, 0, sizeof *m);
+	m->w[1].t = 1;
+	ls_walk_next(&m->w[0]);
+	ls_walk_next(&m->w[1]);
+}
+
+/* The next block: its address (0 at the end) and side-table value. */
+static uintptr_t ls_merge_next(struct ls_merge *m, u64 *val)
+{
+	for (;;) {
+		int pick = -1;
+		uintptr_t best = ~(uintptr_t)0;
+		if (m->w[0].a && m->w[0].a < best)
+			pick = 0, best = m->w[0].a;
+		if (m->w[1].a && m->w[1].a < best)
+			pick = 1, best = m->w[1].a;
+		if (m->i < g_ls.nspill && g_ls.spill[m->i].addr < best)
+			pick = 2, best = g_ls.spill[m->i].addr;
+		if (pick < 0)
+			return 0;
+		*val = pick == 2 ? g_ls.spill[m->i].val : m->w[pick].val;
+		if (pick == 2)
+			m->i++;
+		else
+			ls_walk_next(&m->w[pick]);
+		if (best != m->last)
+			return m->last = best;
+	}
+}
+
+/* The node of block i, for i = 0, 1, ... in turn from ls_merge_start on:
+   the blocks are walked again (storing the nodes would cost 4 bytes a
+   block at the peak). 0 for a block no longer there (a thread that did
+   not stop freed it). */
+static u32 ls_node_next(struct ls_merge *m, u64 i, uintptr_t *at, u64 *val)
+{
+	while (*at && *at < g_ls.addr[i])
+		*at = ls_merge_next(m, val);
+	return *at == g_ls.addr[i] ? (u32)(*val & NODE_MASK) : 0;
+}
+
+/* The size of a block with side-table value val. */
+static u64 ls_val_size(uintptr_t a, u64 val)
+{
+	u64 s = val >> NODE_BITS;
+	int b;
+	if (s == SIZE_SAT)
+		for (b = 0; b < NBIG; b++)
+			if (g_big[b].addr == a)
+				return g_big[b].size;
+	return s;
+}
+
+/* Lists the live blocks in address order into g_ls.addr/size. */
 static int ls_collect(struct tmpmem *tm)
 {
-	struct ls_walk w[2] = {{.t = 0}, {.t = 1}};
-	struct ent *sp = NULL;
-	u64 nsp = 0, cap, k = 0, i;
+	struct ls_merge m;
+	struct ent *sp;
+	u64 nsp = 0, cap, k = 0, i, val;
+	uintptr_t a;
 	u32 s;
 
 	cap = ls_bound() + NBIG;
@@ -299,7 +363,7 @@ static int ls_collect(struct tmpmem *tm)
 		ls_exclude(g_shards[s].tab, (u64)g_shards[s].cap * sizeof(struct ent));
 	}
 	if (!(g_ls.addr = tmp_alloc(tm, cap * sizeof *g_ls.addr + 8)) ||
-	    !(g_ls.val = tmp_alloc(tm, cap * sizeof *g_ls.val + 8)))
+	    !(g_ls.size = tmp_alloc(tm, cap * sizeof *g_ls.size + 8)))
 		return 0;
 	/* The spill table, sorted. */
 	if (!(sp = tmp_alloc(tm, (u64)(g_spill_count + 1) * sizeof *sp)))
@@ -311,31 +375,21 @@ static int ls_collect(struct tmpmem *tm)
 				sp[nsp++] = sh->tab[i];
 	}
 	ls_heapsort(sp, nsp);
-	ls_walk_next(&w[0]);
-	ls_walk_next(&w[1]);
-	i = 0;
-	while (k < cap) {
-		int pick = -1;
-		uintptr_t best = ~(uintptr_t)0;
-		if (w[0].a && w[0].a < best)
-			pick = 0, best = w[0].a;
-		if (w[1].a && w[1].a < best)
-			pick = 1, best = w[1].a;
-		if (i < nsp && sp[i].addr < best)
-			pick = 2, best = sp[i].addr;
-		if (pick < 0)
-			break;
-		if (k && g_ls.addr[k - 1] == best) {
-			/* The same address twice (a stale entry): keep one. */
-		} else {
-			g_ls.addr[k] = best;
-			g_ls.val[k] = pick == 2 ? sp[i].val : w[pick].val;
-			k++;
+	g_ls.spill = sp;
+	g_ls.nspill = nsp;
+	g_ls.nbigs = 0;
+	ls_merge_start(&m);
+	while (k < cap && (a = ls_merge_next(&m, &val))) {
+		u64 size = ls_val_size(a, val);
+		g_ls.addr[k] = a;
+		g_ls.size[k] = size < LS_SIZE_ESC ? (u32)size : LS_SIZE_ESC;
+		if (size >= LS_SIZE_ESC) {
+			if (g_ls.nbigs == LS_NBIGS)
+				return 0;
+			g_ls.bigs[g_ls.nbigs].i = k;
+			g_ls.bigs[g_ls.nbigs++].size = size;
 		}
-		if (pick == 2)
-			i++;
-		else
-			ls_walk_next(&w[pick]);
+		k++;
 	}
 	g_ls.n = k;
 	return 1;
@@ -518,14 +572,18 @@ static int ls_tally_all(struct tmpmem *tm)
 	static const int kind_of[4] = {[LS_UNREACHED] = 0, [LS_INDIRECT] = 1, [LS_POSSIBLE] = 2, [LS_REACHABLE] = 3};
 	u64 cap = 64, i;
 	u32 maxn = __atomic_load_n(&g_node_next, __ATOMIC_RELAXED);
+	struct ls_merge m;
+	uintptr_t at = 1;
+	u64 val = 0;
 	while (cap < 2 * (g_ls.n < maxn ? g_ls.n : maxn) + 64)
 		cap *= 2;
 	if (!(g_ls.tally = rt_map(cap * sizeof *g_ls.tally)))
 		return 0;
 	(void)tm;
 	g_ls.ntally_cap = cap;
+	ls_merge_start(&m);
 	for (i = 0; i < g_ls.n; i++) {
-		u32 node = (u32)(g_ls.val[i] & NODE_MASK);
+		u32 node = ls_node_next(&m, i, &at, &val);
 		int k = kind_of[g_ls.st[i]];
 		u64 size = ls_size((u32)i);
 		struct ls_tally *t;
@@ -582,9 +640,12 @@ static void ls_linker_roots(void)
 {
 	u32 last = 0;
 	int linker = 0;
-	u64 i;
+	struct ls_merge m;
+	uintptr_t at = 1;
+	u64 i, val = 0;
+	ls_merge_start(&m);
 	for (i = 0; i < g_ls.n; i++) {
-		u32 node = (u32)(g_ls.val[i] & NODE_MASK);
+		u32 node = ls_node_next(&m, i, &at, &val);
 		if (!node)
 			continue;
 		if (node != last) {
@@ -648,7 +709,8 @@ static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 			munmap(g_ls.top[c], sizeof(u64) << (LS_CHUNK - LS_PAGE));
 	tmp_free(&tm);
 	g_ls.addr = NULL;
-	g_ls.val = NULL;
+	g_ls.size = NULL;
+	g_ls.spill = NULL;
 	g_ls.st = NULL;
 	g_ls.stack = NULL;
 	g_ls.top = NULL;
