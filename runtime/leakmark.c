@@ -27,6 +27,11 @@
    blocks (more fail the scan). */
 #define LS_SIZE_ESC 0xffffffffu
 #define LS_NBIGS 64u
+/* Nor does an address take 8: the blocks' addresses keep their low 32
+   bits, the high ones are kept once for each run of blocks that share
+   them (a 4 GiB region: the heap's, the maps'), for up to LS_NSEGS runs
+   (more fail the scan). */
+#define LS_NSEGS 1024u
 
 enum { LS_UNREACHED, LS_INDIRECT, LS_POSSIBLE, LS_REACHABLE };
 #define LS_ROOTS (~0u)     /* marking from the roots */
@@ -58,7 +63,12 @@ static struct {
 	u64 ns;                              /* how long the scan took */
 	/* During the scan only. */
 	u64 n;                               /* blocks */
-	uintptr_t *addr;                     /* by address */
+	u32 *alo;                            /* by address: the low 32 bits (ls_addr) */
+	struct {
+		u32 hi;                      /* the high 32 bits of the addresses */
+		u64 first;                   /* of the blocks from this one on */
+	} segs[LS_NSEGS];
+	u32 nsegs;
 	u32 *size;                           /* its size, or LS_SIZE_ESC: in bigs */
 	struct ent *spill;                   /* the spill table, sorted (ls_merge) */
 	u64 nspill;
@@ -94,6 +104,20 @@ static void ls_group_all(void);
 static int ls_ok(void) { return g_ls.ok; }
 
 /* ------------------------------------------------------------ blocks */
+
+/* The address of block i. */
+static inline uintptr_t ls_addr(u64 i)
+{
+	u32 a = 0, b = g_ls.nsegs;
+	while (b - a > 1) {
+		u32 m = a + (b - a) / 2;
+		if (g_ls.segs[m].first <= i)
+			a = m;
+		else
+			b = m;
+	}
+	return (uintptr_t)g_ls.segs[a].hi << 32 | g_ls.alo[i];
+}
 
 static u64 ls_size(u32 i)
 {
@@ -143,10 +167,10 @@ static int ls_index(struct tmpmem *tm)
 		return 0;
 	if (!g_ls.n)
 		return 1;
-	g_ls.lo = g_ls.addr[0];
+	g_ls.lo = ls_addr(0);
 	g_ls.hi = 0;
 	for (i = 0; i < g_ls.n; i++) {
-		uintptr_t a = g_ls.addr[i], end = a + (ls_size((u32)i) ? ls_size((u32)i) : 1), p;
+		uintptr_t a = ls_addr(i), end = a + (ls_size((u32)i) ? ls_size((u32)i) : 1), p;
 		if (end > g_ls.hi)
 			g_ls.hi = end;
 		if (end >> 48)
@@ -168,20 +192,21 @@ static int ls_index(struct tmpmem *tm)
 static inline int64_t ls_find(uintptr_t p, u64 e)
 {
 	u64 lo = (e >> 32) - 1, hi = lo + (e & 0xffffffffu), size;
+	uintptr_t start;
 	/* The last block starting at or before p is in [lo, hi). */
 	while (hi - lo > 1) {
 		u64 mid = lo + (hi - lo) / 2;
-		if (g_ls.addr[mid] <= p)
+		if (ls_addr(mid) <= p)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	if (!e || g_ls.addr[lo] > p)
+	if (!e || (start = ls_addr(lo)) > p)
 		return -1;
 	size = g_ls.size[lo];
 	if (size == LS_SIZE_ESC)
 		size = ls_size((u32)lo);
-	return p - g_ls.addr[lo] < (size ? size : 1) ? (int64_t)lo : -1;
+	return p - start < (size ? size : 1) ? (int64_t)lo : -1;
 }
 
 /* ------------------------------------------------------------- marking */
@@ -208,7 +233,7 @@ static inline void ls_mark(int64_t i, uintptr_t w, int definite, u32 leader)
 		}
 	} else if (*st == LS_REACHABLE) {
 		return;
-	} else if (w == g_ls.addr[i] && definite) {
+	} else if (w == ls_addr((u64)i) && definite) {
 		*st = LS_REACHABLE;
 		ls_push((u32)i);
 	} else if (*st == LS_UNREACHED) {
@@ -242,7 +267,7 @@ static inline void ls_stage2(struct ls_cand *c)
 	u64 e = *(const u64 *)(uintptr_t)c->e, first = (e >> 32) - 1;
 	c->e = e;
 	if (e) {
-		__builtin_prefetch(&g_ls.addr[first]);
+		__builtin_prefetch(&g_ls.alo[first]);
 		__builtin_prefetch(&g_ls.size[first]);
 		__builtin_prefetch(&g_ls.st[first]);
 	}
@@ -349,11 +374,11 @@ static void ls_drain(void)
 			u32 batch[LS_PIPE], k, nb = g_ls.sp < LS_PIPE ? (u32)g_ls.sp : LS_PIPE;
 			for (k = 0; k < nb; k++) {
 				batch[k] = g_ls.stack[--g_ls.sp];
-				__builtin_prefetch((const void *)g_ls.addr[batch[k]]);
+				__builtin_prefetch((const void *)ls_addr(batch[k]));
 			}
 			for (k = 0; k < nb; k++) {
 				u32 i = batch[k];
-				uintptr_t a = g_ls.addr[i];
+				uintptr_t a = ls_addr(i);
 				u64 from = g_ls.sp;
 				ls_scan(a, a + ls_size(i), g_ls.st[i] == LS_REACHABLE);
 				ls_sort_stack(from);
@@ -402,9 +427,9 @@ static int ls_edges(struct tmpmem *tm)
 	g_ls.leader = LS_EDGES;
 	for (i = 0; i < n && !g_ls.edge_over; i++) {
 		if (i + LS_PIPE < n && g_ls.st[i + LS_PIPE] == LS_UNREACHED)
-			__builtin_prefetch((const void *)g_ls.addr[i + LS_PIPE]);
+			__builtin_prefetch((const void *)ls_addr(i + LS_PIPE));
 		if (g_ls.st[i] == LS_UNREACHED)
-			ls_scan(g_ls.addr[i], g_ls.addr[i] + ls_size((u32)i), (u32)i);
+			ls_scan(ls_addr(i), ls_addr(i) + ls_size((u32)i), (u32)i);
 	}
 	ls_flush();
 	while (g_ls.enext <= n)
@@ -423,12 +448,16 @@ static int ls_edges(struct tmpmem *tm)
 static void ls_cliques(struct tmpmem *tm)
 {
 	u64 i, k;
+	for (i = 0; i < g_ls.n && g_ls.st[i] != LS_UNREACHED; i++)
+		;
+	if (i == g_ls.n)
+		return; /* nothing lost: no graph (its offsets cost 4 bytes a block) */
 	if (!ls_edges(tm)) {
 		g_ls.sp = 0;
 		g_lq.in = g_lq.mid = g_lq.out = 0;
 		for (i = 0; i < g_ls.n; i++) {
 			if (i + LS_PIPE < g_ls.n)
-				__builtin_prefetch((const void *)g_ls.addr[i + LS_PIPE]);
+				__builtin_prefetch((const void *)ls_addr(i + LS_PIPE));
 			if (g_ls.st[i] != LS_UNREACHED)
 				continue;
 			g_ls.leader = (u32)i;

@@ -331,9 +331,10 @@ static uintptr_t ls_merge_next(struct ls_merge *m, u64 *val)
    not stop freed it). */
 static u32 ls_node_next(struct ls_merge *m, u64 i, uintptr_t *at, u64 *val)
 {
-	while (*at && *at < g_ls.addr[i])
+	uintptr_t a = ls_addr(i);
+	while (*at && *at < a)
 		*at = ls_merge_next(m, val);
-	return *at == g_ls.addr[i] ? (u32)(*val & NODE_MASK) : 0;
+	return *at == a ? (u32)(*val & NODE_MASK) : 0;
 }
 
 /* The size of a block with side-table value val. */
@@ -348,7 +349,7 @@ static u64 ls_val_size(uintptr_t a, u64 val)
 	return s;
 }
 
-/* Lists the live blocks in address order into g_ls.addr/size. */
+/* Lists the live blocks in address order into g_ls.alo/segs/size. */
 static int ls_collect(struct tmpmem *tm)
 {
 	struct ls_merge m;
@@ -362,7 +363,7 @@ static int ls_collect(struct tmpmem *tm)
 		cap += g_shards[s].count;
 		ls_exclude(g_shards[s].tab, (u64)g_shards[s].cap * sizeof(struct ent));
 	}
-	if (!(g_ls.addr = tmp_alloc(tm, cap * sizeof *g_ls.addr + 8)) ||
+	if (!(g_ls.alo = tmp_alloc(tm, cap * sizeof *g_ls.alo + 8)) ||
 	    !(g_ls.size = tmp_alloc(tm, cap * sizeof *g_ls.size + 8)))
 		return 0;
 	/* The spill table, sorted. */
@@ -378,10 +379,17 @@ static int ls_collect(struct tmpmem *tm)
 	g_ls.spill = sp;
 	g_ls.nspill = nsp;
 	g_ls.nbigs = 0;
+	g_ls.nsegs = 0;
 	ls_merge_start(&m);
 	while (k < cap && (a = ls_merge_next(&m, &val))) {
 		u64 size = ls_val_size(a, val);
-		g_ls.addr[k] = a;
+		if (!g_ls.nsegs || g_ls.segs[g_ls.nsegs - 1].hi != (u32)((u64)a >> 32)) {
+			if (g_ls.nsegs == LS_NSEGS)
+				return 0;
+			g_ls.segs[g_ls.nsegs].hi = (u32)((u64)a >> 32);
+			g_ls.segs[g_ls.nsegs++].first = k;
+		}
+		g_ls.alo[k] = (u32)a;
 		g_ls.size[k] = size < LS_SIZE_ESC ? (u32)size : LS_SIZE_ESC;
 		if (size >= LS_SIZE_ESC) {
 			if (g_ls.nbigs == LS_NBIGS)
@@ -417,12 +425,12 @@ static int ls_holds_block(uintptr_t lo, uintptr_t hi)
 	u64 a = 0, b = g_ls.n;
 	while (a < b) {
 		u64 m = a + (b - a) / 2;
-		if (g_ls.addr[m] < lo)
+		if (ls_addr(m) < lo)
 			a = m + 1;
 		else
 			b = m;
 	}
-	return a < g_ls.n && g_ls.addr[a] < hi;
+	return a < g_ls.n && ls_addr(a) < hi;
 }
 
 /* Whether [lo, hi) is the start of one of glibc's thread arenas: 64
@@ -708,7 +716,7 @@ static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 		if (g_ls.top[c])
 			munmap(g_ls.top[c], sizeof(u64) << (LS_CHUNK - LS_PAGE));
 	tmp_free(&tm);
-	g_ls.addr = NULL;
+	g_ls.alo = NULL;
 	g_ls.size = NULL;
 	g_ls.spill = NULL;
 	g_ls.st = NULL;
