@@ -66,6 +66,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	pthread_mutex_lock(&g_lock);
 	if (g_nthreads) {
 		__atomic_store_n(&g_multi, 1, __ATOMIC_SEQ_CST); /* see side_insert */
+		__atomic_fetch_or(&g_tp_attn, ATTN_MULTI, __ATOMIC_SEQ_CST); /* advice.c's fast paths */
 		vm_multi();
 	}
 	T = arena_alloc(sizeof *T);

@@ -150,7 +150,7 @@ static inline __attribute__((always_inline)) void note_alloc(struct rt_local *l,
 	h->b[c] += n;
 	bin_count(T, n, 0);
 	vm_alloc(n);
-	if (__builtin_expect(__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED), 0))
+	if (__builtin_expect(__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED) & TP_ATTN_TP, 0))
 		tp_attention(l, a, p, n);
 }
 
@@ -161,6 +161,78 @@ static inline __attribute__((always_inline)) void note_free(struct rt_local *l, 
 	struct ent e;
 	if (side_remove((uintptr_t)p, &e))
 		charge_free(T, &e);
+}
+
+/* The fast paths: an allocation or free of a small block (under
+   COARSE_MIN bytes: the fine tree) in the common state, nothing in
+   g_tp_attn (one thread, the real allocator called directly, no mark, no
+   tracepoint request), the thread set up with its bins, no declared
+   allocator's call running, the A cache hit, the slot's mid and leaf there
+   and, for an allocation, the slot and the spill table empty. They count
+   what note_alloc and charge_free count, without what that state makes
+   moot: the owner-thread test (every node is the thread's), generations,
+   errno (nothing here sets it); size class and bin come straight from a
+   size under 128. Anything else takes the general path, from the start:
+   a fast path that gives up has written nothing. */
+
+/* Records block p (not NULL) of n bytes at site s; 0 if it cannot. */
+static inline __attribute__((always_inline)) int alloc_fast(struct bin *b, const struct __weave_site *s, void *p, u64 n)
+{
+	struct rt_node *a = ((struct rt_node *)(void *)__weave_tls.cur)->u.acache;
+	uintptr_t ad = (uintptr_t)p;
+	struct heapc *h;
+	u32 *sl;
+	int c;
+	if (__builtin_expect(a->pub.key != s || n >= COARSE_MIN || a->self > FINE_NODE_MAX, 0) ||
+	    __builtin_expect(!(sl = fine_slot(ad)) || __atomic_load_n(sl, __ATOMIC_RELAXED) != 0, 0) ||
+	    __builtin_expect(__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) != 0, 0))
+		return 0;
+	__atomic_store_n(sl, fine_make(ad, (u32)n, a->self), __ATOMIC_RELAXED);
+	h = a->u.heap;
+	c = n > 32;
+	h->a[c]++;
+	h->b[c] += n;
+	b[n].allocs++;
+	vm_alloc(n);
+	return 1;
+}
+
+/* Forgets and counts the free of block p, with bins b; 0 if it cannot. */
+static inline __attribute__((always_inline)) int free_fast(struct bin *b, void *p)
+{
+	uintptr_t ad = (uintptr_t)p;
+	struct heapc *h;
+	u32 *sl, v, n;
+	int c;
+	if (__builtin_expect(!(sl = fine_slot(ad)), 0) || !fine_holds(v = __atomic_load_n(sl, __ATOMIC_RELAXED), ad))
+		return 0;
+	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
+	n = fine_size(v);
+	h = node_at(fine_node(v))->u.heap;
+	c = n > 32;
+	h->f[c]++;
+	h->g[c] += n;
+	b[n].frees++;
+	vm_free(n);
+	return 1;
+}
+
+/* The thread's bins if the fast paths may run now (see above), else NULL. */
+static inline struct bin *fast_bins(struct rt_local *l)
+{
+	struct rt_thread *T = l->thr;
+	if (__builtin_expect((l->in_rt | l->outer | __atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED)) != 0 || !T, 0))
+		return NULL;
+	return T->bins;
+}
+
+/* note_alloc keeping errno, in_rt set: the general path of an allocation
+   the fast path made but could not record. */
+static __attribute__((noinline)) void note_kept(struct rt_local *l, const struct __weave_site *s, void *p, u64 n)
+{
+	int *ep = rt_errno(l), e = *ep;
+	note_alloc(l, s, p, n);
+	*ep = e;
 }
 
 /* The allocation advice. Pattern: if re-entered, call the real function
@@ -184,9 +256,24 @@ static inline __attribute__((always_inline)) void note_free(struct rt_local *l, 
 	rt_exit(l);                                                 \
 	return r
 
-void *__weave_malloc(const struct __weave_site *s, wsize n)
+static __attribute__((noinline)) void *malloc_general(const struct __weave_site *s, wsize n)
 {
 	RT_ALLOC(lib_malloc(n), n);
+}
+
+void *__weave_malloc(const struct __weave_site *s, wsize n)
+{
+	struct rt_local *l = &rt_local;
+	struct bin *b = fast_bins(l);
+	void *r;
+	if (__builtin_expect(!b, 0))
+		return malloc_general(s, n);
+	rt_enter(l);
+	r = g_real.malloc(n); /* real_direct: ATTN_LIB is clear */
+	if (__builtin_expect(r != NULL, 1) && __builtin_expect(!alloc_fast(b, s, r, n), 0))
+		note_kept(l, s, r, n);
+	rt_exit(l);
+	return r;
 }
 
 void *__weave_calloc(const struct __weave_site *s, wsize n, wsize size)
@@ -242,11 +329,10 @@ int __weave_posix_memalign(const struct __weave_site *s, void **pp, wsize align,
 	return rc;
 }
 
-void __weave_free(const struct __weave_site *s, void *p)
+static __attribute__((noinline)) void free_general(void *p)
 {
 	struct rt_local *l = &rt_local;
 	int e;
-	(void)s;
 	if (__builtin_expect(l->in_rt, 0)) {
 		free(p);
 		return;
@@ -262,6 +348,28 @@ void __weave_free(const struct __weave_site *s, void *p)
 		*ep = e;
 	}
 	lib_free(p);
+	rt_exit(l);
+}
+
+void __weave_free(const struct __weave_site *s, void *p)
+{
+	struct rt_local *l = &rt_local;
+	struct bin *b = fast_bins(l);
+	(void)s;
+	if (__builtin_expect(!b, 0)) {
+		free_general(p);
+		return;
+	}
+	rt_enter(l);
+	if (__builtin_expect(!free_fast(b, p), 0)) {
+		rt_exit(l);
+		free_general(p);
+		return;
+	}
+	if (__builtin_expect(boot_owns(p), 0)) /* never recorded, but cheap to be sure */
+		free(p);
+	else
+		g_real.free(p); /* real_direct: ATTN_LIB is clear */
 	rt_exit(l);
 }
 

@@ -483,6 +483,7 @@ static inline int hidden_on(void);
 static inline int is_hidden_site(const struct __weave_site *s);
 static inline void *lib_malloc(size_t n);
 static inline void lib_free(void *p);
+static inline int boot_owns(const void *p);
 
 static inline void real_ready(void)
 {
@@ -607,14 +608,19 @@ static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
 
 /* tracepoints/trace.c. A traced frame's depth field has TP_TRACED with
    __WEAVE_TIMED (its pop goes to __weave_leave_timed). g_tp_on: some
-   tracepoint is selected (node creation marks nodes). g_tp_attn: what the
-   allocation advice must look at, one word so that it costs one test when
-   nothing is: TP_ATTN_ALLOCS, an allocation tracepoint is selected;
-   TP_ATTN_CONTROL, a control request is pending. Atomic. */
+   tracepoint is selected (node creation marks nodes). g_tp_attn: what
+   keeps the allocation advice off its fast paths (advice.c), one word so
+   that it costs one test when nothing does: TP_ATTN_ALLOCS, an
+   allocation tracepoint is selected; TP_ATTN_CONTROL, a control request
+   is pending; ATTN_MULTI, a second thread was set up (set with g_multi);
+   ATTN_GEN, a mark was set (g_gen is not 0); ATTN_LIB, the advice does
+   not call the real allocator directly (real_direct: the interposition
+   not decided or off, or the real functions not looked up yet). Atomic;
+   only the TP bits and ATTN_LIB are ever cleared. */
 #define TP_TRACED 0x20000000u
-enum { TP_ATTN_ALLOCS = 1, TP_ATTN_CONTROL = 2 };
+enum { TP_ATTN_ALLOCS = 1, TP_ATTN_CONTROL = 2, TP_ATTN_TP = 3, ATTN_MULTI = 4, ATTN_GEN = 8, ATTN_LIB = 16 };
 struct tp_buf;
-static int g_tp_on, g_tp_attn;
+static int g_tp_on, g_tp_attn = ATTN_LIB;
 static void tp_init(void);
 static void tp_node_new(struct rt_node *n);
 static void tp_attention(struct rt_local *l, const struct rt_node *a, void *p, u64 n);

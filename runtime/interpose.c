@@ -88,6 +88,17 @@ static void *next_sym(const char *name)
 	return dlsym ? dlsym(RTLD_NEXT, name) : NULL;
 }
 
+/* Clears ATTN_LIB (internal.h) once real_direct holds: called after
+   either of its two conditions is set, so that whichever comes last sees
+   both. */
+static void lib_attn(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&g_hidden, __ATOMIC_RELAXED) == HIDDEN_ON &&
+	    __atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) == 2)
+		__atomic_fetch_and(&g_tp_attn, ~ATTN_LIB, __ATOMIC_SEQ_CST);
+}
+
 static void real_resolve(void)
 {
 	struct rt_local *l = &rt_local;
@@ -126,6 +137,7 @@ static void real_resolve(void)
 	fence();
 	l->resolving = 0;
 	__atomic_store_n(&g_real_state, 2, __ATOMIC_RELEASE);
+	lib_attn();
 }
 
 /* What glibc does when only memalign is at hand. */
@@ -293,6 +305,7 @@ static int hidden_decide(void)
 		return on; /* no environment yet (the C library's start-up): the default */
 	on = on && g_cfg_hidden;
 	__atomic_store_n(&g_hidden, on ? HIDDEN_ON : HIDDEN_OFF, __ATOMIC_RELAXED);
+	lib_attn();
 	return on;
 #endif
 }

@@ -168,6 +168,7 @@ static u32 mark_set(const char *label, struct rt_thread *T)
 	m->ncells = 0;
 	m->dropped = 0;
 	__atomic_store_n(&g_gen, m->gen, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&g_tp_attn, ATTN_GEN, __ATOMIC_RELAXED); /* advice.c's fast paths */
 	live_take(m);
 	g_mk.n++;
 	gen = m->gen;

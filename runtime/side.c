@@ -527,6 +527,37 @@ static inline __attribute__((always_inline)) int side_remove(uintptr_t a, struct
 	       (__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) && spill_remove(a, out));
 }
 
+/* The fine tree as advice.c's fast paths use it, slots read and written
+   straight: a's slot, NULL if its mid or leaf is not there yet; the slot
+   of block a of n bytes (under COARSE_MIN) charged to node ni (at most
+   FINE_NODE_MAX); whether slot value v holds block a, of a node other
+   than 0 (a fork child's inherited blocks, which side_remove's callers
+   count apart); the size and node that v holds. */
+static inline u32 *fine_slot(uintptr_t a)
+{
+	return radix_slot(0, a, 0);
+}
+
+static inline u32 fine_make(uintptr_t a, u32 n, u32 ni)
+{
+	return (u32)slot_make(0, a, (u64)n << NODE_BITS | ni);
+}
+
+static inline int fine_holds(u32 v, uintptr_t a)
+{
+	return (v & ((1u << GRAN_FINE) - 1)) == (a & ((1u << GRAN_FINE) - 1)) && v >= 2u << FINE_NODE_SHIFT;
+}
+
+static inline u32 fine_size(u32 v)
+{
+	return v >> FINE_SIZE_SHIFT & ((1u << 7) - 1);
+}
+
+static inline u32 fine_node(u32 v)
+{
+	return (v >> FINE_NODE_SHIFT) - 1;
+}
+
 static void big_put(uintptr_t a, u64 size)
 {
 	int i;
