@@ -231,6 +231,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 		if err != nil {
 			reason = "preprocessing failed"
 		}
+		text = parse.DropSystemComments(text) // half the text to parse and compile
 	} else if in.name == "-" {
 		text = stdinText
 	} else {

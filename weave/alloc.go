@@ -219,12 +219,16 @@ func (w *weaver) attrAllocator(d *cc.Declarator, ft *cc.FunctionType) (Allocator
 		}
 	}
 	if !malloc || len(size) == 0 {
+		// bytes.Contains first: the regexps are slow, and most leads
+		// (up to 4 KB of a header) have neither word.
 		lead := w.leadingText(d)
-		malloc = malloc || mallocAttr.Match(lead)
-		if m := allocSizeAttr.FindSubmatch(lead); len(size) == 0 && m != nil {
-			size = []string{string(m[1])}
-			if len(m[2]) > 0 {
-				size = append(size, string(m[2]))
+		malloc = malloc || bytes.Contains(lead, []byte("malloc")) && mallocAttr.Match(lead)
+		if len(size) == 0 && bytes.Contains(lead, []byte("alloc_size")) {
+			if m := allocSizeAttr.FindSubmatch(lead); m != nil {
+				size = []string{string(m[1])}
+				if len(m[2]) > 0 {
+					size = append(size, string(m[2]))
+				}
 			}
 		}
 	}
