@@ -22,6 +22,8 @@
 #define LS_CHUNK 30 /* a page-index chunk: 1 GiB of address space */
 #define LS_TOP (48 - LS_CHUNK)
 #define LS_GLIBC_HEAP (64u << 20)
+#define LS_AHEAD 2048 /* how far ahead a sequential read prefetches, bytes: past the
+			 4 KiB page, where the hardware's prefetch stops */
 /* A block's size takes 4 bytes in the scan (its node none: ls_merge finds
    it again), these sizes and more are kept aside, for up to LS_NBIGS
    blocks (more fail the scan). */
@@ -32,10 +34,18 @@
    them (a 4 GiB region: the heap's, the maps'), for up to LS_NSEGS runs
    (more fail the scan). */
 #define LS_NSEGS 1024u
+/* Nor does its node take 4 unless the blocks are 64 bytes on average or
+   more (the nodes then cost at most 1/16 of the blocks' bytes, and 64 KiB
+   more): a heap of small blocks (binary-trees) has its peak at the scan,
+   whose tables then cost as few bytes a block as they can; the nodes are
+   found again by walking the side table a second time (ls_node_next). */
+#define LS_NODE_COST 64u
 
 enum { LS_UNREACHED, LS_INDIRECT, LS_POSSIBLE, LS_REACHABLE };
 #define LS_ROOTS (~0u)     /* marking from the roots */
 #define LS_EDGES (~0u - 1) /* listing the lost blocks' edges */
+#define LS_GRAPH (~0u - 2) /* listing every block's edges */
+#define LS_INTERIOR (1u << 31) /* an edge's flag: a pointer into the block, not to its start */
 
 /* A node's blocks by kind, in the order of the profile's L record:
    definite, indirect, possible, reachable. */
@@ -70,6 +80,8 @@ static struct {
 	} segs[LS_NSEGS];
 	u32 nsegs;
 	u32 *size;                           /* its size, or LS_SIZE_ESC: in bigs */
+	u32 *node;                           /* its node, unless the blocks are small (LS_NODE_COST) */
+	u64 node_map;                        /* node's mapping */
 	struct ent *spill;                   /* the spill table, sorted (ls_merge) */
 	u64 nspill;
 	struct {
@@ -79,10 +91,13 @@ static struct {
 	unsigned char *st;                   /* LS_* */
 	u32 *stack;
 	u64 sp, stack_cap;
-	u32 leader;                          /* what the mark does: LS_ROOTS, LS_EDGES, a clique's leader */
-	u32 *off, *edge;                     /* the lost blocks' graph: block i's edges are edge[off[i]..off[i+1]) */
-	u64 nedge, edge_cap, enext;          /* enext: the first block whose off is not set */
+	u32 leader;                          /* what the mark does: LS_ROOTS, LS_EDGES, LS_GRAPH, a clique's leader */
+	int graph;                           /* the edges are every block's: marks follow them */
+	u32 *off, *edge;                     /* the graph: block i's edges are edge[off[i]..off[i+1]) */
+	u64 nedge, edge_cap, edge_max, enext; /* enext: the first block whose off is not set */
 	int edge_over;                       /* more edges than edge_cap */
+	u64 bytes;                           /* the blocks' bytes */
+	int huge;                            /* the page index in huge pages */
 	u64 **top;                           /* page index: 1 + first block, count */
 	uintptr_t lo, hi;                    /* the blocks' span */
 	struct ls_range *excl;               /* the runtime's memory, sorted */
@@ -119,15 +134,19 @@ static inline uintptr_t ls_addr(u64 i)
 	return (uintptr_t)g_ls.segs[a].hi << 32 | g_ls.alo[i];
 }
 
-static u64 ls_size(u32 i)
+static __attribute__((noinline)) u64 ls_big_size(u32 i)
 {
-	u32 s = g_ls.size[i], b;
-	if (s != LS_SIZE_ESC)
-		return s;
+	u32 b;
 	for (b = 0; b < g_ls.nbigs; b++)
 		if (g_ls.bigs[b].i == i)
 			return g_ls.bigs[b].size;
-	return s;
+	return LS_SIZE_ESC;
+}
+
+static inline u64 ls_size(u32 i)
+{
+	u32 s = g_ls.size[i];
+	return s != LS_SIZE_ESC ? s : ls_big_size(i);
 }
 
 /* Notes [p, p + n) as the runtime's: not a root. */
@@ -153,6 +172,8 @@ static inline u64 *ls_entry(uintptr_t p, int create)
 	if (!*c) {
 		if (!create || !(*c = rt_map(sizeof(u64) * LS_SLOTS)))
 			return NULL;
+		if (g_ls.huge) /* fewer page faults and TLB misses; not for a small heap's few entries */
+			madvise(*c, sizeof(u64) * LS_SLOTS, MADV_HUGEPAGE);
 		ls_exclude(*c, sizeof(u64) * LS_SLOTS);
 	}
 	return &(*c)[(p >> LS_PAGE) & (LS_SLOTS - 1)];
@@ -169,6 +190,7 @@ static int ls_index(struct tmpmem *tm)
 		return 1;
 	g_ls.lo = ls_addr(0);
 	g_ls.hi = 0;
+	g_ls.huge = ls_addr(g_ls.n - 1) - g_ls.lo >= (256u << 20);
 	for (i = 0; i < g_ls.n; i++) {
 		uintptr_t a = ls_addr(i), end = a + (ls_size((u32)i) ? ls_size((u32)i) : 1), p;
 		if (end > g_ls.hi)
@@ -220,7 +242,7 @@ static inline void ls_push(u32 i)
 /* Marks block i, found from word w: memcheck's
    lc_push_without_clique_if_a_chunk_ptr (leader LS_ROOTS) and
    lc_push_with_clique_if_a_chunk_ptr (from unreached block leader). */
-static inline void ls_mark(int64_t i, uintptr_t w, int definite, u32 leader)
+static inline void ls_mark(int64_t i, int start, int definite, u32 leader)
 {
 	unsigned char *st;
 	if (i < 0)
@@ -233,7 +255,7 @@ static inline void ls_mark(int64_t i, uintptr_t w, int definite, u32 leader)
 		}
 	} else if (*st == LS_REACHABLE) {
 		return;
-	} else if (w == ls_addr((u64)i) && definite) {
+	} else if (start && definite) {
 		*st = LS_REACHABLE;
 		ls_push((u32)i);
 	} else if (*st == LS_UNREACHED) {
@@ -273,19 +295,20 @@ static inline void ls_stage2(struct ls_cand *c)
 	}
 }
 
-/* An edge between two unreached blocks, from src to dst, in the lost
-   pass's graph (ls_edges): src comes in address order. */
-static inline void ls_edge(u32 src, u32 dst)
+/* An edge from block src to block dst (ls_edges): src comes in address
+   order. Only edges between unreached blocks matter to memcheck's clique
+   rule, and a block's pointers to itself to nothing. */
+static inline void ls_edge(u32 src, u32 dst, int start)
 {
-	if (dst == src || g_ls.st[dst] != LS_UNREACHED)
-		return; /* never looked at by memcheck's clique rule */
+	if (dst == src || (g_ls.leader == LS_EDGES && g_ls.st[dst] != LS_UNREACHED))
+		return;
 	if (g_ls.nedge == g_ls.edge_cap) {
 		g_ls.edge_over = 1;
 		return;
 	}
 	while (g_ls.enext <= src)
 		g_ls.off[g_ls.enext++] = (u32)g_ls.nedge;
-	g_ls.edge[g_ls.nedge++] = dst;
+	g_ls.edge[g_ls.nedge++] = dst | (start ? 0 : LS_INTERIOR);
 }
 
 static inline void ls_emit(const struct ls_cand *c)
@@ -293,22 +316,26 @@ static inline void ls_emit(const struct ls_cand *c)
 	int64_t j = ls_find(c->w, c->e);
 	if (j < 0)
 		return;
-	if (g_ls.leader == LS_EDGES)
-		ls_edge(c->tag, (u32)j);
+	if (g_ls.leader == LS_EDGES || g_ls.leader == LS_GRAPH)
+		ls_edge(c->tag, (u32)j, c->w == ls_addr((u64)j));
 	else
-		ls_mark(j, c->w, (int)c->tag, g_ls.leader);
+		ls_mark(j, c->w == ls_addr((u64)j), (int)c->tag, g_ls.leader);
 }
 
-/* Feeds the aligned words of [lo, hi) into the pipeline. */
-static void ls_scan(uintptr_t lo, uintptr_t hi, u32 tag)
+/* Feeds the aligned words of [lo, hi) into the pipeline, whose counters
+   the caller keeps (in registers, over many blocks). */
+static inline __attribute__((always_inline)) void ls_words(uintptr_t lo, uintptr_t hi, u32 tag, u32 *pin, u32 *pmid,
+							   u32 *pout)
 {
 	const uintptr_t *p = (const uintptr_t *)((lo + 7) & ~(uintptr_t)7), *end = (const uintptr_t *)(hi & ~(uintptr_t)7);
 	uintptr_t base = g_ls.lo, span = g_ls.hi - g_ls.lo;
 	struct ls_cand *q = g_lq.q;
-	u32 in = g_lq.in, mid = g_lq.mid, out = g_lq.out;
+	u32 in = *pin, mid = *pmid, out = *pout;
 	for (; p < end; p++) {
 		uintptr_t w = *p;
 		u64 *e;
+		if (!((uintptr_t)p & 63))
+			__builtin_prefetch(p + LS_AHEAD / 8);
 		if (w - base >= span || !(e = ls_entry(w, 0)))
 			continue;
 		__builtin_prefetch(e);
@@ -319,7 +346,12 @@ static void ls_scan(uintptr_t lo, uintptr_t hi, u32 tag)
 		if (mid - out > LS_PIPE)
 			ls_emit(&q[out++ % LS_RING]);
 	}
-	g_lq.in = in, g_lq.mid = mid, g_lq.out = out;
+	*pin = in, *pmid = mid, *pout = out;
+}
+
+static void ls_scan(uintptr_t lo, uintptr_t hi, u32 tag)
+{
+	ls_words(lo, hi, tag, &g_lq.in, &g_lq.mid, &g_lq.out);
 }
 
 /* Completes the words in the pipeline. */
@@ -363,13 +395,27 @@ static void ls_sort_stack(u64 from)
 	memcpy(g_ls.stack + from, a, n * sizeof *a);
 }
 
+/* Marks what block x points to, from the graph. */
+static void ls_follow(u32 x)
+{
+	int definite = g_ls.st[x] == LS_REACHABLE;
+	u64 k;
+	for (k = g_ls.off[x]; k < g_ls.off[x + 1]; k++) {
+		u32 y = g_ls.edge[k];
+		ls_mark(y & ~LS_INTERIOR, !(y & LS_INTERIOR), definite, LS_ROOTS);
+	}
+}
+
 /* Scans the blocks on the mark stack, and what they lead to, until the
-   stack and the pipeline are empty: LS_PIPE blocks at a time, so that the
-   cache misses of their first lines overlap. */
+   stack and the pipeline are empty: from the graph when there is one,
+   else LS_PIPE blocks at a time, so that the cache misses of their first
+   lines overlap. */
 static void ls_drain(void)
 {
 	for (;;) {
 		ls_sort_stack(0);
+		while (g_ls.sp && g_ls.graph)
+			ls_follow(g_ls.stack[--g_ls.sp]);
 		while (g_ls.sp) {
 			u32 batch[LS_PIPE], k, nb = g_ls.sp < LS_PIPE ? (u32)g_ls.sp : LS_PIPE;
 			for (k = 0; k < nb; k++) {
@@ -410,26 +456,40 @@ static void ls_root(uintptr_t lo, uintptr_t hi)
 	ls_drain();
 }
 
-/* ---------------------------------------------------------- lost blocks */
+/* ---------------------------------------------------------- the graph */
 
-/* Lists the edges between unreached blocks (a word of one pointing into
-   another): every unreached block read once, in address order, through
-   the pipeline, with no order to keep. Returns 0 when they do not fit. */
-static int ls_edges(struct tmpmem *tm)
+/* Makes room for the graph: edge_max edges, 4 per block and 4M more. */
+static int ls_graph_room(struct tmpmem *tm)
+{
+	u64 n = g_ls.n;
+	g_ls.edge_max = 4 * n + (1u << 22);
+	if (g_ls.edge_max > 0xffffffffu)
+		g_ls.edge_max = 0xffffffffu;
+	return n < LS_INTERIOR && (g_ls.off = tmp_alloc(tm, (n + 1) * sizeof *g_ls.off)) &&
+	       (g_ls.edge = tmp_alloc(tm, g_ls.edge_max * sizeof *g_ls.edge));
+}
+
+/* Lists the edges (ls_edge) from every block (all) or every unreached
+   one: each read once, in address order, through the pipeline, whose
+   counters stay in registers over 4096 blocks. Returns 0 when they do not
+   fit in edge_cap. */
+static int ls_edges(int all, u64 cap)
 {
 	u64 n = g_ls.n, i;
-	g_ls.edge_cap = 4 * n + (1u << 22);
-	if (g_ls.edge_cap > 0xffffffffu)
-		g_ls.edge_cap = 0xffffffffu;
-	if (!(g_ls.off = tmp_alloc(tm, (n + 1) * sizeof *g_ls.off)) ||
-	    !(g_ls.edge = tmp_alloc(tm, g_ls.edge_cap * sizeof *g_ls.edge)))
-		return 0;
-	g_ls.leader = LS_EDGES;
-	for (i = 0; i < n && !g_ls.edge_over; i++) {
-		if (i + LS_PIPE < n && g_ls.st[i + LS_PIPE] == LS_UNREACHED)
-			__builtin_prefetch((const void *)ls_addr(i + LS_PIPE));
-		if (g_ls.st[i] == LS_UNREACHED)
-			ls_scan(ls_addr(i), ls_addr(i) + ls_size((u32)i), (u32)i);
+	g_ls.leader = all ? LS_GRAPH : LS_EDGES;
+	g_ls.nedge = g_ls.enext = 0;
+	g_ls.edge_over = 0;
+	g_ls.edge_cap = cap < g_ls.edge_max ? cap : g_ls.edge_max;
+	for (i = 0; i < n && !g_ls.edge_over;) {
+		u32 in = g_lq.in, mid = g_lq.mid, out = g_lq.out;
+		u64 stop = n - i > 4096 ? i + 4096 : n;
+		for (; i < stop; i++) {
+			if (i + LS_PIPE < n && (all || g_ls.st[i + LS_PIPE] == LS_UNREACHED))
+				__builtin_prefetch((const void *)ls_addr(i + LS_PIPE));
+			if (all || g_ls.st[i] == LS_UNREACHED)
+				ls_words(ls_addr(i), ls_addr(i) + ls_size((u32)i), (u32)i, &in, &mid, &out);
+		}
+		g_lq.in = in, g_lq.mid = mid, g_lq.out = out;
 	}
 	ls_flush();
 	while (g_ls.enext <= n)
@@ -437,22 +497,36 @@ static int ls_edges(struct tmpmem *tm)
 	return !g_ls.edge_over;
 }
 
+/* The graph of every block, when it costs at most an eighth of the
+   blocks' bytes (4 bytes a block and 4 an edge): every block is then read
+   once, in address order, so that the hardware's prefetch follows the
+   reads, and the marks follow the graph. A heap of many small blocks
+   (binary-trees) goes without it: its peak memory is the scan's. */
+static void ls_graph(void)
+{
+	u64 budget = g_ls.bytes / 8 / sizeof(u32);
+	if (!g_ls.off || budget <= g_ls.n + 1)
+		return;
+	g_ls.graph = ls_edges(1, budget - (g_ls.n + 1));
+	g_lq.in = g_lq.mid = g_lq.out = 0;
+}
+
 /* Memcheck's clique rule (lc_push_with_clique_if_a_chunk_ptr): the
    unreached blocks go in address order; each one still unreached leads
    its clique, every unreached block it reaches but itself becomes
    indirectly lost. Which blocks stay definitely lost depends on that order
    where cliques meet (a cycle pointed into from a block above it), so it
-   is kept: on the graph of ls_edges when it fits, reading nothing else;
-   else by scanning each leader's blocks again, the pipeline flushed
-   between leaders. */
-static void ls_cliques(struct tmpmem *tm)
+   is kept: on the graph (every block's, else the unreached blocks') when
+   it fits, reading nothing else; else by scanning each leader's blocks
+   again, the pipeline flushed between leaders. */
+static void ls_cliques(void)
 {
 	u64 i, k;
 	for (i = 0; i < g_ls.n && g_ls.st[i] != LS_UNREACHED; i++)
 		;
 	if (i == g_ls.n)
-		return; /* nothing lost: no graph (its offsets cost 4 bytes a block) */
-	if (!ls_edges(tm)) {
+		return; /* nothing lost */
+	if (!g_ls.graph && (!g_ls.off || !ls_edges(0, g_ls.edge_max))) {
 		g_ls.sp = 0;
 		g_lq.in = g_lq.mid = g_lq.out = 0;
 		for (i = 0; i < g_ls.n; i++) {
@@ -467,19 +541,20 @@ static void ls_cliques(struct tmpmem *tm)
 		return;
 	}
 	for (i = 0; i < g_ls.n; i++) {
+		u64 x = i, sp = 0;
 		if (g_ls.st[i] != LS_UNREACHED)
 			continue;
-		g_ls.sp = 0;
-		g_ls.stack[g_ls.sp++] = (u32)i;
-		while (g_ls.sp) {
-			u32 x = g_ls.stack[--g_ls.sp];
+		for (;;) {
 			for (k = g_ls.off[x]; k < g_ls.off[x + 1]; k++) {
-				u32 y = g_ls.edge[k];
+				u32 y = g_ls.edge[k] & ~LS_INTERIOR;
 				if (y != i && g_ls.st[y] == LS_UNREACHED) {
 					g_ls.st[y] = LS_INDIRECT;
-					g_ls.stack[g_ls.sp++] = y;
+					g_ls.stack[sp++] = y;
 				}
 			}
+			if (!sp)
+				break;
+			x = g_ls.stack[--sp];
 		}
 	}
 }

@@ -187,8 +187,11 @@ static void ls_walk_next(struct ls_walk *w)
 	for (;;) {
 		if (w->leaf) {
 			for (; w->j < 1u << LEAF_BITS; w->j++) {
-				u64 s = slot_load(w->t, w->leaf + ((wsize)w->j << slot_shift(w->t))), gran;
-				if (!s)
+				const char *sl = w->leaf + ((wsize)w->j << slot_shift(w->t));
+				u64 s, gran;
+				if (!((uintptr_t)sl & 63))
+					__builtin_prefetch(sl + LS_AHEAD);
+				if (!(s = slot_load(w->t, sl)))
 					continue;
 				gran = (u64)w->r << (MID_BITS + LEAF_BITS) | (u64)w->m << LEAF_BITS | w->j;
 				w->a = slot_addr(w->t, gran, s);
@@ -355,6 +358,8 @@ static int ls_collect(struct tmpmem *tm)
 	struct ls_merge m;
 	struct ent *sp;
 	u64 nsp = 0, cap, k = 0, i, val;
+	u32 last = 0;
+	int linker = 0;
 	uintptr_t a;
 	u32 s;
 
@@ -364,7 +369,7 @@ static int ls_collect(struct tmpmem *tm)
 		ls_exclude(g_shards[s].tab, (u64)g_shards[s].cap * sizeof(struct ent));
 	}
 	if (!(g_ls.alo = tmp_alloc(tm, cap * sizeof *g_ls.alo + 8)) ||
-	    !(g_ls.size = tmp_alloc(tm, cap * sizeof *g_ls.size + 8)))
+	    !(g_ls.size = tmp_alloc(tm, cap * sizeof *g_ls.size + 8)) || !(g_ls.st = tmp_alloc(tm, cap + 8)))
 		return 0;
 	/* The spill table, sorted. */
 	if (!(sp = tmp_alloc(tm, (u64)(g_spill_count + 1) * sizeof *sp)))
@@ -380,9 +385,27 @@ static int ls_collect(struct tmpmem *tm)
 	g_ls.nspill = nsp;
 	g_ls.nbigs = 0;
 	g_ls.nsegs = 0;
+	g_ls.bytes = 0;
+	g_ls.node_map = cap * sizeof *g_ls.node;
+	g_ls.node = rt_map(g_ls.node_map);
 	ls_merge_start(&m);
 	while (k < cap && (a = ls_merge_next(&m, &val))) {
 		u64 size = ls_val_size(a, val);
+		u32 node = (u32)(val & NODE_MASK);
+		if (node != last) {
+			last = node;
+			linker = node && is_linker_site(node_at(node)->pub.key);
+		}
+		/* The dynamic linker's blocks are roots (ls_linker_roots). */
+		g_ls.st[k] = linker ? LS_REACHABLE : LS_UNREACHED;
+		g_ls.bytes += size;
+		if (g_ls.node && LS_NODE_COST * (k + 1) > g_ls.bytes + (1u << 20)) {
+			/* Small blocks: the nodes are found again at the end. */
+			munmap(g_ls.node, g_ls.node_map);
+			g_ls.node = NULL;
+		} else if (g_ls.node) {
+			g_ls.node[k] = node;
+		}
 		if (!g_ls.nsegs || g_ls.segs[g_ls.nsegs - 1].hi != (u32)((u64)a >> 32)) {
 			if (g_ls.nsegs == LS_NSEGS)
 				return 0;
@@ -589,9 +612,10 @@ static int ls_tally_all(struct tmpmem *tm)
 		return 0;
 	(void)tm;
 	g_ls.ntally_cap = cap;
-	ls_merge_start(&m);
+	if (!g_ls.node)
+		ls_merge_start(&m);
 	for (i = 0; i < g_ls.n; i++) {
-		u32 node = ls_node_next(&m, i, &at, &val);
+		u32 node = g_ls.node ? g_ls.node[i] : ls_node_next(&m, i, &at, &val);
 		int k = kind_of[g_ls.st[i]];
 		u64 size = ls_size((u32)i);
 		struct ls_tally *t;
@@ -635,6 +659,7 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	ls_exclude(g_ls_dead, LS_DEAD_CAP * sizeof *g_ls_dead);
 	/* Statics holding block addresses that are not the program's. */
 	ls_exclude(&g_ls, sizeof g_ls);
+	ls_exclude(g_ls.node, g_ls.node ? g_ls.node_map : 0);
 	ls_exclude(&g_lq, sizeof g_lq);
 	ls_exclude(g_big, sizeof g_big);
 	ls_exclude(g_hs, sizeof g_hs);
@@ -646,25 +671,10 @@ static void ls_exclude_runtime(struct tmpmem *tm)
    marked reachable, with what they point to. */
 static void ls_linker_roots(void)
 {
-	u32 last = 0;
-	int linker = 0;
-	struct ls_merge m;
-	uintptr_t at = 1;
-	u64 i, val = 0;
-	ls_merge_start(&m);
-	for (i = 0; i < g_ls.n; i++) {
-		u32 node = ls_node_next(&m, i, &at, &val);
-		if (!node)
-			continue;
-		if (node != last) {
-			last = node;
-			linker = is_linker_site(node_at(node)->pub.key);
-		}
-		if (linker && g_ls.st[i] != LS_REACHABLE) {
-			g_ls.st[i] = LS_REACHABLE;
+	u64 i;
+	for (i = 0; i < g_ls.n; i++)
+		if (g_ls.st[i] == LS_REACHABLE)
 			ls_push((u32)i);
-		}
-	}
 	g_ls.leader = LS_ROOTS;
 	ls_drain();
 }
@@ -677,15 +687,16 @@ static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp
 	g_ls.excl_cap = (1 << 20) / sizeof *g_ls.excl;
 	if (!ls_collect(tm) || !ls_index(tm))
 		return 0;
-	if (!(g_ls.st = tmp_alloc(tm, g_ls.n + 8)) ||
-	    !(g_ls.stack = tmp_alloc(tm, (g_ls.stack_cap = 3 * g_ls.n + 64) * sizeof *g_ls.stack)))
+	if (!(g_ls.stack = tmp_alloc(tm, (g_ls.stack_cap = 3 * g_ls.n + 64) * sizeof *g_ls.stack)))
 		return 0;
+	if (ls_graph_room(tm))
+		ls_graph();
 	ls_exclude_runtime(tm);
 	ls_sort_excl();
+	ls_linker_roots(); /* before the roots: the only blocks marked yet */
 	if (!ls_roots(tm, self_sp))
 		return 0;
-	ls_linker_roots();
-	ls_cliques(tm);
+	ls_cliques();
 	return ls_tally_all(tm);
 }
 
@@ -721,6 +732,11 @@ static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 	g_ls.spill = NULL;
 	g_ls.st = NULL;
 	g_ls.stack = NULL;
+	g_ls.off = g_ls.edge = NULL;
+	g_ls.graph = 0;
+	if (g_ls.node)
+		munmap(g_ls.node, g_ls.node_map);
+	g_ls.node = NULL;
 	g_ls.top = NULL;
 	g_ls.tasks = NULL;
 	g_ls.ntasks = 0;

@@ -219,12 +219,14 @@ func TestLeakKinds(t *testing.T) {
 // TestLeakGraph: random graphs of blocks laid out by address rank
 // (testdata/leaks/graph.c: cycles of lost blocks pointed into from above
 // and below, chains, interior pointers) get valgrind memcheck's numbers
-// per kind, with the leak scan's graph of the blocks and, for a heap with
-// more pointers than that graph holds (dense), without it.
+// per kind, each way the leak scan can take: with the graph of every
+// block and the blocks' nodes kept; for a heap with more pointers than
+// that graph holds (dense), with the lost blocks' edges only; for one of
+// small blocks (small), without the graph or the nodes.
 func TestLeakGraph(t *testing.T) {
 	dir := t.TempDir()
 	exe, _ := buildLeaks(t, dir, "graph")
-	for _, args := range [][]string{{"1"}, {"2"}, {"3", "dense"}} {
+	for _, args := range [][]string{{"1"}, {"2"}, {"3", "dense"}, {"4", "small"}} {
 		r := mustRun(t, dir, []string{"WEAVE_OUT="}, append([]string{exe}, args...)...)
 		got, ok := memcheck.ParseKinds(r.stderr)
 		if !ok {

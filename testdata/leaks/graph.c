@@ -1,4 +1,4 @@
-/* A random graph of 64-byte blocks, for the leak kinds where cliques meet:
+/* A random graph of 128-byte blocks, for the leak kinds where cliques meet:
    cycles of lost blocks, cycles pointed into from lost blocks above and
    below them (which of them memcheck calls definitely lost depends on
    the blocks' address order), chains of indirectly lost blocks, lost
@@ -6,21 +6,26 @@
    interior pointers and what they lead to. The graph is laid out by
    address rank (the blocks are sorted by address before they are linked),
    so it is the same graph under any allocator: under valgrind too.
-   Usage: graph SEED [dense]. dense adds a reachable chain of arrays of
-   4.3 million pointers in all: more edges than the leak scan's graph of
-   the blocks holds, so it takes its other way. */
+   Usage: graph SEED [dense|small]. dense adds a reachable chain of arrays
+   of 1.2 million pointers in all: more edges than the leak scan's graph
+   of every block holds, so it lists the lost blocks' edges only. small
+   adds 48,000 blocks of 16 bytes in two lists, one kept, one lost: too
+   small for the graph of every block or the blocks' nodes, which the scan
+   then finds again by walking the side table. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define N 3000
-#define WORDS 8 /* a block's words */
-#define DENSE 4300000
+#define WORDS 16 /* a block's words */
+#define SMALL 48000
+#define DENSE 1200000
 
 void **keep;   /* start pointers: still reachable */
 char **inner;  /* interior pointers: possibly lost */
 void *densep;  /* the arrays of pointers (dense) */
+void *smallp;  /* the kept list of small blocks (small) */
 
 static unsigned long long seed;
 
@@ -80,6 +85,21 @@ static __attribute__((noinline)) void build(int dense)
 	free(b);
 }
 
+static __attribute__((noinline)) void lose_small(void)
+{
+	void **lost = NULL;
+	for (int i = 0; i < SMALL; i++) {
+		void **x = malloc(2 * sizeof *x); /* site:small */
+		if (i % 2) {
+			x[0] = smallp, x[1] = NULL;
+			smallp = x;
+		} else {
+			x[0] = lost, x[1] = NULL;
+			lost = x;
+		}
+	}
+}
+
 /* Overwrites the dead stack frames below, so that no stale copy of a lost
    pointer is left where a conservative scan would see it. */
 static __attribute__((noinline)) void scrub(void)
@@ -92,6 +112,8 @@ int main(int argc, char **argv)
 {
 	seed = argc > 1 ? strtoull(argv[1], 0, 10) : 1;
 	build(argc > 2 && strcmp(argv[2], "dense") == 0);
+	if (argc > 2 && strcmp(argv[2], "small") == 0)
+		lose_small();
 	scrub();
 	printf("graph %llu\n", seed);
 	return 0;
