@@ -26,7 +26,7 @@ static inline __attribute__((always_inline)) struct __weave_node *fn_child(struc
 	struct rt_node *n;
 	if (c->key == fn)
 		return c;
-	e = &rt_cc[__weave_cc_index(p, fn)];
+	e = &__weave_tls.cc[__weave_cc_index(p, fn)];
 	if (e->key == fn && e->parent == p) {
 		c = e->child;
 	} else {
@@ -106,7 +106,7 @@ void __weave_leave_x64(struct __weave_frame *f)
    by then, so nothing of it is kept. g_pc_lock is a spinlock (a
    registration takes microseconds). */
 static u64 g_frameless;
-static char g_pc_text[16384];
+static char g_pc_text[16384] RT_LARGE;
 static unsigned g_pc_len;
 static int g_pc_lock;
 

@@ -14,6 +14,14 @@
 
 #include "internal.h"
 
+/* A thread's second-level child cache and its bins share one map, whose
+   pages become resident as they are written (in thread-local storage the
+   cache's 24 KiB were all written at thread start, zeroed by the dynamic
+   linker). Entries are written only inside rt_enter/rt_exit, where a
+   signal handler's woven code does not write them. */
+#define CC_BYTES ((wsize)__WEAVE_CC_SIZE * sizeof(struct __weave_cc))
+#define TMAP_BYTES (CC_BYTES + NBINS * sizeof(struct bin))
+
 /* Reserves the thread's pseudo-stack and commits its first STACK_INIT
    slots. */
 static struct __weave_slot *stack_reserve(wsize *reserved)
@@ -55,13 +63,16 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	struct rt_thread *T;
 	struct rt_node *root = NULL;
 	struct bin *bins = NULL;
+	struct __weave_cc *cc;
 	struct __weave_slot *stack = NULL;
 	wsize reserved = 0;
 
 	pthread_once(&g_once, rt_global_init);
 	l->errp = &errno;
 	l->state = ST_FAILED;
-	bins = rt_map(NBINS * sizeof *bins);
+	cc = rt_map(TMAP_BYTES);
+	if (cc)
+		bins = (struct bin *)(void *)((char *)cc + CC_BYTES);
 	stack = stack_reserve(&reserved);
 	pthread_mutex_lock(&g_lock);
 	if (g_nthreads) {
@@ -75,6 +86,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	memset(T, 0, sizeof *T);
 	T->num = g_nthreads;
 	T->bins = bins;
+	T->cc = cc;
 	T->stack = stack;
 	T->reserved = reserved;
 	if (!chash_grow(T) || !(root = node_new(T, NULL, NULL, KIND_R)))
@@ -88,7 +100,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 
 	stack[0].node = &root->pub;
 	t->stack = stack;
-	t->cc = rt_cc;
+	t->cc = cc;
 	t->depth = 0;
 	t->cap = STACK_INIT;
 	fence();
@@ -102,8 +114,8 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 fail:
 	/* The arena record and any node indices taken are lost: harmless. */
 	pthread_mutex_unlock(&g_lock);
-	if (bins)
-		munmap(bins, NBINS * sizeof *bins);
+	if (cc)
+		munmap(cc, TMAP_BYTES);
 	if (stack)
 		munmap(stack, reserved * sizeof *stack);
 	return NULL;
@@ -140,6 +152,8 @@ static void rt_thread_exit(void *arg)
 	fence();
 	t->cur = &node_at(T->root)->pub;
 	t->stack = NULL;
+	t->cc = rt_cc_none; /* before its map goes: woven code reads it first */
+	fence();
 	munmap(T->stack, T->reserved * sizeof *T->stack);
 	T->stack = NULL;
 	pthread_mutex_lock(&g_lock);
@@ -154,7 +168,8 @@ static void rt_thread_exit(void *arg)
 		__atomic_fetch_add(&g_shared_bins[i].fbytes, b[i].fbytes, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&g_lock);
-	munmap(b, NBINS * sizeof *b);
+	munmap(T->cc, TMAP_BYTES);
+	T->cc = NULL;
 	l->state = ST_DEAD;
 	fence();
 	l->in_rt = was;

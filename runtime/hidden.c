@@ -36,10 +36,10 @@ struct hsite {
 	char path[HS_PATH];
 };
 
-static struct hsite g_hs[HS_CAP];
+static struct hsite g_hs[HS_CAP] RT_LARGE;
 static u32 g_hs_n; /* published with release: entries below are complete */
 static u32 g_hs_lock;
-static u64 g_hs_cache[HS_CACHE];
+static u64 g_hs_cache[HS_CACHE] RT_LARGE;
 
 static inline int hs_owns(const struct __weave_site *s)
 {

@@ -131,6 +131,8 @@ struct rt_thread {
 	struct bin *bins;       /* NBINS rows; set to 0 at thread exit; the
 	                           owner reads it freely, writes it and the exit
 	                           writer reads it under g_lock */
+	struct __weave_cc *cc;  /* the second-level child cache (weave.h), in
+	                           one map with bins (thread.c); owner */
 	struct __weave_slot *stack; /* reservation of reserved slots */
 	wsize reserved;
 	/* Timing (see timing.c). Owner thread, except as noted. */
@@ -175,11 +177,13 @@ struct out {
 	u64 records;
 };
 
-/* Temporary memory of the exit writers (out.c). */
+/* Temporary memory of the exit writers (out.c): up to 16 maps; small
+   pieces share one (bump). Zero-initialise. */
 struct tmpmem {
 	void *p[16];
 	wsize n[16];
 	int k;
+	struct bump small;
 };
 
 /* A fixed-capacity string (out.c). */
@@ -210,6 +214,16 @@ enum { LOCK_WAIT, LOCK_TRY, LOCK_ONCE };
    State that one part alone uses is defined in that part, with its
    contract there. */
 
+/* Large zero-initialised arrays, mostly never written, go to a .bss
+   section of their own, so that the small variables the runtime writes
+   share a few pages instead of taking one page each between the arrays
+   (the process's resident memory counts pages). */
+#ifdef __ELF__
+#define RT_LARGE __attribute__((section(".bss.weave_large")))
+#else
+#define RT_LARGE
+#endif
+
 /* Per thread: the thread's runtime record, set-up state and in_rt flag. */
 static __thread struct rt_local rt_local;
 
@@ -226,13 +240,8 @@ static struct rt_node rt_boot = {
 	.u = {.acache = &rt_dummy},
 };
 
-/* Per thread: the second-level child cache (weave.h), this thread's
-   entries. Written only inside rt_enter/rt_exit, where a signal handler's
-   woven code does not write it. */
-static __thread struct __weave_cc rt_cc[__WEAVE_CC_SIZE];
-
 /* Read only: the child cache of a thread not set up; matches nothing. */
-static struct __weave_cc rt_cc_none[__WEAVE_CC_SIZE];
+static struct __weave_cc rt_cc_none[__WEAVE_CC_SIZE] RT_LARGE;
 
 /* Per thread: the woven code's view (weave.h). Initial value: cur =
    &rt_boot, cap = 0, so the first enter of every thread takes the slow
@@ -241,7 +250,7 @@ __thread struct __weave_thread __weave_tls = {&rt_boot.pub, 0, 0, 0, 0, rt_cc_no
 
 /* Node chunk pointers: each set once by CAS (release); read with acquire
    loads (node_at). */
-static struct rt_node *g_chunks[NCHUNKS];
+static struct rt_node *g_chunks[NCHUNKS] RT_LARGE;
 
 /* The next free node index: atomic fetch-add, by batch. */
 static u32 g_node_next;
@@ -265,7 +274,7 @@ static u32 g_nthreads;
 
 /* Bins of threads that exited (merged by their destructor) and of
    allocations and frees made after that: atomic adds. */
-static struct bin g_shared_bins[NBINS];
+static struct bin g_shared_bins[NBINS] RT_LARGE;
 
 /* Written once by rt_global_init (pthread_once on g_once), read only
    afterwards: the thread-exit key, and the configuration read from the
@@ -274,7 +283,7 @@ static pthread_key_t g_key;
 static int g_key_ok;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static int g_cfg_out_set; /* WEAVE_OUT is set */
-static char g_cfg_out[4096];
+static char g_cfg_out[4096] RT_LARGE;
 static int g_cfg_summary = 1;
 static u32 g_cfg_leaks = 5;
 static int g_cfg_stats;
@@ -309,7 +318,7 @@ static int g_in_exe;
 static const char *g_end = "exit";
 static int g_end_sig;
 static int g_complete = 1;
-static char g_prev_path[4200];
+static char g_prev_path[4200] RT_LARGE;
 
 /* Blocks a fork child inherited, and those of them it freed: atomic adds
    (blocks and bytes are written in the fork child, one thread). */

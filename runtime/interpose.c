@@ -59,7 +59,7 @@ extern __typeof(dlsym) dlsym __attribute__((weak));
 
 /* Allocations made while dlsym runs (in the thread looking up): a static
    buffer, never freed. Each block has its size in the 16 bytes before it. */
-static char g_boot[16384] __attribute__((aligned(64)));
+static char g_boot[16384] __attribute__((aligned(64))) RT_LARGE;
 static wsize g_boot_used;
 
 static __attribute__((unused)) void *boot_alloc(wsize n, wsize align)

@@ -74,20 +74,11 @@ static struct {
 	/* During the scan only. */
 	u64 n;                               /* blocks */
 	u32 *alo;                            /* by address: the low 32 bits (ls_addr) */
-	struct {
-		u32 hi;                      /* the high 32 bits of the addresses */
-		u64 first;                   /* of the blocks from this one on */
-	} segs[LS_NSEGS];
-	u32 nsegs;
 	u32 *size;                           /* its size, or LS_SIZE_ESC: in bigs */
 	u32 *node;                           /* its node, unless the blocks are small (LS_NODE_COST) */
 	u64 node_map;                        /* node's mapping */
 	struct ent *spill;                   /* the spill table, sorted (ls_merge) */
 	u64 nspill;
-	struct {
-		u64 i, size;
-	} bigs[LS_NBIGS];                    /* sizes from LS_SIZE_ESC on, by block */
-	u32 nbigs;
 	unsigned char *st;                   /* LS_* */
 	u32 *stack;
 	u64 sp, stack_cap;
@@ -104,7 +95,16 @@ static struct {
 	u32 nexcl, excl_cap;
 	struct ls_task *tasks;
 	u32 ntasks;
-} g_ls;
+	/* Last: their pages are written only as far as they are used. */
+	u32 nsegs, nbigs;
+	struct {
+		u32 hi;                      /* the high 32 bits of the addresses */
+		u64 first;                   /* of the blocks from this one on */
+	} segs[LS_NSEGS];
+	struct {
+		u64 i, size;
+	} bigs[LS_NBIGS];                    /* sizes from LS_SIZE_ESC on, by block */
+} g_ls RT_LARGE;
 
 static int g_ls_hold;          /* futex: stopped threads wait while 1 */
 static struct sigaction g_ls_prev;

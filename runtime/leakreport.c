@@ -16,7 +16,7 @@
    the direct caller of the next. A leak whose chain matches a pattern is
    suppressed: not listed, counted apart, no exit status. */
 
-static char g_cfg_supp[4096];
+static char g_cfg_supp[4096] RT_LARGE;
 
 
 static void ls_config(void)

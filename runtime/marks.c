@@ -54,7 +54,7 @@ static struct {
 	struct bump labels;
 	struct cell *cells; /* LIVE_CELLS, mapped at the first mark with live blocks */
 	u32 ncells;
-} g_mk;
+} g_mk RT_LARGE;
 
 /* A mark's scan: cells by (node, gen), open addressing in an mmap. */
 struct live_scan {

@@ -95,13 +95,32 @@ static void out_commas(struct out *o, u64 v)
 	out_mem(o, b + i, sizeof b - (wsize)i);
 }
 
+/* Pieces up to TMP_SMALL bytes come from TMP_CHUNK maps, several to a
+   page: each map costs a resident page at least. */
+#define TMP_SMALL 4096u
+#define TMP_CHUNK 16384u
+
 static void *tmp_alloc(struct tmpmem *m, wsize n)
 {
 	void *p;
-	if (m->k == 16 || !(p = rt_map(n ? n : 1)))
+	n = n ? (n + 15) & ~(wsize)15 : 16;
+	if (n <= TMP_SMALL && n <= m->small.left) {
+		p = m->small.next;
+		m->small.next += n;
+		m->small.left -= n;
+		return p;
+	}
+	if (n <= TMP_SMALL) {
+		if (!(p = tmp_alloc(m, TMP_CHUNK)))
+			return NULL;
+		m->small.next = (char *)p + n;
+		m->small.left = TMP_CHUNK - n;
+		return p;
+	}
+	if (m->k == 16 || !(p = rt_map(n)))
 		return NULL;
 	m->p[m->k] = p;
-	m->n[m->k++] = n ? n : 1;
+	m->n[m->k++] = n;
 	return p;
 }
 
@@ -111,6 +130,7 @@ static void tmp_free(struct tmpmem *m)
 		m->k--;
 		munmap(m->p[m->k], m->n[m->k]);
 	}
+	m->small.left = 0;
 }
 
 static void sb_str(struct sbuf *b, const char *s)

@@ -45,7 +45,7 @@ static struct {
 	u32 n;
 	const struct __weave_fn *tab[REGION_FNS];
 	struct bump mem;
-} g_rg;
+} g_rg RT_LARGE;
 
 /* The spans: slots taken by an atomic counter, each written by its
    thread only. */
@@ -54,7 +54,7 @@ struct span {
 	u32 thread;
 	u64 t0, t1, count;
 };
-static struct span g_spans[SPANS_MAX];
+static struct span g_spans[SPANS_MAX] RT_LARGE;
 static u32 g_nspans;
 static u64 g_spans_dropped;
 

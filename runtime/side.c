@@ -60,7 +60,7 @@ struct shard {
 
 /* The spill table: each shard's fields under its own lock. g_spill_count,
    their total, atomic. */
-static struct shard g_shards[NSHARDS];
+static struct shard g_shards[NSHARDS] RT_LARGE;
 static u32 g_spill_count;
 
 /* The radix table of the side table (see above). */
@@ -81,7 +81,7 @@ static u32 g_spill_count;
 /* The fine and the coarse tree. Slots are written without a lock (see
    above); mids and leaves are created under g_radix_lock (release stores,
    acquire loads), carved from g_slab. */
-static void **g_radix[2][1u << ROOT_BITS];
+static void **g_radix[2][1u << ROOT_BITS] RT_LARGE;
 static u32 g_radix_lock;
 static struct bump g_slab;
 

@@ -186,7 +186,7 @@ static void summary_stats(struct out *o, struct totals *t, const char *P)
 
 static void summary(struct totals *t, const char *path, int perr)
 {
-	static char buf[8192];
+	static char buf[8192] RT_LARGE;
 	struct out o = {.fd = 2, .buf = buf, .cap = sizeof buf};
 	const char *P = "==weave== ";
 

@@ -71,7 +71,7 @@ struct tp_buf {
 /* The pattern list ("a,b,c"), written under g_lock by tp_set; read by
    the matchers under g_lock or by node creation (a torn read only
    mis-marks a node until the next apply). */
-static char g_tp_pat[4096];
+static char g_tp_pat[4096] RT_LARGE;
 static int g_tp_funcs; /* function patterns are active */
 static struct safefile g_tp_file;
 static int g_tp_fd = -1;             /* the trace file; g_lock to open */
