@@ -171,7 +171,9 @@ static struct rt_node *child(struct rt_thread *T, struct rt_node *p, const void 
 	struct rt_node *n;
 	u64 e;
 	u32 i;
-	if ((T->ccount + 1) * 2 > T->cmask + 1 && !chash_grow(T))
+	/* Load up to 3/4: lookups come only after both child caches
+	   missed, and the table's pages count in the program's peak RSS. */
+	if ((u64)(T->ccount + 1) * 4 > (u64)(T->cmask + 1) * 3 && !chash_grow(T))
 		return NULL;
 	for (i = chash_of(p->self, key) & T->cmask; (e = T->chash[i]); i = (i + 1) & T->cmask) {
 		if ((u32)(e >> 32) != p->self)
