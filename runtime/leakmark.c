@@ -134,6 +134,30 @@ static inline uintptr_t ls_addr(u64 i)
 	return (uintptr_t)g_ls.segs[a].hi << 32 | g_ls.alo[i];
 }
 
+/* The addresses of blocks i = 0, 1, ... in turn, without ls_addr's search. */
+struct ls_cursor {
+	u32 s;
+	u64 next; /* the first block of segment s + 1 */
+	uintptr_t hi;
+};
+
+static void ls_cursor_start(struct ls_cursor *c)
+{
+	c->s = 0;
+	c->hi = g_ls.nsegs ? (uintptr_t)g_ls.segs[0].hi << 32 : 0;
+	c->next = g_ls.nsegs > 1 ? g_ls.segs[1].first : ~(u64)0;
+}
+
+static inline uintptr_t ls_cursor_addr(struct ls_cursor *c, u64 i)
+{
+	while (i >= c->next) {
+		c->s++;
+		c->hi = (uintptr_t)g_ls.segs[c->s].hi << 32;
+		c->next = c->s + 1 < g_ls.nsegs ? g_ls.segs[c->s + 1].first : ~(u64)0;
+	}
+	return c->hi | g_ls.alo[i];
+}
+
 static __attribute__((noinline)) u64 ls_big_size(u32 i)
 {
 	u32 b;
@@ -183,6 +207,7 @@ static inline u64 *ls_entry(uintptr_t p, int create)
    overlaps it) << 32 | how many do. */
 static int ls_index(struct tmpmem *tm)
 {
+	struct ls_cursor c;
 	u64 i;
 	if (!(g_ls.top = tmp_alloc(tm, sizeof(u64 *) << LS_TOP)))
 		return 0;
@@ -190,9 +215,11 @@ static int ls_index(struct tmpmem *tm)
 		return 1;
 	g_ls.lo = ls_addr(0);
 	g_ls.hi = 0;
-	g_ls.huge = ls_addr(g_ls.n - 1) - g_ls.lo >= (256u << 20);
+	g_ls.huge = g_ls.bytes >= (256u << 20);
+	ls_cursor_start(&c);
 	for (i = 0; i < g_ls.n; i++) {
-		uintptr_t a = ls_addr(i), end = a + (ls_size((u32)i) ? ls_size((u32)i) : 1), p;
+		u64 size = ls_size((u32)i);
+		uintptr_t a = ls_cursor_addr(&c, i), end = a + (size ? size : 1), p;
 		if (end > g_ls.hi)
 			g_ls.hi = end;
 		if (end >> 48)
@@ -331,20 +358,32 @@ static inline __attribute__((always_inline)) void ls_words(uintptr_t lo, uintptr
 	uintptr_t base = g_ls.lo, span = g_ls.hi - g_ls.lo;
 	struct ls_cand *q = g_lq.q;
 	u32 in = *pin, mid = *pmid, out = *pout;
-	for (; p < end; p++) {
-		uintptr_t w = *p;
-		u64 *e;
-		if (!((uintptr_t)p & 63))
+	while (p < end) {
+		/* A line none of whose words falls in the blocks' span (most
+		   of them: data, not pointers) costs one branch. */
+		const uintptr_t *stop = p + 1;
+		if (!((uintptr_t)p & 63) && end - p >= 8) {
 			__builtin_prefetch(p + LS_AHEAD / 8);
-		if (w - base >= span || !(e = ls_entry(w, 0)))
-			continue;
-		__builtin_prefetch(e);
-		q[in % LS_RING] = (struct ls_cand){w, (u64)(uintptr_t)e, tag};
-		in++;
-		if (in - mid > LS_PIPE)
-			ls_stage2(&q[mid++ % LS_RING]);
-		if (mid - out > LS_PIPE)
-			ls_emit(&q[out++ % LS_RING]);
+			if ((p[0] - base >= span) & (p[1] - base >= span) & (p[2] - base >= span) & (p[3] - base >= span) &
+			    (p[4] - base >= span) & (p[5] - base >= span) & (p[6] - base >= span) & (p[7] - base >= span)) {
+				p += 8;
+				continue;
+			}
+			stop = p + 8;
+		}
+		for (; p < stop; p++) {
+			uintptr_t w = *p;
+			u64 *e;
+			if (w - base >= span || !(e = ls_entry(w, 0)))
+				continue;
+			__builtin_prefetch(e);
+			q[in % LS_RING] = (struct ls_cand){w, (u64)(uintptr_t)e, tag};
+			in++;
+			if (in - mid > LS_PIPE)
+				ls_stage2(&q[mid++ % LS_RING]);
+			if (mid - out > LS_PIPE)
+				ls_emit(&q[out++ % LS_RING]);
+		}
 	}
 	*pin = in, *pmid = mid, *pout = out;
 }
@@ -465,8 +504,14 @@ static int ls_graph_room(struct tmpmem *tm)
 	g_ls.edge_max = 4 * n + (1u << 22);
 	if (g_ls.edge_max > 0xffffffffu)
 		g_ls.edge_max = 0xffffffffu;
-	return n < LS_INTERIOR && (g_ls.off = tmp_alloc(tm, (n + 1) * sizeof *g_ls.off)) &&
-	       (g_ls.edge = tmp_alloc(tm, g_ls.edge_max * sizeof *g_ls.edge));
+	if (n >= LS_INTERIOR || !(g_ls.off = tmp_alloc(tm, (n + 1) * sizeof *g_ls.off)) ||
+	    !(g_ls.edge = tmp_alloc(tm, g_ls.edge_max * sizeof *g_ls.edge)))
+		return 0;
+	if (g_ls.huge) {
+		madvise(g_ls.off, (n + 1) * sizeof *g_ls.off, MADV_HUGEPAGE);
+		madvise(g_ls.edge, g_ls.edge_max * sizeof *g_ls.edge, MADV_HUGEPAGE);
+	}
+	return 1;
 }
 
 /* Lists the edges (ls_edge) from every block (all) or every unreached
@@ -476,7 +521,10 @@ static int ls_graph_room(struct tmpmem *tm)
 static int ls_edges(int all, u64 cap)
 {
 	u64 n = g_ls.n, i;
+	struct ls_cursor c, ahead;
 	g_ls.leader = all ? LS_GRAPH : LS_EDGES;
+	ls_cursor_start(&c);
+	ls_cursor_start(&ahead);
 	g_ls.nedge = g_ls.enext = 0;
 	g_ls.edge_over = 0;
 	g_ls.edge_cap = cap < g_ls.edge_max ? cap : g_ls.edge_max;
@@ -484,10 +532,11 @@ static int ls_edges(int all, u64 cap)
 		u32 in = g_lq.in, mid = g_lq.mid, out = g_lq.out;
 		u64 stop = n - i > 4096 ? i + 4096 : n;
 		for (; i < stop; i++) {
+			uintptr_t a = ls_cursor_addr(&c, i);
 			if (i + LS_PIPE < n && (all || g_ls.st[i + LS_PIPE] == LS_UNREACHED))
-				__builtin_prefetch((const void *)ls_addr(i + LS_PIPE));
+				__builtin_prefetch((const void *)ls_cursor_addr(&ahead, i + LS_PIPE));
 			if (all || g_ls.st[i] == LS_UNREACHED)
-				ls_words(ls_addr(i), ls_addr(i) + ls_size((u32)i), (u32)i, &in, &mid, &out);
+				ls_words(a, a + ls_size((u32)i), (u32)i, &in, &mid, &out);
 		}
 		g_lq.in = in, g_lq.mid = mid, g_lq.out = out;
 	}

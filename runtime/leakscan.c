@@ -186,17 +186,28 @@ static void ls_walk_next(struct ls_walk *w)
 {
 	for (;;) {
 		if (w->leaf) {
-			for (; w->j < 1u << LEAF_BITS; w->j++) {
-				const char *sl = w->leaf + ((wsize)w->j << slot_shift(w->t));
+			const char *leaf = w->leaf;
+			const unsigned sh = slot_shift(w->t);
+			u32 j;
+			for (j = w->j; j < 1u << LEAF_BITS; j++) {
+				const char *sl = leaf + ((wsize)j << sh);
+				const u64 *q = (const u64 *)sl;
 				u64 s, gran;
-				if (!((uintptr_t)sl & 63))
+				/* Most slots are empty (the fine tree's: 4 bytes for
+				   each 32 of heap): skipped a line at a time. */
+				if (!((uintptr_t)sl & 63)) {
 					__builtin_prefetch(sl + LS_AHEAD);
+					if (!(q[0] | q[1] | q[2] | q[3] | q[4] | q[5] | q[6] | q[7])) {
+						j += (64u >> sh) - 1;
+						continue;
+					}
+				}
 				if (!(s = slot_load(w->t, sl)))
 					continue;
-				gran = (u64)w->r << (MID_BITS + LEAF_BITS) | (u64)w->m << LEAF_BITS | w->j;
+				gran = (u64)w->r << (MID_BITS + LEAF_BITS) | (u64)w->m << LEAF_BITS | j;
 				w->a = slot_addr(w->t, gran, s);
 				w->val = slot_val(w->t, s);
-				w->j++;
+				w->j = j + 1;
 				return;
 			}
 			w->leaf = NULL;
