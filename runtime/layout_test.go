@@ -20,7 +20,7 @@ func TestLayout(t *testing.T) {
 			continue
 		}
 		seen++
-		lines := strings.Split(p.text, "\n")
+		lines := strings.Split(p.text(), "\n")
 		if n := len(lines); n > maxPartLines {
 			t.Errorf("%s: %d lines, over %d: split it by concern", p.path, n, maxPartLines)
 		}

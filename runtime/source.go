@@ -10,26 +10,33 @@ import (
 	"weave/pseudostack"
 )
 
-// A part is one C file of the runtime, or generated text.
+// A part is one C file of the runtime, or generated text. Its text is
+// read on first use (Source), not when the parts list is made at start-up:
+// every weave process (a configure script starts hundreds) would pay for
+// it.
 type part struct {
 	path string // from the module root, as #line directives name it
-	text string
+	text func() string
 	gen  bool // generated: text carries its own #line directives
 }
 
 func file(fsys embed.FS, dir, name string) part {
-	b, err := fsys.ReadFile(name)
-	if err != nil {
-		panic("runtime: " + err.Error())
-	}
-	return part{path: dir + "/" + name, text: string(b)}
+	return part{path: dir + "/" + name, text: sync.OnceValue(func() string {
+		b, err := fsys.ReadFile(name)
+		if err != nil {
+			panic("runtime: " + err.Error())
+		}
+		return string(b)
+	})}
 }
 
 // outOfLine is the generated part holding the out-of-line copies of the
 // inline fast paths of header name.
 func outOfLine(fsys embed.FS, dir, name string) part {
 	h := file(fsys, dir, name)
-	return part{path: h.path + " (out of line)", text: pseudostack.OutOfLine(h.text, h.path), gen: true}
+	return part{path: h.path + " (out of line)", gen: true, text: sync.OnceValue(func() string {
+		return pseudostack.OutOfLine(h.text(), h.path)
+	})}
 }
 
 // Header returns the text of weave.h, the interface between woven code and
@@ -52,11 +59,12 @@ func join(ps []part) (string, error) {
 	emit = func(p *part) error {
 		done[p.path] = true
 		if p.gen {
-			b.WriteString(p.text)
+			b.WriteString(p.text())
 			return nil
 		}
 		fmt.Fprintf(&b, "#line 1 %q\n", p.path)
-		lines := strings.SplitAfter(p.text, "\n")
+		text := p.text()
+		lines := strings.SplitAfter(text, "\n")
 		for i, l := range lines {
 			name, ok := includeOf(l)
 			if !ok {
@@ -76,7 +84,7 @@ func join(ps []part) (string, error) {
 			}
 			fmt.Fprintf(&b, "#line %d %q\n", i+2, p.path)
 		}
-		if !strings.HasSuffix(p.text, "\n") {
+		if !strings.HasSuffix(text, "\n") {
 			b.WriteString("\n")
 		}
 		return nil
