@@ -369,13 +369,18 @@ func escapeTarget(s string) string {
 }
 
 // targetFlags are the flags that select the ABI or instrumentation the
-// runtime must be built with to link with the program.
+// runtime must be built with to link with the program. x86's instruction
+// set extensions (-msse4.2, -mavx2, -mcrc32, ...) and -mtune= are not
+// among them: they change no ABI, and each set of flags is a runtime
+// object to compile (seconds), which configure scripts' checks for them
+// (PostgreSQL's CRC and popcount ones) would each pay.
 func (c *cmdline) targetFlags() []string {
 	var r []string
 	for _, a := range c.args {
 		f := a.flag
 		switch {
 		case a.in != nil:
+		case isaExtension(f):
 		case strings.HasPrefix(f, "-m") && !strings.HasPrefix(f, "-mllvm"):
 			r = append(r, f)
 		case strings.HasPrefix(f, "-DWEAVE_"), f == "-D" && strings.HasPrefix(a.value, "WEAVE_"): // the runtime's build-time options (-DWEAVE_SECURE_PROFILE)
@@ -386,6 +391,23 @@ func (c *cmdline) targetFlags() []string {
 		}
 	}
 	return r
+}
+
+// isaExtensions are x86's -m options that enable instructions (the
+// -mno- forms are not: -mno-sse changes how floating point is passed).
+var isaExtensions = map[string]bool{
+	"sse": true, "sse2": true, "sse3": true, "ssse3": true, "sse4": true, "sse4.1": true, "sse4.2": true,
+	"sse4a": true, "avx": true, "avx2": true, "crc32": true, "pclmul": true, "vpclmulqdq": true, "aes": true,
+	"vaes": true, "popcnt": true, "bmi": true, "bmi2": true, "lzcnt": true, "fma": true, "fma4": true,
+	"f16c": true, "xsave": true, "xsaveopt": true, "xsavec": true, "xsaves": true, "rdrnd": true,
+	"rdseed": true, "sha": true, "adx": true, "movbe": true, "gfni": true, "avxvnni": true,
+}
+
+// isaExtension reports whether f is one of isaExtensions, an -mavx512*
+// one, or -mtune=.
+func isaExtension(f string) bool {
+	x, ok := strings.CutPrefix(f, "-m")
+	return ok && (isaExtensions[x] || strings.HasPrefix(x, "avx512") || strings.HasPrefix(x, "tune="))
 }
 
 // outputName is the file gcc writes for src under -c (suffix ".o") or -S

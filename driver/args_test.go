@@ -54,6 +54,17 @@ func TestParseCmdline(t *testing.T) {
 	}
 }
 
+// TestTargetFlags: the flags the runtime is built with select its ABI;
+// x86's instruction set extensions do not.
+func TestTargetFlags(t *testing.T) {
+	c := parseCmdline(strings.Fields("-O2 -m32 -msse4.2 -mavx2 -mavx512bw -mcrc32 -mtune=native -march=x86-64-v2 " +
+		"-mno-sse -mno-red-zone -mllvm -x -pthread -fsanitize=thread -DWEAVE_SECURE_PROFILE -DX a.c -o a"))
+	want := []string{"-m32", "-march=x86-64-v2", "-mno-sse", "-mno-red-zone", "-pthread", "-fsanitize=thread", "-DWEAVE_SECURE_PROFILE"}
+	if got := c.targetFlags(); !reflect.DeepEqual(got, want) {
+		t.Errorf("targetFlags: got %q, want %q", got, want)
+	}
+}
+
 func TestDepGenFlags(t *testing.T) {
 	for _, tc := range []struct{ args, src, want string }{
 		{"-c -MD a/b.c", "a/b.c", "-MD -MF b.d -MT b.o"},
