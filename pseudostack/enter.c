@@ -99,6 +99,48 @@ void __weave_leave_x64(struct __weave_frame *f)
 	__weave_leave(f);
 }
 
+/* __weave_enter_stub and __weave_leave_stub, called from weave.h's
+   x86-64 asm (__weave_enter_x64, __weave_leave_x64) at any stack
+   alignment: they keep every general register but rax and rdx (the
+   compiler saves the ones it uses, and all that a call may change) and
+   xmm0-15 (here, in either assembler syntax), and take no SSE registers
+   themselves. */
+#if defined(__x86_64__) && defined(__LP64__) && \
+	((defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9))
+#define STUB __attribute__((no_caller_saved_registers, force_align_arg_pointer, target("general-regs-only"), noinline, used))
+/* xmm k to and from 16*k(buf), in AT&T and in Intel syntax. */
+#define XMM_TO(k) "{movups %%xmm" #k ", " #k "*16(%0)|movups [%0+" #k "*16], xmm" #k "}\n\t"
+#define XMM_FROM(k) "{movups " #k "*16(%0), %%xmm" #k "|movups xmm" #k ", [%0+" #k "*16]}\n\t"
+#define XMM_ALL(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
+
+/* The enter's rare paths, in a call of its own: nothing of it (not even
+   the thread pointer's lookup) may move before the registers are saved. */
+__attribute__((noinline)) static struct __weave_frame enter_rare(const struct __weave_fn *fn)
+{
+	if (__weave_tls.timing)
+		return __weave_enter_timed(fn);
+	return __weave_enter_slow(fn);
+}
+
+STUB struct __weave_frame __weave_enter_stub(const struct __weave_fn *fn)
+{
+	unsigned char x[256];
+	struct __weave_frame f;
+	__asm__ volatile(XMM_ALL(XMM_TO) : : "r"(x) : "memory");
+	f = enter_rare(fn);
+	__asm__ volatile(XMM_ALL(XMM_FROM) : : "r"(x) : "memory");
+	return f;
+}
+
+STUB void __weave_leave_stub(unsigned depth)
+{
+	unsigned char x[256];
+	__asm__ volatile(XMM_ALL(XMM_TO) : : "r"(x) : "memory");
+	__weave_leave_timed(depth);
+	__asm__ volatile(XMM_ALL(XMM_FROM) : : "r"(x) : "memory");
+}
+#endif
+
 /* The number of frameless functions of all registered units, and the
    distinct pointcut texts (NUL-separated in g_pc_text), both taken at
    registration, from constructors that may run before the runtime is set

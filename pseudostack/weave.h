@@ -224,18 +224,27 @@ __weave_leave(struct __weave_frame *f)
 	}
 }
 
-/* __weave_enter and __weave_leave for x86-64 (LP64) under gcc >= 6 and
-   clang >= 9, which the weaver uses there (the runtime defines them out of
-   line only on x86-64). The same operations, in the same order, as one asm
-   statement each: gcc optimises the C fast paths above at the cost of a
-   small function each (woven lapi.c of Lua compiled in twice the time of
-   the plain one), and an asm statement costs it next to nothing. The asm
-   names the thread's fields it reads and writes as memory operands (gcc
+/* __weave_enter and __weave_leave for x86-64 (LP64) under gcc >= 9 and
+   clang >= 11 without AVX, which the weaver uses there. The same
+   operations, in the same order, as one asm statement each, slow paths
+   included: the inliner counts an `asm inline` statement as one
+   instruction, so a framed function stays as small to it as the plain
+   one and is inlined where the plain build inlines it; and gcc compiles
+   an asm statement in next to no time (woven lapi.c of Lua compiled in
+   twice the time of the plain one with the C fast paths). The asm names
+   the thread's fields it reads and writes as memory operands (gcc
    addresses them %fs-relative, or through __tls_get_addr in a shared
-   object); the other stores (node calls and caches, the stack slot) touch
-   memory woven code never reads, and the operands order the asm against
-   every call. The enter's flag output (carry clear) asks for the slow
-   path: both caches missed, or the stack is full. */
+   object); the other stores (node calls and caches, the stack slot)
+   touch memory woven code never reads, and the operands order the asm
+   against every call. The rare paths (timing byte set, both caches
+   missed, stack full; a timed leave) call the runtime's
+   __weave_enter_stub and __weave_leave_stub from the asm, below the red
+   zone: they keep every register but rax and rdx (the enter's result)
+   and the vector registers xmm0-15, which is all that code compiled
+   without AVX keeps in registers (the weaver takes the C fast paths
+   under __AVX__). Not declared here: they are the runtime's, with
+   attributes (enter.c) that only their definitions need. */
+
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
 __weave_enter_x64(const struct __weave_fn *fn)
 {
@@ -243,17 +252,30 @@ __weave_enter_x64(const struct __weave_fn *fn)
 	struct __weave_node *p, *c;
 	__weave_size_t x, y;
 	unsigned d;
-	int slow;
 	struct __weave_frame f;
-	if (__builtin_expect(t->timing, 0))
-		return __weave_enter_timed(fn);
-	__asm__ volatile(
+	__asm__ volatile __inline__(
+		"cmpb $0, %[timing]\n\t"
+		"jne 8f\n\t"
 		"movq %[cur], %[p]\n\t"
 		"movl %[depth], %[d]\n\t"
 		"movq %c[ncache](%[p]), %[c]\n\t"
 		"cmpq %[fn], %c[nkey](%[c])\n\t"
-		"je 1f\n\t"
-		/* the second-level cache: __weave_cc_index(p, fn) */
+		"jne 7f\n"
+		/* the push */
+		"1:\n\t"
+		"leal 1(%[d]), %k[x]\n\t"
+		"cmpl %[cap], %k[x]\n\t"
+		"jae 8f\n\t"
+		"incq %c[ncalls](%[c])\n\t"
+		"movl %k[x], %[depth]\n\t"
+		"movq %[stack], %[y]\n\t"
+		"leal (%k[x],%k[x]), %k[x]\n\t"
+		"movq %[c], (%[y],%[x],%c[halfslot])\n\t"
+		"movq %[c], %[cur]\n"
+		"9:\n\t"
+		/* out of the way: the second-level cache, __weave_cc_index(p, fn) */
+		".pushsection .text.unlikely,\"ax\",@progbits\n"
+		"7:\n\t"
 		"movq %[p], %[x]\n\t"
 		"shrq $6, %[x]\n\t"
 		"movq %[fn], %[y]\n\t"
@@ -273,25 +295,21 @@ __weave_enter_x64(const struct __weave_fn *fn)
 		"cmpq %[fn], %c[ckey](%[x])\n\t"
 		"jne 8f\n\t"
 		"movq %[c], %c[ncache](%[p])\n\t"
-		"jmp 1f\n"
+		"jmp 1b\n"
+		/* the rare paths: __weave_enter_stub(fn) */
 		"8:\n\t"
-		"clc\n\t"
-		"jmp 9f\n"
-		/* the push; incq and leal keep the carry of the cmpl */
-		"1:\n\t"
-		"leal 1(%[d]), %k[x]\n\t"
-		"cmpl %[cap], %k[x]\n\t"
-		"jae 9f\n\t"
-		"incq %c[ncalls](%[c])\n\t"
-		"movl %k[x], %[depth]\n\t"
-		"movq %[stack], %[y]\n\t"
-		"leal (%k[x],%k[x]), %k[x]\n\t"
-		"movq %[c], (%[y],%[x],%c[halfslot])\n\t"
-		"movq %[c], %[cur]\n"
-		"9:"
-		: "=@ccnb"(slow), [p] "=&r"(p), [d] "=&r"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y),
+		"leaq -128(%%rsp), %%rsp\n\t"
+		"pushq %%rdi\n\t"
+		"movq %[fn], %%rdi\n\t"
+		"call __weave_enter_stub@PLT\n\t"
+		"popq %%rdi\n\t"
+		"leaq 128(%%rsp), %%rsp\n\t"
+		"jmp 9b\n\t"
+		".popsection"
+		: [p] "=&a"(p), [d] "=&d"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y),
 		  [cur] "+m"(t->cur), [depth] "+m"(t->depth)
-		: [fn] "r"(fn), [cap] "m"(t->cap), [stack] "m"(t->stack), [ccp] "m"(t->cc),
+		: [fn] "r"(fn), [timing] "m"(t->timing), [cap] "m"(t->cap), [stack] "m"(t->stack),
+		  [ccp] "m"(t->cc),
 		  [ncache] "i"(__builtin_offsetof(struct __weave_node, cache)),
 		  [nkey] "i"(__builtin_offsetof(struct __weave_node, key)),
 		  [ncalls] "i"(__builtin_offsetof(struct __weave_node, calls)),
@@ -301,8 +319,6 @@ __weave_enter_x64(const struct __weave_fn *fn)
 		  [ccmask] "i"(__WEAVE_CC_SIZE - 1), [ccsize] "i"(sizeof(struct __weave_cc)),
 		  [halfslot] "i"(sizeof(struct __weave_slot) / 2)
 		: "cc");
-	if (__builtin_expect(slow, 0))
-		return __weave_enter_slow(fn);
 	f.parent = p;
 	f.depth = d;
 	return f;
@@ -312,12 +328,28 @@ extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
 __weave_leave_x64(struct __weave_frame *f)
 {
 	struct __weave_thread *t = &__weave_tls;
-	if (__builtin_expect(f->parent != 0, 1))
-		__asm__ volatile("movl %[d], %[depth]\n\tmovq %[p], %[cur]"
-				 : [depth] "=m"(t->depth), [cur] "=m"(t->cur)
-				 : [d] "r"(f->depth), [p] "r"(f->parent));
-	else if (f->depth & __WEAVE_TIMED)
-		__weave_leave_timed(f->depth);
+	__asm__ volatile __inline__(
+		"testq %[p], %[p]\n\t"
+		"jz 1f\n\t"
+		"movl %[d], %[depth]\n\t"
+		"movq %[p], %[cur]\n"
+		"2:\n\t"
+		/* out of the way: not pushed; a timed frame: __weave_leave_stub(depth) */
+		".pushsection .text.unlikely,\"ax\",@progbits\n"
+		"1:\n\t"
+		"testl %[timed], %[d]\n\t"
+		"jz 2b\n\t"
+		"leaq -128(%%rsp), %%rsp\n\t"
+		"pushq %%rdi\n\t"
+		"movl %[d], %%edi\n\t"
+		"call __weave_leave_stub@PLT\n\t"
+		"popq %%rdi\n\t"
+		"leaq 128(%%rsp), %%rsp\n\t"
+		"jmp 2b\n\t"
+		".popsection"
+		: [depth] "+m"(t->depth), [cur] "+m"(t->cur)
+		: [d] "r"(f->depth), [p] "r"(f->parent), [timed] "i"(__WEAVE_TIMED)
+		: "cc");
 }
 
 /* Called with setjmp's result, in the frame that called setjmp, whose

@@ -642,11 +642,14 @@ func cString(s string) string {
 
 // guardVariant returns the suffix of weave.h's enter and leave for the
 // unit's target: "_x64" (one asm statement each, which the compiler
-// compiles in next to no time) for x86-64 LP64 under gcc 6 or later or
-// clang 9 or later (asm flag outputs), else "" (the C fast paths).
+// compiles in next to no time, and whose `asm inline` the inliner counts
+// as one instruction: the guard then does not change which of the
+// program's functions are inlined) for x86-64 LP64 without AVX (the asm's
+// calls of the runtime keep xmm0-15 only) under gcc 9 or later or clang
+// 11 or later, else "" (the C fast paths).
 func guardVariant(ast *cc.AST) string {
 	m := ast.Macros
-	if m["__x86_64__"] == nil || m["__LP64__"] == nil {
+	if m["__x86_64__"] == nil || m["__LP64__"] == nil || m["__AVX__"] != nil {
 		return ""
 	}
 	major := func(name string) int {
@@ -659,12 +662,12 @@ func guardVariant(ast *cc.AST) string {
 		return 0
 	}
 	if m["__clang__"] != nil {
-		if major("__clang_major__") >= 9 {
+		if major("__clang_major__") >= 11 {
 			return "_x64"
 		}
 		return ""
 	}
-	if major("__GNUC__") >= 6 {
+	if major("__GNUC__") >= 9 {
 		return "_x64"
 	}
 	return ""
