@@ -237,3 +237,52 @@ int main(void) { void *p = mk(10); free(p); return p == 0; }
 		t.Errorf("no frame of mk in the profile:\n%s", r.stdout)
 	}
 }
+
+// TestFramesInlining: the guard of a framed function does not change the
+// compiler's inlining decisions. testdata/frames/inline.c has a small
+// framed helper (label: it calls a function of another unit), an
+// allocation leaf and a frameless leaf, which gcc -O2 inlines, and a
+// noinline one; the woven object must define the same functions of the
+// program as the plain one, and still frame label (its guard's calls of
+// the runtime are there). Under clang too where it is installed.
+func TestFramesInlining(t *testing.T) {
+	testtool.Need(t, "gcc", "nm")
+	src, _ := filepath.Abs("../../testdata/frames/inline.c")
+	// funcs lists the functions an object defines, but weave's own.
+	funcs := func(obj string) (own []string, undef string) {
+		out := mustRun(t, "", nil, "nm", obj).stdout
+		for _, l := range strings.Split(out, "\n") {
+			f := strings.Fields(l)
+			switch {
+			case len(f) == 2 && f[0] == "U":
+				undef += f[1] + " "
+			case len(f) == 3 && strings.ContainsAny(f[1], "tT") && !strings.HasPrefix(f[2], "__weave"):
+				own = append(own, f[2])
+			}
+		}
+		return own, undef
+	}
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			if cc == "clang" && !testtool.Has("clang") {
+				testtool.Missing(t, "clang not installed")
+				return
+			}
+			dir := t.TempDir()
+			plain, woven := filepath.Join(dir, "plain.o"), filepath.Join(dir, "woven.o")
+			mustRun(t, dir, nil, cc, "-O2", "-c", src, "-o", plain)
+			mustRun(t, dir, []string{"WEAVE_CC=" + cc}, weaveBin, "cc", "-O2", "-c", src, "-o", woven)
+			p, _ := funcs(plain)
+			w, undef := funcs(woven)
+			if strings.Join(p, " ") != strings.Join(w, " ") {
+				t.Errorf("woven object defines %q, the plain one %q", w, p)
+			}
+			if !strings.Contains(strings.Join(p, " "), "sum") {
+				t.Errorf("plain object defines %q, no sum", p)
+			}
+			if !strings.Contains(undef, "__weave_enter") {
+				t.Errorf("woven object calls no enter of the runtime (undefined: %s)", undef)
+			}
+		})
+	}
+}
