@@ -176,20 +176,29 @@ static void time_warn(const char *what)
 
 /* Calibration: an empty woven function against a plain one, timed with a
    scratch tree. time_cal_woven does what weave.h's inline fast paths do in
-   exact mode (here they are not inlined: the runtime defines them out of line). */
+   exact mode (here they are not inlined: the runtime defines them out of
+   line): on x86-64, what the asm ones do, through the stubs that keep the
+   registers (enter.c), the way most woven code goes. */
 static const struct __weave_fn time_cal_fn = {"<calibration>", "timing.c", 0, 0};
+#ifdef X64_STUBS
+#define CAL_ENTER __weave_enter_stub
+#define CAL_LEAVE __weave_leave_stub
+#else
+#define CAL_ENTER __weave_enter_timed
+#define CAL_LEAVE __weave_leave_timed
+#endif
 
 __attribute__((noinline)) static void time_cal_woven(void)
 {
 	struct __weave_thread *t = &__weave_tls;
 	struct __weave_frame f = {0, 0};
 	if (__builtin_expect(t->timing, 1))
-		f = __weave_enter_timed(&time_cal_fn);
+		f = CAL_ENTER(&time_cal_fn);
 	__asm__ volatile("" : : "r"(&f) : "memory");
 	if (__builtin_expect(f.parent != 0, 0))
 		__weave_leave(&f);
 	else if (f.depth & __WEAVE_TIMED)
-		__weave_leave_timed(f.depth);
+		CAL_LEAVE(f.depth);
 }
 
 __attribute__((noinline)) static void time_cal_plain(void)
