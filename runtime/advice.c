@@ -163,37 +163,89 @@ static inline __attribute__((always_inline)) void note_free(struct rt_local *l, 
 		charge_free(T, &e);
 }
 
-/* The fast paths: an allocation or free of a small block (under
-   COARSE_MIN bytes: the fine tree) in the common state, nothing in
+/* The fast paths: an allocation or free in the common state, nothing in
    g_tp_attn (one thread, the real allocator called directly, no mark, no
    tracepoint request), the thread set up with its bins, no declared
    allocator's call running, the A cache hit, the slot's mid and leaf there
    and, for an allocation, the slot and the spill table empty. They count
    what note_alloc and charge_free count, without what that state makes
    moot: the owner-thread test (every node is the thread's), generations,
-   errno (nothing here sets it); size class and bin come straight from a
-   size under 128. Anything else takes the general path, from the start:
-   a fast path that gives up has written nothing. */
+   errno (nothing here sets it). A small block (under COARSE_MIN bytes, the
+   fine tree) is inline, its size class and bin straight from a size under
+   128; a larger one (the coarse tree) out of line. Anything else takes the
+   general path, from the start: a fast path that gives up has written
+   nothing. */
+
+/* Counts block n bytes allocated (is_free 0) or freed at heap counters h
+   and bins b, as note_alloc and charge_free do. */
+static inline __attribute__((always_inline)) void fast_count(struct heapc *h, struct bin *b, u64 n, int is_free)
+{
+	int c = size_class(n);
+	u32 i = bin_of(n);
+	/* The heap timeline: last for a free, so that nothing is live across
+	   its slow path's call, first for an allocation, where gcc moved what
+	   came after it (the whole fast path) to the cold section. */
+	if (is_free) {
+		h->f[c]++;
+		h->g[c] += n;
+		b[i].frees++;
+		if (__builtin_expect(i == NBINS - 1, 0))
+			b[i].fbytes += n;
+		vm_free(n);
+	} else {
+		vm_alloc(n);
+		h->a[c]++;
+		h->b[c] += n;
+		b[i].allocs++;
+		if (__builtin_expect(i == NBINS - 1, 0))
+			b[i].bytes += n;
+	}
+}
+
+/* alloc_fast for a block of COARSE_MIN bytes or more. */
+static __attribute__((noinline)) int alloc_coarse(struct bin *b, struct rt_node *a, uintptr_t ad, u64 n)
+{
+	void *sl;
+	if (n >= SLOT_SIZE_MAX || !(sl = radix_slot(1, ad, 0)) || slot_load(1, sl) ||
+	    __atomic_load_n(&g_spill_count, __ATOMIC_RELAXED))
+		return 0;
+	slot_store(1, sl, slot_make(1, ad, n << NODE_BITS | a->self));
+	fast_count(a->u.heap, b, n, 0);
+	return 1;
+}
 
 /* Records block p (not NULL) of n bytes at site s; 0 if it cannot. */
 static inline __attribute__((always_inline)) int alloc_fast(struct bin *b, const struct __weave_site *s, void *p, u64 n)
 {
 	struct rt_node *a = ((struct rt_node *)(void *)__weave_tls.cur)->u.acache;
 	uintptr_t ad = (uintptr_t)p;
-	struct heapc *h;
 	u32 *sl;
-	int c;
-	if (__builtin_expect(a->pub.key != s || n >= COARSE_MIN || a->self > FINE_NODE_MAX, 0) ||
-	    __builtin_expect(!(sl = fine_slot(ad)) || __atomic_load_n(sl, __ATOMIC_RELAXED) != 0, 0) ||
-	    __builtin_expect(__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) != 0, 0))
+	if (__builtin_expect(a->pub.key != s, 0))
+		return 0;
+	if (__builtin_expect(n >= COARSE_MIN, 0))
+		return alloc_coarse(b, a, ad, n);
+	if (__builtin_expect(a->self > FINE_NODE_MAX, 0))
+		return 0;
+	if (__builtin_expect((sl = fine_slot(ad)) == NULL, 0))
+		return 0;
+	if (__builtin_expect(__atomic_load_n(sl, __ATOMIC_RELAXED) != 0, 0))
+		return 0;
+	if (__builtin_expect(__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) != 0, 0))
 		return 0;
 	__atomic_store_n(sl, fine_make(ad, (u32)n, a->self), __ATOMIC_RELAXED);
-	h = a->u.heap;
-	c = n > 32;
-	h->a[c]++;
-	h->b[c] += n;
-	b[n].allocs++;
-	vm_alloc(n);
+	fast_count(a->u.heap, b, n, 0);
+	return 1;
+}
+
+/* free_fast for a block the fine tree does not hold. */
+static __attribute__((noinline)) int free_coarse(struct bin *b, uintptr_t ad)
+{
+	void *sl = radix_slot(1, ad, 0);
+	u64 v, val;
+	if (!sl || !slot_holds(1, v = slot_load(1, sl), ad) || !((val = slot_val(1, v)) & NODE_MASK))
+		return 0;
+	slot_store(1, sl, 0);
+	fast_count(node_at((u32)(val & NODE_MASK))->u.heap, b, val >> NODE_BITS, 1);
 	return 1;
 }
 
@@ -201,27 +253,21 @@ static inline __attribute__((always_inline)) int alloc_fast(struct bin *b, const
 static inline __attribute__((always_inline)) int free_fast(struct bin *b, void *p)
 {
 	uintptr_t ad = (uintptr_t)p;
-	struct heapc *h;
 	u32 *sl, v, n;
-	int c;
 	if (__builtin_expect(!(sl = fine_slot(ad)), 0) || !fine_holds(v = __atomic_load_n(sl, __ATOMIC_RELAXED), ad))
-		return 0;
+		return free_coarse(b, ad);
 	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
 	n = fine_size(v);
-	h = node_at(fine_node(v))->u.heap;
-	c = n > 32;
-	h->f[c]++;
-	h->g[c] += n;
-	b[n].frees++;
-	vm_free(n);
+	fast_count(node_at(fine_node(v))->u.heap, b, n, 1);
 	return 1;
 }
 
-/* The thread's bins if the fast paths may run now (see above), else NULL. */
-static inline struct bin *fast_bins(struct rt_local *l)
+/* The thread's bins if the fast paths may run now (see above), else
+   NULL; outer matters to an allocation only. */
+static inline struct bin *fast_bins(struct rt_local *l, int alloc)
 {
 	struct rt_thread *T = l->thr;
-	if (__builtin_expect((l->in_rt | l->outer | __atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED)) != 0 || !T, 0))
+	if (__builtin_expect((l->in_rt | (alloc ? l->outer : 0) | __atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED)) != 0 || !T, 0))
 		return NULL;
 	return T->bins;
 }
@@ -264,13 +310,13 @@ static __attribute__((noinline)) void *malloc_general(const struct __weave_site 
 void *__weave_malloc(const struct __weave_site *s, wsize n)
 {
 	struct rt_local *l = &rt_local;
-	struct bin *b = fast_bins(l);
+	struct bin *b = fast_bins(l, 1);
 	void *r;
 	if (__builtin_expect(!b, 0))
 		return malloc_general(s, n);
 	rt_enter(l);
 	r = g_real.malloc(n); /* real_direct: ATTN_LIB is clear */
-	if (__builtin_expect(r != NULL, 1) && __builtin_expect(!alloc_fast(b, s, r, n), 0))
+	if (r && !alloc_fast(b, s, r, n))
 		note_kept(l, s, r, n);
 	rt_exit(l);
 	return r;
@@ -354,7 +400,7 @@ static __attribute__((noinline)) void free_general(void *p)
 void __weave_free(const struct __weave_site *s, void *p)
 {
 	struct rt_local *l = &rt_local;
-	struct bin *b = fast_bins(l);
+	struct bin *b = fast_bins(l, 0);
 	(void)s;
 	if (__builtin_expect(!b, 0)) {
 		free_general(p);

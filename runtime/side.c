@@ -540,7 +540,7 @@ static inline u32 *fine_slot(uintptr_t a)
 
 static inline u32 fine_make(uintptr_t a, u32 n, u32 ni)
 {
-	return (u32)slot_make(0, a, (u64)n << NODE_BITS | ni);
+	return (ni + 1) << FINE_NODE_SHIFT | n << FINE_SIZE_SHIFT | (u32)(a & ((1u << GRAN_FINE) - 1));
 }
 
 static inline int fine_holds(u32 v, uintptr_t a)
