@@ -182,9 +182,9 @@ static inline __attribute__((always_inline)) void fast_count(struct heapc *h, st
 {
 	int c = size_class(n);
 	u32 i = bin_of(n);
-	/* The heap timeline: last for a free, so that nothing is live across
-	   its slow path's call, first for an allocation, where gcc moved what
-	   came after it (the whole fast path) to the cold section. */
+	/* The heap timeline last: a peak snapshot (vm_up) reads the counters
+	   with this allocation, and nothing is live across its slow path's
+	   call. */
 	if (is_free) {
 		h->f[c]++;
 		h->g[c] += n;
@@ -193,12 +193,12 @@ static inline __attribute__((always_inline)) void fast_count(struct heapc *h, st
 			b[i].fbytes += n;
 		vm_free(n);
 	} else {
-		vm_alloc(n);
 		h->a[c]++;
 		h->b[c] += n;
 		b[i].allocs++;
 		if (__builtin_expect(i == NBINS - 1, 0))
 			b[i].bytes += n;
+		vm_alloc(n);
 	}
 }
 
@@ -479,6 +479,9 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 
 void *__weave_realloc(const struct __weave_site *s, void *p, wsize n)
 {
+	/* realloc(NULL, n) is malloc(n), with its fast path (Lua allocates so). */
+	if (!p)
+		return __weave_malloc(s, n);
 	return re_alloc(s, p, n, 0, 0);
 }
 
