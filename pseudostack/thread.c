@@ -108,6 +108,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	if (g_key_ok)
 		pthread_setspecific(g_key, T);
 	l->thr = T;
+	l->bins = bins;
 	l->state = ST_LIVE;
 	time_thread_setup(T, t);
 	return T;
@@ -159,6 +160,7 @@ static void rt_thread_exit(void *arg)
 	pthread_mutex_lock(&g_lock);
 	b = T->bins;
 	T->bins = NULL;
+	l->bins = NULL;
 	for (i = 0; i < NBINS; i++) {
 		if (!(b[i].allocs | b[i].frees))
 			continue;

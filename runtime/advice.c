@@ -132,8 +132,8 @@ static inline __attribute__((always_inline)) void note_alloc(struct rt_local *l,
 		l->outer_allocs++;
 		return;
 	}
-	if (!T || !p)
-		return;
+	if (!T || !p || __builtin_expect(boot_owns(p), 0))
+		return; /* a block of the static buffer (interpose.c) is never recorded: a free's fast path need not test */
 	cur = (struct rt_node *)(void *)__weave_tls.cur;
 	a = cur->u.acache;
 	if (__builtin_expect(a->pub.key != s, 0) && !(a = leaf_of(T, cur, s)))
@@ -266,10 +266,9 @@ static inline __attribute__((always_inline)) int free_fast(struct bin *b, void *
    NULL; outer matters to an allocation only. */
 static inline struct bin *fast_bins(struct rt_local *l, int alloc)
 {
-	struct rt_thread *T = l->thr;
-	if (__builtin_expect((l->in_rt | (alloc ? l->outer : 0) | __atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED)) != 0 || !T, 0))
+	if (__builtin_expect((l->in_rt | (alloc ? l->outer : 0) | __atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED)) != 0, 0))
 		return NULL;
-	return T->bins;
+	return l->bins;
 }
 
 /* note_alloc keeping errno, in_rt set: the general path of an allocation
@@ -412,10 +411,7 @@ void __weave_free(const struct __weave_site *s, void *p)
 		free_general(p);
 		return;
 	}
-	if (__builtin_expect(boot_owns(p), 0)) /* never recorded, but cheap to be sure */
-		free(p);
-	else
-		g_real.free(p); /* real_direct: ATTN_LIB is clear */
+	g_real.free(p); /* real_direct (ATTN_LIB is clear); p was recorded, so not a boot block */
 	rt_exit(l);
 }
 

@@ -153,6 +153,7 @@ struct rt_local {
 	                          pseudo-stack depth + 1; else 0 (outer.c) */
 	unsigned outer_allocs; /* blocks the outermost call's allocators made (not recorded) */
 	int *errp;             /* &errno, once the thread is set up (rt_errno) */
+	struct bin *bins;      /* thr->bins while the thread is live, else 0 (advice.c's fast paths) */
 };
 
 /* Side-table entry; addr == 0 is an empty slot. */
