@@ -362,7 +362,9 @@ static inline __attribute__((always_inline)) void ls_words(uintptr_t lo, uintptr
 		/* A line none of whose words falls in the blocks' span (most
 		   of them: data, not pointers) costs one branch. */
 		const uintptr_t *stop = p + 1;
-		if (!((uintptr_t)p & 63) && end - p >= 8) {
+		if (end - p >= 8) {
+			/* Any eight words, aligned or not: blocks of a few
+			   lines (widgets' 208 bytes) are mostly not. */
 			__builtin_prefetch(p + LS_AHEAD / 8);
 			if ((p[0] - base >= span) & (p[1] - base >= span) & (p[2] - base >= span) & (p[3] - base >= span) &
 			    (p[4] - base >= span) & (p[5] - base >= span) & (p[6] - base >= span) & (p[7] - base >= span)) {
