@@ -99,6 +99,24 @@ static int run_profile(const char *path)
 	return pid && pid != (u64)getpid() && start >= g_run_start_ns;
 }
 
+/* WEAVE_OUT names an existing device or FIFO (/dev/null, a pipe to a
+   reader): the profile is written into it, as a shell redirection would,
+   rather than created beside it (a temporary file in /dev, then
+   /dev/null.1 ...). Returns an open descriptor, or -1 when path is no
+   such thing (or a link: never followed). A FIFO without a reader is
+   an error (ENXIO), not a hang. */
+static int device_out(const char *path)
+{
+	struct stat st;
+	int fd;
+	if (lstat(path, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+		return -1;
+	fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, 0);
+	return fd < 0 ? -2 : fd;
+}
+
 /* Writes the profile into the file chosen by WEAVE_OUT (see init.c);
    path gets the final name. Returns 0, or -1 with errno set. */
 static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
@@ -107,10 +125,13 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 	struct safefile f;
 	int replace = 0;
 	u64 pid = (u64)getpid();
+	int dev = -1;
 
 	if (g_prev_path[0]) {
 		/* This process's provisional profile: replace it. */
 		sb_str(path, g_prev_path);
+		if ((dev = device_out(path->s)) == -2)
+			return -1;
 		replace = 1;
 	} else if (g_cfg_out_set) {
 		const char *c;
@@ -122,8 +143,10 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 				sb_mem(path, c, 1);
 			}
 		}
-		replace = !exec_profile(path->s);
-		if (run_profile(path->s)) {
+		if ((dev = device_out(path->s)) == -2)
+			return -1;
+		replace = dev < 0 && !exec_profile(path->s);
+		if (dev < 0 && run_profile(path->s)) {
 			/* Another process of this run wrote it: this one's name
 			   gets the pid, before a .prof suffix. */
 			struct sbuf base = {.n = 0};
@@ -145,6 +168,14 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 	if (!o.buf) {
 		errno = ENOMEM;
 		return -1;
+	}
+	if (dev >= 0) {
+		o.fd = dev;
+		write_profile(&o, t, tm);
+		out_flush(&o);
+		close(dev);
+		errno = o.err;
+		return o.err ? -1 : 0;
 	}
 	if (safefile_open(&f, path->s) != 0)
 		return -1;
