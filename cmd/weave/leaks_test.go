@@ -226,8 +226,14 @@ func TestLeakKinds(t *testing.T) {
 func TestLeakGraph(t *testing.T) {
 	dir := t.TempDir()
 	exe, _ := buildLeaks(t, dir, "graph")
+	// Without the timing signal: its frames, pushed below the stack
+	// pointer at random moments, leave register copies that a later
+	// frame's unwritten slots may still hold at exit (an interior
+	// pointer: possibly lost), which valgrind's run, without the signal,
+	// does not have.
+	env := []string{"WEAVE_OUT=", "WEAVE_TIME=off"}
 	for _, args := range [][]string{{"1"}, {"2"}, {"3", "dense"}, {"4", "small"}} {
-		r := mustRun(t, dir, []string{"WEAVE_OUT="}, append([]string{exe}, args...)...)
+		r := mustRun(t, dir, env, append([]string{exe}, args...)...)
 		got, ok := memcheck.ParseKinds(r.stderr)
 		if !ok {
 			t.Fatalf("%v: no LEAK SUMMARY in:\n%s", args, r.stderr)
@@ -243,6 +249,9 @@ func TestLeakGraph(t *testing.T) {
 			// then calls possibly lost: up to three runs until they agree.
 			var vg memcheck.Kinds
 			for attempt := 0; attempt < 3; attempt++ {
+				if attempt > 0 {
+					got, _ = memcheck.ParseKinds(mustRun(t, dir, env, append([]string{exe}, args...)...).stderr)
+				}
 				if vg = memcheck.RunLeaks(t, dir, nil, append([]string{exe}, args...)...); vg == got {
 					return
 				}
