@@ -351,18 +351,6 @@ static u32 ls_node_next(struct ls_merge *m, u64 i, uintptr_t *at, u64 *val)
 	return *at == a ? (u32)(*val & NODE_MASK) : 0;
 }
 
-/* The size of a block with side-table value val. */
-static u64 ls_val_size(uintptr_t a, u64 val)
-{
-	u64 s = val >> NODE_BITS;
-	int b;
-	if (s == SIZE_SAT)
-		for (b = 0; b < NBIG; b++)
-			if (g_big[b].addr == a)
-				return g_big[b].size;
-	return s;
-}
-
 /* Lists the live blocks in address order into g_ls.alo/segs/size. */
 static int ls_collect(struct tmpmem *tm)
 {
@@ -401,7 +389,7 @@ static int ls_collect(struct tmpmem *tm)
 	g_ls.node = rt_map(g_ls.node_map);
 	ls_merge_start(&m);
 	while (k < cap && (a = ls_merge_next(&m, &val))) {
-		u64 size = ls_val_size(a, val);
+		u64 size = val_size(a, val);
 		u32 node = (u32)(val & NODE_MASK);
 		if (node != last) {
 			last = node;
