@@ -99,17 +99,18 @@ static int run_profile(const char *path)
 	return pid && pid != (u64)getpid() && start >= g_run_start_ns;
 }
 
-/* WEAVE_OUT names an existing device or FIFO (/dev/null, a pipe to a
-   reader): the profile is written into it, as a shell redirection would,
-   rather than created beside it (a temporary file in /dev, then
-   /dev/null.1 ...). Returns an open descriptor, or -1 when path is no
-   such thing (or a link: never followed). A FIFO without a reader is
-   an error (ENXIO), not a hang. */
+/* WEAVE_OUT names an existing character device (/dev/null): the profile
+   is written into it, as a shell redirection would, rather than created
+   beside it (a temporary file in /dev, then /dev/null.1 ...). Only root
+   makes device nodes, so none is planted; a FIFO may be, and is treated
+   as any other file that is not ours (safefile.c). Returns an open
+   descriptor, -1 when path is no character device (or a link: never
+   followed), -2 when it cannot be opened. */
 static int device_out(const char *path)
 {
 	struct stat st;
 	int fd;
-	if (lstat(path, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+	if (lstat(path, &st) != 0 || !S_ISCHR(st.st_mode))
 		return -1;
 	fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0)
