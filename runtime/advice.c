@@ -23,26 +23,35 @@
 
 #include "internal.h"
 
-/* Counts an allocation or free of size bytes in mprof's bins. A bin
-   under 1025 holds one size, so only the last bin counts bytes; the
+/* Counts an allocation or free of size bytes in a thread's mprof bins b.
+   A bin under 1025 holds one size, so only the last bin counts bytes; the
    profile writer computes the others' (write_bins). */
+static inline __attribute__((always_inline)) void bin_add(struct bin *b, u64 size, int is_free)
+{
+	u32 i = bin_of(size);
+	if (is_free)
+		b[i].frees++;
+	else
+		b[i].allocs++;
+	if (__builtin_expect(i == NBINS - 1, 0)) {
+		if (is_free)
+			b[i].fbytes += size;
+		else
+			b[i].bytes += size;
+	}
+}
+
+/* Counts in thread T's bins (bin_add), or atomically in the shared bins
+   when there is no thread record. */
 static inline void bin_count(struct rt_thread *T, u64 size, int is_free)
 {
 	struct bin *b = T ? T->bins : NULL;
-	u32 i = bin_of(size);
+	u32 i;
 	if (__builtin_expect(b != NULL, 1)) {
-		if (is_free)
-			b[i].frees++;
-		else
-			b[i].allocs++;
-		if (__builtin_expect(i == NBINS - 1, 0)) {
-			if (is_free)
-				b[i].fbytes += size;
-			else
-				b[i].bytes += size;
-		}
+		bin_add(b, size, is_free);
 		return;
 	}
+	i = bin_of(size);
 	b = &g_shared_bins[i];
 	__atomic_fetch_add(is_free ? &b->frees : &b->allocs, 1, __ATOMIC_RELAXED);
 	if (i == NBINS - 1)
@@ -181,23 +190,17 @@ static inline __attribute__((always_inline)) void note_free(struct rt_local *l, 
 static inline __attribute__((always_inline)) void fast_count(struct heapc *h, struct bin *b, u64 n, int is_free)
 {
 	int c = size_class(n);
-	u32 i = bin_of(n);
 	/* The heap timeline last: a peak snapshot (vm_up) reads the counters
 	   with this allocation, and nothing is live across its slow path's
 	   call. */
+	bin_add(b, n, is_free);
 	if (is_free) {
 		h->f[c]++;
 		h->g[c] += n;
-		b[i].frees++;
-		if (__builtin_expect(i == NBINS - 1, 0))
-			b[i].fbytes += n;
 		vm_free(n);
 	} else {
 		h->a[c]++;
 		h->b[c] += n;
-		b[i].allocs++;
-		if (__builtin_expect(i == NBINS - 1, 0))
-			b[i].bytes += n;
 		vm_alloc(n);
 	}
 }
