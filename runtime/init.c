@@ -165,22 +165,39 @@ static void rt_global_init(void)
 	vm_init();
 }
 
-/* Takes n bytes (n <= chunk) from b, mapping a new chunk of memory when
-   the current one is short; its rest is then left unused. */
+/* Takes n bytes (n <= chunk - sizeof(struct bump_tail)) from b, mapping a
+   new chunk of memory when the current one is short; its rest is then
+   left unused. */
 static void *bump_take(struct bump *b, wsize n, wsize chunk)
 {
 	void *r;
 	if (n > b->left) {
-		void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		struct bump_tail *t;
+		char *p;
+		if (n > chunk - sizeof *t)
+			return NULL;
+		p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			return NULL;
+		t = (struct bump_tail *)(p + chunk) - 1;
+		t->prev = b->last;
+		t->map = p;
+		b->last = t;
 		b->next = p;
-		b->left = chunk;
+		b->left = chunk - sizeof *t;
 	}
 	r = b->next;
 	b->next += n;
 	b->left -= n;
 	return r;
+}
+
+/* Calls f(map, size) for every map b made. */
+static void bump_each(const struct bump *b, void (*f)(const void *p, u64 n))
+{
+	const struct bump_tail *t;
+	for (t = b->last; t; t = t->prev)
+		f(t->map, (u64)((const char *)(t + 1) - t->map));
 }
 
 /* Memory that is never freed (thread records, first child hashes, heap

@@ -163,10 +163,16 @@ struct ent {
 	u32 gen; /* spill table only: the block's generation (side.c) */
 };
 
-/* A bump allocator over anonymous maps of a fixed size. */
+/* A bump allocator over anonymous maps of a fixed size; each map ends in
+   a struct bump_tail, so that the leak scan can list them (bump_each). */
 struct bump {
 	char *next;
 	wsize left;
+	struct bump_tail *last; /* the newest map's */
+};
+struct bump_tail {
+	struct bump_tail *prev; /* the map before's, or NULL */
+	char *map;              /* the map, which ends with this */
 };
 
 /* Buffered output to a file descriptor (out.c). */
@@ -449,6 +455,7 @@ static u64 parse_u64(const char *s, u64 def);
 static void rt_config(void);
 static void rt_global_init(void);
 static void *bump_take(struct bump *b, wsize n, wsize chunk);
+static void bump_each(const struct bump *b, void (*f)(const void *p, u64 n));
 static void *arena_alloc(wsize n);
 static int rt_is_active(void);
 
@@ -594,6 +601,8 @@ static void vm_fork_child(void);
 static void vm_tick(void);
 static void vm_write(struct out *o, const u32 *ids);
 static void vm_exclude(void (*f)(const void *p, u64 n));
+static void mk_exclude(void (*f)(const void *p, u64 n));
+static void rg_exclude(void (*f)(const void *p, u64 n));
 static u64 vm_bytes(void);
 static int vm_read_maps(struct vm_buf *b);
 static int vm_next_map(const char **cur, const char *end, struct vm_map *m);

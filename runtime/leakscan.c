@@ -525,13 +525,10 @@ static char *ls_maps(struct tmpmem *tm, u64 *len)
 	}
 }
 
-/* Marks from every root. */
-static int ls_roots(struct tmpmem *tm, uintptr_t self_sp)
+/* Marks from every root: the mappings of maps (ls_maps). */
+static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 {
-	u64 len, off = 0;
-	char *maps = ls_maps(tm, &len);
-	if (!maps)
-		return 0;
+	u64 off = 0;
 	while (off < len) {
 		const char *s = maps + off, *e = memchr(s, '\n', len - off), *name;
 		uintptr_t lo, hi, sp;
@@ -571,7 +568,6 @@ static int ls_roots(struct tmpmem *tm, uintptr_t self_sp)
 			lo = sp;
 		ls_root(lo, hi);
 	}
-	return 1;
 }
 
 /* ------------------------------------------------------------- tallies */
@@ -650,9 +646,16 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	int k;
 	for (c = 0; c < NCHUNKS; c++)
 		ls_exclude(__atomic_load_n(&g_chunks[c], __ATOMIC_ACQUIRE), (u64)CHUNK_NODES * sizeof(struct rt_node));
-	for (T = g_threads; T; T = T->next)
+	for (T = g_threads; T; T = T->next) {
 		if (T->stack)
 			ls_exclude(T->stack, T->reserved * sizeof *T->stack);
+		/* Node numbers, parent << 32 | child: in a heap's range once
+		   there are some 20,000 nodes. */
+		if (T->chash)
+			ls_exclude(T->chash, ((u64)T->cmask + 1) * sizeof *T->chash);
+		if (T->cc)
+			ls_exclude(T->cc, TMAP_BYTES);
+	}
 	for (k = 0; k < tm->k; k++)
 		ls_exclude(tm->p[k], tm->n[k]);
 	ls_exclude(g_ls_dead, LS_DEAD_CAP * sizeof *g_ls_dead);
@@ -662,8 +665,21 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	ls_exclude(&g_lq, sizeof g_lq);
 	ls_exclude(g_big, sizeof g_big);
 	ls_exclude(g_hs, sizeof g_hs);
+	ls_exclude(g_hs_cache, sizeof g_hs_cache);
 	ls_exclude(&g_vm, sizeof g_vm);
+	ls_exclude(g_radix, sizeof g_radix);
+	ls_exclude(g_shards, sizeof g_shards);
+	ls_exclude(g_chunks, sizeof g_chunks);
+	ls_exclude(g_shared_bins, sizeof g_shared_bins);
+	ls_exclude(rt_cc_none, sizeof rt_cc_none);
+	ls_exclude(g_pc_text, sizeof g_pc_text);
+	/* The bump allocators' maps, whole: their unused rest (most of the
+	   side table's 8 MiB slabs) would be read as zeros. */
+	bump_each(&g_slab, ls_exclude);
+	bump_each(&g_arena, ls_exclude);
 	vm_exclude(ls_exclude);
+	mk_exclude(ls_exclude);
+	rg_exclude(ls_exclude);
 }
 
 /* The dynamic linker's blocks are roots (is_linker_site, interpose.c):
@@ -681,6 +697,8 @@ static void ls_linker_roots(void)
 /* The scan proper, between stopping and resuming the other threads. */
 static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp)
 {
+	const char *maps;
+	u64 len;
 	if (!(g_ls.excl = tmp_alloc(tm, 1 << 20)))
 		return 0;
 	g_ls.excl_cap = (1 << 20) / sizeof *g_ls.excl;
@@ -690,11 +708,14 @@ static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp
 		return 0;
 	if (ls_graph_room(tm))
 		ls_graph();
+	/* The mappings, read after the scan's own maps are made, into memory
+	   that is then excluded with them. */
+	if (!(maps = ls_maps(tm, &len)))
+		return 0;
 	ls_exclude_runtime(tm);
 	ls_sort_excl();
 	ls_linker_roots(); /* before the roots: the only blocks marked yet */
-	if (!ls_roots(tm, self_sp))
-		return 0;
+	ls_roots(maps, len, self_sp);
 	ls_cliques();
 	return ls_tally_all(tm);
 }

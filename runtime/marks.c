@@ -56,6 +56,14 @@ static struct {
 	u32 ncells;
 } g_mk RT_LARGE;
 
+/* Passes the marks' memory to f (the leak scan's exclusions). */
+static void mk_exclude(void (*f)(const void *p, u64 n))
+{
+	f(&g_mk, sizeof g_mk);
+	f(g_mk.cells, g_mk.cells ? (u64)LIVE_CELLS * sizeof(struct cell) : 0);
+	bump_each(&g_mk.labels, f);
+}
+
 /* A mark's scan: cells by (node, gen), open addressing in an mmap. */
 struct live_scan {
 	struct cell *tab;

@@ -58,6 +58,14 @@ static struct span g_spans[SPANS_MAX] RT_LARGE;
 static u32 g_nspans;
 static u64 g_spans_dropped;
 
+/* Passes the regions' memory to f (the leak scan's exclusions). */
+static void rg_exclude(void (*f)(const void *p, u64 n))
+{
+	f(&g_rg, sizeof g_rg);
+	bump_each(&g_rg.mem, f);
+	f(g_spans, sizeof g_spans);
+}
+
 /* label's function record, interned; NULL when the table or memory is
    full. in_rt set. */
 static const struct __weave_fn *region_fn(const char *label)

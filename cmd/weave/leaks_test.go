@@ -262,6 +262,37 @@ func TestLeakGraph(t *testing.T) {
 	}
 }
 
+// TestLeakRuntimeOnly: a lost block whose address only the runtime's
+// memory holds (a mark's and a region's labels, copied by the runtime, made
+// of the address's bytes) is definitely lost, as memcheck says of the
+// unwoven program: the runtime's memory is not a root.
+func TestLeakRuntimeOnly(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src := leaksSource(t, "runtime_only.c")
+	api, err := filepath.Abs(filepath.Join("..", "..", "api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "runtime_only")
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O1", "-g", "-I", api, "-o", exe, src)
+	r := mustRun(t, dir, []string{"WEAVE_OUT=", "WEAVE_TIME=off"}, exe)
+	got, ok := memcheck.ParseKinds(r.stderr)
+	if !ok {
+		t.Fatalf("no LEAK SUMMARY in:\n%s", r.stderr)
+	}
+	if got[0].Blocks != 1 || got[3].Blocks != 0 {
+		t.Errorf("the block only the runtime points to: %+v, want 1 definitely lost, none reachable", got)
+	}
+	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
+		plain := filepath.Join(dir, "plain")
+		mustRun(t, dir, nil, "gcc", "-O1", "-g", "-I", api, "-o", plain, src)
+		if vg := memcheck.RunLeaks(t, dir, nil, plain); vg != got {
+			t.Errorf("weave's leak summary %+v, valgrind's of the unwoven program %+v", got, vg)
+		}
+	})
+}
+
 // TestLeakThreads: eight threads leaking from one line make one summary
 // line, merged across threads; definitely and indirectly lost are
 // valgrind's.
