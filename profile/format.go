@@ -40,7 +40,10 @@ package profile
 //	                        a fork child inherited and inherited_freed
 //	                        ("blocks bytes": the parent's blocks live at the
 //	                        fork, and those of them the child freed; neither
-//	                        is counted in the child's H records). With timing
+//	                        is counted in the child's H records); after a leak
+//	                        scan, leak_scan (its nanoseconds) and
+//	                        leak_scan_threads (the threads that read the
+//	                        blocks, WEAVE_LEAK_THREADS). With timing
 //	                        on (WEAVE_TIME), time_* keys: see the D record.
 //	S id text               an interned string; text is the rest of the line,
 //	                        with '\\' written as `\\` and newline as `\n`.

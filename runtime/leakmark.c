@@ -85,8 +85,8 @@ static struct {
 	u32 leader;                          /* what the mark does: LS_ROOTS, LS_EDGES, LS_GRAPH, a clique's leader */
 	int graph;                           /* the edges are every block's: marks follow them */
 	u32 *off, *edge;                     /* the graph: block i's edges are edge[off[i]..off[i+1]) */
-	u64 nedge, edge_cap, edge_max, enext; /* enext: the first block whose off is not set */
-	int edge_over;                       /* more edges than edge_cap */
+	u64 edge_max;                        /* the room for edges */
+	u32 threads;                         /* the last edges pass's threads (ls_par_run) */
 	u64 bytes;                           /* the blocks' bytes */
 	int huge;                            /* the page index in huge pages */
 	u64 **top;                           /* page index: 1 + first block, count */
@@ -306,10 +306,16 @@ struct ls_cand {
 	u64 e;   /* stage 1: the entry's address; stage 2: the entry */
 	u32 tag; /* marking: whether the word is in a root or reachable block; edges: its block */
 };
-static struct {
+struct ls_pipe {
 	struct ls_cand q[LS_RING];
 	u32 in, mid, out;
-} g_lq;
+	/* Listing edges (ls_edges): the pipe's slice of the blocks writes its
+	   edges to edge[nedge..cap) and its blocks' offsets to off[enext..]. */
+	u64 nedge, cap, enext;
+	int over; /* more edges than cap */
+};
+static struct ls_pipe g_lq;                        /* the mark's, and the first slice's */
+static struct ls_pipe g_lq_more[LS_THREADS_MAX - 1]; /* the helper threads' slices' */
 
 static inline void ls_stage2(struct ls_cand *c)
 {
@@ -325,38 +331,38 @@ static inline void ls_stage2(struct ls_cand *c)
 /* An edge from block src to block dst (ls_edges): src comes in address
    order. Only edges between unreached blocks matter to memcheck's clique
    rule, and a block's pointers to itself to nothing. */
-static inline void ls_edge(u32 src, u32 dst, int start)
+static inline void ls_edge(struct ls_pipe *lp, u32 src, u32 dst, int start)
 {
 	if (dst == src || (g_ls.leader == LS_EDGES && g_ls.st[dst] != LS_UNREACHED))
 		return;
-	if (g_ls.nedge == g_ls.edge_cap) {
-		g_ls.edge_over = 1;
+	if (lp->nedge == lp->cap) {
+		lp->over = 1;
 		return;
 	}
-	while (g_ls.enext <= src)
-		g_ls.off[g_ls.enext++] = (u32)g_ls.nedge;
-	g_ls.edge[g_ls.nedge++] = dst | (start ? 0 : LS_INTERIOR);
+	while (lp->enext <= src)
+		g_ls.off[lp->enext++] = (u32)lp->nedge;
+	g_ls.edge[lp->nedge++] = dst | (start ? 0 : LS_INTERIOR);
 }
 
-static inline void ls_emit(const struct ls_cand *c)
+static inline void ls_emit(struct ls_pipe *lp, const struct ls_cand *c)
 {
 	int64_t j = ls_find(c->w, c->e);
 	if (j < 0)
 		return;
 	if (g_ls.leader == LS_EDGES || g_ls.leader == LS_GRAPH)
-		ls_edge(c->tag, (u32)j, c->w == ls_addr((u64)j));
+		ls_edge(lp, c->tag, (u32)j, c->w == ls_addr((u64)j));
 	else
 		ls_mark(j, c->w == ls_addr((u64)j), (int)c->tag, g_ls.leader);
 }
 
 /* Feeds the aligned words of [lo, hi) into the pipeline, whose counters
    the caller keeps (in registers, over many blocks). */
-static inline __attribute__((always_inline)) void ls_words(uintptr_t lo, uintptr_t hi, u32 tag, u32 *pin, u32 *pmid,
-							   u32 *pout)
+static inline __attribute__((always_inline)) void ls_words(struct ls_pipe *lp, uintptr_t lo, uintptr_t hi, u32 tag,
+							   u32 *pin, u32 *pmid, u32 *pout)
 {
 	const uintptr_t *p = (const uintptr_t *)((lo + 7) & ~(uintptr_t)7), *end = (const uintptr_t *)(hi & ~(uintptr_t)7);
 	uintptr_t base = g_ls.lo, span = g_ls.hi - g_ls.lo;
-	struct ls_cand *q = g_lq.q;
+	struct ls_cand *q = lp->q;
 	u32 in = *pin, mid = *pmid, out = *pout;
 	while (p < end) {
 		/* A line none of whose words falls in the blocks' span (most
@@ -384,7 +390,7 @@ static inline __attribute__((always_inline)) void ls_words(uintptr_t lo, uintptr
 			if (in - mid > LS_PIPE)
 				ls_stage2(&q[mid++ % LS_RING]);
 			if (mid - out > LS_PIPE)
-				ls_emit(&q[out++ % LS_RING]);
+				ls_emit(lp, &q[out++ % LS_RING]);
 		}
 	}
 	*pin = in, *pmid = mid, *pout = out;
@@ -392,16 +398,16 @@ static inline __attribute__((always_inline)) void ls_words(uintptr_t lo, uintptr
 
 static void ls_scan(uintptr_t lo, uintptr_t hi, u32 tag)
 {
-	ls_words(lo, hi, tag, &g_lq.in, &g_lq.mid, &g_lq.out);
+	ls_words(&g_lq, lo, hi, tag, &g_lq.in, &g_lq.mid, &g_lq.out);
 }
 
-/* Completes the words in the pipeline. */
-static void ls_flush(void)
+/* Completes the words in pipeline lp. */
+static void ls_flush(struct ls_pipe *lp)
 {
-	while (g_lq.mid != g_lq.in)
-		ls_stage2(&g_lq.q[g_lq.mid++ % LS_RING]);
-	while (g_lq.out != g_lq.in)
-		ls_emit(&g_lq.q[g_lq.out++ % LS_RING]);
+	while (lp->mid != lp->in)
+		ls_stage2(&lp->q[lp->mid++ % LS_RING]);
+	while (lp->out != lp->in)
+		ls_emit(lp, &lp->q[lp->out++ % LS_RING]);
 }
 
 /* Sorts the mark stack's entries from the from'th on by block index,
@@ -473,7 +479,7 @@ static void ls_drain(void)
 		}
 		if (g_lq.out == g_lq.in)
 			return;
-		ls_flush();
+		ls_flush(&g_lq);
 	}
 }
 
@@ -516,36 +522,100 @@ static int ls_graph_room(struct tmpmem *tm)
 	return 1;
 }
 
-/* Lists the edges (ls_edge) from every block (all) or every unreached
-   one: each read once, in address order, through the pipeline, whose
-   counters stay in registers over 4096 blocks. Returns 0 when they do not
-   fit in edge_cap. */
-static int ls_edges(int all, u64 cap)
+/* Lists the edges (ls_edge) of blocks [first, last) into lp: each block
+   read once, in address order, through lp's pipeline, whose counters stay
+   in registers over 4096 blocks. */
+static void ls_edges_slice(struct ls_pipe *lp, int all, u64 first, u64 last)
 {
-	u64 n = g_ls.n, i;
 	struct ls_cursor c, ahead;
-	g_ls.leader = all ? LS_GRAPH : LS_EDGES;
+	u64 i;
 	ls_cursor_start(&c);
 	ls_cursor_start(&ahead);
-	g_ls.nedge = g_ls.enext = 0;
-	g_ls.edge_over = 0;
-	g_ls.edge_cap = cap < g_ls.edge_max ? cap : g_ls.edge_max;
-	for (i = 0; i < n && !g_ls.edge_over;) {
-		u32 in = g_lq.in, mid = g_lq.mid, out = g_lq.out;
-		u64 stop = n - i > 4096 ? i + 4096 : n;
+	lp->in = lp->mid = lp->out = 0;
+	lp->enext = first;
+	for (i = first; i < last && !lp->over;) {
+		u32 in = lp->in, mid = lp->mid, out = lp->out;
+		u64 stop = last - i > 4096 ? i + 4096 : last;
 		for (; i < stop; i++) {
 			uintptr_t a = ls_cursor_addr(&c, i);
-			if (i + LS_PIPE < n && (all || g_ls.st[i + LS_PIPE] == LS_UNREACHED))
+			if (i + LS_PIPE < last && (all || g_ls.st[i + LS_PIPE] == LS_UNREACHED))
 				__builtin_prefetch((const void *)ls_cursor_addr(&ahead, i + LS_PIPE));
 			if (all || g_ls.st[i] == LS_UNREACHED)
-				ls_words(a, a + ls_size((u32)i), (u32)i, &in, &mid, &out);
+				ls_words(lp, a, a + ls_size((u32)i), (u32)i, &in, &mid, &out);
 		}
-		g_lq.in = in, g_lq.mid = mid, g_lq.out = out;
+		lp->in = in, lp->mid = mid, lp->out = out;
 	}
-	ls_flush();
-	while (g_ls.enext <= n)
-		g_ls.off[g_ls.enext++] = (u32)g_ls.nedge;
-	return !g_ls.edge_over;
+	ls_flush(lp);
+	while (lp->enext < last)
+		g_ls.off[lp->enext++] = (u32)lp->nedge;
+}
+
+/* A helper thread's slice (ls_par_run). */
+struct ls_slice {
+	struct ls_pipe *lp;
+	int all;
+	u64 first, last, base;
+};
+
+static void ls_edges_run(void *arg)
+{
+	struct ls_slice *sl = arg;
+	ls_edges_slice(sl->lp, sl->all, sl->first, sl->last);
+}
+
+/* Lists the edges from every block (all) or every unreached one, at most
+   cap, on nt threads: the blocks are cut into slices of about equal
+   bytes, each with an equal part of the edges' room; the slices' edges
+   are then moved together. Returns 0 when they do not fit (in a slice's
+   part). */
+static int ls_edges_on(int all, u64 cap, u32 nt)
+{
+	struct ls_slice sl[LS_THREADS_MAX];
+	u64 n = g_ls.n, i = 0, bytes = 0, total;
+	u32 k, over = 0;
+	g_ls.leader = all ? LS_GRAPH : LS_EDGES;
+	if (cap > g_ls.edge_max)
+		cap = g_ls.edge_max;
+	for (k = 0; k < nt; k++) {
+		sl[k].lp = k ? &g_lq_more[k - 1] : &g_lq;
+		sl[k].all = all;
+		sl[k].first = i;
+		while (k < nt - 1 && i < n && bytes * nt < g_ls.bytes * (k + 1))
+			bytes += ls_size((u32)i++);
+		if (k == nt - 1)
+			i = n;
+		sl[k].last = i;
+		sl[k].base = cap * k / nt;
+		sl[k].lp->nedge = sl[k].base;
+		sl[k].lp->cap = cap * (k + 1) / nt;
+		sl[k].lp->over = 0;
+	}
+	k = ls_par_run(ls_edges_run, sl, sizeof *sl, nt);
+	if (k > g_ls.threads)
+		g_ls.threads = k;
+	total = g_lq.nedge;
+	over = (u32)g_lq.over;
+	for (k = 1; k < nt && !over; k++) {
+		u64 shift = sl[k].base - total, ne = sl[k].lp->nedge - sl[k].base;
+		over |= (u32)sl[k].lp->over;
+		if (shift) {
+			memmove(g_ls.edge + total, g_ls.edge + sl[k].base, ne * sizeof *g_ls.edge);
+			for (i = sl[k].first; i < sl[k].last; i++)
+				g_ls.off[i] -= (u32)shift;
+		}
+		total += ne;
+	}
+	g_ls.off[n] = (u32)total;
+	g_lq.in = g_lq.mid = g_lq.out = 0;
+	return !over;
+}
+
+/* ls_edges_on, on ls_par_threads threads; again on one when a slice's
+   edges overflowed its part of the room (they may fit in the whole). */
+static int ls_edges(int all, u64 cap)
+{
+	u32 nt = ls_par_threads(g_ls.n, g_ls.bytes);
+	return ls_edges_on(all, cap, nt) || (nt > 1 && ls_edges_on(all, cap, 1));
 }
 
 /* The graph of every block, when it costs at most an eighth of the
@@ -559,7 +629,6 @@ static void ls_graph(void)
 	if (!g_ls.off || budget <= g_ls.n + 1)
 		return;
 	g_ls.graph = ls_edges(1, budget - (g_ls.n + 1));
-	g_lq.in = g_lq.mid = g_lq.out = 0;
 }
 
 /* Memcheck's clique rule (lc_push_with_clique_if_a_chunk_ptr): the

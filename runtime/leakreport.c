@@ -26,6 +26,9 @@ static void ls_config(void)
 	s = rt_env("WEAVE_LEAK_EXITCODE");
 	if (s && *s)
 		g_cfg_leak_exitcode = (int)(parse_u64(s, 0) & 255);
+	s = rt_env("WEAVE_LEAK_THREADS");
+	if (s && *s)
+		g_cfg_leak_threads = (u32)parse_u64(s, 0);
 	s = rt_env("WEAVE_SUPPRESSIONS");
 	if (s && strlen(s) < sizeof g_cfg_supp)
 		memcpy(g_cfg_supp, s, strlen(s) + 1);
@@ -303,7 +306,10 @@ static void ls_write_meta(struct out *o)
 	out_str(o, "M leak_scan");
 	out_field(o, g_ls.ns);
 	out_ch(o, '\n');
-	o->records++;
+	out_str(o, "M leak_scan_threads");
+	out_field(o, g_ls.threads ? g_ls.threads : 1);
+	out_ch(o, '\n');
+	o->records += 2;
 }
 
 /* The K record of leaf node (profile id id), if it has blocks in use. */

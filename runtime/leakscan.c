@@ -663,6 +663,7 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	ls_exclude(&g_ls, sizeof g_ls);
 	ls_exclude(g_ls.node, g_ls.node ? g_ls.node_map : 0);
 	ls_exclude(&g_lq, sizeof g_lq);
+	ls_exclude(g_lq_more, sizeof g_lq_more);
 	ls_exclude(g_big, sizeof g_big);
 	ls_exclude(g_hs, sizeof g_hs);
 	ls_exclude(g_hs_cache, sizeof g_hs_cache);

@@ -42,6 +42,7 @@ var parts = []part{
 	file(files, "runtime", "safefile.c"),                   // creating files safely (O_EXCL, random temporary names)
 	file(files, "runtime", "save.c"),                       // the profile's file name
 	file(files, "runtime", "summary.c"),                    // totals, top leaks, the heap summary
+	file(files, "runtime", "leakpar.c"),                    // the leak scan's helper threads (raw clone), for its passes by address range
 	file(files, "runtime", "leakmark.c"),                   // the leak scan's state, page index and mark
 	file(files, "runtime", "leakscan.c"),                   // leak kinds at exit: a conservative mark from the roots
 	file(files, "runtime", "leakreport.c"),                 // the scan's results: suppressions, merged leaks, exit status

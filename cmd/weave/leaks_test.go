@@ -293,6 +293,101 @@ func TestLeakRuntimeOnly(t *testing.T) {
 	})
 }
 
+// TestLeakParallel: the leak scan's passes split among helper threads
+// (WEAVE_LEAK_THREADS=3: raw clones at exit) give the serial scan's
+// numbers, site by site, in a program with a thread still running at exit
+// and in its forked child (testdata/leaks/parallel.c), and valgrind's
+// LEAK SUMMARY; graph.c's heaps, each way the scan can take, give the
+// serial scan's numbers (which TestLeakGraph compares with valgrind's).
+func TestLeakParallel(t *testing.T) {
+	dir := t.TempDir()
+	exe, src := buildLeaks(t, dir, "parallel")
+	lines := siteLines(t, src)
+	var parent *profile.Profile
+	var summary memcheck.Kinds
+	for _, threads := range []string{"1", "3"} {
+		sub := filepath.Join(dir, "t"+threads)
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := mustRun(t, dir, []string{"WEAVE_OUT=" + filepath.Join(sub, "p.%p.prof"), "WEAVE_TIME=off", "WEAVE_LEAK_THREADS=" + threads}, exe)
+		got, ok := memcheck.ParseKinds(r.stderr)
+		if !ok {
+			t.Fatalf("threads %s: no LEAK SUMMARY in:\n%s", threads, r.stderr)
+		}
+		if threads != "1" && got != summary {
+			t.Errorf("threads %s: leak summary %+v, serial %+v", threads, got, summary)
+		}
+		summary = got
+		files, _ := filepath.Glob(filepath.Join(sub, "*.prof"))
+		if len(files) != 2 {
+			t.Fatalf("threads %s: profiles %v, want the parent's and the child's", threads, files)
+		}
+		for _, f := range files {
+			p, err := profile.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, child := p.MetaValue("inherited")
+			if n, _ := p.MetaValue("leak_scan_threads"); n != threads {
+				t.Errorf("threads %s, child %v: M leak_scan_threads %q", threads, child, n)
+			}
+			want := map[string][profile.NumLeakKinds]uint64{
+				"node": kindBlocks(8, 1592, 0, 0), "thread": kindBlocks(0, 0, 0, 100),
+				"global": kindBlocks(0, 0, 0, 50), "interior": kindBlocks(0, 0, 1, 0),
+			}
+			if child {
+				// The parent's blocks are inherited: not the child's.
+				want = map[string][profile.NumLeakKinds]uint64{"child": kindBlocks(8, 1592, 0, 0), "node": {}}
+			} else {
+				parent = p
+			}
+			for site, w := range want {
+				if b := blocksOf(kindsAt(p, src, lines[site])); b != w {
+					t.Errorf("threads %s, child %v: site %s: blocks by kind %v, want %v", threads, child, site, b, w)
+				}
+			}
+		}
+	}
+	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
+		// As in TestLeakKinds: the running thread's DTV moved over.
+		vg := memcheck.RunLeaks(t, dir, []string{"VALGRIND_OPTS=--child-silent-after-fork=yes"}, exe)
+		l := linkerBlocks(parent)
+		vg[2].Blocks, vg[2].Bytes = vg[2].Blocks-l.Blocks, vg[2].Bytes-l.Bytes
+		vg[3].Blocks, vg[3].Bytes = vg[3].Blocks+l.Blocks, vg[3].Bytes+l.Bytes
+		if vg != summary {
+			t.Errorf("weave's leak summary %+v, valgrind's with the linker's %+v as reachable %+v", summary, l, vg)
+		}
+	})
+
+	graph, _ := buildLeaks(t, dir, "graph")
+	for _, args := range [][]string{{"1"}, {"3", "dense"}, {"4", "small"}} {
+		var serial, par memcheck.Kinds
+		for attempt := 0; attempt < 3; attempt++ {
+			for i, threads := range []string{"1", "3"} {
+				r := mustRun(t, dir, []string{"WEAVE_OUT=", "WEAVE_TIME=off", "WEAVE_LEAK_THREADS=" + threads}, append([]string{graph}, args...)...)
+				k, ok := memcheck.ParseKinds(r.stderr)
+				if !ok {
+					t.Fatalf("%v: no LEAK SUMMARY in:\n%s", args, r.stderr)
+				}
+				if i == 0 {
+					serial = k
+				} else {
+					par = k
+				}
+			}
+			if serial == par {
+				break
+			}
+			// A stale word in either run (see TestLeakGraph): again.
+			t.Logf("%v, attempt %d: 3 threads %+v, serial %+v", args, attempt, par, serial)
+		}
+		if serial != par {
+			t.Errorf("%v: 3 threads %+v, serial %+v", args, par, serial)
+		}
+	}
+}
+
 // TestLeakThreads: eight threads leaking from one line make one summary
 // line, merged across threads; definitely and indirectly lost are
 // valgrind's.

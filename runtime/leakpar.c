@@ -1,0 +1,124 @@
+//go:build ignore
+
+/* leakpar.c: the leak scan's helper threads, for its passes over the
+   blocks that split by address range (ls_edges).
+
+   The scan runs inside the exiting program (an atexit handler, a
+   destructor, _exit), with its other threads stopped: no malloc, no
+   pthread_create (which may allocate and run the program's thread hooks).
+   A helper is a raw clone sharing the address space, with a stack of its
+   own mapped here and every signal blocked (it never takes the program's
+   signals, nor the timer's); it keeps the exiting thread's TLS pointer and
+   touches no thread-local state (no system call, so no errno). The kernel
+   clears its tid word when it has exited (CLONE_CHILD_CLEARTID), which the
+   join waits for on a futex; its stack is then unmapped, before the scan
+   reads /proc/self/maps. A helper that cannot start (no memory, clone
+   refused by a sandbox) has its slice run by the calling thread: the
+   result never depends on how many threads ran. */
+
+#include "internal.h"
+
+#include <linux/futex.h>
+
+#define LS_THREADS_MAX 8
+#define LS_PAR_STACK (64u << 10)
+#define LS_PAR_MIN (16u << 20) /* the blocks' bytes from which helpers pay off (auto) */
+
+static u32 g_cfg_leak_threads; /* WEAVE_LEAK_THREADS; 0: auto */
+
+struct ls_helper {
+	void (*fn)(void *);
+	void *arg;
+	char *stack;
+	int tid; /* set by clone, cleared by the kernel at the helper's exit */
+};
+
+static int ls_helper_main(void *p)
+{
+	struct ls_helper *h = p;
+	h->fn(h->arg);
+	return 0;
+}
+
+/* The CPUs this thread may run on. */
+static u32 ls_cpus(void)
+{
+	u64 set[16];
+	long n = syscall(SYS_sched_getaffinity, 0, sizeof set, set), i;
+	u32 c = 0;
+	for (i = 0; i < n / 8; i++)
+		c += (u32)__builtin_popcountll(set[i]);
+	return c ? c : 1;
+}
+
+/* How many threads a pass over n blocks of bytes bytes takes: one a CPU
+   (at most LS_THREADS_MAX) for a heap of LS_PAR_MIN bytes or more, else
+   one; WEAVE_LEAK_THREADS=N sets it, whatever the heap (the tests). */
+static u32 ls_par_threads(u64 n, u64 bytes)
+{
+	u32 t = g_cfg_leak_threads;
+	if (!t)
+		t = bytes >= LS_PAR_MIN ? ls_cpus() : 1;
+	if (t > LS_THREADS_MAX)
+		t = LS_THREADS_MAX;
+	if (t > n)
+		t = n ? (u32)n : 1;
+	return t;
+}
+
+static int ls_par_start(struct ls_helper *h)
+{
+	u64 all = ~(u64)0, old;
+	long r;
+	h->stack = mmap(NULL, LS_PAR_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (h->stack == MAP_FAILED)
+		return 0;
+	/* The helper starts with every signal blocked: it inherits the mask. */
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all) != 0) {
+		munmap(h->stack, LS_PAR_STACK);
+		return 0;
+	}
+	r = clone(ls_helper_main, h->stack + LS_PAR_STACK,
+		  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_PARENT_SETTID |
+			  CLONE_CHILD_CLEARTID,
+		  h, &h->tid, NULL, &h->tid);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
+	if (r <= 0) {
+		munmap(h->stack, LS_PAR_STACK);
+		return 0;
+	}
+	return 1;
+}
+
+static void ls_par_join(struct ls_helper *h)
+{
+	int t;
+	while ((t = __atomic_load_n(&h->tid, __ATOMIC_ACQUIRE)) != 0)
+		syscall(SYS_futex, &h->tid, FUTEX_WAIT, t, NULL, NULL, 0);
+	munmap(h->stack, LS_PAR_STACK);
+}
+
+/* Runs fn on nt arguments, args[k] at args + k * size: the first here,
+   the others on helper threads where they start. Returns how many
+   threads ran them. */
+static u32 ls_par_run(void (*fn)(void *), void *args, wsize size, u32 nt)
+{
+	struct ls_helper h[LS_THREADS_MAX];
+	int started[LS_THREADS_MAX];
+	u32 k, ran = 1;
+	for (k = 1; k < nt; k++) {
+		h[k].fn = fn;
+		h[k].arg = (char *)args + k * size;
+		h[k].tid = 0;
+		started[k] = ls_par_start(&h[k]);
+		ran += (u32)started[k];
+	}
+	fn(args);
+	for (k = 1; k < nt; k++) {
+		if (started[k])
+			ls_par_join(&h[k]);
+		else
+			fn((char *)args + k * size);
+	}
+	return ran;
+}
