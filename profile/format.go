@@ -220,7 +220,8 @@ package profile
 //	                        the process's own allocations has one, in no
 //	                        particular order, unless there are more than
 //	                        131072: then M picture_skipped gives their
-//	                        number and there are no X records. Blocks a fork
+//	                        number (from the heap counters when over twice
+//	                        that) and there are no X records. Blocks a fork
 //	                        child inherited have none.
 //	G gen ns bytes blocks allocs frees thread label
 //	                        a mark (WEAVE_MARK in weave_api.h, or weave

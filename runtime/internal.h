@@ -533,7 +533,7 @@ static void heap_read(const struct heapc *h, u64 v[16]);
 static const char *op_name(unsigned op);
 static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm);
 struct writer;
-static void write_picture(struct writer *w); /* picture.c */
+static void write_picture(struct writer *w, u64 live); /* picture.c */
 
 /* save.c */
 static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm);

@@ -474,7 +474,7 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	totals_end(t);
 	write_bins(o);
 	vm_write(o, w.ids);
-	write_picture(&w);
+	write_picture(&w, t->live_blocks);
 	time_write(o, w.ids, tm);
 	tp_write(o, w.ids);
 	marks_write(&w);
