@@ -155,6 +155,8 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect, extern ma
 				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: an allocation leaf, its allocations make its frame\n", f.File, f.Line, f.Name)
 			case f.Frameless:
 				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: cannot be on an allocation chain\n", f.File, f.Line, f.Name)
+			case f.CallFrames:
+				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s framed at its calls: only its calls through pointers (and of such functions) may allocate\n", f.File, f.Line, f.Name)
 			}
 		}
 	}

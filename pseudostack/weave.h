@@ -411,3 +411,49 @@ __weave_outer_count(struct __weave_outer *o, __weave_size_t n)
 	o->count = n;
 	return n;
 }
+
+/* Calls framed where they are made (--frames auto). A function that can
+   be on an allocation chain only through its calls of function pointers
+   and of other such functions has no guard at its entry: its frame is
+   pushed around those calls alone, as
+
+     __extension__ ({ __auto_type __weave_pN = (CALLEE);
+         struct __weave_frame __weave_cN __attribute__((cleanup(__weave_leave), unused))
+             = __weave_known_fn((__weave_size_t)__weave_pN) ? __weave_no_frame() : __weave_enter(&FNS[k]);
+         __weave_pN(ARGS); })
+
+   (a direct call of another such function: the enter alone), so that the
+   chains below are those of a framed function. __weave_known holds the
+   addresses of woven functions that cannot allocate (frameless, whose
+   address their unit takes), which each unit registers from a
+   constructor (__weave_register_known; known.c): a call of one needs no
+   frame. Direct-mapped by __weave_known_index, each function in one of
+   two neighbouring slots; a slot, once set, changes only when its unit
+   is unloaded. */
+enum { __WEAVE_KNOWN_SIZE = 4096 };
+extern __weave_size_t __weave_known[__WEAVE_KNOWN_SIZE];
+void __weave_register_known(void (*const *fns)(void), unsigned n);
+void __weave_unregister_known(void (*const *fns)(void), unsigned n);
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) unsigned
+__weave_known_index(__weave_size_t p)
+{
+	return (unsigned)((p * 0x9e3779b97f4a7c15ull) >> 52) & (__WEAVE_KNOWN_SIZE - 2);
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) int
+__weave_known_fn(__weave_size_t p)
+{
+	unsigned i = __weave_known_index(p);
+	return __atomic_load_n(&__weave_known[i], 0 /* __ATOMIC_RELAXED */) == p ||
+	       __atomic_load_n(&__weave_known[i + 1], 0 /* __ATOMIC_RELAXED */) == p;
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_no_frame(void)
+{
+	struct __weave_frame f;
+	f.parent = 0;
+	f.depth = 0;
+	return f;
+}

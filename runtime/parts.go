@@ -27,6 +27,7 @@ var parts = []part{
 	file(pseudostack.Files, "pseudostack", "cct.c"),        // calling-context tree: nodes, child lookup, recursion folding
 	file(pseudostack.Files, "pseudostack", "thread.c"),     // per-thread set-up (root, pseudo-stack, bins), thread exit
 	file(pseudostack.Files, "pseudostack", "enter.c"),      // the slow enter, setjmp resync
+	file(pseudostack.Files, "pseudostack", "known.c"),      // the functions known not to allocate, for calls framed where made
 	file(files, "runtime", "init.c"),                       // environment, one-time set-up, never-freed memory, constructor
 	file(files, "runtime", "side.c"),                       // the side table: live blocks by address
 	file(vmmap.Files, "vmmap", "vmmap.c"),                  // the memory map, the heap over time, the heap at its peak

@@ -79,6 +79,10 @@ var nonAllocating = func() map[string]bool {
 		"sin sinf cos cosf tan tanf asin asinf acos acosf atan atanf atan2 atan2f sinh cosh tanh asinh acosh atanh",
 		"fmin fminf fmax fmaxf fdim fma fmaf copysign copysignf nan nanf erf erfc tgamma lgamma",
 		"__isnan __isnanf __isinf __isinff __finite __finitef __fpclassify __fpclassifyf __signbit __signbitf",
+		// <pthread.h>: locking (not pthread_once, which calls back, nor
+		// pthread_setspecific, which may allocate a key's block)
+		"pthread_mutex_lock pthread_mutex_unlock pthread_mutex_trylock pthread_self pthread_equal",
+		"pthread_spin_lock pthread_spin_unlock pthread_spin_trylock pthread_getspecific",
 		// <stdatomic.h>, <setjmp.h> is not here: setjmp needs its caller's frame
 	} {
 		for _, n := range strings.Fields(l) {
@@ -98,10 +102,13 @@ func isBuiltin(name string) bool {
 // frameInfo is what the frame analysis learns about one function
 // definition of the unit.
 type frameInfo struct {
-	seed    bool     // calls something that may allocate, other than an advised allocation or an extern
-	allocs  bool     // calls an advised allocation function (not free)
-	callees []string // functions of this unit it calls
-	externs []string // functions of external linkage defined elsewhere it calls (Options.Extern)
+	seed bool // calls something that may allocate, other than an advised allocation or an extern
+	// indirect: calls through a function pointer (not a seed by itself:
+	// the callers of a pointer that does not allocate need no frame)
+	indirect bool
+	allocs   bool     // calls an advised allocation function (not free)
+	callees  []string // functions of this unit it calls
+	externs  []string // functions of external linkage defined elsewhere it calls (Options.Extern)
 	// mayExtern: one of externs may allocate, as far as Options.Extern
 	// knows (a function it does not know may).
 	mayExtern bool
@@ -119,6 +126,11 @@ const (
 	// (__WEAVE_SITE_FRAME), so the chains are those of a framed function.
 	needSite
 	needFrame // may be on an allocation chain below its own calls: framed
+	// needCalls: may be on an allocation chain only through its calls of
+	// function pointers and of other needCalls functions: frameless, its
+	// frame pushed around those calls alone (a pointer's call only when
+	// the runtime does not know its target for one that cannot allocate).
+	needCalls
 )
 
 // analyseFrames returns what each function of the unit needs, by name: a
@@ -174,13 +186,16 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 		}
 	}
 	w.res.Summary = unitSummary(infos, callers)
-	may := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.allocs || fi.mayExtern })
+	may := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.indirect || fi.allocs || fi.mayExtern })
+	direct := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.allocs || fi.mayExtern })
 	need := map[string]frameNeed{}
 	for name, fi := range infos {
 		switch {
 		case !may[name]:
 			need[name] = needNone
-		case fi.seed || fi.mayExtern || slices.ContainsFunc(fi.callees, func(c string) bool { return may[c] }):
+		case !direct[name]:
+			need[name] = needCalls
+		case fi.seed || fi.indirect || fi.mayExtern || slices.ContainsFunc(fi.callees, func(c string) bool { return may[c] }):
 			need[name] = needFrame
 		default:
 			need[name] = needSite
@@ -223,15 +238,25 @@ func withCallers(seeds []string, callers map[string][]string) map[string]bool {
 	return may
 }
 
-// callee records in fi what a call of the expression e means for the
-// allocation chains: a call of a function of this unit (an edge), of a
-// function that never allocates (nothing), or of anything else (a seed).
-func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode) {
+// A calleeKind is what a call's callee means for the allocation chains.
+type calleeKind int
+
+const (
+	calleeSeed     calleeKind = iota // anything else: may allocate
+	calleeLocal                      // a function of this unit (name)
+	calleeNone                       // never allocates (free, a builtin, nonAllocating)
+	calleeAlloc                      // an advised allocation function
+	calleeExtern                     // a function of external linkage defined elsewhere (name)
+	calleeIndirect                   // a function pointer, or a computed callee
+)
+
+// classify tells what a call of the expression e means for the
+// allocation chains, and the function it names, if any.
+func (w *weaver) classify(e cc.ExpressionNode) (calleeKind, string) {
 	for {
 		pe, ok := e.(*cc.PrimaryExpression)
 		if !ok {
-			fi.seed = true // a function pointer, or a computed callee
-			return
+			return calleeIndirect, ""
 		}
 		switch pe.Case {
 		case cc.PrimaryExpressionExpr: // (f)(x)
@@ -243,29 +268,49 @@ func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode) {
 			continue
 		case cc.PrimaryExpressionIdent:
 		default:
-			fi.seed = true
-			return
+			return calleeSeed, ""
 		}
 		name := pe.Token.SrcStr()
 		d, _ := pe.ResolvedTo().(*cc.Declarator)
 		if d != nil && d.Type() != nil && d.Type().Kind() != cc.Function {
-			fi.seed = true // a variable: a function pointer
-			return
+			return calleeIndirect, name // a variable: a function pointer
 		}
-		_, declared := w.allocs[name]
+		da, declared := w.allocs[name]
 		switch {
+		case w.defined[name] && declared && allocOps[name].op == "" && da.Kind != AllocFree:
+			// A declared allocator's call is a site, recorded when the
+			// call returns: its caller needs its frame then.
+			return calleeSeed, name
 		case w.defined[name]:
-			fi.callees = append(fi.callees, name)
+			return calleeLocal, name
 		case name == "free" || isBuiltin(name) || nonAllocating[name]:
-			// free does not look at the pseudo-stack.
+			return calleeNone, name // free does not look at the pseudo-stack
 		case allocOps[name].op != "" && d != nil && d.Linkage() == cc.External:
-			fi.allocs = true // advised (isLibraryFunction)
+			return calleeAlloc, name // advised (isLibraryFunction)
 		case d != nil && d.Linkage() == cc.External && !declared && !setjmpNames[name]:
-			fi.externs = append(fi.externs, name)
-		default:
-			fi.seed = true
+			return calleeExtern, name
 		}
-		return
+		return calleeSeed, name
+	}
+}
+
+// callee records in fi what a call of the expression e means for the
+// allocation chains: a call of a function of this unit (an edge), of a
+// function that never allocates (nothing), through a pointer, or of
+// anything else (a seed).
+func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode) {
+	kind, name := w.classify(e)
+	switch kind {
+	case calleeLocal:
+		fi.callees = append(fi.callees, name)
+	case calleeAlloc:
+		fi.allocs = true
+	case calleeExtern:
+		fi.externs = append(fi.externs, name)
+	case calleeIndirect:
+		fi.indirect = true
+	case calleeSeed:
+		fi.seed = true
 	}
 }
 
@@ -288,7 +333,7 @@ type FuncSummary struct {
 
 // unitSummary summarises the unit's functions of external linkage.
 func unitSummary(infos map[string]*frameInfo, callers map[string][]string) Summary {
-	local := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.allocs })
+	local := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.indirect || fi.allocs })
 	sum := Summary{}
 	for name, fi := range infos {
 		if !fi.external {

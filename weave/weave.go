@@ -69,6 +69,12 @@ type Function struct {
 	// Excluded: woven without a frame because the selection (--exclude &
 	// co.) leaves it out; its allocations go to the innermost framed caller.
 	Excluded bool
+	// CallFrames: no frame at its entry (--frames auto found that it may
+	// be on an allocation chain only through its calls of function
+	// pointers and of other such functions): its frame is pushed around
+	// those calls, a pointer's only when its target may allocate. Its
+	// call count is the number of those calls.
+	CallFrames bool
 }
 
 // Site is an advised allocation call.
@@ -145,6 +151,8 @@ type weaver struct {
 	frameless int             // functions woven without a frame
 	extern    map[string]bool // Options.Extern
 	guard     string          // suffix of the enter and leave the guards call (guardVariant)
+	callFrame string          // the function record of the needCalls function being woven, or ""
+	calls     int             // calls framed where they are made, for their variables' names
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -192,6 +200,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 		}
 	}
 	w.emitTables(opts.Prologue)
+	w.emitKnown()
 	w.res.Text = w.buf.Bytes()
 	w.res.Unmatched = opts.unmatched(w.res, w.declared)
 	return w.res, nil
@@ -211,8 +220,10 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	fn.Reason = w.skipReason(def, d, body)
 	excluded := fn.Reason == "" && w.sel.excluded(fn.Name, fn.File)
 	framed := fn.Reason == "" && !excluded && (w.need == nil || w.need[d.Name()] == needFrame)
-	fn.Frameless = fn.Reason == "" && !excluded && !framed
+	fn.Frameless = fn.Reason == "" && !excluded && !framed && w.need[d.Name()] != needCalls
 	fn.Excluded = excluded
+	callFrames := fn.Reason == "" && !excluded && w.need != nil && w.need[d.Name()] == needCalls
+	fn.CallFrames = callFrames
 	fn.SiteFrames = fn.Frameless && w.need[d.Name()] == needSite
 	siteFlags := ""
 	if fn.SiteFrames {
@@ -233,7 +244,13 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 		w.buf.Insert(w.guardOffset(body), fmt.Sprintf(
 			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave%s), unused)) = __weave_enter%[1]s(%s);", w.guard, fnRef))
 	}
-	if w.mayAdvise(body) {
+	outerCall := w.callFrame
+	w.callFrame = ""
+	if callFrames {
+		w.callFrame = fnRef
+	}
+	defer func() { w.callFrame = outerCall }()
+	if callFrames || w.mayAdvise(body) {
 		siteFn := fnRef
 		if excluded {
 			siteFn = "0" // its sites are charged to the framed caller
@@ -406,6 +423,9 @@ func isIdentByte(c byte) bool {
 // call advises one call expression if it calls an allocation function or
 // setjmp from the C library.
 func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef, siteFlags string, woven bool) {
+	if w.callFrame != "" {
+		w.frameCall(x)
+	}
 	pe, ok := x.PostfixExpression.(*cc.PrimaryExpression)
 	if !ok || pe.Case != cc.PrimaryExpressionIdent {
 		return

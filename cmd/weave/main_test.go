@@ -151,6 +151,7 @@ var programs = []program{
 	{"longjmp", []string{"longjmp.c"}, nil},
 	{"ownalloc", []string{"ownalloc.c"}, nil},
 	{"twotu", []string{"twotu/main.c", "twotu/shapes.c"}, nil},
+	{"fnptrs", []string{"fnptrs.c"}, nil},
 }
 
 // build compiles a program plain and woven with compiler cc, checks the

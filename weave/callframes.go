@@ -1,0 +1,124 @@
+package weave
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"modernc.org/cc/v4"
+)
+
+// frameCall pushes the frame of the needCalls function being woven around
+// its call x, if x may allocate: a call through a pointer (unless the
+// runtime knows the target cannot: weave.h, __weave_known_fn), or of
+// another needCalls function.
+func (w *weaver) frameCall(x *cc.PostfixExpression) {
+	kind, name := w.classify(x.PostfixExpression)
+	var enter string
+	switch {
+	case kind == calleeIndirect:
+		w.calls++
+		p := fmt.Sprintf("__weave_p%d", w.calls)
+		enter = fmt.Sprintf("__weave_known_fn((__weave_size_t)%s) ? __weave_no_frame() : __weave_enter%s(%s)", p, w.guard, w.callFrame)
+		w.buf.Insert(w.u.Offset(x.PostfixExpression), "__extension__ ({ __auto_type "+p+" = (")
+		w.buf.Insert(w.u.Offset(x.Token), fmt.Sprintf("); %s; %s", w.callGuard(enter), p))
+	case kind == calleeLocal && w.need[name] == needNone:
+		return
+	case kind == calleeLocal || kind == calleeSeed:
+		// needCalls (analyseFrames leaves a function that calls anything
+		// else that may allocate framed at its entry).
+		w.calls++
+		enter = fmt.Sprintf("__weave_enter%s(%s)", w.guard, w.callFrame)
+		w.buf.Insert(w.u.Offset(x.PostfixExpression), "__extension__ ({ "+w.callGuard(enter)+"; ")
+	default:
+		return
+	}
+	w.buf.InsertClose(w.u.Offset(x.Token2)+1, "; })")
+}
+
+// callGuard declares the frame of a call framed where it is made.
+func (w *weaver) callGuard(enter string) string {
+	return fmt.Sprintf("struct __weave_frame __weave_c%d __attribute__((cleanup(__weave_leave%s), unused)) = %s", w.calls, w.guard, enter)
+}
+
+// emitKnown registers with the runtime the functions of the unit that
+// cannot allocate and whose address the unit takes (a call through a
+// pointer to one needs no frame: frameCall), from a constructor, and
+// unregisters them from a destructor.
+func (w *weaver) emitKnown() {
+	if w.need == nil {
+		return
+	}
+	names := w.addressTaken()
+	if len(names) == 0 {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "static void (*const __weave_known_%s[%d])(void) = {\n", w.tag, len(names))
+	for _, n := range names {
+		fmt.Fprintf(&b, "\t(void (*)(void))%s,\n", n)
+	}
+	b.WriteString("};\n")
+	fmt.Fprintf(&b, "__attribute__((__constructor__)) static void __weave_known_reg_%s(void) { __weave_register_known(__weave_known_%[1]s, %d); }\n", w.tag, len(names))
+	fmt.Fprintf(&b, "__attribute__((__destructor__)) static void __weave_known_unreg_%s(void) { __weave_unregister_known(__weave_known_%[1]s, %d); }\n", w.tag, len(names))
+	w.buf.Insert(len(w.u.Text), b.String())
+}
+
+// addressTaken returns, sorted, the functions defined at file scope in the
+// unit that cannot allocate (needNone) and whose name the unit uses other
+// than as the callee of a call: whose address it takes.
+func (w *weaver) addressTaken() []string {
+	callees := map[*cc.PrimaryExpression]bool{}
+	taken := map[string]bool{}
+	walk(w.u.AST.TranslationUnit, func(n cc.Node) bool {
+		switch x := n.(type) {
+		case *cc.PostfixExpression:
+			if x.Case == cc.PostfixExpressionCall {
+				if pe := calleeIdent(x.PostfixExpression); pe != nil {
+					callees[pe] = true
+				}
+			}
+		case *cc.PrimaryExpression:
+			if x.Case != cc.PrimaryExpressionIdent || callees[x] {
+				return true
+			}
+			name := x.Token.SrcStr()
+			if need, ok := w.need[name]; !ok || need != needNone || !w.defined[name] || strings.Contains(name, "$") {
+				return true
+			}
+			if d, ok := x.ResolvedTo().(*cc.Declarator); ok && d != nil && d.Type() != nil && d.Type().Kind() == cc.Function {
+				taken[name] = true
+			}
+		}
+		return true
+	})
+	names := make([]string, 0, len(taken))
+	for n := range taken {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// calleeIdent returns the identifier a callee expression names through
+// parentheses, (f)(x), or nil.
+func calleeIdent(e cc.ExpressionNode) *cc.PrimaryExpression {
+	for {
+		pe, ok := e.(*cc.PrimaryExpression)
+		if !ok {
+			return nil
+		}
+		switch pe.Case {
+		case cc.PrimaryExpressionIdent:
+			return pe
+		case cc.PrimaryExpressionExpr:
+			if el, ok := pe.ExpressionList.(*cc.ExpressionList); ok && el.ExpressionList == nil {
+				e = el.AssignmentExpression
+				continue
+			}
+			e = pe.ExpressionList
+			continue
+		}
+		return nil
+	}
+}
