@@ -65,11 +65,21 @@ func (w *weaver) emitKnown() {
 }
 
 // addressTaken returns, sorted, the functions defined at file scope in the
-// unit that cannot allocate (needNone) and whose name the unit uses other
-// than as the callee of a call: whose address it takes.
+// unit that cannot allocate (needNone), are not inline, and whose name
+// the unit uses other than as the callee of a call: whose address it
+// takes.
 func (w *weaver) addressTaken() []string {
 	callees := map[*cc.PrimaryExpression]bool{}
 	taken := map[string]bool{}
+	// Inline functions are left out: the reference would keep a copy of
+	// one whose address only dead code takes (a header's helpers), which
+	// the compiler would otherwise drop, with what it refers to.
+	inline := map[string]bool{}
+	for l := w.u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
+		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef && ed.FunctionDefinition.Declarator.IsInline() {
+			inline[ed.FunctionDefinition.Declarator.Name()] = true
+		}
+	}
 	walk(w.u.AST.TranslationUnit, func(n cc.Node) bool {
 		switch x := n.(type) {
 		case *cc.PostfixExpression:
@@ -83,7 +93,7 @@ func (w *weaver) addressTaken() []string {
 				return true
 			}
 			name := x.Token.SrcStr()
-			if need, ok := w.need[name]; !ok || need != needNone || !w.defined[name] || strings.Contains(name, "$") {
+			if need, ok := w.need[name]; !ok || need != needNone || !w.defined[name] || inline[name] || strings.Contains(name, "$") {
 				return true
 			}
 			if d, ok := x.ResolvedTo().(*cc.Declarator); ok && d != nil && d.Type() != nil && d.Type().Kind() == cc.Function {
