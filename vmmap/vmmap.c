@@ -71,7 +71,7 @@
 
 #include "internal.h"
 
-#define VM_POINTS 4096u      /* timeline capacity, a power of two */
+#define VM_POINTS 2048u      /* timeline capacity, a power of two (56 bytes a point: 112 KiB, resident once full) */
 #define VM_TOL_SHIFT 4       /* peak snapshots every 1/16 of growth */
 #define VM_MAPS_NS 10000000u /* ... with a copy of the maps at most every 10 ms */
 #define VM_STEP_SHIFT 5      /* timeline points every 1/32 of the peak */

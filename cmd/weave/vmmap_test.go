@@ -259,7 +259,7 @@ func TestVMMillion(t *testing.T) {
 	for _, p := range v.Timeline.Points {
 		allocs += p.Allocs
 	}
-	if n := len(v.Timeline.Points); n < 100 || n > 4096+1 || allocs != uint64(v.Totals.Allocs) {
+	if n := len(v.Timeline.Points); n < 100 || n > 2048+1 || allocs != uint64(v.Totals.Allocs) {
 		t.Errorf("%d timeline points counting %d allocations (totals %d)", n, allocs, v.Totals.Allocs)
 	}
 	t.Logf("profile %d bytes, %d points", fi.Size(), len(v.Timeline.Points))
