@@ -57,6 +57,8 @@ static u32 ls_cpus(void)
 static u32 ls_par_threads(u64 n, u64 bytes)
 {
 	u32 t = g_cfg_leak_threads;
+	if (!RT_INTERPOSE)
+		return 1; /* a sanitizer's thread state is thread-local: a helper would share it */
 	if (!t)
 		t = bytes >= LS_PAR_MIN ? ls_cpus() : 1;
 	if (t > LS_THREADS_MAX)
