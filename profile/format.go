@@ -36,7 +36,10 @@ package profile
 //	                        frameless (the number of woven functions the
 //	                        weaver left without a frame, --frames auto: they
 //	                        have no F nodes, their time is their callers';
-//	                        omitted when 0), and in
+//	                        omitted when 0), call_framed (the number of
+//	                        woven functions framed only around their calls
+//	                        that may allocate, --frames auto: their F
+//	                        nodes count those calls; omitted when 0), and in
 //	                        a fork child inherited and inherited_freed
 //	                        ("blocks bytes": the parent's blocks live at the
 //	                        fork, and those of them the child freed; neither

@@ -148,7 +148,7 @@ STUB void __weave_leave_stub(unsigned depth)
    up, on any thread: a unit of a library dlclosed before exit is unmapped
    by then, so nothing of it is kept. g_pc_lock is a spinlock (a
    registration takes microseconds). */
-static u64 g_frameless;
+static u64 g_frameless, g_call_framed;
 static char g_pc_text[16384] RT_LARGE;
 static unsigned g_pc_len;
 static int g_pc_lock;
@@ -158,9 +158,13 @@ void __weave_register_unit(struct __weave_unit *u)
 	u64 n = 0;
 	unsigned i;
 	wsize k;
-	for (i = 0; i < u->n; i++)
+	u64 c = 0;
+	for (i = 0; i < u->n; i++) {
 		n += (u->fns[i].flags & __WEAVE_FN_FRAMELESS) != 0;
+		c += (u->fns[i].flags & __WEAVE_FN_CALLS) != 0;
+	}
 	__atomic_fetch_add(&g_frameless, n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&g_call_framed, c, __ATOMIC_RELAXED);
 	if (!u->pointcut || !*u->pointcut)
 		return;
 	while (__atomic_exchange_n(&g_pc_lock, 1, __ATOMIC_ACQUIRE))
@@ -180,6 +184,13 @@ void __weave_register_unit(struct __weave_unit *u)
 static u64 frameless_count(void)
 {
 	return __atomic_load_n(&g_frameless, __ATOMIC_RELAXED);
+}
+
+/* The number of functions framed around their calls in the registered
+   units. */
+static u64 call_framed_count(void)
+{
+	return __atomic_load_n(&g_call_framed, __ATOMIC_RELAXED);
 }
 
 /* Writes the distinct pointcuts of the registered units as one M pointcut

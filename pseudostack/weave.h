@@ -50,6 +50,11 @@ struct __weave_fn {
    cannot be on an allocation chain); its time goes to its caller. */
 enum { __WEAVE_FN_FRAMELESS = 1 };
 
+/* __weave_fn.flags: framed around its calls that may allocate, not at its
+   entry (--frames auto; the calls framed where they are made, at the end
+   of this file); its calls counted are those calls. */
+enum { __WEAVE_FN_CALLS = 2 };
+
 /* A woven unit with frameless functions, or woven with a pointcut (weave
    --alloc, --exclude & co.), registers its function table from a
    constructor, so that the profile can count them and record the pointcut

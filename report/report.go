@@ -103,11 +103,15 @@ type Report struct {
 	// --frames auto, metadata frameless): their time is their callers',
 	// their calls are not counted.
 	Frameless int
-	Metadata  map[string]string
-	Totals    Totals
-	Depth     int      // Options.Depth; 0: whole chains
-	Sites     bool     // Options.Sites
-	Tables    []string // the tables built, in AllTables order
+	// CallFramed is the number of woven functions framed only around
+	// their calls that may allocate (metadata call_framed): their calls
+	// counted are those calls.
+	CallFramed int
+	Metadata   map[string]string
+	Totals     Totals
+	Depth      int      // Options.Depth; 0: whole chains
+	Sites      bool     // Options.Sites
+	Tables     []string // the tables built, in AllTables order
 
 	Leaks  []Leak
 	Bins   []Bin
@@ -355,6 +359,7 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 	}
 	r.Complete = r.Metadata["complete"] != "0"
 	r.Frameless, _ = strconv.Atoi(r.Metadata["frameless"])
+	r.CallFramed, _ = strconv.Atoi(r.Metadata["call_framed"])
 
 	b := newBuilder(p)
 	for name, fs := range b.byName {

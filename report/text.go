@@ -100,6 +100,10 @@ func textHeader(w *bufio.Writer, r *Report) {
 		fmt.Fprintf(w, "%s frameless (weave --frames auto: they cannot be on an allocation chain; their time is their callers', their calls are not counted; weave -v lists them)\n",
 			plural(r.Frameless, "function"))
 	}
+	if r.CallFramed > 0 {
+		fmt.Fprintf(w, "%s framed at their calls (weave --frames auto: only their calls through function pointers, and of such functions, may allocate; their frame is pushed around those calls, which are the calls counted; weave -v lists them)\n",
+			plural(r.CallFramed, "function"))
+	}
 	if r.Time != nil {
 		textTimeSummary(w, r)
 	}

@@ -275,6 +275,12 @@ static void write_meta(struct out *o)
 		out_ch(o, '\n');
 		o->records++;
 	}
+	if ((n = call_framed_count()) > 0) {
+		out_str(o, "M call_framed");
+		out_field(o, n);
+		out_ch(o, '\n');
+		o->records++;
+	}
 	pointcut_record(o);
 	if (g_forked) {
 		out_str(o, "M inherited");

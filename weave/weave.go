@@ -135,24 +135,25 @@ var setjmpNames = map[string]bool{
 }
 
 type weaver struct {
-	u         *parse.Unit
-	buf       *editBuffer
-	tag       string // per-unit suffix of the generated table names
-	res       *Result
-	defined   map[string]bool      // functions defined in this unit
-	fnRecs    []string             // initializers of the function table
-	siteRecs  []string             // initializers of the site table
-	names     []int                // sorted offsets of the advised names in the text (adviceNames)
-	need      map[string]frameNeed // under FramesAuto, what each function needs (analyseFrames); nil: a frame each
-	allocs    map[string]Allocator // declared and attribute-recognised allocators (alloc.go)
-	declared  map[string]bool      // the declared allocators the unit declares
-	sel       *Selection
-	pointcut  string          // Options.Pointcut(), for the runtime's M pointcut record
-	frameless int             // functions woven without a frame
-	extern    map[string]bool // Options.Extern
-	guard     string          // suffix of the enter and leave the guards call (guardVariant)
-	callFrame string          // the function record of the needCalls function being woven, or ""
-	calls     int             // calls framed where they are made, for their variables' names
+	u          *parse.Unit
+	buf        *editBuffer
+	tag        string // per-unit suffix of the generated table names
+	res        *Result
+	defined    map[string]bool      // functions defined in this unit
+	fnRecs     []string             // initializers of the function table
+	siteRecs   []string             // initializers of the site table
+	names      []int                // sorted offsets of the advised names in the text (adviceNames)
+	need       map[string]frameNeed // under FramesAuto, what each function needs (analyseFrames); nil: a frame each
+	allocs     map[string]Allocator // declared and attribute-recognised allocators (alloc.go)
+	declared   map[string]bool      // the declared allocators the unit declares
+	sel        *Selection
+	pointcut   string          // Options.Pointcut(), for the runtime's M pointcut record
+	frameless  int             // functions woven without a frame
+	extern     map[string]bool // Options.Extern
+	guard      string          // suffix of the enter and leave the guards call (guardVariant)
+	callFrame  string          // the function record of the needCalls function being woven, or ""
+	calls      int             // calls framed where they are made, for their variables' names
+	callFramed int             // needCalls functions woven
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -230,6 +231,10 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 		siteFlags = "__WEAVE_SITE_FRAME"
 	}
 	flags := "0"
+	if callFrames {
+		flags = "__WEAVE_FN_CALLS"
+		w.callFramed++
+	}
 	if fn.Frameless {
 		flags = "__WEAVE_FN_FRAMELESS"
 		w.frameless++
@@ -623,7 +628,7 @@ func (w *weaver) emitTables(prologue string) {
 	if n := len(w.siteRecs); n > 0 {
 		fmt.Fprintf(&post, "const struct __weave_site %s[%d] %s = {\n\t%s\n};\n", w.siteTable(), n, attrs, strings.Join(w.siteRecs, ",\n\t"))
 	}
-	if w.frameless > 0 || w.pointcut != "" {
+	if w.frameless > 0 || w.callFramed > 0 || w.pointcut != "" {
 		// The runtime counts the frameless functions for the profile
 		// and records the pointcut.
 		unit := "__weave_unit_" + w.tag

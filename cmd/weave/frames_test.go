@@ -129,6 +129,9 @@ func TestFramesChains(t *testing.T) {
 			if p.name == "fnptrs" && !strings.Contains(v.stderr, "via framed at its calls: ") {
 				t.Errorf("weave -v does not list via as framed at its calls:\n%s", v.stderr)
 			}
+			if c := strings.Count(v.stderr, " framed at its calls: "); c > 0 && len(p.srcs) == 1 && !strings.Contains(head, plural(c, "function")+" framed at their calls") {
+				t.Errorf("weave -v lists %d functions framed at their calls, the report says:\n%s", c, head)
+			}
 			if p.name == "widgets" && n != 2 { // random_flip, consume_widget
 				t.Errorf("weave -v lists %d frameless functions in widgets.c, want 2:\n%s", n, v.stderr)
 			}
