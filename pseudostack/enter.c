@@ -99,6 +99,18 @@ void __weave_leave_x64(struct __weave_frame *f)
 	__weave_leave(f);
 }
 
+/* The offsets written into weave.h's x86-64 asm. */
+#if defined(__x86_64__) && defined(__LP64__)
+#define OFF(s, f, n) (__builtin_offsetof(struct s, f) == (n))
+_Static_assert(OFF(__weave_thread, cur, 0) && OFF(__weave_thread, stack, 8) && OFF(__weave_thread, depth, 16) &&
+		       OFF(__weave_thread, cap, 20) && OFF(__weave_thread, timing, 24) && OFF(__weave_thread, cc, 32) &&
+		       OFF(__weave_node, key, 0) && OFF(__weave_node, cache, 8) && OFF(__weave_node, calls, 16) &&
+		       OFF(__weave_cc, parent, 0) && OFF(__weave_cc, key, 8) && OFF(__weave_cc, child, 16) &&
+		       sizeof(struct __weave_cc) == 24 && sizeof(struct __weave_slot) == 16 && __WEAVE_CC_SIZE == 1024,
+	       "weave.h's x86-64 asm has the old layout written in");
+#undef OFF
+#endif
+
 /* __weave_enter_stub and __weave_leave_stub, called from weave.h's
    x86-64 asm (__weave_enter_x64, __weave_leave_x64) at any stack
    alignment: they keep every general register but rax and rdx (the

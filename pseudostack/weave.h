@@ -236,22 +236,46 @@ __weave_leave(struct __weave_frame *f)
    instruction, so a framed function stays as small to it as the plain
    one and is inlined where the plain build inlines it; and gcc compiles
    an asm statement in next to no time (woven lapi.c of Lua compiled in
-   twice the time of the plain one with the C fast paths). The asm names
-   the thread's fields it reads and writes as memory operands (gcc
-   addresses them %fs-relative, or through __tls_get_addr in a shared
-   object); the other stores (node calls and caches, the stack slot)
-   touch memory woven code never reads, and the operands order the asm
-   against every call. The rare paths (timing byte set, both caches
-   missed, stack full; a timed leave) call the runtime's
-   __weave_enter_stub and __weave_leave_stub from the asm, below the red
-   zone: they keep every register but rax and rdx (the enter's result)
-   and the vector registers xmm0-15, which is all that code compiled
-   without AVX keeps in registers (the weaver takes the C fast paths
-   under __AVX__). Not declared here: they are the runtime's, with
-   attributes (enter.c) that only their definitions need. */
+   twice the time of the plain one with the C fast paths). The asm
+   addresses the thread's fields %fs-relative from the offset of
+   __weave_tls from the thread pointer, o, and declares the whole
+   structure as one memory operand (which orders it against every call):
+   one operand per field, as it had, cost gcc 0.8 s of Lua's 4.8 s build.
+   gcc and clang fold o into the load of the initial-exec offset
+   (gottpoff) in an executable, and compute it from __tls_get_addr in a
+   shared object. The other stores (node calls and caches, the stack
+   slot) touch memory woven code never reads. The rare paths (timing
+   byte set, both caches missed, stack full; a timed leave) call the
+   runtime's __weave_enter_stub and __weave_leave_stub from the asm,
+   below the red zone: they keep every register but rax and rdx (the
+   enter's result) and the vector registers xmm0-15, which is all that
+   code compiled without AVX keeps in registers (the weaver takes the C
+   fast paths under __AVX__). Not declared here: they are the runtime's,
+   with attributes (enter.c) that only their definitions need.
+
+   The offsets in the templates are the x86-64 layout of the structures
+   above, which enter.c checks (fewer operands: 0.2 s less of Lua's
+   build). __weave_enter_x64 and __weave_leave_x64 compute o with
+   __builtin_thread_pointer (gcc >= 11, clang >= 14);
+   __weave_enter_fs_x64 and __weave_leave_fs_x64, for older compilers,
+   read the thread pointer (%fs:0) with an asm of their own. */
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) __weave_size_t
+__weave_tpoff_x64(void)
+{
+	return (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer());
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) __weave_size_t
+__weave_tpoff_fs_x64(void)
+{
+	__weave_size_t tp;
+	__asm__("movq %%fs:0, %0" : "=r"(tp));
+	return (__weave_size_t)((char *)&__weave_tls - (char *)tp);
+}
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
-__weave_enter_x64(const struct __weave_fn *fn)
+__weave_enter_at_x64(const struct __weave_fn *fn, __weave_size_t o)
 {
 	struct __weave_thread *t = &__weave_tls;
 	struct __weave_node *p, *c;
@@ -259,24 +283,24 @@ __weave_enter_x64(const struct __weave_fn *fn)
 	unsigned d;
 	struct __weave_frame f;
 	__asm__ volatile __inline__(
-		"cmpb $0, %[timing]\n\t"
+		"cmpb $0, %%fs:24(%[o])\n\t"
 		"jne 8f\n\t"
-		"movq %[cur], %[p]\n\t"
-		"movl %[depth], %[d]\n\t"
-		"movq %c[ncache](%[p]), %[c]\n\t"
-		"cmpq %[fn], %c[nkey](%[c])\n\t"
+		"movq %%fs:0(%[o]), %[p]\n\t"
+		"movl %%fs:16(%[o]), %[d]\n\t"
+		"movq 8(%[p]), %[c]\n\t"
+		"cmpq %[fn], 0(%[c])\n\t"
 		"jne 7f\n"
 		/* the push */
 		"1:\n\t"
 		"leal 1(%[d]), %k[x]\n\t"
-		"cmpl %[cap], %k[x]\n\t"
+		"cmpl %%fs:20(%[o]), %k[x]\n\t"
 		"jae 8f\n\t"
-		"incq %c[ncalls](%[c])\n\t"
-		"movl %k[x], %[depth]\n\t"
-		"movq %[stack], %[y]\n\t"
+		"incq 16(%[c])\n\t"
+		"movl %k[x], %%fs:16(%[o])\n\t"
+		"movq %%fs:8(%[o]), %[y]\n\t"
 		"leal (%k[x],%k[x]), %k[x]\n\t"
-		"movq %[c], (%[y],%[x],%c[halfslot])\n\t"
-		"movq %[c], %[cur]\n"
+		"movq %[c], (%[y],%[x],8)\n\t"
+		"movq %[c], %%fs:0(%[o])\n"
 		"9:\n\t"
 		/* out of the way: the second-level cache, __weave_cc_index(p, fn) */
 		".pushsection .text.unlikely,\"ax\",@progbits\n"
@@ -291,15 +315,15 @@ __weave_enter_x64(const struct __weave_fn *fn)
 		"movq %[x], %[y]\n\t"
 		"shrq $10, %[y]\n\t"
 		"xorl %k[y], %k[x]\n\t"
-		"andl %[ccmask], %k[x]\n\t"
-		"imulq %[ccsize], %[x], %[x]\n\t"
-		"addq %[ccp], %[x]\n\t"
-		"movq %c[cchild](%[x]), %[c]\n\t"
-		"cmpq %[p], %c[cparent](%[x])\n\t"
+		"andl $1023, %k[x]\n\t"
+		"imulq $24, %[x], %[x]\n\t"
+		"addq %%fs:32(%[o]), %[x]\n\t"
+		"movq 16(%[x]), %[c]\n\t"
+		"cmpq %[p], 0(%[x])\n\t"
 		"jne 8f\n\t"
-		"cmpq %[fn], %c[ckey](%[x])\n\t"
+		"cmpq %[fn], 8(%[x])\n\t"
 		"jne 8f\n\t"
-		"movq %[c], %c[ncache](%[p])\n\t"
+		"movq %[c], 8(%[p])\n\t"
 		"jmp 1b\n"
 		/* the rare paths: __weave_enter_stub(fn) */
 		"8:\n\t"
@@ -311,18 +335,8 @@ __weave_enter_x64(const struct __weave_fn *fn)
 		"leaq 128(%%rsp), %%rsp\n\t"
 		"jmp 9b\n\t"
 		".popsection"
-		: [p] "=&a"(p), [d] "=&d"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y),
-		  [cur] "+m"(t->cur), [depth] "+m"(t->depth)
-		: [fn] "r"(fn), [timing] "m"(t->timing), [cap] "m"(t->cap), [stack] "m"(t->stack),
-		  [ccp] "m"(t->cc),
-		  [ncache] "i"(__builtin_offsetof(struct __weave_node, cache)),
-		  [nkey] "i"(__builtin_offsetof(struct __weave_node, key)),
-		  [ncalls] "i"(__builtin_offsetof(struct __weave_node, calls)),
-		  [cparent] "i"(__builtin_offsetof(struct __weave_cc, parent)),
-		  [ckey] "i"(__builtin_offsetof(struct __weave_cc, key)),
-		  [cchild] "i"(__builtin_offsetof(struct __weave_cc, child)),
-		  [ccmask] "i"(__WEAVE_CC_SIZE - 1), [ccsize] "i"(sizeof(struct __weave_cc)),
-		  [halfslot] "i"(sizeof(struct __weave_slot) / 2)
+		: [p] "=&a"(p), [d] "=&d"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y), [t] "+m"(*t)
+		: [fn] "r"(fn), [o] "r"(o)
 		: "cc");
 	f.parent = p;
 	f.depth = d;
@@ -330,14 +344,14 @@ __weave_enter_x64(const struct __weave_fn *fn)
 }
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
-__weave_leave_x64(struct __weave_frame *f)
+__weave_leave_at_x64(struct __weave_frame *f, __weave_size_t o)
 {
 	struct __weave_thread *t = &__weave_tls;
 	__asm__ volatile __inline__(
 		"testq %[p], %[p]\n\t"
 		"jz 1f\n\t"
-		"movl %[d], %[depth]\n\t"
-		"movq %[p], %[cur]\n"
+		"movl %[d], %%fs:16(%[o])\n\t"
+		"movq %[p], %%fs:0(%[o])\n"
 		"2:\n\t"
 		/* out of the way: not pushed; a timed frame: __weave_leave_stub(depth) */
 		".pushsection .text.unlikely,\"ax\",@progbits\n"
@@ -352,9 +366,33 @@ __weave_leave_x64(struct __weave_frame *f)
 		"leaq 128(%%rsp), %%rsp\n\t"
 		"jmp 2b\n\t"
 		".popsection"
-		: [depth] "+m"(t->depth), [cur] "+m"(t->cur)
-		: [d] "r"(f->depth), [p] "r"(f->parent), [timed] "i"(__WEAVE_TIMED)
+		: [t] "+m"(*t)
+		: [d] "r"(f->depth), [p] "r"(f->parent), [o] "r"(o), [timed] "i"(__WEAVE_TIMED)
 		: "cc");
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_x64(const struct __weave_fn *fn)
+{
+	return __weave_enter_at_x64(fn, __weave_tpoff_x64());
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
+__weave_leave_x64(struct __weave_frame *f)
+{
+	__weave_leave_at_x64(f, __weave_tpoff_x64());
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_fs_x64(const struct __weave_fn *fn)
+{
+	return __weave_enter_at_x64(fn, __weave_tpoff_fs_x64());
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
+__weave_leave_fs_x64(struct __weave_frame *f)
+{
+	__weave_leave_at_x64(f, __weave_tpoff_fs_x64());
 }
 
 /* Called with setjmp's result, in the frame that called setjmp, whose
