@@ -238,13 +238,15 @@ __weave_leave(struct __weave_frame *f)
    an asm statement in next to no time (woven lapi.c of Lua compiled in
    twice the time of the plain one with the C fast paths). The asm
    addresses the thread's fields %fs-relative from the offset of
-   __weave_tls from the thread pointer, o, and declares the whole
-   structure as one memory operand (which orders it against every call):
-   one operand per field, as it had, cost gcc 0.8 s of Lua's 4.8 s build.
-   gcc and clang fold o into the load of the initial-exec offset
-   (gottpoff) in an executable, and compute it from __tls_get_addr in a
-   shared object. The other stores (node calls and caches, the stack
-   slot) touch memory woven code never reads. The rare paths (timing
+   __weave_tls from the thread pointer, o, which gcc and clang fold into
+   the load of the initial-exec offset (gottpoff) in an executable, and
+   compute from __tls_get_addr in a shared object. It has no memory
+   operands: one per field cost gcc 0.8 s of Lua's 4.8 s build, and one
+   for the whole structure made gcc keep o twice across the function (a
+   register more). No inline code of a woven unit reads the thread's
+   fields or the nodes; the runtime's code that does runs in calls,
+   which the compilers do not move across a volatile asm (a scheduling
+   barrier). The rare paths (timing
    byte set, both caches missed, stack full; a timed leave) call the
    runtime's __weave_enter_stub and __weave_leave_stub from the asm,
    below the red zone: they keep every register but rax and rdx (the
@@ -277,7 +279,6 @@ __weave_tpoff_fs_x64(void)
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
 __weave_enter_at_x64(const struct __weave_fn *fn, __weave_size_t o)
 {
-	struct __weave_thread *t = &__weave_tls;
 	struct __weave_node *p, *c;
 	__weave_size_t x, y;
 	unsigned d;
@@ -335,7 +336,7 @@ __weave_enter_at_x64(const struct __weave_fn *fn, __weave_size_t o)
 		"leaq 128(%%rsp), %%rsp\n\t"
 		"jmp 9b\n\t"
 		".popsection"
-		: [p] "=&a"(p), [d] "=&d"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y), [t] "+m"(*t)
+		: [p] "=&a"(p), [d] "=&d"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y)
 		: [fn] "r"(fn), [o] "r"(o)
 		: "cc");
 	f.parent = p;
@@ -346,7 +347,6 @@ __weave_enter_at_x64(const struct __weave_fn *fn, __weave_size_t o)
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
 __weave_leave_at_x64(struct __weave_frame *f, __weave_size_t o)
 {
-	struct __weave_thread *t = &__weave_tls;
 	__asm__ volatile __inline__(
 		"testq %[p], %[p]\n\t"
 		"jz 1f\n\t"
@@ -366,7 +366,7 @@ __weave_leave_at_x64(struct __weave_frame *f, __weave_size_t o)
 		"leaq 128(%%rsp), %%rsp\n\t"
 		"jmp 2b\n\t"
 		".popsection"
-		: [t] "+m"(*t)
+		:
 		: [d] "r"(f->depth), [p] "r"(f->parent), [o] "r"(o), [timed] "i"(__WEAVE_TIMED)
 		: "cc");
 }
