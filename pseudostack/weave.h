@@ -229,8 +229,8 @@ __weave_leave(struct __weave_frame *f)
 	}
 }
 
-/* __weave_enter and __weave_leave for x86-64 (LP64) under gcc >= 9 and
-   clang >= 11 without AVX, which the weaver uses there. The same
+/* __weave_enter and __weave_leave for x86-64 (LP64) under gcc >= 11 and
+   clang >= 14 without AVX, which the weaver uses there. The same
    operations, in the same order, as one asm statement each, slow paths
    included: the inliner counts an `asm inline` statement as one
    instruction, so a framed function stays as small to it as the plain
@@ -257,28 +257,13 @@ __weave_leave(struct __weave_frame *f)
 
    The offsets in the templates are the x86-64 layout of the structures
    above, which enter.c checks (fewer operands: 0.2 s less of Lua's
-   build). __weave_enter_x64 and __weave_leave_x64 compute o with
-   __builtin_thread_pointer (gcc >= 11, clang >= 14);
-   __weave_enter_fs_x64 and __weave_leave_fs_x64, for older compilers,
-   read the thread pointer (%fs:0) with an asm of their own. */
-
-extern __inline __attribute__((__gnu_inline__, __always_inline__)) __weave_size_t
-__weave_tpoff_x64(void)
-{
-	return (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer());
-}
-
-extern __inline __attribute__((__gnu_inline__, __always_inline__)) __weave_size_t
-__weave_tpoff_fs_x64(void)
-{
-	__weave_size_t tp;
-	__asm__("movq %%fs:0, %0" : "=r"(tp));
-	return (__weave_size_t)((char *)&__weave_tls - (char *)tp);
-}
+   build). o comes from __builtin_thread_pointer: gcc >= 11, clang
+   >= 14 (older ones take the C fast paths). */
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
-__weave_enter_at_x64(const struct __weave_fn *fn, __weave_size_t o)
+__weave_enter_x64(const struct __weave_fn *fn)
 {
+	__weave_size_t o = (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer());
 	struct __weave_node *p, *c;
 	__weave_size_t x, y;
 	unsigned d;
@@ -345,8 +330,9 @@ __weave_enter_at_x64(const struct __weave_fn *fn, __weave_size_t o)
 }
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
-__weave_leave_at_x64(struct __weave_frame *f, __weave_size_t o)
+__weave_leave_x64(struct __weave_frame *f)
 {
+	__weave_size_t o = (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer());
 	__asm__ volatile __inline__(
 		"testq %[p], %[p]\n\t"
 		"jz 1f\n\t"
@@ -369,30 +355,6 @@ __weave_leave_at_x64(struct __weave_frame *f, __weave_size_t o)
 		:
 		: [d] "r"(f->depth), [p] "r"(f->parent), [o] "r"(o), [timed] "i"(__WEAVE_TIMED)
 		: "cc");
-}
-
-extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
-__weave_enter_x64(const struct __weave_fn *fn)
-{
-	return __weave_enter_at_x64(fn, __weave_tpoff_x64());
-}
-
-extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
-__weave_leave_x64(struct __weave_frame *f)
-{
-	__weave_leave_at_x64(f, __weave_tpoff_x64());
-}
-
-extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
-__weave_enter_fs_x64(const struct __weave_fn *fn)
-{
-	return __weave_enter_at_x64(fn, __weave_tpoff_fs_x64());
-}
-
-extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
-__weave_leave_fs_x64(struct __weave_frame *f)
-{
-	__weave_leave_at_x64(f, __weave_tpoff_fs_x64());
 }
 
 /* Called with setjmp's result, in the frame that called setjmp, whose

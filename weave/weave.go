@@ -671,9 +671,7 @@ func cString(s string) string {
 // as one instruction: the guard then does not change which of the
 // program's functions are inlined) for x86-64 LP64 without AVX (the asm's
 // calls of the runtime keep xmm0-15 only) under gcc 11 or later or clang
-// 14 or later, "_fs_x64" (the same, reading the thread pointer with an asm
-// of its own: no __builtin_thread_pointer) under gcc 9 and 10 and clang
-// 11 to 13, else "" (the C fast paths).
+// 14 or later (__builtin_thread_pointer), else "" (the C fast paths).
 func guardVariant(ast *cc.AST) string {
 	m := ast.Macros
 	if m["__x86_64__"] == nil || m["__LP64__"] == nil || m["__AVX__"] != nil {
@@ -688,15 +686,14 @@ func guardVariant(ast *cc.AST) string {
 		}
 		return 0
 	}
-	v, builtin, oldest := major("__GNUC__"), 11, 9
 	if m["__clang__"] != nil {
-		v, builtin, oldest = major("__clang_major__"), 14, 11
+		if major("__clang_major__") >= 14 {
+			return "_x64"
+		}
+		return ""
 	}
-	switch {
-	case v >= builtin:
+	if major("__GNUC__") >= 11 {
 		return "_x64"
-	case v >= oldest:
-		return "_fs_x64"
 	}
 	return ""
 }
