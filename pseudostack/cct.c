@@ -94,7 +94,7 @@ static struct rt_node *node_new(struct rt_thread *T, const struct rt_node *paren
 	else
 		n->u.acache = &rt_dummy;
 	n->self = i;
-	n->parent = parent ? parent->self : 0;
+	n->pub.up = parent ? (struct __weave_node *)(void *)&parent->pub : NULL;
 	n->next = 0;
 	n->thread = T->num;
 	n->kind = (u32)kind;
@@ -152,7 +152,7 @@ static struct rt_node *fold(struct rt_node *p, const void *key)
 	struct rt_node *q, *near = NULL;
 	if (time_exact())
 		return NULL;
-	for (q = p; q->kind == KIND_F; q = node_at(q->parent)) {
+	for (q = p; q->kind == KIND_F; q = node_at(node_parent(q))) {
 		if (q->pub.key != key)
 			continue;
 		if (near)

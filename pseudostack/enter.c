@@ -78,6 +78,8 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 	fence();
 	t->cur = c;
 	f.parent = p;
+	if (t->lim != t->cap && !t->timing)
+		lim_update(t); /* tracing was turned off */
 	if (t->timing && time_exact())
 		time_push_stamp(t, d, &f); /* exact mode: a timed frame */
 out:
@@ -103,8 +105,9 @@ void __weave_leave_x64(struct __weave_frame *f)
 #if defined(__x86_64__) && defined(__LP64__)
 #define OFF(s, f, n) (__builtin_offsetof(struct s, f) == (n))
 _Static_assert(OFF(__weave_thread, cur, 0) && OFF(__weave_thread, stack, 8) && OFF(__weave_thread, depth, 16) &&
-		       OFF(__weave_thread, cap, 20) && OFF(__weave_thread, timing, 24) && OFF(__weave_thread, cc, 32) &&
-		       OFF(__weave_node, key, 0) && OFF(__weave_node, cache, 8) && OFF(__weave_node, calls, 16) &&
+		       OFF(__weave_thread, cap, 20) && OFF(__weave_thread, timing, 24) && OFF(__weave_thread, lim, 28) &&
+		       OFF(__weave_thread, cc, 32) && OFF(__weave_node, key, 0) && OFF(__weave_node, cache, 8) &&
+		       OFF(__weave_node, calls, 16) && OFF(__weave_node, up, 24) &&
 		       OFF(__weave_cc, parent, 0) && OFF(__weave_cc, key, 8) && OFF(__weave_cc, child, 16) &&
 		       sizeof(struct __weave_cc) == 24 && sizeof(struct __weave_slot) == 16 && __WEAVE_CC_SIZE == 1024,
 	       "weave.h's x86-64 asm has the old layout written in");

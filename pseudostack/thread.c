@@ -52,8 +52,13 @@ static int stack_grow(struct rt_thread *T, struct __weave_thread *t)
 	if (mprotect(t->stack + cap, (ncap - cap) * sizeof *t->stack, PROT_READ | PROT_WRITE) != 0)
 		return 0;
 	t->cap = (unsigned)ncap;
+	lim_update(t);
 	return 1;
 }
+
+/* 1 while one thread is set up: weave.h's x86-64 guard then fills its
+   site caches. */
+unsigned char __weave_solo;
 
 /* Sets up the calling thread: its root, stack, bins and T record. Called
    with in_rt set, in state ST_NEW. */
@@ -75,6 +80,10 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 		bins = (struct bin *)(void *)((char *)cc + CC_BYTES);
 	stack = stack_reserve(&reserved);
 	pthread_mutex_lock(&g_lock);
+	/* Only the first thread's woven code fills the x86-64 guard's site
+	   caches (weave.h): two threads filling them in turn would pass the
+	   cache lines between their cores at every call. */
+	__atomic_store_n(&__weave_solo, !g_nthreads, __ATOMIC_RELAXED);
 	if (g_nthreads) {
 		__atomic_store_n(&g_multi, 1, __ATOMIC_SEQ_CST); /* see side_insert */
 		__atomic_fetch_or(&g_tp_attn, ATTN_MULTI, __ATOMIC_SEQ_CST); /* advice.c's fast paths */
@@ -111,6 +120,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	l->bins = bins;
 	l->state = ST_LIVE;
 	time_thread_setup(T, t);
+	lim_update(t); /* after the timing byte's set-up */
 	return T;
 fail:
 	/* The arena record and any node indices taken are lost: harmless. */
@@ -147,6 +157,8 @@ static void rt_thread_exit(void *arg)
 	rt_enter(l);
 	ls_thread_exit();
 	time_thread_exit(T, t);
+	t->lim = 0;
+	fence();
 	t->cap = 0;
 	fence();
 	t->depth = 0;

@@ -110,11 +110,16 @@ enum { __WEAVE_SITE_FRAME = 1 };
 /* The first fields of a context-tree node; the rest is private to the
    runtime. key is the __weave_fn (function nodes) or __weave_site (allocation
    leaves) the node stands for; cache is the child most recently entered from
-   this node, never 0 (the runtime points it at a dummy node). */
+   this node, never 0 (the runtime points it at a dummy node); up is the
+   parent node (0 for a thread's root and the runtime's dummies). Nodes are
+   per thread and never freed, so a node whose up is the current node cur
+   is cur's child for its key: the x86-64 guard's site cache rests on
+   that. */
 struct __weave_node {
 	const void *key;
 	struct __weave_node *cache;
 	unsigned long long calls;
+	struct __weave_node *up;
 };
 
 /* One pseudo-stack entry. t0 is reserved for entry timestamps. */
@@ -140,13 +145,18 @@ enum { __WEAVE_CC_SIZE = 1024 };
 
 /* Per-thread state. cap == 0 until the thread is set up, which sends the
    first __weave_enter of every thread to the slow path. timing != 0 (set by
-   the runtime in exact mode) sends every enter to __weave_enter_timed. cc
-   holds __WEAVE_CC_SIZE entries (all empty until the thread is set up). */
+   the runtime in exact mode) sends every enter to __weave_enter_timed. lim
+   is the x86-64 guard's cap: cap, or 0 while timing is set, so that its
+   fast path tests one bound for both; whoever sets timing zeroes lim
+   after it, and the owner's slow path sets it back (runtime/internal.h,
+   lim_update). cc holds __WEAVE_CC_SIZE entries (all empty until the
+   thread is set up). */
 struct __weave_thread {
 	struct __weave_node *cur;    /* == stack[depth].node */
 	struct __weave_slot *stack;
 	unsigned depth, cap;
 	unsigned char timing;
+	unsigned lim;
 	struct __weave_cc *cc;
 };
 
@@ -241,24 +251,40 @@ __weave_leave(struct __weave_frame *f)
    __weave_tls from the thread pointer, o, which gcc and clang fold into
    the load of the initial-exec offset (gottpoff) in an executable, and
    compute from __tls_get_addr in a shared object. It has no memory
-   operands: one per field cost gcc 0.8 s of Lua's 4.8 s build, and one
-   for the whole structure made gcc keep o twice across the function (a
-   register more). No inline code of a woven unit reads the thread's
-   fields or the nodes; the runtime's code that does runs in calls,
-   which the compilers do not move across a volatile asm (a scheduling
-   barrier). The rare paths (timing
-   byte set, both caches missed, stack full; a timed leave) call the
-   runtime's __weave_enter_stub and __weave_leave_stub from the asm,
-   below the red zone: they keep every register but rax and rdx (the
-   enter's result) and the vector registers xmm0-15, which is all that
-   code compiled without AVX keeps in registers (the weaver takes the C
-   fast paths under __AVX__). Not declared here: they are the runtime's,
-   with attributes (enter.c) that only their definitions need.
+   operands (but the enter's function record, read only): one per field
+   cost gcc 0.8 s of Lua's 4.8 s build, and one for the whole structure
+   made gcc keep o twice across the function (a register more). No inline
+   code of a woven unit reads the thread's fields or the nodes; the
+   runtime's code that does runs in calls, which the compilers do not
+   move across a volatile asm (a scheduling barrier).
+
+   The enter differs from the C one in two ways. It tests lim, not the
+   timing byte and cap. And it looks its node up in a site cache first:
+   a word in .data per copy of the asm (per framed function, and per
+   place it is inlined into), the node it entered last, which it takes
+   when that node's up is cur: nodes are per thread and never freed, so
+   that node is cur's child for this function, and a node of another
+   thread never matches. One word, so threads need no lock to read it; it
+   is written only while one thread runs (__weave_solo). It misses far
+   less than the node's one-entry cache: Lua's interpreter enters many
+   functions in turn from one node, each of which is mostly entered from
+   one node (alloc.lua: 23% misses against 48%).
+
+   The rare paths (timing byte set, all caches missed, stack full; a
+   timed leave) call the runtime's __weave_enter_stub and
+   __weave_leave_stub from the asm, below the red zone: they keep every
+   register but rax and rdx (the enter's result) and the vector
+   registers xmm0-15, which is all that code compiled without AVX keeps
+   in registers (the weaver takes the C fast paths under __AVX__). Not
+   declared here: they are the runtime's, with attributes (enter.c) that
+   only their definitions need.
 
    The offsets in the templates are the x86-64 layout of the structures
    above, which enter.c checks (fewer operands: 0.2 s less of Lua's
    build). o comes from __builtin_thread_pointer: gcc >= 11, clang
    >= 14 (older ones take the C fast paths). */
+
+extern unsigned char __weave_solo;
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
 __weave_enter_x64(const struct __weave_fn *fn)
@@ -269,18 +295,23 @@ __weave_enter_x64(const struct __weave_fn *fn)
 	unsigned d;
 	struct __weave_frame f;
 	__asm__ volatile __inline__(
-		"cmpb $0, %%fs:24(%[o])\n\t"
-		"jne 8f\n\t"
+		/* the site cache (5:), first a pseudo-node whose up (at 24) is
+		   the slot itself */
+		".pushsection .data\n\t"
+		".balign 8\n"
+		"5:\n\t"
+		".quad 5b-24\n\t"
+		".popsection\n\t"
 		"movq %%fs:0(%[o]), %[p]\n\t"
 		"movl %%fs:16(%[o]), %[d]\n\t"
-		"movq 8(%[p]), %[c]\n\t"
-		"cmpq %[fn], 0(%[c])\n\t"
+		"leal 1(%[d]), %k[x]\n\t"
+		"cmpl %%fs:28(%[o]), %k[x]\n\t"
+		"jae 8f\n\t"
+		"movq 5b(%%rip), %[c]\n\t"
+		"cmpq %[p], 24(%[c])\n\t"
 		"jne 7f\n"
 		/* the push */
 		"1:\n\t"
-		"leal 1(%[d]), %k[x]\n\t"
-		"cmpl %%fs:20(%[o]), %k[x]\n\t"
-		"jae 8f\n\t"
 		"incq 16(%[c])\n\t"
 		"movl %k[x], %%fs:16(%[o])\n\t"
 		"movq %%fs:8(%[o]), %[y]\n\t"
@@ -288,12 +319,30 @@ __weave_enter_x64(const struct __weave_fn *fn)
 		"movq %[c], (%[y],%[x],8)\n\t"
 		"movq %[c], %%fs:0(%[o])\n"
 		"9:\n\t"
-		/* out of the way: the second-level cache, __weave_cc_index(p, fn) */
 		".pushsection .text.unlikely,\"ax\",@progbits\n"
+		/* out of the way: p's one-entry cache */
 		"7:\n\t"
+		"movq 8(%[p]), %[c]\n\t"
+		"leaq %[fn], %[y]\n\t"
+		"cmpq %[y], 0(%[c])\n\t"
+		"jne 6f\n"
+		/* c found: the site caches it if it is p's own child (not
+		   a recursion folded to an ancestor) while one thread runs
+		   (so that threads do not take the cache line in turn) */
+		"4:\n\t"
+		"cmpq %[p], 24(%[c])\n\t"
+		"jne 3f\n\t"
+		"movq __weave_solo@GOTPCREL(%%rip), %[x]\n\t"
+		"cmpb $0, (%[x])\n\t"
+		"je 3f\n\t"
+		"movq %[c], 5b(%%rip)\n"
+		"3:\n\t"
+		"leal 1(%[d]), %k[x]\n\t"
+		"jmp 1b\n"
+		/* the second-level cache, __weave_cc_index(p, fn) */
+		"6:\n\t"
 		"movq %[p], %[x]\n\t"
 		"shrq $6, %[x]\n\t"
-		"movq %[fn], %[y]\n\t"
 		"shrq $3, %[y]\n\t"
 		"movl $0x9e3779b1, %k[c]\n\t"
 		"imulq %[c], %[y]\n\t"
@@ -307,22 +356,23 @@ __weave_enter_x64(const struct __weave_fn *fn)
 		"movq 16(%[x]), %[c]\n\t"
 		"cmpq %[p], 0(%[x])\n\t"
 		"jne 8f\n\t"
-		"cmpq %[fn], 8(%[x])\n\t"
+		"leaq %[fn], %[y]\n\t"
+		"cmpq %[y], 8(%[x])\n\t"
 		"jne 8f\n\t"
 		"movq %[c], 8(%[p])\n\t"
-		"jmp 1b\n"
+		"jmp 4b\n"
 		/* the rare paths: __weave_enter_stub(fn) */
 		"8:\n\t"
 		"leaq -128(%%rsp), %%rsp\n\t"
 		"pushq %%rdi\n\t"
-		"movq %[fn], %%rdi\n\t"
+		"leaq %[fn], %%rdi\n\t"
 		"call __weave_enter_stub@PLT\n\t"
 		"popq %%rdi\n\t"
 		"leaq 128(%%rsp), %%rsp\n\t"
 		"jmp 9b\n\t"
 		".popsection"
 		: [p] "=&a"(p), [d] "=&d"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y)
-		: [fn] "r"(fn), [o] "r"(o)
+		: [fn] "m"(*fn), [o] "r"(o)
 		: "cc");
 	f.parent = p;
 	f.depth = d;

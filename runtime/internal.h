@@ -82,13 +82,12 @@ struct heapc {
 };
 
 struct rt_node {
-	struct __weave_node pub; /* key, cache, calls: see weave.h */
+	struct __weave_node pub; /* key, cache, calls, up (the parent): see weave.h */
 	union {
 		struct rt_node *acache; /* R, F: the A child used last */
 		struct heapc *heap;     /* A: its counters */
 	} u;
 	u32 self;       /* own index */
-	u32 parent;     /* parent's index; 0 for a root */
 	u32 next;       /* next node created by the same thread; 0 at the end */
 	u32 thread : 28; /* owner's number (the profile's T id) */
 	u32 kind : 2;
@@ -96,17 +95,25 @@ struct rt_node {
 	   Written under g_lock, or by the owner at creation. */
 	u32 traced : 1;
 	u32 seen : 1;
-	/* Timing (see timing.c): exact mode, inclusive ticks (owner); sampled
-	   mode, CPU ns charged by the owner's signal handler. Relaxed atomic
-	   loads and stores. Never initialised: chunks are fresh zeroed mmaps and
-	   node indices are never reused. */
-	u64 time;
 	/* Exact mode: the depth of the node's outermost open activation, or 0
 	   (owner thread). Recursion folding puts one node on the pseudo-stack
 	   at several depths; only the outermost activation's time counts, or
 	   nested activations would count twice. */
 	u32 tdepth;
+	/* Timing (see timing.c): exact mode, inclusive ticks (owner); sampled
+	   mode, CPU ns charged by the owner's signal handler. Relaxed atomic
+	   loads and stores. Never initialised: chunks are fresh zeroed mmaps and
+	   node indices are never reused. */
+	u64 time;
 };
+/* 64 bytes: nodes are 64-byte aligned (__weave_cc_index, cache lines). */
+_Static_assert(sizeof(struct rt_node) == 64, "struct rt_node is 64 bytes");
+
+/* The index of n's parent; 0 for a root. */
+static inline u32 node_parent(const struct rt_node *n)
+{
+	return n->pub.up ? ((const struct rt_node *)(const void *)n->pub.up)->self : 0;
+}
 
 /* mprof's bin table row. bytes and fbytes are counted in the last bin
    only (bin_count); the others hold one size each. */
@@ -253,7 +260,20 @@ static struct __weave_cc rt_cc_none[__WEAVE_CC_SIZE] RT_LARGE;
 /* Per thread: the woven code's view (weave.h). Initial value: cur =
    &rt_boot, cap = 0, so the first enter of every thread takes the slow
    path. */
-__thread struct __weave_thread __weave_tls = {&rt_boot.pub, 0, 0, 0, 0, rt_cc_none};
+__thread struct __weave_thread __weave_tls = {.cur = &rt_boot.pub, .cc = rt_cc_none};
+
+/* Sets t->lim (weave.h) to t->cap, or to 0 if the timing byte is set.
+   Owner thread. Another thread sets the byte and then zeroes lim (tracing
+   on, tracepoints/trace.c); the fence between the store of lim and the
+   byte's load here, and the one between the byte's store and lim's there,
+   leave lim 0 whichever comes first. */
+static inline void lim_update(struct __weave_thread *t)
+{
+	__atomic_store_n(&t->lim, t->cap, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&t->timing, __ATOMIC_RELAXED))
+		__atomic_store_n(&t->lim, 0, __ATOMIC_RELAXED);
+}
 
 /* Node chunk pointers: each set once by CAS (release); read with acquire
    loads (node_at). */

@@ -124,7 +124,7 @@ static int ls_chain_at(const char *const *e, const wsize *el, int k, struct rt_n
 {
 	int j = k - 1;
 	for (; j >= 0 && f->kind == KIND_F && ls_frame_match(e[j], el[j], f->pub.key); j--)
-		f = node_at(f->parent);
+		f = node_at(node_parent(f));
 	return j < 0;
 }
 
@@ -132,7 +132,7 @@ static int ls_chain_at(const char *const *e, const wsize *el, int k, struct rt_n
    frames from n up (n the innermost). */
 static int ls_chain_match(const char *const *e, const wsize *el, int k, struct rt_node *n)
 {
-	for (; n->kind == KIND_F; n = node_at(n->parent))
+	for (; n->kind == KIND_F; n = node_at(node_parent(n)))
 		if (ls_chain_at(e, el, k, n))
 			return 1;
 	return 0;
@@ -167,11 +167,11 @@ static int ls_suppressed(struct rt_node *a)
 				el[k] = (wsize)(gt - p);
 				p = gt + 1;
 			}
-			if (k && ls_chain_match(e, el, k, node_at(a->parent)))
+			if (k && ls_chain_match(e, el, k, node_at(node_parent(a))))
 				return 1;
 			/* The caller's object, then its woven callers. */
 			if (k && *mod && ls_match(e[k - 1], el[k - 1], mod) &&
-			    (k == 1 || ls_chain_at(e, el, k - 1, node_at(a->parent))))
+			    (k == 1 || ls_chain_at(e, el, k - 1, node_at(node_parent(a)))))
 				return 1;
 		}
 		p = nl + 1;
@@ -201,7 +201,7 @@ static u64 ls_chain_hash(struct rt_node *a)
 {
 	u64 h = mix64((u64)(uintptr_t)a->pub.key);
 	struct rt_node *n;
-	for (n = node_at(a->parent); n->kind == KIND_F; n = node_at(n->parent))
+	for (n = node_at(node_parent(a)); n->kind == KIND_F; n = node_at(node_parent(n)))
 		h = mix64(h ^ (u64)(uintptr_t)n->pub.key);
 	return h;
 }
@@ -210,8 +210,8 @@ static int ls_same_chain(struct rt_node *a, struct rt_node *b)
 {
 	if (a->pub.key != b->pub.key)
 		return 0;
-	for (a = node_at(a->parent), b = node_at(b->parent); a->kind == KIND_F && b->kind == KIND_F;
-	     a = node_at(a->parent), b = node_at(b->parent))
+	for (a = node_at(node_parent(a)), b = node_at(node_parent(b)); a->kind == KIND_F && b->kind == KIND_F;
+	     a = node_at(node_parent(a)), b = node_at(node_parent(b)))
 		if (a->pub.key != b->pub.key)
 			return 0;
 	return a->kind == b->kind;

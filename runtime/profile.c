@@ -376,7 +376,7 @@ static void write_nodes(struct writer *w)
 			w->ids[i] = nid++;
 			out_ch(o, 'N');
 			out_field(o, w->ids[i]);
-			out_field(o, n->kind == KIND_R ? ~0ull : w->ids[n->parent]);
+			out_field(o, n->kind == KIND_R ? ~0ull : w->ids[node_parent(n)]);
 			out_field(o, n->thread);
 			out_ch(o, ' ');
 			out_ch(o, "RFA"[n->kind]);

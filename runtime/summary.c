@@ -112,7 +112,7 @@ static void out_chain(struct out *o, struct rt_node *a)
 		out_ch(o, ':');
 		out_u64(o, s->line);
 	}
-	for (n = node_at(a->parent); n->kind == KIND_F; n = node_at(n->parent)) {
+	for (n = node_at(node_parent(a)); n->kind == KIND_F; n = node_at(node_parent(n))) {
 		const struct __weave_fn *fn = n->pub.key;
 		if (depth == 8) {
 			out_str(o, " <- ...");

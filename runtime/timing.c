@@ -247,6 +247,8 @@ static void time_measure(double *oin, double *oout)
 		memset(slots, 0, sizeof slots);
 		slots[0].node = &P->pub;
 		C->time = 0;
+		t->lim = 0; /* weave.h's x86-64 enter: first */
+		fence();
 		t->stack = slots;
 		t->depth = 0;
 		t->cap = 4;
@@ -378,7 +380,7 @@ static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t)
 		T->t_start = time_tick();
 	pthread_mutex_unlock(&g_lock);
 	if (g_time_mode == TIME_EXACT) {
-		t->timing = 1;
+		t->timing = 1; /* thread_setup sets lim after */
 	} else {
 		tp_thread_setup(t);
 		if (g_time_mode == TIME_SAMPLED && g_time_sig > 0)
@@ -717,9 +719,9 @@ static double time_self(const double *incl, double *self, u32 maxidx, u64 *clamp
 	u32 i, k;
 	for (T = g_threads; T; T = T->next) {
 		EACH_NODE(T, i, n, k) {
-			if (n->kind == KIND_F && n->parent < maxidx) {
-				self[n->parent] += incl[i];
-				ccalls[n->parent] += (double)n->pub.calls;
+			if (n->kind == KIND_F && node_parent(n) < maxidx) {
+				self[node_parent(n)] += incl[i];
+				ccalls[node_parent(n)] += (double)n->pub.calls;
 			}
 		}
 	}

@@ -362,8 +362,14 @@ static void tp_timing_bytes(void)
 	if (g_time_mode == TIME_EXACT)
 		return;
 	for (struct rt_thread *T = g_threads; T; T = T->next)
-		if (T->tls)
+		if (T->tls) {
 			__atomic_store_n(&T->tls->timing, (unsigned char)(g_tp_funcs ? 2 : 0), __ATOMIC_RELAXED);
+			/* weave.h's lim: 0 now; set back by the owner when it is off
+			   (internal.h, lim_update) */
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			if (g_tp_funcs)
+				__atomic_store_n(&T->tls->lim, 0, __ATOMIC_RELAXED);
+		}
 }
 
 /* thread set-up (timing.c): a new thread traces too. */
