@@ -51,16 +51,40 @@ static u32 ls_cpus(void)
 	return c ? c : 1;
 }
 
-/* How many threads a pass over n blocks of bytes bytes takes: one a CPU
-   (at most LS_THREADS_MAX) for a heap of LS_PAR_MIN bytes or more, else
-   one; WEAVE_LEAK_THREADS=N sets it, whatever the heap (the tests). */
+/* The CPUs not busy now: those this thread may use less the tasks the
+   kernel has running, this one included (the fourth field of
+   /proc/loadavg, "running/total"); all of them if it cannot be read. A
+   helper on a busy CPU only takes turns with what runs there (widgets'
+   scan: 23 ms alone, 25 with a helper when the other CPU was busy, 17.5
+   when it was free). */
+static u32 ls_idle_cpus(void)
+{
+	char b[128];
+	u32 cpus = ls_cpus(), running = 0;
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC), f = 0;
+	ssize_t k = fd >= 0 ? read(fd, b, sizeof b - 1) : -1, i;
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < k && f < 3; i++)
+		f += b[i] == ' ';
+	if (f < 3 || i >= k || b[i] < '0' || b[i] > '9')
+		return cpus;
+	for (; i < k && b[i] >= '0' && b[i] <= '9'; i++)
+		running = running * 10 + (u32)(b[i] - '0');
+	return running < cpus ? cpus - running + 1 : 1;
+}
+
+/* How many threads a pass over n blocks of bytes bytes takes: one for
+   each CPU not busy (at most LS_THREADS_MAX) for a heap of LS_PAR_MIN
+   bytes or more, else one; WEAVE_LEAK_THREADS=N sets it, whatever the
+   heap and the load (the tests). */
 static u32 ls_par_threads(u64 n, u64 bytes)
 {
 	u32 t = g_cfg_leak_threads;
 	if (!RT_INTERPOSE)
 		return 1; /* a sanitizer's thread state is thread-local: a helper would share it */
 	if (!t)
-		t = bytes >= LS_PAR_MIN ? ls_cpus() : 1;
+		t = bytes >= LS_PAR_MIN ? ls_idle_cpus() : 1;
 	if (t > LS_THREADS_MAX)
 		t = LS_THREADS_MAX;
 	if (t > n)
