@@ -229,48 +229,63 @@ int main(void)
 // sitecache.c enters c from two parents in turn, mid inlined into a and
 // b (a guard each), and rec from work and from itself, folded to an
 // ancestor past two levels, on one thread and then on two, and prints its
-// own count of each arc: the profile's graph must have the same.
+// own count of each arc: the profile's graph must have the same. Under
+// clang too where it is installed.
 func TestFramesSiteCache(t *testing.T) {
 	testtool.Need(t, "gcc")
-	dir := t.TempDir()
 	src, _ := filepath.Abs("../../testdata/frames/sitecache.c")
-	exe := filepath.Join(dir, "sc")
-	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", src, "-o", exe, "-lpthread")
-	for _, threads := range []string{"0", "1"} {
-		prof := filepath.Join(dir, "sc"+threads+".prof")
-		r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, exe, threads)
-		var rep struct {
-			Graph []struct {
-				Name           string
-				Calls          uint64
-				RecursiveCalls uint64 `json:"recursive_calls"`
-				Callees        []struct {
-					Name  string
-					Calls uint64
-				}
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			if cc == "clang" && !testtool.Has("clang") {
+				testtool.Missing(t, "clang not installed")
+				return
+			}
+			dir := t.TempDir()
+			exe := filepath.Join(dir, "sc")
+			mustRun(t, dir, []string{"WEAVE_CC=" + cc}, weaveBin, "cc", "-O2", src, "-o", exe, "-lpthread")
+			for _, threads := range []string{"0", "1"} {
+				siteCacheArcs(t, dir, exe, threads)
+			}
+		})
+	}
+}
+
+// siteCacheArcs runs sitecache.c's exe with threads and compares the arcs
+// it counted with its profile's.
+func siteCacheArcs(t *testing.T, dir, exe, threads string) {
+	prof := filepath.Join(dir, "sc"+threads+".prof")
+	r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, exe, threads)
+	var rep struct {
+		Graph []struct {
+			Name           string
+			Calls          uint64
+			RecursiveCalls uint64 `json:"recursive_calls"`
+			Callees        []struct {
+				Name  string
+				Calls uint64
 			}
 		}
-		j := mustRun(t, "", nil, weaveBin, "report", "--format", "json", "--depth", "0", "--tables", "graph", prof)
-		if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
-			t.Fatal(err)
+	}
+	j := mustRun(t, "", nil, weaveBin, "report", "--format", "json", "--depth", "0", "--tables", "graph", prof)
+	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	arcs := map[string]uint64{}
+	for _, g := range rep.Graph {
+		arcs[g.Name+" "+g.Name] = g.RecursiveCalls
+		for _, c := range g.Callees {
+			arcs[g.Name+" "+c.Name] += c.Calls
 		}
-		arcs := map[string]uint64{}
-		for _, g := range rep.Graph {
-			arcs[g.Name+" "+g.Name] = g.RecursiveCalls
-			for _, c := range g.Callees {
-				arcs[g.Name+" "+c.Name] += c.Calls
-			}
-		}
-		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-		if len(lines) != 8 {
-			t.Fatalf("threads %s: the program printed %q", threads, r.stdout)
-		}
-		for _, l := range lines {
-			i := strings.LastIndexByte(l, ' ')
-			want, _ := strconv.ParseUint(l[i+1:], 10, 64)
-			if want == 0 || arcs[l[:i]] != want {
-				t.Errorf("threads %s: arc %s: the program counted %d calls, the profile %d", threads, l[:i], want, arcs[l[:i]])
-			}
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 8 {
+		t.Fatalf("threads %s: the program printed %q", threads, r.stdout)
+	}
+	for _, l := range lines {
+		i := strings.LastIndexByte(l, ' ')
+		want, _ := strconv.ParseUint(l[i+1:], 10, 64)
+		if want == 0 || arcs[l[:i]] != want {
+			t.Errorf("threads %s: arc %s: the program counted %d calls, the profile %d", threads, l[:i], want, arcs[l[:i]])
 		}
 	}
 }
