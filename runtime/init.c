@@ -81,6 +81,33 @@ static u64 parse_u64(const char *s, u64 def)
 	return v;
 }
 
+/* The number after key (a whole line's start, e.g. "\nUmask:") in
+   /proc/self/status, read in the
+   given base; dflt if the file or the field cannot be read. Plain system
+   calls into a stack buffer: callable at exit and from any thread. */
+static u64 rt_status_number(const char *key, int base, u64 dflt)
+{
+	char b[4096];
+	const char *u;
+	ssize_t n = 0, k;
+	u64 v = 0;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), any = 0;
+	if (fd < 0)
+		return dflt;
+	while (n < (ssize_t)sizeof b - 1 && (k = read(fd, b + n, sizeof b - 1 - (wsize)n)) > 0)
+		n += k;
+	close(fd);
+	b[n] = 0;
+	u = strstr(b, key);
+	if (!u)
+		return dflt;
+	for (u += strlen(key); *u == ' ' || *u == '\t'; u++)
+		;
+	for (; *u >= '0' && *u < '0' + base; u++, any = 1)
+		v = v * (u64)base + (u64)(*u - '0');
+	return any ? v : dflt;
+}
+
 /* rt_env is getenv for the runtime's own variables: NULL in a secure
    process (see g_secure), as glibc ignores LD_PRELOAD there. Every WEAVE_*
    variable must be read through it. */

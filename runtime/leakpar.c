@@ -14,7 +14,9 @@
    join waits for on a futex; its stack is then unmapped, before the scan
    reads /proc/self/maps. A helper that cannot start (no memory, clone
    refused by a sandbox) has its slice run by the calling thread: the
-   result never depends on how many threads ran. */
+   result never depends on how many threads ran. Under a seccomp filter
+   (or if /proc/self/status cannot tell) no helper is made: the filter
+   may kill the process for a clone instead of refusing it. */
 
 #include "internal.h"
 
@@ -85,6 +87,10 @@ static u32 ls_par_threads(u64 n, u64 bytes)
 		return 1; /* a sanitizer's thread state is thread-local: a helper would share it */
 	if (!t)
 		t = bytes >= LS_PAR_MIN ? ls_idle_cpus() : 1;
+	/* Under a seccomp filter a clone may kill the process rather than
+	   fail: no helpers there, whatever WEAVE_LEAK_THREADS says. */
+	if (t > 1 && rt_status_number("\nSeccomp:", 10, 1) != 0)
+		t = 1;
 	if (t > LS_THREADS_MAX)
 		t = LS_THREADS_MAX;
 	if (t > n)

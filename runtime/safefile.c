@@ -53,24 +53,8 @@ static void random_bytes(unsigned char *b, wsize n)
    would race with the program's threads); 022 if unreadable. */
 static mode_t umask_mode(void)
 {
-	char b[2048];
-	const char *u;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, b, sizeof b - 1);
-	mode_t m = 0;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return 0644;
-	b[n] = 0;
-	u = strstr(b, "\nUmask:");
-	if (!u)
-		return 0644;
-	for (u += 7; *u == ' ' || *u == '\t'; u++)
-		;
-	for (; *u >= '0' && *u <= '7'; u++)
-		m = (mode_t)(m << 3 | (mode_t)(*u - '0'));
-	return 0666 & ~m;
+	u64 m = rt_status_number("\nUmask:", 8, 022);
+	return 0666 & ~(mode_t)m;
 }
 
 /* The last component of path. */
