@@ -236,10 +236,7 @@ func TestFramesSiteCache(t *testing.T) {
 	src, _ := filepath.Abs("../../testdata/frames/sitecache.c")
 	for _, cc := range []string{"gcc", "clang"} {
 		t.Run(cc, func(t *testing.T) {
-			if cc == "clang" && !testtool.Has("clang") {
-				testtool.Missing(t, "clang not installed")
-				return
-			}
+			testtool.Need(t, cc)
 			dir := t.TempDir()
 			exe := filepath.Join(dir, "sc")
 			mustRun(t, dir, []string{"WEAVE_CC=" + cc}, weaveBin, "cc", "-O2", src, "-o", exe, "-lpthread")
@@ -338,10 +335,7 @@ func TestFramesInlining(t *testing.T) {
 	}
 	for _, cc := range []string{"gcc", "clang"} {
 		t.Run(cc, func(t *testing.T) {
-			if cc == "clang" && !testtool.Has("clang") {
-				testtool.Missing(t, "clang not installed")
-				return
-			}
+			testtool.Need(t, cc)
 			dir := t.TempDir()
 			plain, woven := filepath.Join(dir, "plain.o"), filepath.Join(dir, "woven.o")
 			mustRun(t, dir, nil, cc, "-O2", "-c", src, "-o", plain)
