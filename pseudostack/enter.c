@@ -90,14 +90,45 @@ out:
 /* The out-of-line copies of weave.h's x86-64 fast paths, for code that
    takes their address or is built without inlining: the C fast paths do
    the same. Not generated from their asm, which the runtime, built for
-   any target and assembler syntax (-masm=intel), could not assemble. */
-struct __weave_frame __weave_enter_x64(const struct __weave_fn *fn)
+   any target and assembler syntax (-masm=intel), could not assemble.
+   Not folded by gcc's identical code folding: what it would leave in
+   place of one, a call of the other, cannot inline an always_inline
+   function. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NO_ICF __attribute__((no_icf))
+#else
+#define NO_ICF
+#endif
+
+NO_ICF struct __weave_frame __weave_enter_x64(const struct __weave_fn *fn)
 {
 	return __weave_enter(fn);
 }
 
-void __weave_leave_x64(struct __weave_frame *f)
+NO_ICF void __weave_leave_x64(struct __weave_frame *f)
 {
+	__weave_leave(f);
+}
+
+NO_ICF struct __weave_frame __weave_enter_fsx64(const struct __weave_fn *fn)
+{
+	return __weave_enter(fn);
+}
+
+NO_ICF void __weave_leave_fsx64(struct __weave_frame *f)
+{
+	__weave_leave(f);
+}
+
+NO_ICF struct __weave_frame __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
+{
+	(void)o;
+	return __weave_enter(fn);
+}
+
+NO_ICF void __weave_leave_x64o(struct __weave_frame *f, __weave_size_t o)
+{
+	(void)o;
 	__weave_leave(f);
 }
 

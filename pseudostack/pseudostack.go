@@ -36,7 +36,8 @@ const inlinePrefix = "extern __inline __attribute__((__gnu_inline__, __always_in
 
 // OutOfLine returns the out-of-line definitions of weave.h's inline fast
 // paths (__weave_enter, __weave_leave, __weave_cc_index; enter.c defines
-// the x86-64 ones, NAME_x64, as calls of the C ones), for code that
+// the x86-64 ones, NAME_x64, NAME_fsx64 and NAME_x64o, as calls of the
+// C ones), for code that
 // takes their address or is compiled without inlining: each definition
 // copied from the header without its extern-inline prefix, behind a #line
 // directive naming its place in path. Generated, so that the two cannot
@@ -49,7 +50,7 @@ func OutOfLine(header, path string) string {
 		if !ok {
 			continue
 		}
-		if i+1 < len(lines) && strings.Contains(lines[i+1], "_x64(") {
+		if i+1 < len(lines) && strings.Contains(lines[i+1], "x64") {
 			// enter.c defines them: its asm stays in woven code, where
 			// the weaver knows the target and the assembler syntax.
 			for ; i < len(lines) && strings.TrimRight(lines[i], "\r\n") != "}"; i++ {

@@ -287,9 +287,8 @@ __weave_leave(struct __weave_frame *f)
 extern unsigned char __weave_solo;
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
-__weave_enter_x64(const struct __weave_fn *fn)
+__weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 {
-	__weave_size_t o = (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer());
 	struct __weave_node *p, *c;
 	__weave_size_t x, y;
 	unsigned d;
@@ -380,9 +379,8 @@ __weave_enter_x64(const struct __weave_fn *fn)
 }
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
-__weave_leave_x64(struct __weave_frame *f)
+__weave_leave_x64o(struct __weave_frame *f, __weave_size_t o)
 {
-	__weave_size_t o = (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer());
 	__asm__ volatile __inline__(
 		"testq %[p], %[p]\n\t"
 		"jz 1f\n\t"
@@ -405,6 +403,40 @@ __weave_leave_x64(struct __weave_frame *f)
 		:
 		: [d] "r"(f->depth), [p] "r"(f->parent), [o] "r"(o), [timed] "i"(__WEAVE_TIMED)
 		: "cc");
+}
+
+/* The guard's entry points, by how they get o, the thread's offset from
+   the thread pointer. _x64: __builtin_thread_pointer (gcc >= 11, clang
+   >= 14), which the compiler folds into the load of __weave_tls's offset.
+   _fsx64, for gcc 9 and 10 and clang 11 to 13: the thread pointer read
+   from %fs:0, where the x86-64 TLS ABI keeps it (an instruction or two
+   more per function). The weaver picks one (guardVariant). */
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_x64(const struct __weave_fn *fn)
+{
+	return __weave_enter_x64o(fn, (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer()));
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
+__weave_leave_x64(struct __weave_frame *f)
+{
+	__weave_leave_x64o(f, (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer()));
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_fsx64(const struct __weave_fn *fn)
+{
+	char *tp;
+	__asm__("{movq %%fs:0, %0|mov %0, QWORD PTR fs:0}" : "=r"(tp));
+	return __weave_enter_x64o(fn, (__weave_size_t)((char *)&__weave_tls - tp));
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
+__weave_leave_fsx64(struct __weave_frame *f)
+{
+	char *tp;
+	__asm__("{movq %%fs:0, %0|mov %0, QWORD PTR fs:0}" : "=r"(tp));
+	__weave_leave_x64o(f, (__weave_size_t)((char *)&__weave_tls - tp));
 }
 
 /* Called with setjmp's result, in the frame that called setjmp, whose

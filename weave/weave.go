@@ -671,7 +671,9 @@ func cString(s string) string {
 // as one instruction: the guard then does not change which of the
 // program's functions are inlined) for x86-64 LP64 without AVX (the asm's
 // calls of the runtime keep xmm0-15 only) under gcc 11 or later or clang
-// 14 or later (__builtin_thread_pointer), else "" (the C fast paths).
+// 14 or later (__builtin_thread_pointer); "_fsx64", the same reading the
+// thread pointer from %fs:0, under gcc 9 and 10 and clang 11 to 13 (asm
+// inline); else "" (the C fast paths).
 func guardVariant(ast *cc.AST) string {
 	m := ast.Macros
 	if m["__x86_64__"] == nil || m["__LP64__"] == nil || m["__AVX__"] != nil {
@@ -686,14 +688,15 @@ func guardVariant(ast *cc.AST) string {
 		}
 		return 0
 	}
+	v, builtin, oldest := major("__GNUC__"), 11, 9
 	if m["__clang__"] != nil {
-		if major("__clang_major__") >= 14 {
-			return "_x64"
-		}
-		return ""
+		v, builtin, oldest = major("__clang_major__"), 14, 11
 	}
-	if major("__GNUC__") >= 11 {
+	switch {
+	case v >= builtin:
 		return "_x64"
+	case v >= oldest:
+		return "_fsx64"
 	}
 	return ""
 }

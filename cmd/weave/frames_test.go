@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -353,4 +354,90 @@ func TestFramesInlining(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFramesGuardFS: the x86-64 guard that reads the thread pointer from
+// %fs:0 (weave.h's _fsx64 entry points, which gcc 9 and 10 and clang 11
+// to 13 get) behaves as the _x64 one: forced here by renaming the entry
+// points in gcc's woven text, testdata/widgets.c gives the unwoven
+// program's output and the _x64 build's allocation chains, and
+// frames/inline.c's object still defines the plain object's functions
+// and calls the asm's stub. Under clang-13 too (.ci/run installs it),
+// which gets it from weave cc itself.
+func TestFramesGuardFS(t *testing.T) {
+	testtool.Need(t, "gcc", "nm")
+	dir := t.TempDir()
+	fs := func(woven, out string) {
+		b, err := os.ReadFile(filepath.Join(dir, woven))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := bytes.Count(b, []byte("= __weave_enter_x64("))
+		b = bytes.ReplaceAll(b, []byte("= __weave_enter_x64("), []byte("= __weave_enter_fsx64("))
+		b = bytes.ReplaceAll(b, []byte("cleanup(__weave_leave_x64)"), []byte("cleanup(__weave_leave_fsx64)"))
+		if n == 0 {
+			t.Fatalf("%s: no _x64 guard to rename", woven)
+		}
+		if err := os.WriteFile(filepath.Join(dir, out), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	widgets, _ := filepath.Abs("../../testdata/widgets.c")
+	inline, _ := filepath.Abs("../../testdata/frames/inline.c")
+	env := []string{"WEAVE_CC=gcc"}
+	mustRun(t, dir, env, weaveBin, "-o", "w.woven.c", widgets, "-O2")
+	mustRun(t, dir, env, weaveBin, "runtime", "-o", "rt.c")
+	mustRun(t, dir, nil, "gcc", "-O2", "-c", "rt.c")
+	fs("w.woven.c", "w.fs.c")
+	mustRun(t, dir, nil, "gcc", "-O2", "w.woven.c", "rt.o", "-o", "x64", "-lpthread", "-ldl")
+	mustRun(t, dir, nil, "gcc", "-O2", "w.fs.c", "rt.o", "-o", "fs", "-lpthread", "-ldl")
+	mustRun(t, dir, nil, "gcc", "-O2", widgets, "-o", "plain")
+	want := run(t, dir, nil, "./plain", "20000")
+	chains := map[string]string{}
+	for _, bin := range []string{"x64", "fs"} {
+		prof := filepath.Join(dir, bin+".prof")
+		got := run(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TIME=off"}, "./"+bin, "20000")
+		sameRun(t, bin, want, got)
+		chains[bin] = mustRun(t, dir, nil, weaveBin, "report", "--format", "folded", prof).stdout
+	}
+	if chains["fs"] != chains["x64"] || chains["fs"] == "" {
+		t.Errorf("allocation chains with the %%fs:0 guard:\n%s\nwith the _x64 one:\n%s", chains["fs"], chains["x64"])
+	}
+	mustRun(t, dir, env, weaveBin, "-o", "i.woven.c", inline, "-O2")
+	fs("i.woven.c", "i.fs.c")
+	mustRun(t, dir, nil, "gcc", "-O2", "-c", inline, "-o", "plain.o")
+	mustRun(t, dir, nil, "gcc", "-O2", "-c", "i.fs.c", "-o", "fs.o")
+	nmFuncs := func(obj string) (own, undef string) {
+		for _, l := range strings.Split(mustRun(t, dir, nil, "nm", obj).stdout, "\n") {
+			f := strings.Fields(l)
+			switch {
+			case len(f) == 2 && f[0] == "U":
+				undef += f[1] + " "
+			case len(f) == 3 && strings.ContainsAny(f[1], "tT") && !strings.HasPrefix(f[2], "__weave"):
+				own += f[2] + " "
+			}
+		}
+		return own, undef
+	}
+	p, _ := nmFuncs("plain.o")
+	w, undef := nmFuncs("fs.o")
+	if p != w {
+		t.Errorf("the %%fs:0 guard's object defines %q, the plain one %q", w, p)
+	}
+	if !strings.Contains(undef, "__weave_enter_stub") {
+		t.Errorf("the %%fs:0 guard's object calls no asm stub (undefined: %s)", undef)
+	}
+	t.Run("clang-13", func(t *testing.T) {
+		testtool.Need(t, "clang-13")
+		mustRun(t, dir, []string{"WEAVE_CC=clang-13"}, weaveBin, "cc", "-O2", "-c", inline, "-o", "c13.o")
+		w, undef := nmFuncs("c13.o")
+		p, _ := nmFuncs("plain.o")
+		if !strings.Contains(undef, "__weave_enter_stub") {
+			t.Errorf("clang-13's woven object calls no asm stub (undefined: %s)", undef)
+		}
+		mustRun(t, dir, nil, "clang-13", "-O2", "-c", inline, "-o", "plain13.o")
+		if p13, _ := nmFuncs("plain13.o"); p13 != w {
+			t.Errorf("clang-13's woven object defines %q, its plain one %q (gcc's: %q)", w, p13, p)
+		}
+	})
 }
