@@ -82,9 +82,9 @@ static u64 parse_u64(const char *s, u64 def)
 }
 
 /* The number after key (a whole line's start, e.g. "\nUmask:") in
-   /proc/self/status, read in the
-   given base; dflt if the file or the field cannot be read. Plain system
-   calls into a stack buffer: callable at exit and from any thread. */
+   /proc/self/status, read in the given base; dflt if the file or the
+   field cannot be read. Plain system calls into a stack buffer: callable
+   at exit and from any thread. */
 static u64 rt_status_number(const char *key, int base, u64 dflt)
 {
 	char b[4096];

@@ -220,12 +220,14 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	fn := Function{Name: parse.DisplayName(d.Name()), File: loc.File, Line: loc.Line}
 	fn.Reason = w.skipReason(def, d, body)
 	excluded := fn.Reason == "" && w.sel.excluded(fn.Name, fn.File)
-	framed := fn.Reason == "" && !excluded && (w.need == nil || w.need[d.Name()] == needFrame)
-	fn.Frameless = fn.Reason == "" && !excluded && !framed && w.need[d.Name()] != needCalls
+	woven := fn.Reason == "" && !excluded
+	need := w.need[d.Name()] // needNone when w.need is nil: then every function is framed
+	framed := woven && (w.need == nil || need == needFrame)
+	callFrames := woven && w.need != nil && need == needCalls
+	fn.Frameless = woven && !framed && !callFrames
 	fn.Excluded = excluded
-	callFrames := fn.Reason == "" && !excluded && w.need != nil && w.need[d.Name()] == needCalls
 	fn.CallFrames = callFrames
-	fn.SiteFrames = fn.Frameless && w.need[d.Name()] == needSite
+	fn.SiteFrames = fn.Frameless && need == needSite
 	siteFlags := ""
 	if fn.SiteFrames {
 		siteFlags = "__WEAVE_SITE_FRAME"

@@ -310,6 +310,22 @@ int main(void) { void *p = mk(10); free(p); return p == 0; }
 	}
 }
 
+// objectFuncs lists the functions object file obj defines, but weave's
+// own, and (space-separated) the symbols it leaves undefined (nm).
+func objectFuncs(t *testing.T, obj string) (own []string, undef string) {
+	t.Helper()
+	for _, l := range strings.Split(mustRun(t, "", nil, "nm", obj).stdout, "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 2 && f[0] == "U":
+			undef += f[1] + " "
+		case len(f) == 3 && strings.ContainsAny(f[1], "tT") && !strings.HasPrefix(f[2], "__weave"):
+			own = append(own, f[2])
+		}
+	}
+	return own, undef
+}
+
 // TestFramesInlining: the guard of a framed function does not change the
 // compiler's inlining decisions. testdata/frames/inline.c has a small
 // framed helper (label: it calls a function of another unit), an
@@ -320,20 +336,7 @@ int main(void) { void *p = mk(10); free(p); return p == 0; }
 func TestFramesInlining(t *testing.T) {
 	testtool.Need(t, "gcc", "nm")
 	src, _ := filepath.Abs("../../testdata/frames/inline.c")
-	// funcs lists the functions an object defines, but weave's own.
-	funcs := func(obj string) (own []string, undef string) {
-		out := mustRun(t, "", nil, "nm", obj).stdout
-		for _, l := range strings.Split(out, "\n") {
-			f := strings.Fields(l)
-			switch {
-			case len(f) == 2 && f[0] == "U":
-				undef += f[1] + " "
-			case len(f) == 3 && strings.ContainsAny(f[1], "tT") && !strings.HasPrefix(f[2], "__weave"):
-				own = append(own, f[2])
-			}
-		}
-		return own, undef
-	}
+	funcs := func(obj string) ([]string, string) { return objectFuncs(t, obj) }
 	for _, cc := range []string{"gcc", "clang"} {
 		t.Run(cc, func(t *testing.T) {
 			testtool.Need(t, cc)
@@ -407,17 +410,9 @@ func TestFramesGuardFS(t *testing.T) {
 	fs("i.woven.c", "i.fs.c")
 	mustRun(t, dir, nil, "gcc", "-O2", "-c", inline, "-o", "plain.o")
 	mustRun(t, dir, nil, "gcc", "-O2", "-c", "i.fs.c", "-o", "fs.o")
-	nmFuncs := func(obj string) (own, undef string) {
-		for _, l := range strings.Split(mustRun(t, dir, nil, "nm", obj).stdout, "\n") {
-			f := strings.Fields(l)
-			switch {
-			case len(f) == 2 && f[0] == "U":
-				undef += f[1] + " "
-			case len(f) == 3 && strings.ContainsAny(f[1], "tT") && !strings.HasPrefix(f[2], "__weave"):
-				own += f[2] + " "
-			}
-		}
-		return own, undef
+	nmFuncs := func(obj string) (string, string) {
+		own, undef := objectFuncs(t, filepath.Join(dir, obj))
+		return strings.Join(own, " "), undef
 	}
 	p, _ := nmFuncs("plain.o")
 	w, undef := nmFuncs("fs.o")
