@@ -271,8 +271,13 @@ __weave_leave(struct __weave_frame *f)
    one node (alloc.lua: 23% misses against 48%).
 
    The rare paths (timing byte set, all caches missed, stack full; a
-   timed leave) call the runtime's __weave_enter_stub and
-   __weave_leave_stub from the asm, below the red zone: they keep every
+   timed leave) are out of the way, in a section of their own,
+   .text.unlikely.__weave, which the linker puts with the cold code: not
+   .text.unlikely itself, where gcc puts cold functions and the cold parts
+   of functions, so that an asm placed there is never followed by its
+   rare paths (it would fall into them: an endless loop). They call the
+   runtime's __weave_enter_stub and __weave_leave_stub from the asm, below
+   the red zone: they keep every
    register but rax and rdx (the enter's result) and the vector
    registers xmm0-15, which is all that code compiled without AVX keeps
    in registers (the weaver takes the C fast paths under __AVX__). Not
@@ -318,7 +323,7 @@ __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 		"movq %[c], (%[y],%[x],8)\n\t"
 		"movq %[c], %%fs:0(%[o])\n"
 		"9:\n\t"
-		".pushsection .text.unlikely,\"ax\",@progbits\n"
+		".pushsection .text.unlikely.__weave,\"ax\",@progbits\n"
 		/* out of the way: p's one-entry cache */
 		"7:\n\t"
 		"movq 8(%[p]), %[c]\n\t"
@@ -388,7 +393,7 @@ __weave_leave_x64o(struct __weave_frame *f, __weave_size_t o)
 		"movq %[p], %%fs:0(%[o])\n"
 		"2:\n\t"
 		/* out of the way: not pushed; a timed frame: __weave_leave_stub(depth) */
-		".pushsection .text.unlikely,\"ax\",@progbits\n"
+		".pushsection .text.unlikely.__weave,\"ax\",@progbits\n"
 		"1:\n\t"
 		"testl %[timed], %[d]\n\t"
 		"jz 2b\n\t"

@@ -152,6 +152,7 @@ var programs = []program{
 	{"ownalloc", []string{"ownalloc.c"}, nil},
 	{"twotu", []string{"twotu/main.c", "twotu/shapes.c"}, nil},
 	{"fnptrs", []string{"fnptrs.c"}, nil},
+	{"coldpaths", []string{"coldpaths.c"}, nil},
 }
 
 // build compiles a program plain and woven with compiler cc, checks the
