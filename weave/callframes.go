@@ -10,8 +10,8 @@ import (
 
 // frameCall pushes the frame of the needCalls function being woven around
 // its call x, if x may allocate: a call through a pointer (unless the
-// runtime knows the target cannot: weave.h, __weave_known_fn), or of
-// another needCalls function.
+// runtime knows the target cannot: weave.h, __weave_known_fn), of another
+// needCalls function, or a cold call (cold.go) of anything that may.
 func (w *weaver) frameCall(x *cc.PostfixExpression) {
 	kind, name := w.classify(x.PostfixExpression)
 	var enter string
@@ -24,9 +24,10 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 		w.buf.Insert(w.u.Offset(x.Token), fmt.Sprintf("); %s; %s", w.callGuard(enter), p))
 	case kind == calleeLocal && w.need[name] == needNone:
 		return
-	case kind == calleeLocal || kind == calleeSeed:
-		// needCalls (analyseFrames leaves a function that calls anything
-		// else that may allocate framed at its entry).
+	case kind == calleeLocal || kind == calleeSeed || kind == calleeExtern && w.externMayAllocate(name):
+		// needCalls, or a cold call (analyseFrames leaves a function
+		// that calls anything else that may allocate on a hot path
+		// framed at its entry).
 		w.calls++
 		enter = fmt.Sprintf("__weave_enter%s(%s)", w.guard, w.callFrame)
 		w.buf.Insert(w.u.Offset(x.PostfixExpression), "__extension__ ({ "+w.callGuard(enter)+"; ")

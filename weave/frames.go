@@ -103,16 +103,24 @@ func isBuiltin(name string) bool {
 // definition of the unit.
 type frameInfo struct {
 	seed bool // calls something that may allocate, other than an advised allocation or an extern
+	// hotSeed: seed, by a call not on a cold path (cold.go); likewise
+	// hotCallees, hotExterns and hotMayExtern for callees, externs and
+	// mayExtern. Cold calls do not make a function framed at entry.
+	hotSeed bool
 	// indirect: calls through a function pointer (not a seed by itself:
 	// the callers of a pointer that does not allocate need no frame)
-	indirect bool
-	allocs   bool     // calls an advised allocation function (not free)
-	callees  []string // functions of this unit it calls
-	externs  []string // functions of external linkage defined elsewhere it calls (Options.Extern)
+	indirect    bool
+	hotIndirect bool     // indirect, by a call not on a cold path
+	allocs      bool     // calls an advised allocation function (not free)
+	callees     []string // functions of this unit it calls
+	externs     []string // functions of external linkage defined elsewhere it calls (Options.Extern)
 	// mayExtern: one of externs may allocate, as far as Options.Extern
 	// knows (a function it does not know may).
-	mayExtern bool
-	external  bool // defined with external linkage: in the unit's Summary
+	mayExtern    bool
+	hotCallees   []string
+	hotExterns   []string
+	hotMayExtern bool
+	external     bool // defined with external linkage: in the unit's Summary
 }
 
 // A frame need is what a function needs under FramesAuto.
@@ -148,20 +156,22 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 		fi.external = fi.external || d.Linkage() == cc.External
 		// A cleanup attribute calls a function implicitly.
 		if bytes.Contains(text, []byte("cleanup")) {
-			fi.seed = true
+			fi.seed, fi.hotSeed = true, true
 		}
+		cold := w.coldCalls(body)
 		walk(body, func(n cc.Node) bool {
 			switch x := n.(type) {
 			case *cc.BlockItem:
 				if x.Case == cc.BlockItemFuncDef { // GNU nested function: frame both
-					fi.seed = true
+					fi.seed, fi.hotSeed = true, true
 					visitDef(x.Declarator, x.CompoundStatement, nil)
-					infos[x.Declarator.Name()].seed = true
+					nested := infos[x.Declarator.Name()]
+					nested.seed, nested.hotSeed = true, true
 					return false
 				}
 			case *cc.PostfixExpression:
 				if x.Case == cc.PostfixExpressionCall {
-					w.callee(fi, x.PostfixExpression)
+					w.callee(fi, x.PostfixExpression, cold[x])
 				}
 			}
 			return true
@@ -174,26 +184,34 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 			visitDef(fd.Declarator, body, w.u.Text[w.u.Offset(fd):w.u.Offset(body.Token2)])
 		}
 	}
-	callers := map[string][]string{}
+	callers, hotCallers := map[string][]string{}, map[string][]string{}
 	for name, fi := range infos {
 		for _, c := range fi.callees {
 			callers[c] = append(callers[c], name)
 		}
-		for _, e := range fi.externs {
-			if v, known := w.extern[e]; v || !known {
-				fi.mayExtern = true
-			}
+		for _, c := range fi.hotCallees {
+			hotCallers[c] = append(hotCallers[c], name)
 		}
+		fi.mayExtern = slices.ContainsFunc(fi.externs, w.externMayAllocate)
+		fi.hotMayExtern = slices.ContainsFunc(fi.hotExterns, w.externMayAllocate)
 	}
 	w.res.Summary = unitSummary(infos, callers)
 	may := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.indirect || fi.allocs || fi.mayExtern })
-	direct := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.allocs || fi.mayExtern })
+	// direct: may be on a chain through calls on its hot paths other than
+	// through pointers; the others that may are framed at their calls.
+	direct := propagate(infos, hotCallers, func(fi *frameInfo) bool { return fi.hotSeed || fi.allocs || fi.hotMayExtern })
+	// A function framed at entry but for its cold calls, which would push
+	// its frame on its hot paths too (a pointer's call, a call of a
+	// function framed at its calls), keeps its frame at entry: one push
+	// an activation, where framing its calls may cost several.
+	directAnyway := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.allocs || fi.mayExtern })
 	need := map[string]frameNeed{}
 	for name, fi := range infos {
+		hotPush := fi.hotIndirect || slices.ContainsFunc(fi.hotCallees, func(c string) bool { return may[c] })
 		switch {
 		case !may[name]:
 			need[name] = needNone
-		case !direct[name]:
+		case !direct[name] && !(directAnyway[name] && hotPush):
 			need[name] = needCalls
 		case fi.seed || fi.indirect || fi.mayExtern || slices.ContainsFunc(fi.callees, func(c string) bool { return may[c] }):
 			need[name] = needFrame
@@ -297,21 +315,41 @@ func (w *weaver) classify(e cc.ExpressionNode) (calleeKind, string) {
 // callee records in fi what a call of the expression e means for the
 // allocation chains: a call of a function of this unit (an edge), of a
 // function that never allocates (nothing), through a pointer, or of
-// anything else (a seed).
-func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode) {
+// anything else (a seed); cold, if the call is on a cold path (cold.go).
+// Allocations, setjmp and declared allocators are hot wherever they are:
+// their advice needs the frame at entry.
+func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode, cold bool) {
 	kind, name := w.classify(e)
 	switch kind {
 	case calleeLocal:
 		fi.callees = append(fi.callees, name)
+		if !cold {
+			fi.hotCallees = append(fi.hotCallees, name)
+		}
 	case calleeAlloc:
 		fi.allocs = true
 	case calleeExtern:
 		fi.externs = append(fi.externs, name)
+		if !cold {
+			fi.hotExterns = append(fi.hotExterns, name)
+		}
 	case calleeIndirect:
 		fi.indirect = true
+		fi.hotIndirect = fi.hotIndirect || !cold
 	case calleeSeed:
 		fi.seed = true
+		if _, declared := w.allocs[name]; !cold || declared || setjmpNames[name] {
+			fi.hotSeed = true
+		}
 	}
+}
+
+// externMayAllocate reports whether a function of another unit may
+// allocate, as far as Options.Extern knows (a function it does not know
+// may).
+func (w *weaver) externMayAllocate(name string) bool {
+	v, known := w.extern[name]
+	return v || !known
 }
 
 // A Summary tells other units what the frame analysis learnt about the

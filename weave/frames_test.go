@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -161,5 +162,80 @@ func TestResolve(t *testing.T) {
 		"r": true, "alloc": true, "dup": true, "top": true}
 	if !maps.Equal(got, want) {
 		t.Errorf("Resolve = %v, want %v", got, want)
+	}
+}
+
+// TestFramesCold: a function whose only calls that may allocate are on
+// cold paths (a noreturn or cold callee with its arguments, a branch that
+// __builtin_expect marks unlikely) is framed at its calls, not at entry;
+// the same calls on a hot path, or next to a pointer's call on a hot path
+// (which would push on every activation), keep the frame at entry.
+func TestFramesCold(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "cold.c")
+	if err := os.WriteFile(src, []byte(`#include <stdlib.h>
+#include <stdio.h>
+#include <assert.h>
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define likely(x) __builtin_expect(!!(x), 1)
+extern void die(const char *) __attribute__((noreturn));
+extern _Noreturn void die11(int);
+__attribute__((cold)) extern void warn_rare(int);
+extern int ext(int);
+static void *mk(size_t n) { void *p = malloc(n); if (!p) die("oom"); return p; }
+static int c_noreturn(int x) { if (x < 0) die("neg"); return x * 2; }
+static int c_noreturn11(int x) { if (x < 0) die11(x); return x * 2; }
+static int c_cold(int x) { if (x > 100) warn_rare(x); return x; }
+static int c_unlikely(int x) { if (unlikely(x > 1000)) { printf("%d\n", x); free(mk(4)); } return x; }
+static int c_likely_else(int x) { if (likely(x < 10)) return x; else return ext(x); }
+static int c_or(int x) { return likely(x > 0) || ext(x); }
+static int c_and(int x) { return unlikely(x > 5) && ext(x); }
+static int c_ternary(int x) { return unlikely(x == 3) ? ext(x) : x; }
+static int c_args(int x) { if (x == 7) die(mk(8)); return x; }
+static int c_assert(int x) { assert(x != 12345); return x + 1; }
+static int f_hot(int x) { if (x > 100) printf("%d\n", x); return x; }
+static int f_likely(int x) { if (likely(x > 1000)) printf("%d\n", x); return x; }
+static int f_ptr(int (*g)(int), int x) { if (unlikely(x < 0)) die("neg"); return g(x) + ext(x); }
+static int f_ptr_cold(int (*g)(int), int x) { if (unlikely(x < 0)) printf("%d\n", x); return g(x); }
+static int c_ptr(int (*g)(int), int x) { return g(x); }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	free(mk(1));
+	return c_noreturn(argc) + c_noreturn11(argc) + c_cold(argc) + c_unlikely(argc) + c_likely_else(argc) +
+	       c_or(argc) + c_and(argc) + c_ternary(argc) + c_args(argc) + c_assert(argc) + f_hot(argc) +
+	       f_likely(argc) + f_ptr(c_cold, argc) + f_ptr_cold(c_cold, argc) + c_ptr(ext, argc);
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := weaveFileFrames(t, src, FramesAuto)
+	var callFramed, framed []string
+	for _, f := range res.Functions {
+		switch {
+		case f.CallFrames:
+			callFramed = append(callFramed, f.Name)
+		case !f.Frameless:
+			framed = append(framed, f.Name)
+		}
+	}
+	slices.Sort(callFramed)
+	slices.Sort(framed)
+	// f_ptr has a hot call of ext; f_ptr_cold's pointer call would push
+	// its frame on every activation anyway. c_ptr's only call is a
+	// pointer's.
+	wantCalls := []string{"c_and", "c_args", "c_assert", "c_cold", "c_likely_else", "c_noreturn", "c_noreturn11", "c_or", "c_ptr", "c_ternary", "c_unlikely"}
+	wantFramed := []string{"f_hot", "f_likely", "f_ptr", "f_ptr_cold", "main", "mk"}
+	if !slices.Equal(callFramed, wantCalls) || !slices.Equal(framed, wantFramed) {
+		t.Errorf("framed at their calls %v, want %v\nframed at entry %v, want %v", callFramed, wantCalls, framed, wantFramed)
+	}
+	// Each cold call is framed where it is made: die in c_noreturn, the
+	// printf and the call of mk in c_unlikely, die and mk in c_args.
+	text := string(res.Text)
+	for _, fn := range []string{"c_noreturn", "c_unlikely", "c_args"} {
+		i := strings.Index(text, "static int "+fn+"(")
+		j := strings.Index(text[i:], "\n}")
+		if i < 0 || j < 0 || !strings.Contains(text[i:i+j], "__weave_enter") {
+			t.Errorf("%s: no frame pushed around its cold calls:\n%s", fn, text[max(i, 0):max(i, 0)+max(j, 0)])
+		}
 	}
 }

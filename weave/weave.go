@@ -147,13 +147,14 @@ type weaver struct {
 	allocs     map[string]Allocator // declared and attribute-recognised allocators (alloc.go)
 	declared   map[string]bool      // the declared allocators the unit declares
 	sel        *Selection
-	pointcut   string          // Options.Pointcut(), for the runtime's M pointcut record
-	frameless  int             // functions woven without a frame
-	extern     map[string]bool // Options.Extern
-	guard      string          // suffix of the enter and leave the guards call (guardVariant)
-	callFrame  string          // the function record of the needCalls function being woven, or ""
-	calls      int             // calls framed where they are made, for their variables' names
-	callFramed int             // needCalls functions woven
+	pointcut   string                  // Options.Pointcut(), for the runtime's M pointcut record
+	frameless  int                     // functions woven without a frame
+	extern     map[string]bool         // Options.Extern
+	guard      string                  // suffix of the enter and leave the guards call (guardVariant)
+	callFrame  string                  // the function record of the needCalls function being woven, or ""
+	calls      int                     // calls framed where they are made, for their variables' names
+	callFramed int                     // needCalls functions woven
+	cold       map[*cc.Declarator]bool // functions declared noreturn or cold (coldCallee), as learnt
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
