@@ -13,6 +13,11 @@ import (
 // runtime knows the target cannot: weave.h, __weave_known_fn), of another
 // needCalls function, or a cold call (cold.go) of anything that may.
 func (w *weaver) frameCall(x *cc.PostfixExpression) {
+	if w.u.Offset(x.PostfixExpression) < w.framedEnd {
+		// Inside a call framed already (its callee or arguments, as
+		// fail(copy(s))): that frame is pushed while this call runs.
+		return
+	}
 	kind, name := w.classify(x.PostfixExpression)
 	var enter string
 	switch {
@@ -34,7 +39,8 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 	default:
 		return
 	}
-	w.buf.InsertClose(w.u.Offset(x.Token2)+1, "; })")
+	w.framedEnd = w.u.Offset(x.Token2) + 1
+	w.buf.InsertClose(w.framedEnd, "; })")
 }
 
 // callGuard declares the frame of a call framed where it is made.

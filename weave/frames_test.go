@@ -233,9 +233,14 @@ int main(int argc, char **argv)
 	text := string(res.Text)
 	for _, fn := range []string{"c_noreturn", "c_unlikely", "c_args"} {
 		i := strings.Index(text, "static int "+fn+"(")
-		j := strings.Index(text[i:], "\n}")
-		if i < 0 || j < 0 || !strings.Contains(text[i:i+j], "__weave_enter") {
+		j := strings.Index(text[i+1:], "\nstatic ") + 1 // the functions are one line each
+		if i < 0 || j < 1 || !strings.Contains(text[i:i+j], "__weave_enter") {
 			t.Errorf("%s: no frame pushed around its cold calls:\n%s", fn, text[max(i, 0):max(i, 0)+max(j, 0)])
+		}
+		// die(mk(8)): mk runs inside die's frame, pushed once (pushed
+		// again, it would show c_args twice in mk's chain).
+		if n := strings.Count(text[i:i+j], "__weave_enter"); fn == "c_args" && n != 1 {
+			t.Errorf("c_args: %d frames pushed, want 1 around die(mk(8)):\n%s", n, text[i:i+j])
 		}
 	}
 }

@@ -154,6 +154,7 @@ type weaver struct {
 	callFrame  string                  // the function record of the needCalls function being woven, or ""
 	calls      int                     // calls framed where they are made, for their variables' names
 	callFramed int                     // needCalls functions woven
+	framedEnd  int                     // the end of the last call framed where it is made (frameCall)
 	cold       map[*cc.Declarator]bool // functions declared noreturn or cold (coldCallee), as learnt
 }
 
