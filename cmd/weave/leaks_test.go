@@ -246,13 +246,17 @@ func TestLeakGraph(t *testing.T) {
 		testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
 			// Now and then a stale word in valgrind's run (a register or
 			// the stack at its exit) points into a lost block, which it
-			// then calls possibly lost: up to three runs until they agree.
+			// then calls possibly lost, and what it reaches from there
+			// indirectly lost: up to six runs until they agree (on a
+			// loaded machine three runs of valgrind's have given three
+			// different summaries, weave's the same each time). Its run
+			// too is without the timing signal.
 			var vg memcheck.Kinds
-			for attempt := 0; attempt < 3; attempt++ {
+			for attempt := 0; attempt < 6; attempt++ {
 				if attempt > 0 {
 					got, _ = memcheck.ParseKinds(mustRun(t, dir, env, append([]string{exe}, args...)...).stderr)
 				}
-				if vg = memcheck.RunLeaks(t, dir, nil, append([]string{exe}, args...)...); vg == got {
+				if vg = memcheck.RunLeaks(t, dir, []string{"WEAVE_TIME=off"}, append([]string{exe}, args...)...); vg == got {
 					return
 				}
 				t.Logf("%v, attempt %d: weave's leak summary %+v, valgrind's %+v", args, attempt, got, vg)
