@@ -156,7 +156,7 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect, extern ma
 			case f.Frameless:
 				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: cannot be on an allocation chain\n", f.File, f.Line, f.Name)
 			case f.CallFrames:
-				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s framed at its calls: only its calls through pointers, of such functions and on cold paths may allocate\n", f.File, f.Line, f.Name)
+				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s framed at its calls: its calls that may allocate are through pointers, of such functions, on cold paths, or one outside loops\n", f.File, f.Line, f.Name)
 			}
 		}
 	}

@@ -101,7 +101,7 @@ func textHeader(w *bufio.Writer, r *Report) {
 			plural(r.Frameless, "function"))
 	}
 	if r.CallFramed > 0 {
-		fmt.Fprintf(w, "%s framed at their calls (weave --frames auto: only their calls through function pointers, of such functions and on cold paths (noreturn, cold, unlikely) may allocate; their frame is pushed around those calls, which are the calls counted; weave -v lists them)\n",
+		fmt.Fprintf(w, "%s framed at their calls (weave --frames auto: their calls that may allocate are through function pointers, of such functions, on cold paths (noreturn, cold, unlikely), or one outside loops; their frame is pushed around those calls, which are the calls counted; weave -v lists them)\n",
 			plural(r.CallFramed, "function"))
 	}
 	if r.Time != nil {

@@ -183,3 +183,41 @@ func hasColdWord(lead []byte) bool {
 	}
 	return false
 }
+
+// loopCalls returns the calls of body inside a loop (its body, condition
+// or step; a for's first clause too), but for do ... while (0), a
+// macro's block, which runs once.
+func loopCalls(body cc.Node) map[*cc.PostfixExpression]bool {
+	var in map[*cc.PostfixExpression]bool
+	walk(body, func(n cc.Node) bool {
+		x, ok := n.(*cc.IterationStatement)
+		if !ok || x.Case == cc.IterationStatementDo && isZero(x.ExpressionList) {
+			return true
+		}
+		walk(x, func(m cc.Node) bool {
+			if c, ok := m.(*cc.PostfixExpression); ok && c.Case == cc.PostfixExpressionCall {
+				if in == nil {
+					in = map[*cc.PostfixExpression]bool{}
+				}
+				in[c] = true
+			}
+			return true
+		})
+		return false
+	})
+	return in
+}
+
+// isZero reports whether e is an integer constant expression of value 0.
+func isZero(e cc.ExpressionNode) bool {
+	if e == nil {
+		return false
+	}
+	switch v := e.Value().(type) {
+	case cc.Int64Value:
+		return v == 0
+	case cc.UInt64Value:
+		return v == 0
+	}
+	return false
+}

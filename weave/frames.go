@@ -121,6 +121,72 @@ type frameInfo struct {
 	hotExterns   []string
 	hotMayExtern bool
 	external     bool // defined with external linkage: in the unit's Summary
+	// sites are its calls, in order, for the hot fields and the one-call
+	// rule (oneCall); forced: something needs its frame at entry
+	// whatever its calls (a cleanup, a nested function, setjmp, a
+	// declared allocator); labels: it has a label (a goto may loop).
+	sites  []callSite
+	forced bool
+	labels bool
+}
+
+// A callSite is a call of a function's body, as the frame analysis sees
+// it.
+type callSite struct {
+	kind calleeKind
+	name string
+	cold bool // on a cold path (cold.go), or the one call of oneCall
+	loop bool // in a loop's body or condition (not do ... while (0))
+}
+
+// hot derives fi's hot fields from its sites.
+func (fi *frameInfo) hot(externMay func(string) bool) {
+	fi.hotSeed, fi.hotIndirect, fi.hotCallees, fi.hotExterns = fi.forced, false, nil, nil
+	for _, c := range fi.sites {
+		if c.cold {
+			continue
+		}
+		switch c.kind {
+		case calleeSeed:
+			fi.hotSeed = true
+		case calleeIndirect:
+			fi.hotIndirect = true
+		case calleeLocal:
+			fi.hotCallees = append(fi.hotCallees, c.name)
+		case calleeExtern:
+			fi.hotExterns = append(fi.hotExterns, c.name)
+		}
+	}
+	fi.hotMayExtern = slices.ContainsFunc(fi.hotExterns, externMay)
+}
+
+// oneCall returns the one call of fi that may allocate on its hot paths,
+// if it has exactly one, outside any loop, and nothing else needs its
+// frame at entry (an allocation, a pointer's call, setjmp, a label a goto
+// may loop through): framed at that call, fi pushes its frame at most once
+// an activation, as a frame at its entry would, and not at all when the
+// call does not run (lua_settop's luaF_close, lua_geti's luaV_finishget).
+func (fi *frameInfo) oneCall(may map[string]bool, externMay func(string) bool) *callSite {
+	if fi.forced || fi.labels || fi.allocs {
+		return nil
+	}
+	var one *callSite
+	for i := range fi.sites {
+		c := &fi.sites[i]
+		if c.cold {
+			continue
+		}
+		switch {
+		case c.kind == calleeIndirect:
+			return nil
+		case c.kind == calleeSeed, c.kind == calleeLocal && may[c.name], c.kind == calleeExtern && externMay(c.name):
+			if one != nil || c.loop {
+				return nil
+			}
+			one = c
+		}
+	}
+	return one
 }
 
 // A frame need is what a function needs under FramesAuto.
@@ -156,22 +222,30 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 		fi.external = fi.external || d.Linkage() == cc.External
 		// A cleanup attribute calls a function implicitly.
 		if bytes.Contains(text, []byte("cleanup")) {
-			fi.seed, fi.hotSeed = true, true
+			fi.seed, fi.forced = true, true
 		}
-		cold := w.coldCalls(body)
+		cold, loop := w.coldCalls(body), loopCalls(body)
 		walk(body, func(n cc.Node) bool {
 			switch x := n.(type) {
 			case *cc.BlockItem:
 				if x.Case == cc.BlockItemFuncDef { // GNU nested function: frame both
-					fi.seed, fi.hotSeed = true, true
+					fi.seed, fi.forced = true, true
 					visitDef(x.Declarator, x.CompoundStatement, nil)
 					nested := infos[x.Declarator.Name()]
-					nested.seed, nested.hotSeed = true, true
+					nested.seed, nested.forced = true, true
 					return false
 				}
+			case *cc.LabeledStatement:
+				fi.labels = fi.labels || x.Case == cc.LabeledStatementLabel
 			case *cc.PostfixExpression:
 				if x.Case == cc.PostfixExpressionCall {
-					w.callee(fi, x.PostfixExpression, cold[x])
+					kind := w.callee(fi, x.PostfixExpression, cold[x], loop[x])
+					// A call whose text the weaver cannot bracket
+					// (cc/v4's offsets inside __builtin_va_arg) is
+					// never framed where it is made.
+					if kind != calleeNone && kind != calleeAlloc && !w.bracketable(x) {
+						fi.forced = true
+					}
 				}
 			}
 			return true
@@ -184,19 +258,25 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 			visitDef(fd.Declarator, body, w.u.Text[w.u.Offset(fd):w.u.Offset(body.Token2)])
 		}
 	}
-	callers, hotCallers := map[string][]string{}, map[string][]string{}
+	callers := map[string][]string{}
 	for name, fi := range infos {
 		for _, c := range fi.callees {
 			callers[c] = append(callers[c], name)
 		}
-		for _, c := range fi.hotCallees {
-			hotCallers[c] = append(hotCallers[c], name)
-		}
 		fi.mayExtern = slices.ContainsFunc(fi.externs, w.externMayAllocate)
-		fi.hotMayExtern = slices.ContainsFunc(fi.hotExterns, w.externMayAllocate)
 	}
 	w.res.Summary = unitSummary(infos, callers)
 	may := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.indirect || fi.allocs || fi.mayExtern })
+	hotCallers := map[string][]string{}
+	for name, fi := range infos {
+		if c := fi.oneCall(may, w.externMayAllocate); c != nil {
+			c.cold = true
+		}
+		fi.hot(w.externMayAllocate)
+		for _, c := range fi.hotCallees {
+			hotCallers[c] = append(hotCallers[c], name)
+		}
+	}
 	// direct: may be on a chain through calls on its hot paths other than
 	// through pointers; the others that may are framed at their calls.
 	direct := propagate(infos, hotCallers, func(fi *frameInfo) bool { return fi.hotSeed || fi.allocs || fi.hotMayExtern })
@@ -220,6 +300,34 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 		}
 	}
 	return need
+}
+
+// bracketable reports whether the text of call x is where its offsets say:
+// its callee's first token at its start, its ')' at its end, so that
+// frameCall can bracket it.
+func (w *weaver) bracketable(x *cc.PostfixExpression) bool {
+	start, end := w.u.Offset(x.PostfixExpression), w.u.Offset(x.Token2)
+	if start < 0 || end < start || end >= len(w.u.Text) || w.u.Text[end] != ')' {
+		return false
+	}
+	first := firstToken(x.PostfixExpression)
+	return first != "" && bytes.HasPrefix(w.u.Text[start:], []byte(first))
+}
+
+// firstToken is the source of the first token of a callee expression (an
+// identifier, a '(' or a '*'), or "".
+func firstToken(e cc.ExpressionNode) string {
+	switch x := e.(type) {
+	case *cc.PrimaryExpression:
+		return x.Token.SrcStr()
+	case *cc.PostfixExpression:
+		return firstToken(x.PostfixExpression)
+	case *cc.UnaryExpression:
+		return x.Token.SrcStr()
+	case *cc.CastExpression:
+		return x.Token.SrcStr()
+	}
+	return ""
 }
 
 // propagate returns the functions of infos that are seeds, or call one
@@ -285,6 +393,10 @@ func (w *weaver) classify(e cc.ExpressionNode) (calleeKind, string) {
 			e = pe.ExpressionList
 			continue
 		case cc.PrimaryExpressionIdent:
+		case cc.PrimaryExpressionString, cc.PrimaryExpressionLString:
+			// Not a call: an asm operand, "r"(e), parsed as one (e's
+			// calls are seen on their own).
+			return calleeNone, ""
 		default:
 			return calleeSeed, ""
 		}
@@ -315,33 +427,31 @@ func (w *weaver) classify(e cc.ExpressionNode) (calleeKind, string) {
 // callee records in fi what a call of the expression e means for the
 // allocation chains: a call of a function of this unit (an edge), of a
 // function that never allocates (nothing), through a pointer, or of
-// anything else (a seed); cold, if the call is on a cold path (cold.go).
+// anything else (a seed); cold, if the call is on a cold path (cold.go),
+// loop if in a loop. It returns the call's kind.
 // Allocations, setjmp and declared allocators are hot wherever they are:
 // their advice needs the frame at entry.
-func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode, cold bool) {
+func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode, cold, loop bool) calleeKind {
 	kind, name := w.classify(e)
 	switch kind {
 	case calleeLocal:
 		fi.callees = append(fi.callees, name)
-		if !cold {
-			fi.hotCallees = append(fi.hotCallees, name)
-		}
 	case calleeAlloc:
 		fi.allocs = true
 	case calleeExtern:
 		fi.externs = append(fi.externs, name)
-		if !cold {
-			fi.hotExterns = append(fi.hotExterns, name)
-		}
 	case calleeIndirect:
 		fi.indirect = true
-		fi.hotIndirect = fi.hotIndirect || !cold
 	case calleeSeed:
 		fi.seed = true
-		if _, declared := w.allocs[name]; !cold || declared || setjmpNames[name] {
-			fi.hotSeed = true
+		if _, declared := w.allocs[name]; declared || setjmpNames[name] {
+			fi.forced = true
 		}
 	}
+	if kind != calleeNone {
+		fi.sites = append(fi.sites, callSite{kind: kind, name: name, cold: cold, loop: loop})
+	}
+	return kind
 }
 
 // externMayAllocate reports whether a function of another unit may

@@ -167,9 +167,10 @@ func TestResolve(t *testing.T) {
 
 // TestFramesCold: a function whose only calls that may allocate are on
 // cold paths (a noreturn or cold callee with its arguments, a branch that
-// __builtin_expect marks unlikely) is framed at its calls, not at entry;
-// the same calls on a hot path, or next to a pointer's call on a hot path
-// (which would push on every activation), keep the frame at entry.
+// __builtin_expect marks unlikely), but for at most one outside loops, is
+// framed at its calls, not at entry; more such calls on a hot path, or a
+// pointer's call on a hot path (which would push on every activation),
+// keep the frame at entry.
 func TestFramesCold(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "cold.c")
 	if err := os.WriteFile(src, []byte(`#include <stdlib.h>
@@ -192,8 +193,11 @@ static int c_and(int x) { return unlikely(x > 5) && ext(x); }
 static int c_ternary(int x) { return unlikely(x == 3) ? ext(x) : x; }
 static int c_args(int x) { if (x == 7) die(mk(8)); return x; }
 static int c_assert(int x) { assert(x != 12345); return x + 1; }
-static int f_hot(int x) { if (x > 100) printf("%d\n", x); return x; }
-static int f_likely(int x) { if (likely(x > 1000)) printf("%d\n", x); return x; }
+static int f_hot(int x) { if (x > 100) printf("%d\n", x); return ext(x); }
+static int f_likely(int x) { for (int i = 0; i < x; i++) if (likely(x > 1000)) printf("%d\n", i); return x; }
+static int f_label(int x) { again: if (x-- > 0) { printf("%d\n", x); goto again; } return x; }
+static int c_one(int x) { if (x > 100) printf("%d\n", x); return x; }
+static int c_one_macro(int x) { do { if (x > 100) ext(x); } while (0); return x; }
 static int f_ptr(int (*g)(int), int x) { if (unlikely(x < 0)) die("neg"); return g(x) + ext(x); }
 static int f_ptr_cold(int (*g)(int), int x) { if (unlikely(x < 0)) printf("%d\n", x); return g(x); }
 static int c_ptr(int (*g)(int), int x) { return g(x); }
@@ -203,7 +207,7 @@ int main(int argc, char **argv)
 	free(mk(1));
 	return c_noreturn(argc) + c_noreturn11(argc) + c_cold(argc) + c_unlikely(argc) + c_likely_else(argc) +
 	       c_or(argc) + c_and(argc) + c_ternary(argc) + c_args(argc) + c_assert(argc) + f_hot(argc) +
-	       f_likely(argc) + f_ptr(c_cold, argc) + f_ptr_cold(c_cold, argc) + c_ptr(ext, argc);
+	       f_likely(argc) + f_label(argc) + c_one(argc) + c_one_macro(argc) + f_ptr(c_cold, argc) + f_ptr_cold(c_cold, argc) + c_ptr(ext, argc);
 }
 `), 0o644); err != nil {
 		t.Fatal(err)
@@ -223,8 +227,11 @@ int main(int argc, char **argv)
 	// f_ptr has a hot call of ext; f_ptr_cold's pointer call would push
 	// its frame on every activation anyway. c_ptr's only call is a
 	// pointer's.
-	wantCalls := []string{"c_and", "c_args", "c_assert", "c_cold", "c_likely_else", "c_noreturn", "c_noreturn11", "c_or", "c_ptr", "c_ternary", "c_unlikely"}
-	wantFramed := []string{"f_hot", "f_likely", "f_ptr", "f_ptr_cold", "main", "mk"}
+	// c_one and c_one_macro make one call that may allocate, outside
+	// loops: framed at it, they push at most once an activation. f_hot
+	// makes two, f_likely's is in a loop, f_label's after a label.
+	wantCalls := []string{"c_and", "c_args", "c_assert", "c_cold", "c_likely_else", "c_noreturn", "c_noreturn11", "c_one", "c_one_macro", "c_or", "c_ptr", "c_ternary", "c_unlikely"}
+	wantFramed := []string{"f_hot", "f_label", "f_likely", "f_ptr", "f_ptr_cold", "main", "mk"}
 	if !slices.Equal(callFramed, wantCalls) || !slices.Equal(framed, wantFramed) {
 		t.Errorf("framed at their calls %v, want %v\nframed at entry %v, want %v", callFramed, wantCalls, framed, wantFramed)
 	}
