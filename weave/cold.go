@@ -20,21 +20,8 @@ import (
 
 // coldCalls returns the calls of body that run on a cold path.
 func (w *weaver) coldCalls(body cc.Node) map[*cc.PostfixExpression]bool {
-	var cold map[*cc.PostfixExpression]bool
-	markAll := func(n cc.Node) {
-		if n == nil {
-			return
-		}
-		walk(n, func(m cc.Node) bool {
-			if x, ok := m.(*cc.PostfixExpression); ok && x.Case == cc.PostfixExpressionCall {
-				if cold == nil {
-					cold = map[*cc.PostfixExpression]bool{}
-				}
-				cold[x] = true
-			}
-			return true
-		})
-	}
+	cold := map[*cc.PostfixExpression]bool{}
+	markAll := func(n cc.Node) { addCalls(cold, n) }
 	walk(body, func(n cc.Node) bool {
 		switch x := n.(type) {
 		case *cc.SelectionStatement:
@@ -188,24 +175,29 @@ func hasColdWord(lead []byte) bool {
 // or step; a for's first clause too), but for do ... while (0), a
 // macro's block, which runs once.
 func loopCalls(body cc.Node) map[*cc.PostfixExpression]bool {
-	var in map[*cc.PostfixExpression]bool
+	in := map[*cc.PostfixExpression]bool{}
 	walk(body, func(n cc.Node) bool {
 		x, ok := n.(*cc.IterationStatement)
 		if !ok || x.Case == cc.IterationStatementDo && isZero(x.ExpressionList) {
 			return true
 		}
-		walk(x, func(m cc.Node) bool {
-			if c, ok := m.(*cc.PostfixExpression); ok && c.Case == cc.PostfixExpressionCall {
-				if in == nil {
-					in = map[*cc.PostfixExpression]bool{}
-				}
-				in[c] = true
-			}
-			return true
-		})
+		addCalls(in, x)
 		return false
 	})
 	return in
+}
+
+// addCalls adds the calls in n to set.
+func addCalls(set map[*cc.PostfixExpression]bool, n cc.Node) {
+	if n == nil {
+		return
+	}
+	walk(n, func(m cc.Node) bool {
+		if x, ok := m.(*cc.PostfixExpression); ok && x.Case == cc.PostfixExpressionCall {
+			set[x] = true
+		}
+		return true
+	})
 }
 
 // isZero reports whether e is an integer constant expression of value 0.
