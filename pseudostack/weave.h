@@ -505,9 +505,10 @@ __weave_outer_count(struct __weave_outer *o, __weave_size_t n)
 }
 
 /* Calls framed where they are made (--frames auto). A function that can
-   be on an allocation chain only through its calls of function pointers
-   and of other such functions has no guard at its entry: its frame is
-   pushed around those calls alone, as
+   be on an allocation chain only through its calls of function pointers,
+   of other such functions, on cold paths, or through one call outside
+   loops (weave/frames.go) has no guard at its entry: its frame is pushed
+   around those calls alone, as
 
      __extension__ ({ __auto_type __weave_pN = (CALLEE);
          struct __weave_frame __weave_cN __attribute__((cleanup(__weave_leave), unused))
