@@ -2,6 +2,7 @@ package weave
 
 import (
 	"bytes"
+	"regexp"
 
 	"modernc.org/cc/v4"
 )
@@ -95,15 +96,8 @@ func expectation(e cc.ExpressionNode) int {
 	if len(args) != 2 {
 		return -1
 	}
-	switch v := args[1].Value().(type) {
-	case cc.Int64Value:
-		if v == 0 || v == 1 {
-			return int(v)
-		}
-	case cc.UInt64Value:
-		if v == 0 || v == 1 {
-			return int(v)
-		}
+	if v, ok := intConst(args[1]); ok && (v == 0 || v == 1) {
+		return int(v)
 	}
 	return -1
 }
@@ -142,30 +136,19 @@ func (w *weaver) coldCallee(e cc.ExpressionNode) bool {
 
 var coldAttrs = []string{"noreturn", "__noreturn__", "cold", "__cold__"}
 
+// coldWord matches _Noreturn or one of coldAttrs as a word.
+var coldWord = regexp.MustCompile(`\b(_Noreturn|noreturn|__noreturn__|cold|__cold__)\b`)
+
 // hasColdWord reports whether the declaration specifiers lead (the text
-// before a declarator) hold _Noreturn or one of coldAttrs as a word,
-// outside linemarkers (whose file names may hold anything).
+// before a declarator) hold coldWord outside linemarkers (whose file
+// names may hold anything).
 func hasColdWord(lead []byte) bool {
-	if !bytes.Contains(lead, []byte("noreturn")) && !bytes.Contains(lead, []byte("Noreturn")) && !bytes.Contains(lead, []byte("cold")) {
-		return false
+	if !bytes.Contains(lead, []byte("oreturn")) && !bytes.Contains(lead, []byte("cold")) {
+		return false // most leads: no regexp
 	}
 	for _, line := range bytes.Split(lead, []byte("\n")) {
-		if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '#' {
-			continue
-		}
-		for _, word := range append([]string{"_Noreturn"}, coldAttrs...) {
-			for i := 0; ; {
-				j := bytes.Index(line[i:], []byte(word))
-				if j < 0 {
-					break
-				}
-				j += i
-				end := j + len(word)
-				if (j == 0 || !isIdentByte(line[j-1])) && (end == len(line) || !isIdentByte(line[end])) {
-					return true
-				}
-				i = end
-			}
+		if t := bytes.TrimLeft(line, " \t"); (len(t) == 0 || t[0] != '#') && coldWord.Match(line) {
+			return true
 		}
 	}
 	return false
@@ -202,14 +185,21 @@ func addCalls(set map[*cc.PostfixExpression]bool, n cc.Node) {
 
 // isZero reports whether e is an integer constant expression of value 0.
 func isZero(e cc.ExpressionNode) bool {
+	v, ok := intConst(e)
+	return ok && v == 0
+}
+
+// intConst returns the value of e if it is an integer constant expression
+// that fits an int64.
+func intConst(e cc.ExpressionNode) (int64, bool) {
 	if e == nil {
-		return false
+		return 0, false
 	}
 	switch v := e.Value().(type) {
 	case cc.Int64Value:
-		return v == 0
+		return int64(v), true
 	case cc.UInt64Value:
-		return v == 0
+		return int64(v), v <= 1<<63-1
 	}
-	return false
+	return 0, false
 }

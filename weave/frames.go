@@ -315,17 +315,14 @@ func (w *weaver) bracketable(x *cc.PostfixExpression) bool {
 }
 
 // firstToken is the source of the first token of a callee expression (an
-// identifier, a '(' or a '*'), or "".
+// identifier, or the '(' of a parenthesised one, at the left of any
+// member, index or call), or "".
 func firstToken(e cc.ExpressionNode) string {
 	switch x := e.(type) {
 	case *cc.PrimaryExpression:
 		return x.Token.SrcStr()
 	case *cc.PostfixExpression:
 		return firstToken(x.PostfixExpression)
-	case *cc.UnaryExpression:
-		return x.Token.SrcStr()
-	case *cc.CastExpression:
-		return x.Token.SrcStr()
 	}
 	return ""
 }
