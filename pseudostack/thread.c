@@ -173,6 +173,7 @@ static void rt_thread_exit(void *arg)
 	b = T->bins;
 	T->bins = NULL;
 	l->bins = NULL;
+	__atomic_store_n(&g_shared_bins_used, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < NBINS; i++) {
 		if (!(b[i].allocs | b[i].frees))
 			continue;

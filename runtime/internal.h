@@ -302,6 +302,7 @@ static u32 g_nthreads;
 /* Bins of threads that exited (merged by their destructor) and of
    allocations and frees made after that: atomic adds. */
 static struct bin g_shared_bins[NBINS] RT_LARGE;
+static int g_shared_bins_used; /* a thread's bins were added to them: else never written, never read */
 
 /* Written once by rt_global_init (pthread_once on g_once), read only
    afterwards: the thread-exit key, and the configuration read from the

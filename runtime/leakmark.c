@@ -21,6 +21,7 @@
 #define LS_PAGE 10 /* the page index's granule: 1 KiB */
 #define LS_CHUNK 30 /* a page-index chunk: 1 GiB of address space */
 #define LS_TOP (48 - LS_CHUNK)
+#define LS_NCHUNKS 64u /* chunks listed for unmapping: more, and the 2 MiB top is read whole */
 #define LS_GLIBC_HEAP (64u << 20)
 #define LS_AHEAD 2048 /* how far ahead a sequential read prefetches, bytes: past the
 			 4 KiB page, where the hardware's prefetch stops */
@@ -90,6 +91,8 @@ static struct {
 	u64 bytes;                           /* the blocks' bytes */
 	int huge;                            /* the page index in huge pages */
 	u64 **top;                           /* page index: 1 + first block, count */
+	u32 nchunks;                         /* the page index's chunks mapped: */
+	u32 chunk[LS_NCHUNKS];               /* their top entries, the first LS_NCHUNKS */
 	uintptr_t lo, hi;                    /* the blocks' span */
 	struct ls_range *excl;               /* the runtime's memory, sorted */
 	u32 nexcl, excl_cap;
@@ -196,6 +199,9 @@ static inline u64 *ls_entry(uintptr_t p, int create)
 	if (!*c) {
 		if (!create || !(*c = rt_map(sizeof(u64) * LS_SLOTS)))
 			return NULL;
+		if (g_ls.nchunks < LS_NCHUNKS)
+			g_ls.chunk[g_ls.nchunks] = (u32)(p >> LS_CHUNK);
+		g_ls.nchunks++;
 		if (g_ls.huge) /* fewer page faults and TLB misses; not for a small heap's few entries */
 			madvise(*c, sizeof(u64) * LS_SLOTS, MADV_HUGEPAGE);
 		ls_exclude(*c, sizeof(u64) * LS_SLOTS);

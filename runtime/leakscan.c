@@ -173,13 +173,15 @@ static void ls_resume(void)
 
 /* ------------------------------------------------------------ blocks */
 
-/* A walk over one radix tree in address order. */
+/* A walk over one radix tree in address order. It reads only the pages
+   of the table that were written (resident_pages). */
 struct ls_walk {
 	int t;
 	u32 r, m, j;
 	char *leaf;
 	uintptr_t a; /* the current block, 0 at the end */
 	u64 val;
+	unsigned char in_mid[MID_PAGES], in[LEAF_PAGES_MAX]; /* the current mid's and leaf's resident pages */
 };
 
 static void ls_walk_next(struct ls_walk *w)
@@ -193,6 +195,10 @@ static void ls_walk_next(struct ls_walk *w)
 				const char *sl = leaf + ((wsize)j << sh);
 				const u64 *q = (const u64 *)sl;
 				u64 s, gran;
+				if (!(((wsize)j << sh) & 4095) && !(w->in[((wsize)j << sh) / 4096] & 1)) {
+					j += (4096u >> sh) - 1;
+					continue;
+				}
 				/* Most slots are empty (the fine tree's: 4 bytes for
 				   each 32 of heap): skipped a line at a time. */
 				if (!((uintptr_t)sl & 63)) {
@@ -213,13 +219,20 @@ static void ls_walk_next(struct ls_walk *w)
 			w->leaf = NULL;
 			w->m++;
 		}
-		for (; w->r < 1u << ROOT_BITS; w->r++, w->m = 0) {
+		for (; w->r < 1u << ROOT_BITS; w->r = radix_next_root(w->t, w->r + 1), w->m = 0) {
 			void **mid = __atomic_load_n(&g_radix[w->t][w->r], __ATOMIC_ACQUIRE);
 			if (!mid)
 				continue;
-			for (; w->m < 1u << MID_BITS; w->m++)
+			if (!w->m)
+				resident_pages(mid, sizeof(void *) << MID_BITS, w->in_mid);
+			for (; w->m < 1u << MID_BITS; w->m++) {
+				if (!(w->in_mid[w->m / MID_PAGE_LEAVES] & 1)) {
+					w->m |= MID_PAGE_LEAVES - 1;
+					continue;
+				}
 				if ((w->leaf = __atomic_load_n(&mid[w->m], __ATOMIC_ACQUIRE)))
 					break;
+			}
 			if (w->leaf)
 				break;
 		}
@@ -228,6 +241,7 @@ static void ls_walk_next(struct ls_walk *w)
 			return;
 		}
 		w->j = 0;
+		resident_pages(w->leaf, (wsize)SLOT_BYTES(w->t) << LEAF_BITS, w->in);
 	}
 }
 
@@ -271,26 +285,27 @@ static void ls_heapsort(struct ent *e, u64 n)
    pages. Also excludes the trees' memory from the roots. */
 static u64 ls_bound(void)
 {
-	enum { LEAF_PAGES_MAX = (sizeof(u64) << LEAF_BITS) / 4096 };
-	unsigned char in[LEAF_PAGES_MAX];
+	unsigned char in[LEAF_PAGES_MAX], in_mid[MID_PAGES];
 	u64 n = 0;
 	u32 t, r, m, k;
 	for (t = 0; t < 2; t++) {
 		wsize leaf_bytes = (wsize)SLOT_BYTES(t) << LEAF_BITS;
-		for (r = 0; r < 1u << ROOT_BITS; r++) {
+		for (r = radix_next_root((int)t, 0); r < 1u << ROOT_BITS; r = radix_next_root((int)t, r + 1)) {
 			void **mid = __atomic_load_n(&g_radix[t][r], __ATOMIC_ACQUIRE);
 			if (!mid)
 				continue;
 			ls_exclude(mid, sizeof(void *) << MID_BITS);
+			resident_pages(mid, sizeof(void *) << MID_BITS, in_mid);
 			for (m = 0; m < 1u << MID_BITS; m++) {
-				void *leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE);
-				if (!leaf)
-					continue;
-				ls_exclude(leaf, LEAF_MAP(t));
-				if (mincore(leaf, leaf_bytes, in)) {
-					n += 1u << LEAF_BITS;
+				void *leaf;
+				if (!(in_mid[m / MID_PAGE_LEAVES] & 1)) {
+					m |= MID_PAGE_LEAVES - 1;
 					continue;
 				}
+				if (!(leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE)))
+					continue;
+				ls_exclude(leaf, LEAF_MAP(t));
+				resident_pages(leaf, leaf_bytes, in);
 				for (k = 0; k < leaf_bytes / 4096; k++)
 					n += (in[k] & 1) * (4096u >> slot_shift((int)t));
 			}
@@ -311,6 +326,8 @@ static void ls_merge_start(struct ls_merge *m)
 {
 	memset(m, 0, sizeof *m);
 	m->w[1].t = 1;
+	m->w[0].r = radix_next_root(0, 0);
+	m->w[1].r = radix_next_root(1, 0);
 	ls_walk_next(&m->w[0]);
 	ls_walk_next(&m->w[1]);
 }
@@ -525,14 +542,48 @@ static char *ls_maps(struct tmpmem *tm, u64 *len)
 	}
 }
 
+/* Marks from [lo, hi) of a private mapping, only from its pages that are
+   resident or swapped out (pm: /proc/self/pagemap, or -1 to read them
+   all). Any other page of a private mapping holds zeros or its file's
+   bytes, no pointer to a block; reading it would cost time and, on
+   kernels without a shared zero page, memory: a program's large static
+   arrays made resident by its exit. */
+static void ls_root_touched(int pm, uintptr_t lo, uintptr_t hi)
+{
+	enum { BATCH = 512 };
+	u64 ent[BATCH];
+	uintptr_t p = lo & ~(uintptr_t)4095, run = 0;
+	while (pm >= 0 && p < hi) {
+		u64 n = (hi - p + 4095) / 4096, k;
+		if (n > BATCH)
+			n = BATCH;
+		if (pread(pm, ent, n * sizeof *ent, (off_t)(p / 4096 * sizeof *ent)) != (ssize_t)(n * sizeof *ent))
+			break; /* the rest read whole */
+		for (k = 0; k < n; k++, p += 4096) {
+			int touched = (int)(ent[k] >> 62); /* present, swapped */
+			if (touched && !run)
+				run = p > lo ? p : lo;
+			else if (!touched && run) {
+				ls_root(run, p);
+				run = 0;
+			}
+		}
+	}
+	if (p < hi && !run)
+		run = p > lo ? p : lo;
+	if (run)
+		ls_root(run, hi);
+}
+
 /* Marks from every root: the mappings of maps (ls_maps). */
 static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 {
 	u64 off = 0;
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	while (off < len) {
 		const char *s = maps + off, *e = memchr(s, '\n', len - off), *name;
 		uintptr_t lo, hi, sp;
-		int live;
+		int live, private;
 		u64 inode;
 		if (!e)
 			e = maps + len;
@@ -543,6 +594,7 @@ static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 		hi = ls_hex(&s);
 		if (s + 5 > e || s[1] != 'r' || s[2] != 'w')
 			continue;
+		private = s[4] == 'p';
 		s += 6;
 		ls_hex(&s); /* offset */
 		s++;
@@ -566,8 +618,13 @@ static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 		sp = ls_stack_in(lo, hi, self_sp, &live);
 		if (sp)
 			lo = sp;
-		ls_root(lo, hi);
+		if (private)
+			ls_root_touched(pm, lo, hi);
+		else
+			ls_root(lo, hi);
 	}
+	if (pm >= 0)
+		close(pm);
 }
 
 /* ------------------------------------------------------------- tallies */
@@ -644,7 +701,10 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	struct rt_thread *T;
 	u32 c;
 	int k;
-	for (c = 0; c < NCHUNKS; c++)
+	u32 used = (__atomic_load_n(&g_node_next, __ATOMIC_RELAXED) + CHUNK_NODES - 1) >> CHUNK_BITS;
+	/* Only the chunks nodes were taken from: the rest of g_chunks was
+	   never written, and reading it could map its pages. */
+	for (c = 0; c < NCHUNKS && c < used; c++)
 		ls_exclude(__atomic_load_n(&g_chunks[c], __ATOMIC_ACQUIRE), (u64)CHUNK_NODES * sizeof(struct rt_node));
 	for (T = g_threads; T; T = T->next) {
 		if (T->stack)
@@ -743,10 +803,15 @@ static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 	g_ls.ok = ls_run(&tm, self_sp);
 	ls_resume();
 	g_ls.ns = now_ns() - t0;
-	/* The page index's chunks were mapped on their own. */
-	for (c = 0; g_ls.top && c < (1u << LS_TOP); c++)
+	/* The page index's chunks were mapped on their own. Listed, so that
+	   the top's unwritten pages are not read (which maps them on kernels
+	   without a shared zero page: 2 MiB at every exit). */
+	for (c = 0; g_ls.top && c < g_ls.nchunks && c < LS_NCHUNKS; c++)
+		munmap(g_ls.top[g_ls.chunk[c]], sizeof(u64) << (LS_CHUNK - LS_PAGE));
+	for (c = 0; g_ls.top && g_ls.nchunks > LS_NCHUNKS && c < (1u << LS_TOP); c++)
 		if (g_ls.top[c])
 			munmap(g_ls.top[c], sizeof(u64) << (LS_CHUNK - LS_PAGE));
+	g_ls.nchunks = 0;
 	tmp_free(&tm);
 	g_ls.alo = NULL;
 	g_ls.size = NULL;

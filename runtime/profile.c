@@ -431,13 +431,15 @@ static void write_bins(struct out *o)
 {
 	struct rt_thread *T;
 	u32 i;
+	int shared = __atomic_load_n(&g_shared_bins_used, __ATOMIC_RELAXED);
 	for (i = 0; i < NBINS; i++) {
-		struct bin b = {
-			.allocs = __atomic_load_n(&g_shared_bins[i].allocs, __ATOMIC_RELAXED),
-			.frees = __atomic_load_n(&g_shared_bins[i].frees, __ATOMIC_RELAXED),
-			.bytes = __atomic_load_n(&g_shared_bins[i].bytes, __ATOMIC_RELAXED),
-			.fbytes = __atomic_load_n(&g_shared_bins[i].fbytes, __ATOMIC_RELAXED),
-		};
+		struct bin b = {0};
+		if (shared) {
+			b.allocs = __atomic_load_n(&g_shared_bins[i].allocs, __ATOMIC_RELAXED);
+			b.frees = __atomic_load_n(&g_shared_bins[i].frees, __ATOMIC_RELAXED);
+			b.bytes = __atomic_load_n(&g_shared_bins[i].bytes, __ATOMIC_RELAXED);
+			b.fbytes = __atomic_load_n(&g_shared_bins[i].fbytes, __ATOMIC_RELAXED);
+		}
 		for (T = g_threads; T; T = T->next) {
 			if (!T->bins)
 				continue;

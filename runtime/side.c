@@ -72,6 +72,9 @@ static u32 g_spill_count;
 #define SLOT_BYTES(t) ((t) ? 8u : 4u) /* a slot of tree t */
 #define LEAF_MAP(t) (((wsize)SLOT_BYTES(t) + sizeof(u32)) << LEAF_BITS) /* a leaf of tree t with its generations */
 #define MID_BITS 12    /* a mid: 4096 leaves */
+#define MID_PAGES ((sizeof(void *) << MID_BITS) / 4096)
+#define MID_PAGE_LEAVES (4096 / sizeof(void *)) /* a mid's leaf pointers in one page */
+#define LEAF_PAGES_MAX ((sizeof(u64) << LEAF_BITS) / 4096) /* a leaf's slots' pages, coarse tree */
 #define ROOT_BITS 16   /* a root: 65536 mids, covering 2^48 bytes or more */
 #define SLOT_USED (1ull << (NODE_BITS + OFF_BITS))
 #define SLOT_SIZE_SHIFT (NODE_BITS + OFF_BITS + 1)
@@ -83,6 +86,14 @@ static u32 g_spill_count;
    acquire loads), carved from g_slab. */
 static void **g_radix[2][1u << ROOT_BITS] RT_LARGE;
 static u32 g_radix_lock;
+/* Which roots have a mid: a bit per root, and a bit per word of those.
+   Walks visit only the roots set here and never read the rest of
+   g_radix: a page never written costs nothing to skip, but reading it
+   maps a page of memory on kernels without a shared zero page (seen: a
+   1 MiB g_radix resident at every exit, a third of a small program's
+   RSS). */
+static u64 g_radix_used[2][(1u << ROOT_BITS) / 64] RT_LARGE;
+static u64 g_radix_sum[2][(1u << ROOT_BITS) / 4096];
 static struct bump g_slab;
 
 /* Sizes that do not fit SIZE_BITS: under g_big_lock. */
@@ -322,6 +333,48 @@ static void *radix_make(void **pp, wsize n)
 	return p;
 }
 
+/* Creates root r's mid of tree t unless another thread did, and marks
+   the root used. Returns the mid. */
+static void *radix_make_root(int t, u32 r)
+{
+	void *p = radix_make((void **)&g_radix[t][r], sizeof(void *) << MID_BITS);
+	if (p) {
+		__atomic_or_fetch(&g_radix_used[t][r / 64], 1ull << (r % 64), __ATOMIC_RELEASE);
+		__atomic_or_fetch(&g_radix_sum[t][r / 4096], 1ull << (r / 64 % 64), __ATOMIC_RELEASE);
+	}
+	return p;
+}
+
+/* The first root of tree t from r on that has a mid, or 1 << ROOT_BITS. */
+static u32 radix_next_root(int t, u32 r)
+{
+	while (r < 1u << ROOT_BITS) {
+		u32 w = r / 64;
+		u64 sum = __atomic_load_n(&g_radix_sum[t][w / 64], __ATOMIC_ACQUIRE) >> (w % 64), used;
+		if (!sum) { /* no root used in the rest of this summary word's 4096 */
+			r = (w / 64 + 1) * 4096;
+			continue;
+		}
+		w += (u32)__builtin_ctzll(sum);
+		if (w * 64 > r)
+			r = w * 64;
+		used = __atomic_load_n(&g_radix_used[t][w], __ATOMIC_ACQUIRE) >> (r % 64);
+		if (used)
+			return r + (u32)__builtin_ctzll(used);
+		r = (w + 1) * 64;
+	}
+	return 1u << ROOT_BITS;
+}
+
+/* Which pages of the n bytes at p (page-aligned) are resident: in[k] & 1
+   for page k, all of them if mincore fails. Read only those: reading a
+   page never written maps it on kernels without a shared zero page. */
+static void resident_pages(const void *p, wsize n, unsigned char *in)
+{
+	if (mincore((void *)p, n, in))
+		memset(in, 1, (n + 4095) / 4096);
+}
+
 /* a's slot in tree t (0 fine, 1 coarse), creating its mid and leaf if
    create; NULL if a is beyond the tree's reach or memory is short. */
 static inline void *radix_slot(int t, uintptr_t a, int create)
@@ -331,8 +384,7 @@ static inline void *radix_slot(int t, uintptr_t a, int create)
 	if (a >> (top + ROOT_BITS))
 		return NULL;
 	mid = __atomic_load_n(&g_radix[t][a >> top], __ATOMIC_ACQUIRE);
-	if (__builtin_expect(!mid, 0) &&
-	    (!create || !(mid = radix_make((void **)&g_radix[t][a >> top], sizeof(void *) << MID_BITS))))
+	if (__builtin_expect(!mid, 0) && (!create || !(mid = radix_make_root(t, (u32)(a >> top)))))
 		return NULL;
 	pm = &mid[(a >> (g + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
 	leaf = __atomic_load_n(pm, __ATOMIC_ACQUIRE);
@@ -364,23 +416,28 @@ static inline __attribute__((always_inline)) void slot_gen_set(void *sl, int t, 
    never written are not read (mincore), which would map them. */
 static void radix_each(void (*f)(int t, void *slot, uintptr_t a, u32 gen, void *arg), void (*page)(u64 bytes), void *arg)
 {
-	enum { LEAF_PAGES_MAX = (sizeof(u64) << LEAF_BITS) / 4096 };
-	unsigned char in[LEAF_PAGES_MAX];
+	unsigned char in[LEAF_PAGES_MAX], in_mid[MID_PAGES];
 	u32 t, r, m, k, j;
 	for (t = 0; t < 2; t++) {
 		u32 page_slots = 4096u >> slot_shift((int)t), leaf_pages = (SLOT_BYTES(t) << LEAF_BITS) / 4096;
-		for (r = 0; r < 1u << ROOT_BITS; r++) {
+		for (r = radix_next_root((int)t, 0); r < 1u << ROOT_BITS; r = radix_next_root((int)t, r + 1)) {
 			void **mid = __atomic_load_n(&g_radix[t][r], __ATOMIC_ACQUIRE);
 			if (!mid)
 				continue;
-			if (page)
-				page(sizeof(void *) << MID_BITS);
+			resident_pages(mid, sizeof(void *) << MID_BITS, in_mid);
 			for (m = 0; m < 1u << MID_BITS; m++) {
-				char *leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE);
-				if (!leaf)
+				char *leaf;
+				if (!(m % MID_PAGE_LEAVES)) {
+					if (!(in_mid[m / MID_PAGE_LEAVES] & 1)) {
+						m += MID_PAGE_LEAVES - 1;
+						continue;
+					}
+					if (page)
+						page(4096);
+				}
+				if (!(leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE)))
 					continue;
-				if (mincore(leaf, (wsize)leaf_pages * 4096, in))
-					memset(in, 1, sizeof in);
+				resident_pages(leaf, (wsize)leaf_pages * 4096, in);
 				for (k = 0; k < leaf_pages; k++) {
 					if (!(in[k] & 1))
 						continue;
