@@ -32,9 +32,10 @@ const (
 var paceOnce sync.Once
 
 // paceGC starts pacing the collector, once per process; Preprocess and
-// Parse call it.
+// Parse call it. It also gives the heap huge pages (hugepages_linux.go).
 func paceGC() {
 	paceOnce.Do(func() {
+		adviseHugeHeap()
 		if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 			return
 		}

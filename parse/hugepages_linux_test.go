@@ -1,0 +1,47 @@
+package parse
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestHugeHeap: the heap the parse allocates from is advised huge pages
+// (VmFlags "hg" in smaps) up to the end of the advised range, where the
+// kernel has transparent huge pages.
+func TestHugeHeap(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("no transparent huge pages in this kernel")
+	}
+	lo, hi := adviseHugeHeap()
+	if hi <= lo {
+		t.Fatalf("advised range [%#x, %#x)", lo, hi)
+	}
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vmaLo, vmaHi uint64
+	advised := uint64(0)
+	for _, line := range strings.Split(string(smaps), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
+			a, b, _ := strings.Cut(f[0], "-")
+			vmaLo, _ = strconv.ParseUint(a, 16, 64)
+			vmaHi, _ = strconv.ParseUint(b, 16, 64)
+			continue
+		}
+		flags, ok := strings.CutPrefix(line, "VmFlags:")
+		if !ok || vmaHi <= uint64(lo) || vmaLo >= uint64(hi) {
+			continue
+		}
+		if strings.Contains(" "+flags+" ", " hg ") {
+			advised += min(vmaHi, uint64(hi)) - max(vmaLo, uint64(lo))
+		} else if vmaLo < uint64(hi) && vmaHi >= uint64(hi) {
+			t.Errorf("the mapping %#x-%#x holding the advised range's end is not advised huge pages (VmFlags:%s)", vmaLo, vmaHi, flags)
+		}
+	}
+	if advised < hugeHeap/2 {
+		t.Errorf("%d bytes of [%#x, %#x) advised huge pages, want at least %d", advised, lo, hi, hugeHeap/2)
+	}
+}
