@@ -132,6 +132,22 @@ NO_ICF void __weave_leave_x64o(struct __weave_frame *f, __weave_size_t o)
 	__weave_leave(f);
 }
 
+NO_ICF struct __weave_frame __weave_enter_ptr_x64o(const struct __weave_fn *fn, __weave_size_t t, __weave_size_t o)
+{
+	(void)o;
+	return __weave_enter_ptr(fn, t);
+}
+
+NO_ICF struct __weave_frame __weave_enter_ptr_x64(const struct __weave_fn *fn, __weave_size_t t)
+{
+	return __weave_enter_ptr(fn, t);
+}
+
+NO_ICF struct __weave_frame __weave_enter_ptr_fsx64(const struct __weave_fn *fn, __weave_size_t t)
+{
+	return __weave_enter_ptr(fn, t);
+}
+
 /* The offsets written into weave.h's x86-64 asm. */
 #if defined(__x86_64__) && defined(__LP64__)
 #define OFF(s, f, n) (__builtin_offsetof(struct s, f) == (n))

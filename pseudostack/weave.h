@@ -512,7 +512,7 @@ __weave_outer_count(struct __weave_outer *o, __weave_size_t n)
 
      __extension__ ({ __auto_type __weave_pN = (CALLEE);
          struct __weave_frame __weave_cN __attribute__((cleanup(__weave_leave), unused))
-             = __weave_known_fn((__weave_size_t)__weave_pN) ? __weave_no_frame() : __weave_enter(&FNS[k]);
+             = __weave_enter_ptr(&FNS[k], (__weave_size_t)__weave_pN);
          __weave_pN(ARGS); })
 
    (a direct call of another such function: the enter alone), so that the
@@ -549,4 +549,53 @@ __weave_no_frame(void)
 	f.parent = 0;
 	f.depth = 0;
 	return f;
+}
+
+/* The enter of a call through pointer t framed where it is made: no frame
+   when t is a function known not to allocate, else __weave_enter(fn). */
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_ptr(const struct __weave_fn *fn, __weave_size_t t)
+{
+	return __weave_known_fn(t) ? __weave_no_frame() : __weave_enter(fn);
+}
+
+/* The same with the x86-64 guard: the lookup in __weave_known
+   (__weave_known_index, both slots) as one `asm inline goto` statement,
+   which the inliner counts as one instruction, as it does the enter's
+   asm: in C it made a small function that calls through a pointer (a
+   method wrapper, sqlite's sqlite3OsRead) too big to be inlined where the
+   plain build inlines it. r11 is its scratch register (an asm goto may
+   have no outputs before gcc 11). */
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_ptr_x64o(const struct __weave_fn *fn, __weave_size_t t, __weave_size_t o)
+{
+	__asm__ __inline__ goto("movabsq $0x9e3779b97f4a7c15, %%r11\n\t"
+				"imulq %[t], %%r11\n\t"
+				"shrq $52, %%r11\n\t"
+				"andl %[mask], %%r11d\n\t"
+				"cmpq %[t], (%[k],%%r11,8)\n\t"
+				"je %l[known]\n\t"
+				"cmpq %[t], 8(%[k],%%r11,8)\n\t"
+				"je %l[known]"
+				:
+				: [t] "r"(t), [k] "r"(__weave_known), [mask] "i"(__WEAVE_KNOWN_SIZE - 2)
+				: "r11", "cc"
+				: known);
+	return __weave_enter_x64o(fn, o);
+known:
+	return __weave_no_frame();
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_ptr_x64(const struct __weave_fn *fn, __weave_size_t t)
+{
+	return __weave_enter_ptr_x64o(fn, t, (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer()));
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_ptr_fsx64(const struct __weave_fn *fn, __weave_size_t t)
+{
+	char *tp;
+	__asm__("{movq %%fs:0, %0|mov %0, QWORD PTR fs:0}" : "=r"(tp));
+	return __weave_enter_ptr_x64o(fn, t, (__weave_size_t)((char *)&__weave_tls - tp));
 }

@@ -542,39 +542,6 @@ static char *ls_maps(struct tmpmem *tm, u64 *len)
 	}
 }
 
-/* Marks from [lo, hi) of a private mapping, only from its pages that are
-   resident or swapped out (pm: /proc/self/pagemap, or -1 to read them
-   all). Any other page of a private mapping holds zeros or its file's
-   bytes, no pointer to a block; reading it would cost time and, on
-   kernels without a shared zero page, memory: a program's large static
-   arrays made resident by its exit. */
-static void ls_root_touched(int pm, uintptr_t lo, uintptr_t hi)
-{
-	enum { BATCH = 512 };
-	u64 ent[BATCH];
-	uintptr_t p = lo & ~(uintptr_t)4095, run = 0;
-	while (pm >= 0 && p < hi) {
-		u64 n = (hi - p + 4095) / 4096, k;
-		if (n > BATCH)
-			n = BATCH;
-		if (pread(pm, ent, n * sizeof *ent, (off_t)(p / 4096 * sizeof *ent)) != (ssize_t)(n * sizeof *ent))
-			break; /* the rest read whole */
-		for (k = 0; k < n; k++, p += 4096) {
-			int touched = (int)(ent[k] >> 62); /* present, swapped */
-			if (touched && !run)
-				run = p > lo ? p : lo;
-			else if (!touched && run) {
-				ls_root(run, p);
-				run = 0;
-			}
-		}
-	}
-	if (p < hi && !run)
-		run = p > lo ? p : lo;
-	if (run)
-		ls_root(run, hi);
-}
-
 /* Marks from every root: the mappings of maps (ls_maps). */
 static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 {

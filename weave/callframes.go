@@ -10,7 +10,7 @@ import (
 
 // frameCall pushes the frame of the needCalls function being woven around
 // its call x, if x may allocate: a call through a pointer (unless the
-// runtime knows the target cannot: weave.h, __weave_known_fn), of another
+// runtime knows the target cannot: weave.h, __weave_enter_ptr), of another
 // needCalls function, or a cold call (cold.go) of anything that may.
 func (w *weaver) frameCall(x *cc.PostfixExpression) {
 	if w.u.Offset(x.PostfixExpression) < w.framedEnd {
@@ -24,7 +24,7 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 	case kind == calleeIndirect:
 		w.calls++
 		p := fmt.Sprintf("__weave_p%d", w.calls)
-		enter = fmt.Sprintf("__weave_known_fn((__weave_size_t)%s) ? __weave_no_frame() : __weave_enter%s(%s)", p, w.guard, w.callFrame)
+		enter = fmt.Sprintf("__weave_enter_ptr%s(%s, (__weave_size_t)%s)", w.guard, w.callFrame, p)
 		w.buf.Insert(w.u.Offset(x.PostfixExpression), "__extension__ ({ __auto_type "+p+" = (")
 		w.buf.Insert(w.u.Offset(x.Token), fmt.Sprintf("); %s; %s", w.callGuard(enter), p))
 	case kind == calleeLocal && w.need[name] == needNone:

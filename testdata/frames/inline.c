@@ -1,5 +1,6 @@
 /* TestFramesInlining: woven, the same functions stay out of line as in the
-   plain build (gcc -O2 inlines label, sq and mk; sum is noinline). */
+   plain build (gcc -O2 inlines label, sq, mk and file_read; sum is
+   noinline). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,6 +15,21 @@ char *ext_name(int i); /* defined in another unit: may allocate */
 static char *label(int i)
 {
 	return ext_name(i * 2 + 1);
+}
+
+struct file;
+struct methods {
+	int (*read)(struct file *, int);
+};
+struct file {
+	const struct methods *m;
+};
+
+/* Framed at its call (through a pointer, as sqlite's sqlite3OsRead),
+   small: inlined by gcc -O2. */
+static int file_read(struct file *f, int n)
+{
+	return f->m->read(f, n);
 }
 
 /* Frameless leaf. */
@@ -57,4 +73,9 @@ int run(int k)
 		l = n;
 	}
 	return s;
+}
+
+int read3(struct file *f)
+{
+	return file_read(f, 1) + file_read(f, 2) * file_read(f, 3);
 }
