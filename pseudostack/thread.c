@@ -32,6 +32,7 @@ static struct __weave_slot *stack_reserve(wsize *reserved)
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			continue;
+		rt_small_pages(p, n * sizeof(struct __weave_slot));
 		if (mprotect(p, STACK_INIT * sizeof(struct __weave_slot), PROT_READ | PROT_WRITE) != 0) {
 			munmap(p, n * sizeof(struct __weave_slot));
 			return NULL;

@@ -471,6 +471,7 @@ static inline struct rt_node *node_at(u32 i)
 
 /* init.c */
 static void *rt_map(wsize n);
+static void rt_small_pages(void *p, wsize n);
 static u64 now_ns(void);
 static u64 parse_u64(const char *s, u64 def);
 static void rt_config(void);

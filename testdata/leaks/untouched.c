@@ -11,7 +11,8 @@
    executable's destructors) and prints how many pages of the arrays are
    mapped, from /proc/self/pagemap: as many as the unwoven program has;
    and on stderr, how many pages of every private writable mapping are,
-   the runtime's own included. */
+   the runtime's own included, and how many large anonymous mappings ask
+   for no page size (the runtime's ask for small pages). */
 #define _DEFAULT_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
@@ -72,6 +73,38 @@ static long mapped_private(void)
 	return total;
 }
 
+/* The anonymous private writable mappings of 2 MiB or more with no page
+   size advice (VmFlags hg or nh): where the kernel gives huge pages
+   unasked, each may take 2 MiB of memory for a page touched. */
+static long unadvised_large(void)
+{
+	static char smaps[1 << 20];
+	long count = 0, got = 0, n;
+	unsigned long lo = 0, hi = 0;
+	int candidate = 0;
+	char *s, *e;
+	int fd = open("/proc/self/smaps", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	while (got < (long)sizeof smaps - 1 && (n = read(fd, smaps + got, sizeof smaps - 1 - (size_t)got)) > 0)
+		got += n;
+	close(fd);
+	smaps[got] = 0;
+	for (s = smaps; *s; s = e + 1) {
+		char perm[5], name[64];
+		unsigned long off, inode;
+		if (!(e = strchr(s, '\n')))
+			break;
+		*e = 0;
+		name[0] = 0;
+		if (sscanf(s, "%lx-%lx %4s %lx %*s %lu %63s", &lo, &hi, perm, &off, &inode, name) >= 5)
+			candidate = perm[1] == 'w' && perm[3] == 'p' && inode == 0 && name[0] == 0 && hi - lo >= (2ul << 20);
+		else if (candidate && strncmp(s, "VmFlags:", 8) == 0 && !strstr(s, " hg") && !strstr(s, " nh"))
+			count++;
+	}
+	return count;
+}
+
 static void report(int status, void *arg)
 {
 	char line[128];
@@ -81,6 +114,9 @@ static void report(int status, void *arg)
 	if (write(1, line, (size_t)n) != n)
 		_exit(3);
 	n = snprintf(line, sizeof line, "private pages mapped: %ld\n", mapped_private());
+	if (write(2, line, (size_t)n) != n)
+		_exit(3);
+	n = snprintf(line, sizeof line, "large maps without page size advice: %ld\n", unadvised_large());
 	if (write(2, line, (size_t)n) != n)
 		_exit(3);
 }
