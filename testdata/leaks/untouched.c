@@ -49,19 +49,29 @@ static long mapped(const void *p, size_t n)
 	return count;
 }
 
+/* Reads the file at path into buf (size bytes), NUL-terminated: 0 if it
+   cannot be opened. No stdio: nothing allocated. */
+static int slurp(const char *path, char *buf, long size)
+{
+	long got = 0, n;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	while (got < size - 1 && (n = read(fd, buf + got, (size_t)(size - 1 - got))) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	return 1;
+}
+
 /* The pages mapped in every private writable mapping. */
 static long mapped_private(void)
 {
 	static char maps[1 << 16];
-	long total = 0, got = 0, n;
+	long total = 0;
 	char *s, *e;
-	int fd = open("/proc/self/maps", O_RDONLY);
-	if (fd < 0)
+	if (!slurp("/proc/self/maps", maps, sizeof maps))
 		return -1;
-	while (got < (long)sizeof maps - 1 && (n = read(fd, maps + got, sizeof maps - 1 - (size_t)got)) > 0)
-		got += n;
-	close(fd);
-	maps[got] = 0;
 	for (s = maps; *s; s = e + 1) {
 		unsigned long lo, hi;
 		char perm[5];
@@ -79,17 +89,12 @@ static long mapped_private(void)
 static long unadvised_large(void)
 {
 	static char smaps[1 << 20];
-	long count = 0, got = 0, n;
+	long count = 0;
 	unsigned long lo = 0, hi = 0;
 	int candidate = 0;
 	char *s, *e;
-	int fd = open("/proc/self/smaps", O_RDONLY);
-	if (fd < 0)
+	if (!slurp("/proc/self/smaps", smaps, sizeof smaps))
 		return -1;
-	while (got < (long)sizeof smaps - 1 && (n = read(fd, smaps + got, sizeof smaps - 1 - (size_t)got)) > 0)
-		got += n;
-	close(fd);
-	smaps[got] = 0;
 	for (s = smaps; *s; s = e + 1) {
 		char perm[5], name[64];
 		unsigned long off, inode;
