@@ -173,29 +173,28 @@ static void ls_resume(void)
 
 /* ------------------------------------------------------------ blocks */
 
-/* A walk over one radix tree in address order. It reads only the pages
-   of the table that were written (resident_pages). */
+/* A walk over one radix tree's blocks in address order. */
 struct ls_walk {
-	int t;
-	u32 r, m, j;
+	struct radix_leaves c;
+	u32 j;
 	char *leaf;
 	uintptr_t a; /* the current block, 0 at the end */
 	u64 val;
-	unsigned char in_mid[MID_PAGES], in[LEAF_PAGES_MAX]; /* the current mid's and leaf's resident pages */
 };
 
 static void ls_walk_next(struct ls_walk *w)
 {
+	const int t = w->c.t;
+	const unsigned sh = slot_shift(t);
 	for (;;) {
 		if (w->leaf) {
 			const char *leaf = w->leaf;
-			const unsigned sh = slot_shift(w->t);
 			u32 j;
 			for (j = w->j; j < 1u << LEAF_BITS; j++) {
 				const char *sl = leaf + ((wsize)j << sh);
 				const u64 *q = (const u64 *)sl;
 				u64 s, gran;
-				if (!(((wsize)j << sh) & 4095) && !(w->in[((wsize)j << sh) / 4096] & 1)) {
+				if (!(((wsize)j << sh) & 4095) && !(w->c.in[((wsize)j << sh) / 4096] & 1)) {
 					j += (4096u >> sh) - 1;
 					continue;
 				}
@@ -208,40 +207,20 @@ static void ls_walk_next(struct ls_walk *w)
 						continue;
 					}
 				}
-				if (!(s = slot_load(w->t, sl)))
+				if (!(s = slot_load(t, sl)))
 					continue;
-				gran = (u64)w->r << (MID_BITS + LEAF_BITS) | (u64)w->m << LEAF_BITS | j;
-				w->a = slot_addr(w->t, gran, s);
-				w->val = slot_val(w->t, s);
+				gran = (u64)w->c.r << (MID_BITS + LEAF_BITS) | (u64)w->c.m << LEAF_BITS | j;
+				w->a = slot_addr(t, gran, s);
+				w->val = slot_val(t, s);
 				w->j = j + 1;
 				return;
 			}
-			w->leaf = NULL;
-			w->m++;
 		}
-		for (; w->r < 1u << ROOT_BITS; w->r = radix_next_root(w->t, w->r + 1), w->m = 0) {
-			void **mid = __atomic_load_n(&g_radix[w->t][w->r], __ATOMIC_ACQUIRE);
-			if (!mid)
-				continue;
-			if (!w->m)
-				resident_pages(mid, sizeof(void *) << MID_BITS, w->in_mid);
-			for (; w->m < 1u << MID_BITS; w->m++) {
-				if (!(w->in_mid[w->m / MID_PAGE_LEAVES] & 1)) {
-					w->m |= MID_PAGE_LEAVES - 1;
-					continue;
-				}
-				if ((w->leaf = __atomic_load_n(&mid[w->m], __ATOMIC_ACQUIRE)))
-					break;
-			}
-			if (w->leaf)
-				break;
-		}
-		if (!w->leaf) {
+		if (!(w->leaf = radix_leaves_next(&w->c))) {
 			w->a = 0;
 			return;
 		}
 		w->j = 0;
-		resident_pages(w->leaf, (wsize)SLOT_BYTES(w->t) << LEAF_BITS, w->in);
 	}
 }
 
@@ -285,30 +264,17 @@ static void ls_heapsort(struct ent *e, u64 n)
    pages. Also excludes the trees' memory from the roots. */
 static u64 ls_bound(void)
 {
-	unsigned char in[LEAF_PAGES_MAX], in_mid[MID_PAGES];
+	struct radix_leaves c;
+	char *leaf;
 	u64 n = 0;
-	u32 t, r, m, k;
+	u32 t, k;
 	for (t = 0; t < 2; t++) {
 		wsize leaf_bytes = (wsize)SLOT_BYTES(t) << LEAF_BITS;
-		for (r = radix_next_root((int)t, 0); r < 1u << ROOT_BITS; r = radix_next_root((int)t, r + 1)) {
-			void **mid = __atomic_load_n(&g_radix[t][r], __ATOMIC_ACQUIRE);
-			if (!mid)
-				continue;
-			ls_exclude(mid, sizeof(void *) << MID_BITS);
-			resident_pages(mid, sizeof(void *) << MID_BITS, in_mid);
-			for (m = 0; m < 1u << MID_BITS; m++) {
-				void *leaf;
-				if (!(in_mid[m / MID_PAGE_LEAVES] & 1)) {
-					m |= MID_PAGE_LEAVES - 1;
-					continue;
-				}
-				if (!(leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE)))
-					continue;
-				ls_exclude(leaf, LEAF_MAP(t));
-				resident_pages(leaf, leaf_bytes, in);
-				for (k = 0; k < leaf_bytes / 4096; k++)
-					n += (in[k] & 1) * (4096u >> slot_shift((int)t));
-			}
+		radix_leaves_start(&c, (int)t, ls_exclude);
+		while ((leaf = radix_leaves_next(&c))) {
+			ls_exclude(leaf, LEAF_MAP(t));
+			for (k = 0; k < leaf_bytes / 4096; k++)
+				n += (c.in[k] & 1) * (4096u >> slot_shift((int)t));
 		}
 	}
 	return n;
@@ -325,9 +291,8 @@ struct ls_merge {
 static void ls_merge_start(struct ls_merge *m)
 {
 	memset(m, 0, sizeof *m);
-	m->w[1].t = 1;
-	m->w[0].r = radix_next_root(0, 0);
-	m->w[1].r = radix_next_root(1, 0);
+	radix_leaves_start(&m->w[0].c, 0, NULL);
+	radix_leaves_start(&m->w[1].c, 1, NULL);
 	ls_walk_next(&m->w[0]);
 	ls_walk_next(&m->w[1]);
 }

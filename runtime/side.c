@@ -375,6 +375,63 @@ static void resident_pages(const void *p, wsize n, unsigned char *in)
 		memset(in, 1, (n + 4095) / 4096);
 }
 
+/* A walk over the leaves of tree t in address order that reads only the
+   parts of the table that were written: the roots in use
+   (radix_next_root), the resident pages of each mid, and for each leaf
+   given, in, its resident pages. on_mid, if set, is called with each
+   root's mid; mid_pages counts their resident pages. */
+struct radix_leaves {
+	int t;
+	u32 r, m;  /* the root and the mid's index of the leaf given last */
+	int given; /* a leaf was given (the walk goes on past it) */
+	void (*on_mid)(const void *mid, u64 n);
+	u64 mid_pages;
+	unsigned char in_mid[MID_PAGES], in[LEAF_PAGES_MAX];
+};
+
+static void radix_leaves_start(struct radix_leaves *c, int t, void (*on_mid)(const void *mid, u64 n))
+{
+	memset(c, 0, sizeof *c);
+	c->t = t;
+	c->r = radix_next_root(t, 0);
+	c->on_mid = on_mid;
+}
+
+/* The next leaf (the first after radix_leaves_start), or NULL at the end. */
+static char *radix_leaves_next(struct radix_leaves *c)
+{
+	wsize leaf_bytes = (wsize)SLOT_BYTES(c->t) << LEAF_BITS;
+	u32 k;
+	if (c->given)
+		c->m++;
+	for (; c->r < 1u << ROOT_BITS; c->r = radix_next_root(c->t, c->r + 1), c->m = 0) {
+		void **mid = __atomic_load_n(&g_radix[c->t][c->r], __ATOMIC_ACQUIRE);
+		if (!mid)
+			continue;
+		if (!c->m) {
+			resident_pages(mid, sizeof(void *) << MID_BITS, c->in_mid);
+			for (k = 0; k < MID_PAGES; k++)
+				c->mid_pages += c->in_mid[k] & 1;
+			if (c->on_mid)
+				c->on_mid(mid, sizeof(void *) << MID_BITS);
+		}
+		for (; c->m < 1u << MID_BITS; c->m++) {
+			char *leaf;
+			if (!(c->in_mid[c->m / MID_PAGE_LEAVES] & 1)) {
+				c->m |= MID_PAGE_LEAVES - 1;
+				continue;
+			}
+			if ((leaf = __atomic_load_n(&mid[c->m], __ATOMIC_ACQUIRE))) {
+				resident_pages(leaf, leaf_bytes, c->in);
+				c->given = 1;
+				return leaf;
+			}
+		}
+	}
+	c->given = 0;
+	return NULL;
+}
+
 /* a's slot in tree t (0 fine, 1 coarse), creating its mid and leaf if
    create; NULL if a is beyond the tree's reach or memory is short. */
 static inline void *radix_slot(int t, uintptr_t a, int create)
@@ -416,44 +473,30 @@ static inline __attribute__((always_inline)) void slot_gen_set(void *sl, int t, 
    never written are not read (mincore), which would map them. */
 static void radix_each(void (*f)(int t, void *slot, uintptr_t a, u32 gen, void *arg), void (*page)(u64 bytes), void *arg)
 {
-	unsigned char in[LEAF_PAGES_MAX], in_mid[MID_PAGES];
-	u32 t, r, m, k, j;
+	struct radix_leaves c;
+	char *leaf;
+	u32 t, k, j;
 	for (t = 0; t < 2; t++) {
 		u32 page_slots = 4096u >> slot_shift((int)t), leaf_pages = (SLOT_BYTES(t) << LEAF_BITS) / 4096;
-		for (r = radix_next_root((int)t, 0); r < 1u << ROOT_BITS; r = radix_next_root((int)t, r + 1)) {
-			void **mid = __atomic_load_n(&g_radix[t][r], __ATOMIC_ACQUIRE);
-			if (!mid)
-				continue;
-			resident_pages(mid, sizeof(void *) << MID_BITS, in_mid);
-			for (m = 0; m < 1u << MID_BITS; m++) {
-				char *leaf;
-				if (!(m % MID_PAGE_LEAVES)) {
-					if (!(in_mid[m / MID_PAGE_LEAVES] & 1)) {
-						m += MID_PAGE_LEAVES - 1;
-						continue;
-					}
-					if (page)
-						page(4096);
-				}
-				if (!(leaf = __atomic_load_n(&mid[m], __ATOMIC_ACQUIRE)))
+		radix_leaves_start(&c, (int)t, NULL);
+		while ((leaf = radix_leaves_next(&c))) {
+			for (k = 0; k < leaf_pages; k++) {
+				if (!(c.in[k] & 1))
 					continue;
-				resident_pages(leaf, (wsize)leaf_pages * 4096, in);
-				for (k = 0; k < leaf_pages; k++) {
-					if (!(in[k] & 1))
-						continue;
-					if (page)
-						page(4096);
-					for (j = k * page_slots; f && j < (k + 1) * page_slots; j++) {
-						void *sl = leaf + ((wsize)j << slot_shift((int)t));
-						u64 slot = slot_load((int)t, sl);
-						u64 gi = (u64)r << (MID_BITS + LEAF_BITS) | (u64)m << LEAF_BITS | j;
-						if (slot)
-							f((int)t, sl, slot_addr((int)t, gi, slot),
-							  __atomic_load_n(&leaf_gens((int)t, leaf)[j], __ATOMIC_RELAXED), arg);
-					}
+				if (page)
+					page(4096);
+				for (j = k * page_slots; f && j < (k + 1) * page_slots; j++) {
+					void *sl = leaf + ((wsize)j << slot_shift((int)t));
+					u64 slot = slot_load((int)t, sl);
+					u64 gi = (u64)c.r << (MID_BITS + LEAF_BITS) | (u64)c.m << LEAF_BITS | j;
+					if (slot)
+						f((int)t, sl, slot_addr((int)t, gi, slot),
+						  __atomic_load_n(&leaf_gens((int)t, leaf)[j], __ATOMIC_RELAXED), arg);
 				}
 			}
 		}
+		if (page)
+			page(c.mid_pages * 4096);
 	}
 }
 
