@@ -32,7 +32,8 @@ const (
 var paceOnce sync.Once
 
 // paceGC starts pacing the collector, once per process; Preprocess and
-// Parse call it. It also gives the heap huge pages (hugepages_linux.go).
+// the parse's watchdog call it. It also gives the heap huge pages
+// (hugepages_linux.go).
 func paceGC() {
 	paceOnce.Do(func() {
 		adviseHugeHeap()

@@ -82,7 +82,6 @@ func parseUnit(name string, text []byte, d Dialect) (*Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	paceGC()
 	u := &Unit{Name: name, Text: text}
 	lines := make(chan *LineMap, 1)
 	go func() { lines <- NewLineMap(text) }() // not needed before cc/v4 is done

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -46,4 +47,24 @@ func TestWatchResult(t *testing.T) {
 	}()
 	watch("a.c", nil, time.Minute, func() (*Unit, error) { panic("boom") })
 	t.Error("no panic")
+}
+
+// TestWatchPacesFirst: the collector is paced (and the heap given huge
+// pages, which allocates and drops a 256 MiB block) before the watchdog
+// takes its base and the parse starts: in the parse, a tick while the
+// block lived counted it as the parse's memory, and a 1 KB unit was
+// given up for holding 256 MB (TestParseWatchdog failed so in CI).
+func TestWatchPacesFirst(t *testing.T) {
+	paceOnce = sync.Once{}
+	_, err := watch("a.c", []byte("int x;\n"), time.Minute, func() (*Unit, error) {
+		late := false
+		paceOnce.Do(func() { late = true })
+		if late {
+			return nil, errors.New("the parse started before the collector was paced")
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
 }
