@@ -139,11 +139,11 @@ func (d *Diff) inclusive(name string) (Row, bool) {
 	found := false
 	for label, r := range d.Inclusive {
 		if strings.HasPrefix(label, name+" (") {
-			sum.Base.add(&r.Base)
-			sum.New.add(&r.New)
+			sum.Base.Add(&r.Base)
+			sum.New.Add(&r.New)
 			found = true
 		}
 	}
-	sum.Change = sum.New.sub(sum.Base)
+	sum.Change = sum.New.Sub(sum.Base)
 	return sum, found
 }

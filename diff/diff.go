@@ -16,56 +16,20 @@ import (
 // in mprof's leak table).
 const DefaultDepth = 5
 
-// Counts are the quantities compared. Time is measured, not counted, so it
-// differs between runs of the same input; the other counts are exact.
-type Counts struct {
-	Allocs int64 `json:"allocs"`
-	Bytes  int64 `json:"bytes_allocated"`
-	InUse  int64 `json:"bytes_in_use"` // at exit
-	Calls  int64 `json:"calls"`
-	TimeNS int64 `json:"time_ns"`
-}
-
-func (c *Counts) add(o *Counts) {
-	c.Allocs += o.Allocs
-	c.Bytes += o.Bytes
-	c.InUse += o.InUse
-	c.Calls += o.Calls
-	c.TimeNS += o.TimeNS
-}
-
-func (c Counts) sub(o Counts) Counts {
-	return Counts{c.Allocs - o.Allocs, c.Bytes - o.Bytes, c.InUse - o.InUse, c.Calls - o.Calls, c.TimeNS - o.TimeNS}
-}
+// Counts are the quantities compared (profile.Counts).
+type Counts = profile.Counts
 
 // Quantity names, as in rules and --sort.
 const (
-	Allocs = "allocs"
-	Bytes  = "bytes_allocated"
-	InUse  = "bytes_in_use"
-	Calls  = "calls"
-	Time   = "time"
+	Allocs = profile.QuantityAllocs
+	Bytes  = profile.QuantityBytes
+	InUse  = profile.QuantityInUse
+	Calls  = profile.QuantityCalls
+	Time   = profile.QuantityTime
 )
 
 // Quantities lists the quantities in the order they are shown.
-var Quantities = []string{Bytes, Allocs, InUse, Calls, Time}
-
-// Get returns a quantity (one of Quantities).
-func (c *Counts) Get(q string) int64 {
-	switch q {
-	case Allocs:
-		return c.Allocs
-	case Bytes:
-		return c.Bytes
-	case InUse:
-		return c.InUse
-	case Calls:
-		return c.Calls
-	case Time:
-		return c.TimeNS
-	}
-	return 0
-}
+var Quantities = profile.Quantities
 
 // Row is a function, chain, site or type in both profiles.
 type Row struct {
@@ -129,7 +93,7 @@ func Compare(base, new *profile.Profile, depth int, sort string) *Diff {
 			d.Totals.New = a.total
 		}
 	}
-	d.Totals.Change = d.Totals.New.sub(d.Totals.Base)
+	d.Totals.Change = d.Totals.New.Sub(d.Totals.Base)
 	d.Identical = !d.Totals.CountsChanged()
 	for i, rows := range []*[]Row{&d.Functions, &d.Chains, &d.Sites, &d.Types} {
 		*rows = sorted(tables[i], sort)
@@ -154,7 +118,7 @@ func merge(into map[string]*Row, m map[string]*Counts, side int) {
 		} else {
 			r.New = *c
 		}
-		r.Change = r.New.sub(r.Base)
+		r.Change = r.New.Sub(r.Base)
 	}
 }
 
@@ -185,12 +149,6 @@ func sorted(m map[string]*Row, sort string) []Row {
 	return rows
 }
 
-// funcID identifies a function across builds: its name and the base name
-// of its file (a build in another directory is the same program).
-type funcID struct{ name, file string }
-
-func idOf(f *profile.Func) funcID { return funcID{f.Name, filepath.Base(f.File)} }
-
 // namer names functions the same way for both profiles: by name, with the
 // file when two functions of that name exist in either.
 type namer struct{ ambiguous map[string]bool }
@@ -199,11 +157,11 @@ func newNamer(ps ...*profile.Profile) *namer {
 	files := map[string]map[string]bool{}
 	for _, p := range ps {
 		for _, f := range p.Funcs {
-			id := idOf(f)
-			if files[id.name] == nil {
-				files[id.name] = map[string]bool{}
+			id := f.Key()
+			if files[id.Name] == nil {
+				files[id.Name] = map[string]bool{}
 			}
-			files[id.name][id.file] = true
+			files[id.Name][id.File] = true
 		}
 	}
 	n := &namer{ambiguous: map[string]bool{}}
@@ -217,8 +175,8 @@ func (n *namer) name(f *profile.Func) string {
 	if f == nil {
 		return "(unwoven)"
 	}
-	if id := idOf(f); n.ambiguous[id.name] {
-		return id.name + " (" + id.file + ")"
+	if id := f.Key(); n.ambiguous[id.Name] {
+		return id.Name + " (" + id.File + ")"
 	}
 	return f.Name
 }
@@ -239,7 +197,7 @@ func aggregate(p *profile.Profile, names *namer, depth int) *aggregated {
 		if m[k] == nil {
 			m[k] = &Counts{}
 		}
-		m[k].add(c)
+		m[k].Add(c)
 	}
 	var labels []string // innermost first
 	seen := map[string]bool{}
@@ -251,7 +209,7 @@ func aggregate(p *profile.Profile, names *namer, depth int) *aggregated {
 			c = Counts{Allocs: int64(h.TotalAllocs()), Bytes: int64(h.TotalBytes()),
 				InUse: int64(h.TotalBytes()) - int64(h.TotalFreedBytes())}
 		}
-		a.total.add(&c)
+		a.total.Add(&c)
 		labels = labels[:0]
 		var hidden *profile.Site
 		for i := len(s.Frames) - 1; i >= 0; i-- {

@@ -241,10 +241,10 @@ func (m *merger) meta(ps []*profile.Profile, sources []string) {
 		if v, _ := p.MetaValue("hidden"); v == "1" {
 			hidden = "1"
 		}
-		if v, ok := metaUint(p, "start_ns"); ok && (start == 0 || v < start) {
+		if v, ok := p.MetaUint("start_ns"); ok && (start == 0 || v < start) {
 			start = v
 		}
-		if v, ok := metaUint(p, "end_ns"); ok && v > end {
+		if v, ok := p.MetaUint("end_ns"); ok && v > end {
 			end = v
 		}
 		for _, k := range sameKeys {
@@ -259,8 +259,8 @@ func (m *merger) meta(ps []*profile.Profile, sources []string) {
 				same[k] = v
 			}
 		}
-		s, _ := metaUint(p, "time_samples")
-		o, _ := metaUint(p, "time_overhead_ns")
+		s, _ := p.MetaUint("time_samples")
+		o, _ := p.MetaUint("time_overhead_ns")
 		samples, overhead = samples+s, overhead+o
 	}
 	put("complete", complete)
@@ -282,13 +282,4 @@ func (m *merger) meta(ps []*profile.Profile, sources []string) {
 			put("time_overhead_ns", strconv.FormatUint(overhead, 10))
 		}
 	}
-}
-
-func metaUint(p *profile.Profile, key string) (uint64, bool) {
-	s, ok := p.MetaValue(key)
-	if !ok {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(s, 10, 64)
-	return v, err == nil
 }

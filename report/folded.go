@@ -21,7 +21,7 @@ type foldedRenderer struct{}
 var foldedEscape = strings.NewReplacer(";", ":", "\n", " ")
 
 func (foldedRenderer) Render(w io.Writer, r *Report) error {
-	sums := map[string]uint64{}
+	sums := map[string]int64{}
 	var b strings.Builder
 	r.WalkStacks(func(_ int, frames []StackFrame, v *Values) {
 		n := v.Get(r.Quantity)
@@ -46,7 +46,7 @@ func (foldedRenderer) Render(w io.Writer, r *Report) error {
 	for _, k := range keys {
 		bw.WriteString(k)
 		bw.WriteByte(' ')
-		bw.WriteString(strconv.FormatUint(sums[k], 10))
+		bw.WriteString(strconv.FormatInt(sums[k], 10))
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"weave/profile"
 )
 
 func init() { Register("html", htmlRenderer{}) }
@@ -46,8 +47,8 @@ func (htmlRenderer) Render(w io.Writer, r *Report) error {
 	d := htmlData{Program: r.Program, Sources: r.Sources, Complete: r.Complete, Totals: r.Totals,
 		Tree: r.flameTree(maxFlameNodes), Tables: r.htmlTables(), Timeline: r.htmlTimeline(), Picture: r.picture()}
 	d.TimeMode, _ = r.prof.MetaValue("time_mode")
-	for _, q := range Quantities {
-		var sum uint64
+	for _, q := range profile.Quantities {
+		var sum int64
 		for _, v := range d.Tree.Self[q] {
 			sum += v
 		}

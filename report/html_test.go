@@ -26,8 +26,8 @@ func TestFlameTreeCut(t *testing.T) {
 		if len(cut.Parent) > limit || len(cut.Parent)+cut.Folded != len(whole.Parent) {
 			t.Errorf("limit %d: %d nodes, %d folded, of %d", limit, len(cut.Parent), cut.Folded, len(whole.Parent))
 		}
-		for _, q := range Quantities {
-			var a, b uint64
+		for _, q := range profile.Quantities {
+			var a, b int64
 			for _, v := range whole.Self[q] {
 				a += v
 			}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"weave/profile"
 )
 
 // flameTree is the calling-context tree of the HTML flame graph: the
@@ -10,11 +11,11 @@ import (
 // Values are self values, one column per quantity of Quantities; the page
 // sums them up the tree.
 type flameTree struct {
-	Labels []string            `json:"labels"` // distinct frame labels
-	Files  []string            `json:"files"`  // by label
-	Parent []int               `json:"parent"` // -1 for the root
-	Label  []int               `json:"label"`  // index into Labels
-	Self   map[string][]uint64 `json:"self"`   // quantity -> self value by node
+	Labels []string           `json:"labels"` // distinct frame labels
+	Files  []string           `json:"files"`  // by label
+	Parent []int              `json:"parent"` // -1 for the root
+	Label  []int              `json:"label"`  // index into Labels
+	Self   map[string][]int64 `json:"self"`   // quantity -> self value by node
 	// Folded counts the contexts below the size cut, whose values were
 	// added to their parents' (0 when none was cut).
 	Folded int `json:"folded"`
@@ -77,7 +78,7 @@ func (r *Report) flameTree(limit int) *flameTree {
 		}
 		share := make([]float64, len(nodes))
 		for i := range nodes {
-			for _, q := range Quantities {
+			for _, q := range profile.Quantities {
 				if tq := total.Get(q); tq > 0 {
 					share[i] = max(share[i], float64(incl[i].Get(q))/float64(tq))
 				}
@@ -93,7 +94,7 @@ func (r *Report) flameTree(limit int) *flameTree {
 		}
 	}
 	newID := make([]int, len(nodes))
-	t.Self = map[string][]uint64{}
+	t.Self = map[string][]int64{}
 	for i := range nodes {
 		if !keep[i] {
 			// Fold into the nearest kept ancestor.
@@ -102,7 +103,7 @@ func (r *Report) flameTree(limit int) *flameTree {
 				a = nodes[a].parent
 			}
 			newID[i] = newID[a]
-			for _, q := range Quantities {
+			for _, q := range profile.Quantities {
 				t.Self[q][newID[a]] += nodes[i].self.Get(q)
 			}
 			t.Folded++
@@ -115,7 +116,7 @@ func (r *Report) flameTree(limit int) *flameTree {
 		}
 		t.Parent = append(t.Parent, p)
 		t.Label = append(t.Label, nodes[i].label)
-		for _, q := range Quantities {
+		for _, q := range profile.Quantities {
 			t.Self[q] = append(t.Self[q], nodes[i].self.Get(q))
 		}
 	}

@@ -332,7 +332,7 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 	depth := max(opt.Depth, 0)
 	r := &Report{Complete: true, Depth: depth, Sites: opt.Sites, Quantity: QuantityBytes, labels: map[Func]string{}, prof: p, trace: opt.Trace, Between: opt.Between}
 	if opt.Quantity != "" {
-		q, err := ParseQuantity(opt.Quantity)
+		q, err := profile.ParseQuantity(opt.Quantity)
 		if err != nil {
 			return nil, err
 		}

@@ -1,71 +1,21 @@
 package report
 
 import (
-	"fmt"
-	"strings"
-
 	"weave/profile"
 )
 
-// Quantities a stack export (folded, the HTML flame graph) can show, for
-// Options.Quantity and the --quantity flag.
-const (
-	QuantityBytes = "bytes_allocated"
-	QuantityInUse = "bytes_in_use"
-	QuantityAlloc = "allocs"
-	QuantityTime  = "time"
-	QuantityCalls = "calls"
-)
-
-// Quantities lists the quantities in the order the exports show them.
-var Quantities = []string{QuantityBytes, QuantityInUse, QuantityAlloc, QuantityTime, QuantityCalls}
-
 // Values are the self values of one calling context: an allocation leaf's
-// heap counters, or a function node's calls and self time.
-type Values struct {
-	Allocs      uint64 // allocations
-	Bytes       uint64 // bytes allocated
-	InUseBlocks uint64 // blocks not freed
-	InUse       uint64 // bytes not freed
-	Calls       uint64
-	TimeNS      uint64 // self time
-}
+// heap counts, or a function node's calls and self time.
+type Values = profile.Counts
 
-// Get returns the value of a quantity (one of Quantities).
-func (v *Values) Get(quantity string) uint64 {
-	switch quantity {
-	case QuantityBytes:
-		return v.Bytes
-	case QuantityInUse:
-		return v.InUse
-	case QuantityAlloc:
-		return v.Allocs
-	case QuantityTime:
-		return v.TimeNS
-	case QuantityCalls:
-		return v.Calls
-	}
-	return 0
-}
-
-// Add adds o to v.
-func (v *Values) Add(o *Values) {
-	v.Allocs += o.Allocs
-	v.Bytes += o.Bytes
-	v.InUseBlocks += o.InUseBlocks
-	v.InUse += o.InUse
-	v.Calls += o.Calls
-	v.TimeNS += o.TimeNS
-}
-
-// IsZero reports whether all values are 0.
-func (v *Values) IsZero() bool { return *v == Values{} }
-
-func heapValues(h *profile.Heap) Values {
-	a, f := h.TotalAllocs(), h.TotalFrees()
-	b, fb := h.TotalBytes(), h.TotalFreedBytes()
-	return Values{Allocs: a, Bytes: b, InUseBlocks: sub0(a, f), InUse: sub0(b, fb)}
-}
+// Quantities, named in profile: the exports' --quantity.
+const (
+	QuantityBytes = profile.QuantityBytes
+	QuantityInUse = profile.QuantityInUse
+	QuantityAlloc = profile.QuantityAllocs
+	QuantityTime  = profile.QuantityTime
+	QuantityCalls = profile.QuantityCalls
+)
 
 // StackFrame is a frame of an exact stack: a woven function, the
 // allocator called by unwoven code (Hidden), or the time spent outside
@@ -106,20 +56,10 @@ func (r *Report) WalkStacks(fn func(thread int, frames []StackFrame, v *Values))
 			frames = append(frames, fr)
 		}
 		n := s.Node
-		v := Values{Calls: n.Calls, TimeNS: n.Time}
+		v := Values{Calls: int64(n.Calls), TimeNS: int64(n.Time)}
 		if n.Kind == profile.KindAlloc {
-			v = heapValues(&n.Heap)
+			v = profile.HeapCounts(&n.Heap)
 		}
 		fn(s.Thread.ID, frames, &v)
 	})
-}
-
-// ParseQuantity checks a quantity name.
-func ParseQuantity(s string) (string, error) {
-	for _, q := range Quantities {
-		if s == q {
-			return q, nil
-		}
-	}
-	return "", fmt.Errorf("unknown quantity %q (want %s)", s, strings.Join(Quantities, ", "))
 }

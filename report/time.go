@@ -3,7 +3,6 @@ package report
 import (
 	"cmp"
 	"slices"
-	"strconv"
 
 	"weave/profile"
 )
@@ -157,10 +156,10 @@ func buildTime(b *builder, r *Report, threshold float64) *Time {
 	tm.Mode, _ = p.MetaValue("time_mode")
 	tm.Clock, _ = p.MetaValue("time_clock")
 	tm.Signal, _ = p.MetaValue("time_signal")
-	tm.OverheadNS = metaUint(p, "time_overhead_ns")
-	tm.Clamped = metaUint(p, "time_clamped")
-	tm.Samples = metaUint(p, "time_samples")
-	if ps := metaUint(p, "time_call_overhead_ps"); ps > 0 {
+	tm.OverheadNS, _ = p.MetaUint("time_overhead_ns")
+	tm.Clamped, _ = p.MetaUint("time_clamped")
+	tm.Samples, _ = p.MetaUint("time_samples")
+	if ps, _ := p.MetaUint("time_call_overhead_ps"); ps > 0 {
 		tm.CallOverheadNS = float64(ps) / 1000
 	}
 	for _, t := range p.Threads {
@@ -225,16 +224,6 @@ func buildTime(b *builder, r *Report, threshold float64) *Time {
 		tm.Tree = tb.tree(r, tm)
 	}
 	return tm
-}
-
-// metaUint returns the metadata value of key as a number, or 0.
-func metaUint(p *profile.Profile, key string) uint64 {
-	s, _ := p.MetaValue(key)
-	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0
-	}
-	return v
 }
 
 // shown reports whether a time of ns is at or above the threshold.
