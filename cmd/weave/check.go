@@ -6,9 +6,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"weave/driver"
-	"weave/leakcheck"
 	"weave/profile"
 	"weave/report"
+	"weave/report/leakcheck"
 )
 
 // Exit statuses of weave check.

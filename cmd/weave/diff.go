@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/diff"
 	"weave/profile"
+	"weave/report/diff"
 )
 
 // diffCommand compares two profiles and checks budgets.
