@@ -1,4 +1,4 @@
-module weave
+module github.com/weave-profiler/weave
 
 go 1.26.0
 

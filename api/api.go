@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"weave/internal/cachedir"
+	"github.com/weave-profiler/weave/internal/cachedir"
 )
 
 // Name is the header's file name.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"weave/runtime"
+	"github.com/weave-profiler/weave/runtime"
 )
 
 // Build variants: how a benchmark program is compiled. Every variant

@@ -174,12 +174,12 @@ func repoRoot() (string, error) {
 	}
 	for {
 		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.HasPrefix(strings.TrimSpace(string(b)), "module weave") {
+		if err == nil && strings.HasPrefix(strings.TrimSpace(string(b)), "module github.com/weave-profiler/weave") {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("run from inside the weave repository (no go.mod of module weave above %s)", dir)
+			return "", fmt.Errorf("run from inside the weave repository (no go.mod of module github.com/weave-profiler/weave above %s)", dir)
 		}
 		dir = parent
 	}

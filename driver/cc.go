@@ -14,9 +14,9 @@ import (
 	"sync"
 	"syscall"
 
-	"weave/api"
-	"weave/parse"
-	"weave/weave"
+	"github.com/weave-profiler/weave/api"
+	"github.com/weave-profiler/weave/parse"
+	"github.com/weave-profiler/weave/weave"
 )
 
 // launchers are the compiler launchers WEAVE_CC may start with (ccache's

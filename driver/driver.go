@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"weave/api"
-	"weave/parse"
-	"weave/runtime"
-	"weave/weave"
+	"github.com/weave-profiler/weave/api"
+	"github.com/weave-profiler/weave/parse"
+	"github.com/weave-profiler/weave/runtime"
+	"github.com/weave-profiler/weave/weave"
 )
 
 // Config is the environment of one weave run.

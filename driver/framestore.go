@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"weave/internal/cachedir"
-	"weave/weave"
+	"github.com/weave-profiler/weave/internal/cachedir"
+	"github.com/weave-profiler/weave/weave"
 )
 
 // The frame store: what weave cc learnt about the functions of external

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"weave/weave"
+	"github.com/weave-profiler/weave/weave"
 )
 
 // TestFrameStore: summaries saved by units come back resolved, the same

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"weave/runtime"
+	"github.com/weave-profiler/weave/runtime"
 )
 
 // link runs the link step: the user's command line in its order, with each

@@ -76,9 +76,11 @@ func runtimeCfg(goBin string, flags []string) (map[string]string, error) {
 	return m, nil
 }
 
-// writeSource writes the runtime's source as module weave in dir.
+// writeSource writes the runtime's source in dir, as the module whose
+// path RuntimePath starts with.
 func writeSource(dir string) error {
-	files := map[string][]byte{"go.mod": []byte("module weave\n\ngo 1.22\n")}
+	module := strings.TrimSuffix(RuntimePath, "/goweave/rt")
+	files := map[string][]byte{"go.mod": []byte("module " + module + "\n\ngo 1.22\n")}
 	fs.WalkDir(rtSource, "rt", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && !strings.HasSuffix(p, "_test.go") {
 			files[filepath.Join("goweave", p)], _ = rtSource.ReadFile(p)

@@ -1,6 +1,6 @@
 // Package goweave weaves profiling advice into Go packages with dave/dst: a
 // pseudo-stack push and pop in every function and advice around every heap
-// allocation expression, calling the runtime weave/goweave/rt.
+// allocation expression, calling the runtime github.com/weave-profiler/weave/goweave/rt.
 package goweave
 
 import (
@@ -21,7 +21,7 @@ import (
 )
 
 // RuntimePath is the import path of the runtime woven code calls.
-const RuntimePath = "weave/goweave/rt"
+const RuntimePath = "github.com/weave-profiler/weave/goweave/rt"
 
 // rtName is the name woven files import the runtime under.
 const rtName = "__wrt"

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // Profiles returns the sum of ps, whose files are named by sources: the

@@ -13,7 +13,7 @@ import (
 
 	"modernc.org/cc/v4"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 func TestDropSystemComments(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 
 	"modernc.org/cc/v4"
 
-	"weave/internal/cachedir"
+	"github.com/weave-profiler/weave/internal/cachedir"
 )
 
 // A Dialect is the C a translation unit is written in: the compiler that

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/golden"
+	"github.com/weave-profiler/weave/internal/golden"
 )
 
 func readString(t *testing.T, s string) *Profile {

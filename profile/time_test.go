@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/golden"
+	"github.com/weave-profiler/weave/internal/golden"
 )
 
 // TestTimeRecords: D records (self time per node) are read onto Node.Time

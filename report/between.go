@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // Between is the view of weave report --between A B, KBDB's two-breakpoint

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // gprofGraph builds and lays out the gprof-style entries (functions, and

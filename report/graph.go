@@ -3,7 +3,7 @@ package report
 import (
 	"cmp"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // graph builds the allocation call graph.

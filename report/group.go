@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"weave/internal/glob"
-	"weave/profile"
+	"github.com/weave-profiler/weave/internal/glob"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // Group renames every function of p to the group it belongs to, so that

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/golden"
+	"github.com/weave-profiler/weave/internal/golden"
 )
 
 // TestHidden: hidden allocations (by code that was not woven) are charged

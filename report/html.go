@@ -7,7 +7,8 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"weave/profile"
+
+	"github.com/weave-profiler/weave/profile"
 )
 
 func init() { Register("html", htmlRenderer{}) }

@@ -3,7 +3,7 @@ package report
 import (
 	"testing"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // TestFlameTreeCut: a tree cut to fewer nodes keeps every quantity's total

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // picture is the heap picture of the page (KBDB's): the blocks live at

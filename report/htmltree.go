@@ -2,7 +2,8 @@ package report
 
 import (
 	"slices"
-	"weave/profile"
+
+	"github.com/weave-profiler/weave/profile"
 )
 
 // flameTree is the calling-context tree of the HTML flame graph: the

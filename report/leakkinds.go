@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // KindCount is a number of blocks and their bytes of one leak kind.

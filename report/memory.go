@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 
-	"weave/profile"
-	"weave/vmmap"
+	"github.com/weave-profiler/weave/profile"
+	"github.com/weave-profiler/weave/vmmap"
 )
 
 // The memory tables: the process's virtual memory by segment, the heap

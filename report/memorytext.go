@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"weave/vmmap"
+	"github.com/weave-profiler/weave/vmmap"
 )
 
 // textSegments writes the VIRTUAL MEMORY table:

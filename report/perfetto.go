@@ -8,8 +8,8 @@ import (
 	"os"
 	"strconv"
 
-	"weave/profile"
-	"weave/tracepoints"
+	"github.com/weave-profiler/weave/profile"
+	"github.com/weave-profiler/weave/tracepoints"
 )
 
 func init() { Register("perfetto", perfettoRenderer{}) }

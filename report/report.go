@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // DefaultDepth is mprof's number of functions in a leak table chain.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/golden"
-	"weave/profile"
+	"github.com/weave-profiler/weave/internal/golden"
+	"github.com/weave-profiler/weave/profile"
 )
 
 func load(t *testing.T, name string) *profile.Profile {

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // Values are the self values of one calling context: an allocation leaf's

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 func init() { Register("text", textRenderer{}) }

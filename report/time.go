@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // The time tables: gprof's flat profile, a gprof-style call graph of time,

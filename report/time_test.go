@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 var timeGoldenCases = []goldenCase{

@@ -3,7 +3,7 @@ package report
 import (
 	"cmp"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // TimeEntry is an entry of the time call graph: a function, or a cycle of

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // TreeNode is a node of the calling-context tree with times, the trees of

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"weave/internal/testtool"
-	"weave/profile"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
 )
 
 func TestSource(t *testing.T) {

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"weave/internal/memcheck"
-	"weave/internal/testtool"
-	"weave/profile"
+	"github.com/weave-profiler/weave/internal/memcheck"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // The test programs in testdata are hand-written "woven-style" C: they

@@ -3,9 +3,9 @@ package runtime
 import (
 	"embed"
 
-	"weave/pseudostack"
-	"weave/tracepoints"
-	"weave/vmmap"
+	"github.com/weave-profiler/weave/pseudostack"
+	"github.com/weave-profiler/weave/tracepoints"
+	"github.com/weave-profiler/weave/vmmap"
 )
 
 // files holds this package's C parts.

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 func TestErrno(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // TestObjectCachePruned: building a new object removes objects unused for

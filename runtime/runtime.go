@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"weave/internal/cachedir"
+	"github.com/weave-profiler/weave/internal/cachedir"
 )
 
 // Flags the runtime is always compiled with. The caller's flags come after

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"weave/pseudostack"
+	"github.com/weave-profiler/weave/pseudostack"
 )
 
 // A part is one C file of the runtime, or generated text. Its text is

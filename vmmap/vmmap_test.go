@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/readelf"
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/readelf"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // A maps file with one of everything: a PIE program with RELRO and bss, a

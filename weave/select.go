@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"weave/internal/glob"
+	"github.com/weave-profiler/weave/internal/glob"
 )
 
 // Selection is the functions to frame: --exclude and --include take

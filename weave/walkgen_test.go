@@ -18,7 +18,7 @@ import (
 
 	"modernc.org/cc/v4"
 
-	"weave/parse"
+	"github.com/weave-profiler/weave/parse"
 )
 
 var updateWalk = flag.Bool("update-walk", false, "regenerate walk_gen.go from cc/v4's ast.go")

@@ -13,7 +13,7 @@ import (
 
 	"modernc.org/cc/v4"
 
-	"weave/parse"
+	"github.com/weave-profiler/weave/parse"
 )
 
 // Options control weaving.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"weave/parse"
+	"github.com/weave-profiler/weave/parse"
 )
 
 // weaveFile preprocesses and weaves a file with gcc, for tests.

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"weave/internal/memcheck"
-	"weave/internal/testtool"
-	"weave/profile"
-	"weave/report"
+	"github.com/weave-profiler/weave/internal/memcheck"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
+	"github.com/weave-profiler/weave/report"
 )
 
 // regionBytes sums, per region label, the bytes allocated by the region

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/api"
+	"github.com/weave-profiler/weave/api"
 )
 
 // apiCommand writes weave_api.h, for builds that compile a program using

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/driver"
+	"github.com/weave-profiler/weave/driver"
 )
 
 // newApp returns the weave command line: weaving a file is the default

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/driver"
+	"github.com/weave-profiler/weave/driver"
 )
 
 // ccCommand is `weave cc`: a C compiler driver that weaves every C source.

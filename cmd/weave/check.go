@@ -5,10 +5,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/driver"
-	"weave/profile"
-	"weave/report"
-	"weave/report/leakcheck"
+	"github.com/weave-profiler/weave/driver"
+	"github.com/weave-profiler/weave/profile"
+	"github.com/weave-profiler/weave/report"
+	"github.com/weave-profiler/weave/report/leakcheck"
 )
 
 // Exit statuses of weave check.

@@ -19,7 +19,7 @@ import (
 
 	"modernc.org/ccorpus2"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // The corpus tests check that weaving preserves the behaviour of C code

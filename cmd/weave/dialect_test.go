@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/testtool"
-	"weave/profile"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // dialectPrograms are the test programs of testdata/dialect, each with the

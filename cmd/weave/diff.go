@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/profile"
-	"weave/report/diff"
+	"github.com/weave-profiler/weave/profile"
+	"github.com/weave-profiler/weave/report/diff"
 )
 
 // diffCommand compares two profiles and checks budgets.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // TestBadInput checks that bad input gets one clear, positioned error, a

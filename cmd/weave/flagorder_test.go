@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // TestFlagsFirst: every flag of every subcommand that parses its flags

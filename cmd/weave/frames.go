@@ -3,8 +3,8 @@ package main
 import (
 	"strings"
 
-	"weave/driver"
-	"weave/weave"
+	"github.com/weave-profiler/weave/driver"
+	"github.com/weave-profiler/weave/weave"
 )
 
 // framesFlag takes weave's --frames=auto|unit|all (or "--frames auto") out of a

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // allocProfile is what a profile says about memory: every table built from

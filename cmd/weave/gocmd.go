@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/goweave"
+	"github.com/weave-profiler/weave/goweave"
 )
 
 // goCommand is `weave go build|test|run|install|vet [--packages p,...] args`:

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/golden"
-	"weave/profile"
+	"github.com/weave-profiler/weave/internal/golden"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // TestGoFileGolden weaves one Go file: comments and formatting kept, gofmt
@@ -25,7 +25,7 @@ func TestGoFileGolden(t *testing.T) {
 	if g := mustRun(t, tmp, nil, "gofmt", "-l", out); g.stdout != "" {
 		t.Errorf("gofmt -l: %s", g.stdout)
 	}
-	// It builds inside this module, where it finds weave/goweave/rt.
+	// It builds inside this module, where it finds github.com/weave-profiler/weave/goweave/rt.
 	mod, _ := filepath.Abs("../..")
 	bin := filepath.Join(tmp, "woven")
 	mustRun(t, mod, nil, "go", "build", "-o", bin, out)

@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/driver"
-	"weave/goweave"
+	"github.com/weave-profiler/weave/driver"
+	"github.com/weave-profiler/weave/goweave"
 )
 
 // weaveGoFile is `weave [-line] -o out.go in.go`: one Go file, woven with

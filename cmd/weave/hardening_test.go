@@ -10,9 +10,9 @@ import (
 	"syscall"
 	"testing"
 
-	"weave/internal/testtool"
-	"weave/profile"
-	"weave/report"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
+	"github.com/weave-profiler/weave/report"
 )
 
 // The hardening tests: the runtime inside programs that do hard things

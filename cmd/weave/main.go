@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"weave/parse"
+	"github.com/weave-profiler/weave/parse"
 )
 
 func main() {

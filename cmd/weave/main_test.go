@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"weave/internal/memcheck"
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/memcheck"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // weaveBin is the weave binary under test, built once by TestMain.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/vmmap"
+	"github.com/weave-profiler/weave/vmmap"
 )
 
 // mapsCommand prints the segments of a running process's memory map.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/merge"
-	"weave/profile"
+	"github.com/weave-profiler/weave/merge"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // mergeCommand sums profiles.

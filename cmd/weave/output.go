@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/driver"
+	"github.com/weave-profiler/weave/driver"
 )
 
 // writeOutput runs write on standard output, or streams it to path

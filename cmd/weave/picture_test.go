@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"testing"
 
-	"weave/internal/testtool"
-	"weave/profile"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // TestPictureSkipped: a heap of more blocks than the picture holds gets M

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"weave/driver"
-	"weave/weave"
+	"github.com/weave-profiler/weave/driver"
+	"github.com/weave-profiler/weave/weave"
 )
 
 // pointcuts sets cfg's pointcut options from, in order (later ones add to

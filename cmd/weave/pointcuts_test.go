@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/testtool"
-	"weave/profile"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // declaredFlags declare testdata/pointcuts' wrappers (gmalloc and

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/memcheck"
-	"weave/internal/testtool"
-	"weave/profile"
+	"github.com/weave-profiler/weave/internal/memcheck"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // poolSites sums a profile's weave_pool_alloc allocations (blocks, bytes)

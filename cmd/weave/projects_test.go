@@ -20,8 +20,8 @@ import (
 
 	"modernc.org/ccorpus2"
 
-	"weave/internal/memcheck"
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/memcheck"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // This file tests `weave cc` as a compiler driver: each mode of a C

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // The README's paths besides `weave cc`, run as it writes them.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/profile"
-	"weave/report"
+	"github.com/weave-profiler/weave/profile"
+	"github.com/weave-profiler/weave/report"
 )
 
 // reportCommand prints the tables of a profile.

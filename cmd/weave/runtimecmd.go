@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/driver"
-	"weave/runtime"
+	"github.com/weave-profiler/weave/driver"
+	"github.com/weave-profiler/weave/runtime"
 )
 
 // runtimeCommand writes the runtime as one C file, for builds that compile

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // Attacks on the files the runtime writes (issue 20). Each must fail: the

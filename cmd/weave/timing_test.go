@@ -17,9 +17,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 	"time"
-	"weave/internal/testtool"
+
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // timingReport is the part of weave report --format json the tests read.

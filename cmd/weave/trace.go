@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/tracepoints"
+	"github.com/weave-profiler/weave/tracepoints"
 )
 
 // controlTimeoutFlag is how long weave trace and weave snapshot wait for the

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"weave/internal/testtool"
-	"weave/profile"
-	"weave/tracepoints"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
+	"github.com/weave-profiler/weave/tracepoints"
 )
 
 // traceCounts are a trace's events per function and per allocation site

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/memcheck"
-	"weave/internal/testtool"
-	"weave/profile"
+	"github.com/weave-profiler/weave/internal/memcheck"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // TestLeakUnwovenLibrary: a woven program calls libfoo.so, built without

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"weave/internal/readelf"
-	"weave/internal/testtool"
-	"weave/report"
-	"weave/vmmap"
+	"github.com/weave-profiler/weave/internal/readelf"
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/report"
+	"github.com/weave-profiler/weave/vmmap"
 )
 
 // vmReport is the JSON of the memory map and heap tables.

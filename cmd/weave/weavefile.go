@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"weave/driver"
+	"github.com/weave-profiler/weave/driver"
 )
 
 // weaveAction is `weave [-v] -o out.c prog.c [cc flags]`.

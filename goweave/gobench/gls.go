@@ -38,11 +38,11 @@ func runGLS(root string, count int) error {
 
 import "unsafe"
 
-//go:linkname weaveGLSGet weave/goweave/rt.glsGet
+//go:linkname weaveGLSGet github.com/weave-profiler/weave/goweave/rt.glsGet
 //go:nosplit
 func weaveGLSGet() unsafe.Pointer { return getg().m.curg.weaveGLS }
 
-//go:linkname weaveGLSSet weave/goweave/rt.glsSet
+//go:linkname weaveGLSSet github.com/weave-profiler/weave/goweave/rt.glsSet
 //go:nosplit
 func weaveGLSSet(p unsafe.Pointer) { getg().m.curg.weaveGLS = p }
 `

@@ -97,7 +97,7 @@ func estimateInUse(nodes []*node) (map[*node]inuse, int) {
 // isRuntime reports whether a frame is the runtime's or the weave
 // runtime's, which the allocating frame is not.
 func isRuntime(fn string) bool {
-	for _, p := range []string{"runtime.", "weave/goweave/rt."} {
+	for _, p := range []string{"runtime.", "github.com/weave-profiler/weave/goweave/rt."} {
 		if len(fn) >= len(p) && fn[:len(p)] == p {
 			return true
 		}

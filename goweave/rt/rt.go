@@ -1,4 +1,4 @@
-// Package rt is the runtime that code woven by weave/goweave calls: it keeps a
+// Package rt is the runtime that code woven by github.com/weave-profiler/weave/goweave calls: it keeps a
 // pseudo-stack per goroutine, a calling-context tree of calls and allocation
 // sites, and writes a weave profile at exit.
 package rt

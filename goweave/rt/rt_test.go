@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 var (
@@ -118,7 +118,7 @@ func TestFold(t *testing.T) {
 	}
 }
 
-// TestProfile: the profile written is one weave/profile reads, with the
+// TestProfile: the profile written is one github.com/weave-profiler/weave/profile reads, with the
 // counts of the tree.
 func TestProfile(t *testing.T) {
 	a(10)

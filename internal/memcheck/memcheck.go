@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // Totals are the heap totals of valgrind's HEAP SUMMARY, which the

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 func TestParse(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"weave/internal/testtool"
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // Sizes are what the loader maps of an executable, in bytes, rounded to

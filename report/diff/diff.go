@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // DefaultDepth is the number of functions in a chain, innermost first (as

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 func read(t *testing.T, s string) *profile.Profile {

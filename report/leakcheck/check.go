@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"weave/profile"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // Leak is the blocks of one kind allocated under one whole chain, merged

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-import __wrt "weave/goweave/rt"
+import __wrt "github.com/weave-profiler/weave/goweave/rt"
 
 // point is a pair.
 type point struct{ x, y int }
