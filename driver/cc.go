@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/weave-profiler/weave/api"
+	"github.com/weave-profiler/weave/internal/samefile"
 	"github.com/weave-profiler/weave/parse"
 	"github.com/weave-profiler/weave/weave"
 )
@@ -49,6 +50,13 @@ func (cfg *Config) CC(args []string) error {
 		return err
 	}
 	c := parseCmdline(expandResponseFiles(args))
+	names := make([]string, len(c.inputs))
+	for i, in := range c.inputs {
+		names[i] = in.name
+	}
+	if err := samefile.Check(c.output, names...); err != nil {
+		return err
+	}
 	cfg.portableGuard = portableGuard(c.compileFlags())
 	if c.passthrough || len(c.inputs) == 0 ||
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||

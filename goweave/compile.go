@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/weave-profiler/weave/internal/samefile"
 )
 
 // compile weaves the package being compiled, when it is selected, and
@@ -23,6 +25,9 @@ func compile(args, patterns []string, stderr io.Writer) error {
 	files := make([]string, len(t.files))
 	for i, j := range t.files {
 		files[i] = args[j]
+	}
+	if err := samefile.Check(t.out, files...); err != nil {
+		return err
 	}
 	testmain := t.pkg == "main" && len(files) == 1 && filepath.Base(files[0]) == "_testmain.go"
 	if !testmain && !Selected(t.pkg, pkgDir(files), goRoot(args[0]), patterns) {

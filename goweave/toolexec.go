@@ -72,7 +72,8 @@ type toolArgs struct {
 	args      []string
 	importcfg int // index of the importcfg file argument, or -1
 	pkg       string
-	files     []int // indexes of the .go file arguments
+	files     []int  // indexes of the .go file arguments
+	out       string // -o
 	flags     []string
 	lang      string // -lang=go1.N
 }
@@ -84,6 +85,9 @@ func splitArgs(args []string) *toolArgs {
 		switch {
 		case a == "-importcfg" && i+1 < len(args):
 			t.importcfg = i + 1
+			i++
+		case a == "-o" && i+1 < len(args):
+			t.out = args[i+1]
 			i++
 		case a == "-p" && i+1 < len(args):
 			t.pkg = args[i+1]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/weave-profiler/weave/internal/samefile"
 	"github.com/weave-profiler/weave/merge"
 	"github.com/weave-profiler/weave/profile"
 )
@@ -24,6 +25,9 @@ var mergeCommand = &cli.Command{
 	Action: func(c *cli.Context) error {
 		if c.NArg() == 0 {
 			return fmt.Errorf("merge: no profiles")
+		}
+		if err := samefile.Check(c.String("output"), c.Args().Slice()...); err != nil {
+			return err
 		}
 		var ps []*profile.Profile
 		for _, path := range c.Args().Slice() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/weave-profiler/weave/internal/samefile"
 	"github.com/weave-profiler/weave/profile"
 	"github.com/weave-profiler/weave/report"
 )
@@ -117,6 +118,10 @@ func runReport(c *cli.Context) error {
 		if path, err = newestProfile("."); err != nil {
 			return err
 		}
+	}
+	_, module, _ := strings.Cut(c.String("group"), "module:")
+	if err := samefile.Check(c.String("output"), path, path+".trace", module); err != nil {
+		return err
 	}
 	var kinds []profile.LeakKind
 	if c.IsSet("leak-kinds") {

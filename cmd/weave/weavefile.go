@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/weave-profiler/weave/driver"
+	"github.com/weave-profiler/weave/internal/samefile"
 )
 
 // weaveAction is `weave [-v] -o out.c prog.c [cc flags]`.
@@ -61,6 +62,9 @@ func weaveAction(c *cli.Context) error {
 	}
 	if src == "" {
 		return errors.New("no input file (usage: weave -o out.c prog.c [cc flags])")
+	}
+	if err := samefile.Check(out, src); err != nil {
+		return err
 	}
 	if strings.HasSuffix(src, ".go") {
 		return weaveGoFile(c, src, out, flags)
