@@ -213,7 +213,7 @@ type weaveStats struct {
 	Err          string `json:",omitempty"`
 }
 
-var statsLine = regexp.MustCompile(`==weave== runtime: .*`)
+var statsLine = regexp.MustCompile(`==weave \d+== (runtime: .*)`)
 
 // measureStats runs each program's weave build once more with WEAVE_STATS=1.
 func (res *results) measureStats(b *builder, o *options) {
@@ -225,7 +225,7 @@ func (res *results) measureStats(b *builder, o *options) {
 		}
 		dir := filepath.Join(res.env.work, "run", "stats")
 		prof := filepath.Join(dir, "weave.prof")
-		s := measure(runSpec{dir: dir, args: append([]string{bin}, p.args...), env: []string{"WEAVE_STATS=1", "WEAVE_OUT=" + prof}, stdin: p.stdin, out: prof}, o.timeout)
+		s := measure(runSpec{dir: dir, args: append([]string{bin}, p.args...), env: []string{"WEAVE_STATS=1", "WEAVE_SUMMARY=1", "WEAVE_OUT=" + prof}, stdin: p.stdin, out: prof}, o.timeout)
 		st := &weaveStats{ProfileBytes: s.Profile}
 		res.stats[p.name] = st
 		if s.Err != "" {
@@ -234,7 +234,9 @@ func (res *results) measureStats(b *builder, o *options) {
 			continue
 		}
 		msg, _ := os.ReadFile(filepath.Join(dir, "stderr.txt"))
-		st.Line = strings.TrimPrefix(statsLine.FindString(string(msg)), "==weave== ")
+		if m := statsLine.FindStringSubmatch(string(msg)); m != nil {
+			st.Line = m[1]
+		}
 		st.parse()
 		out, err := exec.Command(res.env.weave, "report", "--format", "json", prof).Output()
 		if err != nil {

@@ -114,7 +114,7 @@ static void rt_write(int final, int complete, const char *how, int sig, int mode
 	g_end = how;
 	g_end_sig = sig;
 	g_complete = complete;
-	probe = !g_cfg_out_set && build_probe();
+	probe = (!g_cfg_out_set || out_dir()) && build_probe();
 	if (final && complete && !probe)
 		ls_leak_scan((uintptr_t)__builtin_frame_address(0));
 	totals_start(&t, &tm);
@@ -125,7 +125,7 @@ static void rt_write(int final, int complete, const char *how, int sig, int mode
 		totals_compute(&t);
 	if (final && save && !perr)
 		tp_finish(path.s);
-	if (g_cfg_summary && !probe && !snapshot)
+	if (!probe && !snapshot)
 		summary(&t, save ? path.s : NULL, perr);
 	if (!final && save && !perr && path.n < sizeof g_prev_path) {
 		memcpy(g_prev_path, path.s, path.n);

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -82,7 +83,7 @@ type result struct {
 }
 
 // run runs exe in a fresh directory. env entries are added to the
-// environment; WEAVE_OUT defaults to <dir>/out.prof.
+// environment; WEAVE_OUT defaults to <dir>/out.prof, WEAVE_SUMMARY to 1.
 func run(t testing.TB, exe string, env []string, args ...string) result {
 	t.Helper()
 	dir := t.TempDir()
@@ -90,7 +91,7 @@ func run(t testing.TB, exe string, env []string, args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "WEAVE_OUT="+filepath.Join(dir, "out.prof"))
+	cmd.Env = append(os.Environ(), "WEAVE_OUT="+filepath.Join(dir, "out.prof"), "WEAVE_SUMMARY=1")
 	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -133,8 +134,11 @@ func summaryOf(t testing.TB, text, prefix string) heapSummary {
 
 func weaveSummary(t testing.TB, r result) heapSummary {
 	t.Helper()
-	return summaryOf(t, r.stderr, "==weave== ")
+	return summaryOf(t, summaryPrefix.ReplaceAllString(r.stderr, "==weave== "), "==weave== ")
 }
+
+// summaryPrefix starts each line of the runtime's summary: the pid in it.
+var summaryPrefix = regexp.MustCompile(`(?m)^==weave \d+== `)
 
 // checkValgrind checks, as a subtest that needs valgrind only, that the
 // runtime's totals for a run of exe equal valgrind's for another.

@@ -11,7 +11,10 @@
 
    Environment, read once at start-up
    ----------------------------------
-   WEAVE_OUT      profile path; "%p" is replaced by the pid. An existing
+   WEAVE_OUT      profile path; "%p" is replaced by the pid. A directory
+                  (an existing one, or a path ending in '/', made if
+                  absent): each process writes weave-<prog>.<pid>.<random>.prof
+                  there, a name of its own (save.c). An existing
                   regular file of that name that this user owns is replaced
                   (atomically); a link, or anything else, is not: the next
                   free name.<n>.prof is taken. Nor is a profile another
@@ -22,7 +25,14 @@
                   directory, never replacing an existing file
                   (weave-<prog>.<pid>.<n>.prof is tried next). Files are
                   created as safefile.c says.
-   WEAVE_SUMMARY  "0": no heap summary on stderr.
+   WEAVE_SUMMARY  the heap summary at exit: "1" always, "0" never; by
+                  default when stderr is a terminal, or when there is
+                  something to report (definitely or indirectly lost
+                  blocks no suppression matched, a profile not written),
+                  so that test suites comparing stderr see nothing.
+   WEAVE_LOG      the summary goes to this file instead of stderr, always
+                  (but WEAVE_SUMMARY=0); "%p" is the pid; created as
+                  profiles are, never replacing a file (name.1 ... next).
    WEAVE_LEAKS    number of leak contexts in the summary (default 5).
    WEAVE_STATS    "1": add a line with the runtime's own memory use.
    WEAVE_TIME     "sampled" (default), "exact" or "off": how function time
@@ -155,6 +165,17 @@ static void secure_notice(void)
 	}
 }
 
+/* Copies the path s into dst (sizeof g_cfg_out), cut to fit; returns 1. */
+static int cfg_path(char *dst, const char *s)
+{
+	wsize n = strlen(s);
+	if (n >= sizeof g_cfg_out)
+		n = sizeof g_cfg_out - 1;
+	memcpy(dst, s, n);
+	dst[n] = 0;
+	return 1;
+}
+
 /* Reads the environment (see the top comment), once it is there: the
    first allocation may come before the C library set environ up, then
    the constructor reads it. */
@@ -172,16 +193,13 @@ static void rt_config(void)
 #endif
 	}
 	s = rt_env("WEAVE_OUT");
-	if (s) {
-		wsize n = strlen(s);
-		if (n >= sizeof g_cfg_out)
-			n = sizeof g_cfg_out - 1;
-		memcpy(g_cfg_out, s, n);
-		g_cfg_out[n] = 0;
-		g_cfg_out_set = 1;
-	}
+	if (s)
+		g_cfg_out_set = cfg_path(g_cfg_out, s);
 	s = rt_env("WEAVE_SUMMARY");
-	g_cfg_summary = !(s && strcmp(s, "0") == 0);
+	g_cfg_summary = !s ? -1 : strcmp(s, "0") == 0 ? 0 : strcmp(s, "1") == 0 ? 1 : -1;
+	s = rt_env("WEAVE_LOG");
+	if (s && *s)
+		g_cfg_log_set = cfg_path(g_cfg_log, s);
 	g_cfg_leaks = (u32)parse_u64(rt_env("WEAVE_LEAKS"), 5);
 	if (g_cfg_leaks > 1000)
 		g_cfg_leaks = 1000;

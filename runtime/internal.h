@@ -312,7 +312,9 @@ static int g_key_ok;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static int g_cfg_out_set; /* WEAVE_OUT is set */
 static char g_cfg_out[4096] RT_LARGE;
-static int g_cfg_summary = 1;
+static int g_cfg_summary = -1; /* WEAVE_SUMMARY: 1 always, 0 never, -1 when there is something to report */
+static int g_cfg_log_set;      /* WEAVE_LOG is set: the summary goes to that file */
+static char g_cfg_log[4096] RT_LARGE;
 static u32 g_cfg_leaks = 5;
 static int g_cfg_stats;
 static int g_cfg_signals = 1;
@@ -560,6 +562,8 @@ static void write_picture(struct writer *w, u64 live); /* picture.c */
 /* save.c */
 static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm);
 static int build_probe(void);
+static int out_dir(void);
+static void sb_expand(struct sbuf *b, const char *pattern);
 
 /* summary.c */
 static const char *errdesc(int e);
@@ -581,7 +585,8 @@ struct writer;
 static void ls_modules(struct writer *w);
 static void ls_write_meta(struct out *o);
 static void ls_write_node(struct out *o, u32 node, u32 id);
-static void ls_summary(struct out *o);
+static void ls_summary(struct out *o, const char *P);
+static int ls_lost(void);
 static void ls_exit_status(void);
 
 /* unload.c */

@@ -329,9 +329,8 @@ static void ls_write_node(struct out *o, u32 node, u32 id)
 	o->records++;
 }
 
-static void ls_summary(struct out *o)
+static void ls_summary(struct out *o, const char *P)
 {
-	const char *P = "==weave== ";
 	struct ls_group *top[1000];
 	u32 ntop = 0, want = g_cfg_leaks, j;
 	u64 more = 0, i;
@@ -397,12 +396,19 @@ static void ls_summary(struct out *o)
 	}
 }
 
+/* Whether the scan found definitely or indirectly lost blocks that no
+   suppression matched: what fails weave check, LeakSanitizer's report. */
+static int ls_lost(void)
+{
+	return g_ls.ok && (g_lg.kept_blocks[0] | g_lg.kept_blocks[1]);
+}
+
 /* WEAVE_LEAK_EXITCODE: after the exit writer, a process with definitely
    or indirectly lost blocks (not suppressed) ends with that status, its
    stdio flushed first as exit would. */
 static void ls_exit_status(void)
 {
-	if (g_cfg_leak_exitcode < 0 || !g_ls.ok || !(g_lg.kept_blocks[0] | g_lg.kept_blocks[1]))
+	if (g_cfg_leak_exitcode < 0 || !ls_lost())
 		return;
 	fflush(NULL);
 	for (;;)

@@ -726,7 +726,7 @@ static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 	u64 t0 = now_ns(), c;
 	if (g_ls.done || !g_cfg_leak_scan || !hidden_on())
 		return;
-	if (!g_cfg_summary && g_cfg_out_set && !g_cfg_out[0] && g_cfg_leak_exitcode < 0)
+	if (g_cfg_summary == 0 && g_cfg_out_set && !g_cfg_out[0] && g_cfg_leak_exitcode < 0)
 		return; /* nobody would see the result */
 	g_ls.done = 1;
 	if (!(g_ls.tasks = tmp_alloc(&tm, LS_MAXTASKS * sizeof *g_ls.tasks)))

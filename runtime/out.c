@@ -162,6 +162,19 @@ static void sb_u64(struct sbuf *b, u64 v)
 	sb_mem(b, d + i, sizeof d - (wsize)i);
 }
 
+/* Appends pattern with each "%p" replaced by the pid (WEAVE_OUT, WEAVE_LOG). */
+static void sb_expand(struct sbuf *b, const char *pattern)
+{
+	for (const char *c = pattern; *c; c++) {
+		if (c[0] == '%' && c[1] == 'p') {
+			sb_u64(b, (u64)getpid());
+			c++;
+		} else {
+			sb_mem(b, c, 1);
+		}
+	}
+}
+
 /* b = name with ".n" added before its .prof suffix (or at its end). */
 static void sb_numbered(struct sbuf *b, const struct sbuf *name, u64 n)
 {

@@ -33,7 +33,7 @@ func TestEmpty(t *testing.T) {
 	t.Parallel()
 	r := run(t, build(t, "gcc", "empty"), nil)
 	got := weaveSummary(t, r)
-	if got != (heapSummary{}) || !strings.Contains(r.stderr, "==weave== All heap blocks were freed -- no leaks are possible\n") {
+	if got != (heapSummary{}) || !regexp.MustCompile(`==weave \d+== All heap blocks were freed -- no leaks are possible\n`).MatchString(r.stderr) {
 		t.Errorf("summary:\n%s", r.stderr)
 	}
 	p := readProfile(t, r.profile())
@@ -91,7 +91,8 @@ func TestProfileName(t *testing.T) {
 	}
 }
 
-// runNoOut is run without any WEAVE_ variable in the environment.
+// runNoOut is run without any WEAVE_ variable in the environment but
+// WEAVE_SUMMARY=1.
 func runNoOut(t testing.TB, exe string, args ...string) result {
 	t.Helper()
 	dir := t.TempDir()
@@ -102,6 +103,7 @@ func runNoOut(t testing.TB, exe string, args ...string) result {
 			cmd.Env = append(cmd.Env, e)
 		}
 	}
+	cmd.Env = append(cmd.Env, "WEAVE_SUMMARY=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -131,7 +133,7 @@ func TestEnv(t *testing.T) {
 		t.Errorf("missing directory not reported:\n%s", r.stderr)
 	}
 	if n := len(regexp.MustCompile(` blocks (definitely|indirectly|possibly) lost at `).FindAllString(r.stderr, -1)); n != 2 ||
-		!regexp.MustCompile(`==weave==   \.\.\. and \d+ more\n`).MatchString(r.stderr) {
+		!regexp.MustCompile(`==weave \d+==   \.\.\. and \d+ more\n`).MatchString(r.stderr) {
 		t.Errorf("WEAVE_LEAKS=2: %d leak lines\n%s", n, r.stderr)
 	}
 	weaveSummary(t, r)

@@ -48,6 +48,19 @@ static void random_bytes(unsigned char *b, wsize n)
 	}
 }
 
+/* Writes 16 unpredictable hex digits at c (no terminator): the part of a
+   name nobody can guess. */
+static void random_hex(char *c)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char r[8];
+	random_bytes(r, sizeof r);
+	for (int i = 0; i < 8; i++) {
+		*c++ = hex[r[i] >> 4];
+		*c++ = hex[r[i] & 15];
+	}
+}
+
 /* The mode a file created with 0666 would get: the process's umask from
    /proc/self/status (umask(2) cannot read it without setting it, which
    would race with the program's threads); 022 if unreadable. */
@@ -68,7 +81,6 @@ static const char *base_name(const char *path)
    Returns 0, or -1 with errno set. */
 static int safefile_open(struct safefile *f, const char *path)
 {
-	static const char hex[] = "0123456789abcdef";
 	struct sbuf dir = {.n = 0};
 	const char *base = base_name(path);
 	f->fd = -1;
@@ -80,16 +92,9 @@ static int safefile_open(struct safefile *f, const char *path)
 	if (f->dir < 0)
 		return -1;
 	for (int try = 0; try < 64; try++) {
-		unsigned char r[8];
-		char *c = f->tmp;
-		random_bytes(r, sizeof r);
-		memcpy(c, ".weave-", 7);
-		c += 7;
-		for (int i = 0; i < 8; i++) {
-			*c++ = hex[r[i] >> 4];
-			*c++ = hex[r[i] & 15];
-		}
-		memcpy(c, ".tmp", 5);
+		memcpy(f->tmp, ".weave-", 7);
+		random_hex(f->tmp + 7);
+		memcpy(f->tmp + 23, ".tmp", 5);
 		f->fd = openat(f->dir, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (f->fd >= 0 || errno != EEXIST)
 			break;

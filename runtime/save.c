@@ -1,7 +1,8 @@
 //go:build ignore
 
-/* save.c: the profile's file: its name (WEAVE_OUT, or
-   weave-<prog>.<pid>.prof never replacing another run's), written through
+/* save.c: the profile's file: its name (WEAVE_OUT: a file, or a
+   directory to put one in; else weave-<prog>.<pid>.prof never replacing
+   another run's), written through
    a safe file (safefile.c), so a reader never sees a half-written profile
    and nothing planted at its name is followed or overwritten. */
 
@@ -35,8 +36,8 @@ static void prog_name(struct sbuf *b)
 
 /* Whether the program is a build system's probe: autoconf's conftest,
    CMake's cmTC_* try-compile programs. Built with CC="weave cc" by
-   ./configure or cmake, they run in the user's tree; without WEAVE_OUT
-   they write no profile and print no summary (no weave-conftest.*.prof
+   ./configure or cmake, they run in the user's tree; without WEAVE_OUT,
+   or with a directory in it, they write no profile and print no summary (no weave-conftest.*.prof
    left behind, nothing added to what configure captures). */
 static int build_probe(void)
 {
@@ -118,6 +119,41 @@ static int device_out(const char *path)
 	return fd < 0 ? -2 : fd;
 }
 
+/* Whether WEAVE_OUT names a directory (%p replaced): it ends in '/', or
+   is an existing directory. Each process's profile then gets a name of
+   its own there (dir_name): a test suite's hundreds of runs write one
+   each, none replaced, nothing left in the build tree. */
+static int out_dir(void)
+{
+	struct sbuf d = {.n = 0};
+	struct stat st;
+	if (!g_cfg_out_set || !g_cfg_out[0])
+		return 0;
+	sb_expand(&d, g_cfg_out);
+	return d.s[d.n - 1] == '/' || (stat(d.s, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* path = the WEAVE_OUT directory (made if absent, one level, as mkdir
+   does) and weave-<prog>.<pid>.<16 random hex digits>.prof in it: unique,
+   and not to be guessed by whoever else writes there. */
+static void dir_name(struct sbuf *path)
+{
+	char r[17] = {0};
+	sb_expand(path, g_cfg_out);
+	if (path->s[path->n - 1] == '/')
+		(void)!mkdir(path->s, 0777);
+	else
+		sb_str(path, "/");
+	sb_str(path, "weave-");
+	prog_name(path);
+	sb_str(path, ".");
+	sb_u64(path, (u64)getpid());
+	random_hex(r);
+	sb_str(path, ".");
+	sb_str(path, r);
+	sb_str(path, ".prof");
+}
+
 /* Writes the profile into the file chosen by WEAVE_OUT (see init.c);
    path gets the final name. Returns 0, or -1 with errno set. */
 static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
@@ -134,16 +170,10 @@ static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 		if ((dev = device_out(path->s)) == -2)
 			return -1;
 		replace = 1;
+	} else if (out_dir()) {
+		dir_name(path);
 	} else if (g_cfg_out_set) {
-		const char *c;
-		for (c = g_cfg_out; *c; c++) {
-			if (c[0] == '%' && c[1] == 'p') {
-				sb_u64(path, pid);
-				c++;
-			} else {
-				sb_mem(path, c, 1);
-			}
-		}
+		sb_expand(path, g_cfg_out);
 		if ((dev = device_out(path->s)) == -2)
 			return -1;
 		replace = dev < 0 && !exec_profile(path->s);

@@ -2,7 +2,8 @@
 
 /* summary.c: the heap totals and the largest leaks, computed once (by the
    profile writer as it reads the heap counters, or by totals_compute when
-   no profile is written), and the heap summary printed on stderr. */
+   no profile is written), and the heap summary: on stderr when there is
+   something to report, or in a WEAVE_LOG file. */
 
 #include "internal.h"
 
@@ -184,61 +185,99 @@ static void summary_stats(struct out *o, struct totals *t, const char *P)
 	out_str(o, " threads\n");
 }
 
+/* The summary's lines, each starting with P ("==weave <pid>== "). */
+static void summary_write(struct out *o, struct totals *t, const char *path, int perr, const char *P)
+{
+	out_str(o, P);
+	/* A former image's: the next program's summary follows. */
+	out_str(o, strcmp(g_end, "exec") == 0 ? "HEAP SUMMARY (before exec):\n" : "HEAP SUMMARY:\n");
+	if (!g_complete) {
+		out_str(o, P);
+		out_str(o, "    (incomplete: written when the process got signal ");
+		out_u64(o, (u64)g_end_sig);
+		out_str(o, ")\n");
+	}
+	out_str(o, P);
+	out_str(o, "    in use at exit: ");
+	out_commas(o, t->live_bytes);
+	out_str(o, " bytes in ");
+	out_commas(o, t->live_blocks);
+	out_str(o, " blocks\n");
+	out_str(o, P);
+	out_str(o, "  total heap usage: ");
+	out_commas(o, t->allocs);
+	out_str(o, " allocs, ");
+	out_commas(o, t->frees);
+	out_str(o, " frees, ");
+	out_commas(o, t->bytes);
+	out_str(o, " bytes allocated\n");
+	out_str(o, P);
+	out_ch(o, '\n');
+	if (!t->live_blocks) {
+		out_str(o, P);
+		out_str(o, "All heap blocks were freed -- no leaks are possible\n");
+	} else if (ls_ok()) {
+		ls_summary(o, P);
+	} else if (t->nleaks) {
+		summary_leaks(o, t, P);
+	}
+	if (g_cfg_stats)
+		summary_stats(o, t, P);
+	if (path) {
+		out_str(o, P);
+		out_str(o, perr ? "cannot write profile " : "profile written to ");
+		out_str(o, path);
+		if (perr) {
+			out_str(o, ": ");
+			out_str(o, errdesc(perr));
+		} else {
+			out_str(o, " (weave report ");
+			out_str(o, path);
+			out_ch(o, ')');
+		}
+		out_ch(o, '\n');
+	}
+}
+
+/* Prints the summary where WEAVE_SUMMARY and WEAVE_LOG say (see init.c):
+   into a new WEAVE_LOG file, created as profiles are, else on stderr
+   when it is a terminal or there is something to report (lost blocks,
+   a profile not written): nothing on a test suite's compared stderr. */
 static void summary(struct totals *t, const char *path, int perr)
 {
 	static char buf[8192] RT_LARGE;
 	struct out o = {.fd = 2, .buf = buf, .cap = sizeof buf};
-	const char *P = "==weave== ";
+	struct sbuf P = {.n = 0}, log = {.n = 0};
+	struct safefile f;
+	int lerr = 0;
 
-	out_str(&o, P);
-	out_str(&o, "HEAP SUMMARY:\n");
-	if (!g_complete) {
-		out_str(&o, P);
-		out_str(&o, "    (incomplete: written when the process got signal ");
-		out_u64(&o, (u64)g_end_sig);
-		out_str(&o, ")\n");
+	if (!g_cfg_summary || (g_cfg_summary < 0 && !g_cfg_log_set && !perr && !ls_lost() && !isatty(2)))
+		return;
+	sb_str(&P, "==weave ");
+	sb_u64(&P, (u64)getpid());
+	sb_str(&P, "== ");
+	if (g_cfg_log_set) {
+		sb_expand(&log, g_cfg_log);
+		if (safefile_open(&f, log.s) == 0)
+			o.fd = f.fd;
+		else
+			lerr = errno;
 	}
-	out_str(&o, P);
-	out_str(&o, "    in use at exit: ");
-	out_commas(&o, t->live_bytes);
-	out_str(&o, " bytes in ");
-	out_commas(&o, t->live_blocks);
-	out_str(&o, " blocks\n");
-	out_str(&o, P);
-	out_str(&o, "  total heap usage: ");
-	out_commas(&o, t->allocs);
-	out_str(&o, " allocs, ");
-	out_commas(&o, t->frees);
-	out_str(&o, " frees, ");
-	out_commas(&o, t->bytes);
-	out_str(&o, " bytes allocated\n");
-	out_str(&o, P);
-	out_ch(&o, '\n');
-	if (!t->live_blocks) {
-		out_str(&o, P);
-		out_str(&o, "All heap blocks were freed -- no leaks are possible\n");
-	} else if (ls_ok()) {
-		ls_summary(&o);
-	} else if (t->nleaks) {
-		summary_leaks(&o, t, P);
-	}
-	if (g_cfg_stats)
-		summary_stats(&o, t, P);
-	if (path && !perr) {
-		out_str(&o, P);
-		out_str(&o, "profile written to ");
-		out_str(&o, path);
-		out_str(&o, " (weave report ");
-		out_str(&o, path);
-		out_str(&o, ")\n");
-	} else if (path) {
-		out_str(&o, P);
-		out_str(&o, "cannot write profile ");
-		out_str(&o, path);
-		out_str(&o, ": ");
-		out_str(&o, errdesc(perr));
-		out_ch(&o, '\n');
-	}
+	summary_write(&o, t, path, perr, P.s);
 	out_flush(&o);
+	if (o.fd != 2 && (o.err || safefile_commit(&f, &log, 0) != 0)) {
+		if (o.err)
+			safefile_abort(&f);
+		lerr = o.err ? o.err : errno;
+	}
+	if (lerr) {
+		o = (struct out){.fd = 2, .buf = buf, .cap = sizeof buf};
+		out_str(&o, P.s);
+		out_str(&o, "cannot write WEAVE_LOG file ");
+		out_str(&o, log.s);
+		out_str(&o, ": ");
+		out_str(&o, errdesc(lerr));
+		out_ch(&o, '\n');
+		out_flush(&o);
+	}
 }
-

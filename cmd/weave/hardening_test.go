@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -205,7 +206,7 @@ func TestHardeningThreads(t *testing.T) {
 	if a, f := hidden1.TotalAllocs(), hidden1.TotalFrees(); a-f < 8*n/8 || a-f > 8*n/8+16 {
 		t.Errorf("hidden allocations %d, frees %d: want %d kept, and the threads' own", a, f, 8*n/8)
 	}
-	if !strings.Contains(got.stderr, "==weave== HEAP SUMMARY") {
+	if !hasSummary(got.stderr) {
 		t.Errorf("no summary:\n%s", got.stderr)
 	}
 
@@ -308,6 +309,16 @@ func TestHardeningExec(t *testing.T) {
 	// p.<pid>.prof is image 1's; image 2, finding it, took p.<pid>.1.prof.
 	if strings.HasSuffix(files[0], ".1.prof") {
 		files[0], files[1] = files[1], files[0]
+	}
+	// Each summary says it was written before an exec, with the one pid.
+	heads := regexp.MustCompile(`(?m)^==weave (\d+)== HEAP SUMMARY(.*)$`).FindAllStringSubmatch(got.stderr, -1)
+	for _, h := range heads {
+		if h[1] != heads[0][1] || h[2] != " (before exec):" {
+			t.Errorf("summary heading %q (pid %s, first %s)", h[0], h[1], heads[0][1])
+		}
+	}
+	if len(heads) < 2 {
+		t.Errorf("%d summaries, want one per image at least:\n%s", len(heads), got.stderr)
 	}
 	img1, img2 := load(t, files[0]), load(t, files[1])
 	if img1.meta("pid") != img2.meta("pid") || !strings.HasSuffix(files[1], ".1.prof") {

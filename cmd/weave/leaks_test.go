@@ -481,7 +481,8 @@ func TestLeakThreads(t *testing.T) {
 
 // TestConfigureLeavesNothing: ./configure CC="weave cc" builds and runs
 // conftest (autoconf's probe; cmTC_* is CMake's): without WEAVE_OUT it
-// leaves no profile in the user's tree and prints no summary. The same
+// (or with a directory in it) leaves no profile in the user's tree and
+// prints no summary. The same
 // program under another name writes its profile as usual.
 func TestConfigureLeavesNothing(t *testing.T) {
 	testtool.Need(t, "gcc", "sh")
@@ -505,6 +506,12 @@ $CC -o prog conftest.c
 	files, _ := filepath.Glob(filepath.Join(dir, "weave-*.prof"))
 	if len(files) != 1 || !strings.HasPrefix(filepath.Base(files[0]), "weave-prog.") {
 		t.Errorf("profiles left: %v (want only prog's)", files)
+	}
+	// WEAVE_OUT=DIR/ (a test suite's): the probes write none there either.
+	r = run(t, dir, append(env, "WEAVE_OUT="+filepath.Join(dir, "profs")+"/"), "sh", "./configure")
+	files, _ = filepath.Glob(filepath.Join(dir, "profs", "*"))
+	if r.code != 0 || len(files) != 1 || !strings.HasPrefix(filepath.Base(files[0]), "weave-prog.") {
+		t.Errorf("WEAVE_OUT=profs/: exit %d, profiles %v (want only prog's)\n%s", r.code, files, r.stderr)
 	}
 }
 

@@ -1,0 +1,98 @@
+package runtime
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/weave-profiler/weave/internal/testtool"
+)
+
+// TestSummaryDefaults: by default the summary is printed only when there
+// is something to report (lost blocks) or stderr is a terminal, so a test
+// suite comparing stderr sees nothing; its lines carry the pid;
+// WEAVE_SUMMARY=1/0 force it; WEAVE_LOG sends it to a new file.
+func TestSummaryDefaults(t *testing.T) {
+	t.Parallel()
+	empty, leaky := build(t, "gcc", "empty"), build(t, "gcc", "allfns")
+	auto := []string{"WEAVE_SUMMARY="}
+
+	if r := run(t, empty, auto); r.stderr != "" || r.code != 0 {
+		t.Errorf("nothing leaked, stderr a pipe: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := run(t, empty, []string{"WEAVE_SUMMARY=1"}); !strings.Contains(r.stderr, "All heap blocks were freed") {
+		t.Errorf("WEAVE_SUMMARY=1: %q", r.stderr)
+	}
+	if r := run(t, leaky, []string{"WEAVE_SUMMARY=0"}); r.stderr != "" {
+		t.Errorf("WEAVE_SUMMARY=0 with leaks: %q", r.stderr)
+	}
+	r := run(t, leaky, auto)
+	pid := readProfile(t, r.profile()).meta["pid"]
+	if !regexp.MustCompile(`(?m)^==weave ` + pid + `==    definitely lost: [\d,]+ bytes`).MatchString(r.stderr) {
+		t.Errorf("lost blocks, default: no summary with pid %s:\n%s", pid, r.stderr)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n") {
+		if !strings.HasPrefix(l, "==weave "+pid+"== ") {
+			t.Errorf("line without the pid: %q", l)
+		}
+	}
+	// Lost blocks all suppressed: nothing to report.
+	supp := filepath.Join(t.TempDir(), "supp")
+	os.WriteFile(supp, []byte("leak:main\nleak:helper\n"), 0o644)
+	if r := run(t, leaky, append(auto, "WEAVE_SUPPRESSIONS="+supp)); r.stderr != "" {
+		t.Errorf("lost blocks suppressed, default: %q", r.stderr)
+	}
+
+	// WEAVE_LOG: the summary in a file of its own, none on stderr.
+	r = run(t, empty, append(auto, "WEAVE_LOG=log.%p"))
+	pid = readProfile(t, r.profile()).meta["pid"]
+	log, err := os.ReadFile(filepath.Join(r.dir, "log."+pid))
+	if err != nil || r.stderr != "" || !strings.HasPrefix(string(log), "==weave "+pid+"== HEAP SUMMARY:\n") {
+		t.Errorf("WEAVE_LOG=log.%%p: stderr %q, log %q (%v)", r.stderr, log, err)
+	}
+	r = run(t, empty, append(auto, "WEAVE_LOG=nodir/log"))
+	if !strings.Contains(r.stderr, "HEAP SUMMARY") || !strings.Contains(r.stderr, "cannot write WEAVE_LOG file nodir/log: No such file") {
+		t.Errorf("WEAVE_LOG in a missing directory: %q", r.stderr)
+	}
+
+	// On a terminal: printed (script gives the program a pty).
+	testtool.Check(t, "terminal", []string{"script"}, func(t *testing.T) {
+		out, err := exec.Command("script", "-qec", "env WEAVE_SUMMARY= WEAVE_OUT= "+empty, "/dev/null").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "All heap blocks were freed") {
+			t.Errorf("on a terminal: %v %q", err, out)
+		}
+	})
+}
+
+// TestOutDir: WEAVE_OUT=DIR/ (made if absent) or an existing directory:
+// one profile per process there, each with a name of its own.
+func TestOutDir(t *testing.T) {
+	t.Parallel()
+	empty := build(t, "gcc", "empty")
+	dir := t.TempDir()
+	name := regexp.MustCompile(`^weave-empty\.(\d+)\.[0-9a-f]{16}\.prof$`)
+	for i, out := range []string{dir + "/new/", dir + "/new", dir + "/new/"} {
+		r := run(t, empty, []string{"WEAVE_OUT=" + out})
+		files, _ := os.ReadDir(dir + "/new")
+		if len(files) != i+1 {
+			t.Fatalf("WEAVE_OUT=%s: %d files in it, want %d\n%s", out, len(files), i+1, r.stderr)
+		}
+		if left, _ := os.ReadDir(r.dir); len(left) != 0 {
+			t.Errorf("files left in the working directory: %v", left)
+		}
+	}
+	files, _ := os.ReadDir(dir + "/new")
+	for _, f := range files {
+		m := name.FindStringSubmatch(f.Name())
+		if m == nil {
+			t.Errorf("profile name %s", f.Name())
+			continue
+		}
+		if pid := readProfile(t, filepath.Join(dir, "new", f.Name())).meta["pid"]; pid != m[1] {
+			t.Errorf("%s holds pid %s", f.Name(), pid)
+		}
+	}
+}
