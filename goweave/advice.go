@@ -19,7 +19,9 @@ func (w *weaver) pre(c *dstutil.Cursor) bool {
 			return false
 		}
 		w.stack = append(w.stack, w.newFunc(w.funcName(n), n.Type.Func))
+		w.keys = append(w.keys, w.info.Defs[n.Name])
 	case *ast.FuncLit:
+		w.keys = append(w.keys, n)
 		outer := w.prefix() + ".init"
 		if len(w.stack) > 0 {
 			outer = w.funcs[w.stack[len(w.stack)-1]].name
@@ -62,24 +64,26 @@ func (w *weaver) post(c *dstutil.Cursor) bool {
 		if n.Body == nil || lowLevel(n) {
 			break
 		}
-		fn := w.stack[len(w.stack)-1]
-		w.stack = w.stack[:len(w.stack)-1]
-		w.enter(c.Node().(*dst.FuncDecl).Body, n.Body, fn, n.Name.Name == "main" && n.Recv == nil && w.pkg.Name() == "main")
+		fn, key := w.stack[len(w.stack)-1], w.funcKey()
+		w.stack, w.keys = w.stack[:len(w.stack)-1], w.keys[:len(w.keys)-1]
+		w.frame(key, c.Node().(*dst.FuncDecl).Body, n.Body, fn, n.Name.Name == "main" && n.Recv == nil && w.pkg.Name() == "main", nil)
 	case *ast.FuncLit:
-		fn := w.stack[len(w.stack)-1]
-		w.stack = w.stack[:len(w.stack)-1]
+		fn, key := w.stack[len(w.stack)-1], w.funcKey()
+		w.stack, w.keys = w.stack[:len(w.stack)-1], w.keys[:len(w.keys)-1]
 		lit := c.Node().(*dst.FuncLit)
-		w.enter(lit.Body, n.Body, fn, false)
-		if w.opt.LineDirectives && w.pos(n.Body.Lbrace).Line == w.pos(n.Body.Rbrace).Line {
-			// The body now spans lines: what follows it on its line goes back
-			// to its own position.
-			end := w.pos(n.Body.Rbrace)
-			end.Column++
-			lit.Decs.End.Append(w.lineDirective(end, 0))
-		}
+		w.frame(key, lit.Body, n.Body, fn, false, func() {
+			if w.opt.LineDirectives && w.pos(n.Body.Lbrace).Line == w.pos(n.Body.Rbrace).Line {
+				// The body now spans lines: what follows it on its line goes
+				// back to its own position.
+				end := w.pos(n.Body.Rbrace)
+				end.Column++
+				lit.Decs.End.Append(w.lineDirective(end, 0))
+			}
+		})
 	case *ast.GoStmt:
 		w.goStmt(c, n)
 	case *ast.CallExpr:
+		w.addCall(n)
 		w.call(c, n)
 	case *ast.UnaryExpr:
 		if lit, ok := n.X.(*ast.CompositeLit); ok && n.Op == token.AND {
@@ -106,12 +110,15 @@ func (w *weaver) post(c *dstutil.Cursor) bool {
 	return true
 }
 
-// enter puts `defer rt.Enter(&f).Exit()` first in a body (and before it
-// `defer rt.Finish()` in main.main, which runs last).
-func (w *weaver) enter(body *dst.BlockStmt, orig *ast.BlockStmt, fn int, isMain bool) {
+// enter puts `defer rt.Enter(&f).Exit()` first in a body when framed
+// (and before it `defer rt.Finish()` in main.main, which runs last).
+func (w *weaver) enter(body *dst.BlockStmt, orig *ast.BlockStmt, fn int, isMain, framed bool) {
 	call := func(fun dst.Expr, args ...dst.Expr) *dst.CallExpr { return &dst.CallExpr{Fun: fun, Args: args} }
-	enter := call(w.rt("Enter"), w.record("f", fn))
-	stmts := []dst.Stmt{&dst.DeferStmt{Call: call(&dst.SelectorExpr{X: enter, Sel: dst.NewIdent("Exit")})}}
+	var stmts []dst.Stmt
+	if framed {
+		enter := call(w.rt("Enter"), w.record("f", fn))
+		stmts = append(stmts, &dst.DeferStmt{Call: call(&dst.SelectorExpr{X: enter, Sel: dst.NewIdent("Exit")})})
+	}
 	if isMain {
 		stmts = append([]dst.Stmt{&dst.DeferStmt{Call: call(w.rt("Finish"))}}, stmts...)
 	}
@@ -274,6 +281,9 @@ func (w *weaver) newSite(at token.Pos, op string, sizeOf, named types.Type) int 
 			}
 			return p.Name()
 		})
+	}
+	if key := w.funcKey(); key != nil {
+		w.graph.node(key).sites = true
 	}
 	w.sites = append(w.sites, siteRec{fn: w.stack[len(w.stack)-1], pos: w.pos(at), op: op, typ: typ, size: size})
 	return len(w.sites) - 1

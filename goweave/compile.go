@@ -53,7 +53,7 @@ func compile(args, patterns []string, stderr io.Writer) error {
 	if testmain {
 		woven, err = weaveTestmain(files[0])
 	} else {
-		woven, err = weaveCompile(args, t, files, cfg, tmp, stderr)
+		woven, err = weaveCompile(args, t, files, patterns, cfg, tmp, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "weave: %s: not woven: %v\n", t.pkg, err)
@@ -81,7 +81,7 @@ func compile(args, patterns []string, stderr io.Writer) error {
 
 // weaveCompile runs the compiler once with -m for the escape analysis, then
 // weaves the package's files.
-func weaveCompile(args []string, t *toolArgs, files []string, cfg []byte, tmp string, stderr io.Writer) ([][]byte, error) {
+func weaveCompile(args []string, t *toolArgs, files, patterns []string, cfg []byte, tmp string, stderr io.Writer) ([][]byte, error) {
 	for _, f := range files {
 		if strings.Contains(filepath.Base(f), "cgo") {
 			return nil, fmt.Errorf("cgo packages are not woven")
@@ -100,13 +100,26 @@ func weaveCompile(args []string, t *toolArgs, files []string, cfg []byte, tmp st
 		return nil, err
 	}
 	cwd, _ := os.Getwd()
-	esc, err := escapeAnalysis(args, tmp)
+	esc, escErr := escapeAnalysis(args, tmp)
 	opt := Options{ImportPath: t.pkg, Sizes: sizes(), LineDirectives: true}
+	var err error
+	if opt.AllFrames, err = ParseFrames(os.Getenv(FramesEnv)); err != nil {
+		return nil, fmt.Errorf("%s: %v", FramesEnv, err)
+	}
+	goroot := goRoot(args[0])
+	opt.Woven = func(path string) bool {
+		for _, p := range patterns {
+			if match(p, path) {
+				return true
+			}
+		}
+		return !isStd(goroot, path)
+	}
 	if t.lang != "" && versionBefore(t.lang, 18) {
 		opt.NoAllocations = true
 		fmt.Fprintf(stderr, "weave: %s: calls woven, allocation sites not: its language version is %s (go.mod), the allocation advice needs go1.18\n", t.pkg, t.lang)
 	}
-	if err == nil {
+	if escErr == nil {
 		opt.Escapes = ParseEscapes(esc, cwd)
 	}
 	fset := token.NewFileSet()

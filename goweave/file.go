@@ -22,8 +22,8 @@ type FileResult struct {
 // WeaveFile weaves one file (`weave -o out.go in.go`). It is type-checked
 // alone, or with the other files of its package in its directory when it
 // needs them; the escape analysis comes from compiling the same files with
-// -gcflags=-m.
-func WeaveFile(name string, lineDirectives bool) (*FileResult, error) {
+// -gcflags=-m. allFrames gives every function a frame (--frames all).
+func WeaveFile(name string, lineDirectives, allFrames bool) (*FileResult, error) {
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func WeaveFile(name string, lineDirectives bool) (*FileResult, error) {
 	if _, err := Parse(token.NewFileSet(), srcs); err != nil {
 		return nil, err
 	}
-	opt := Options{ImportPath: "main", LineDirectives: lineDirectives, Sizes: sizes()}
+	opt := Options{ImportPath: "main", LineDirectives: lineDirectives, Sizes: sizes(), AllFrames: allFrames}
 	opt.Dir, _ = os.Getwd()
 	try := func(srcs []Source) ([][]byte, string, error) {
 		fset := token.NewFileSet()

@@ -47,8 +47,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return cmd.Run()
 }
 
-// version prints the tool's version with weave's build and the selection
-// appended: the go command keys its cache on that line.
+// version prints the tool's version with weave's build, the selection and
+// the frame policy appended: the go command keys its cache on that line.
 func version(args, patterns []string, stdout, stderr io.Writer) error {
 	var out bytes.Buffer
 	if err := run(args, &out, stderr); err != nil {
@@ -62,6 +62,7 @@ func version(args, patterns []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintln(h, patterns)
+	fmt.Fprintln(h, os.Getenv(FramesEnv))
 	line := strings.TrimRight(out.String(), "\n")
 	_, err := fmt.Fprintf(stdout, "%s weave-go:%s\n", line, hex.EncodeToString(h.Sum(nil))[:16])
 	return err

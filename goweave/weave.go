@@ -49,6 +49,13 @@ type Options struct {
 	// generic, which a package whose language version is before go1.18
 	// cannot call.
 	NoAllocations bool
+	// AllFrames gives every function a frame (--frames all); else a
+	// function gets one only where it can be on an allocation chain
+	// (frames.go).
+	AllFrames bool
+	// Woven reports whether a package other than this one is woven, so
+	// that its functions may allocate at woven sites (default StdUnwoven).
+	Woven func(path string) bool
 }
 
 // Pos is a position in a source file, as the compiler prints it.
@@ -103,10 +110,11 @@ func Package(srcs []Source, opt Options) ([][]byte, error) {
 		opt.Sizes = types.SizesFor("gc", "amd64")
 	}
 	info := &types.Info{
-		Types:     map[ast.Expr]types.TypeAndValue{},
-		Uses:      map[*ast.Ident]types.Object{},
-		Defs:      map[*ast.Ident]types.Object{},
-		Instances: map[*ast.Ident]types.Instance{},
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Instances:  map[*ast.Ident]types.Instance{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
 	}
 	var firstErr error
 	conf := types.Config{Importer: opt.Importer, Sizes: opt.Sizes, Error: func(err error) {
@@ -122,10 +130,27 @@ func Package(srcs []Source, opt Options) ([][]byte, error) {
 		}
 		return nil, firstErr
 	}
-	out := make([][]byte, len(files))
+	if opt.Woven == nil {
+		opt.Woven = StdUnwoven
+	}
+	// Weave the allocation sites of every file and build the call graph,
+	// then put in the frames it asks for and print.
+	graph := &callGraph{nodes: map[any]*fnode{}, woven: opt.Woven}
+	ws := make([]*weaver, len(files))
 	for i, f := range files {
-		w := &weaver{fset: fset, info: info, pkg: pkg, opt: &opt, file: f, index: i, closures: map[string]int{}}
-		if out[i], err = w.weave(); err != nil {
+		ws[i] = &weaver{fset: fset, info: info, pkg: pkg, opt: &opt, file: f, index: i, closures: map[string]int{}, graph: graph}
+		if err := ws[i].walk(); err != nil {
+			return nil, fmt.Errorf("%s: %v", srcs[i].Name, err)
+		}
+	}
+	for key, framed := range graph.framed() {
+		if e := graph.nodes[key].entry; e != nil {
+			e(framed)
+		}
+	}
+	out := make([][]byte, len(files))
+	for i, w := range ws {
+		if out[i], err = w.print(); err != nil {
 			return nil, fmt.Errorf("%s: %v", srcs[i].Name, err)
 		}
 	}
@@ -143,7 +168,10 @@ type weaver struct {
 	dmap     decorator.Map
 	funcs    []funcRec
 	sites    []siteRec
-	stack    []int          // enclosing functions, indexes into funcs
+	stack    []int // enclosing functions, indexes into funcs
+	keys     []any // enclosing functions, keys of graph
+	graph    *callGraph
+	df       *dst.File
 	closures map[string]int // closures numbered per enclosing function
 	osExit   string         // the name os is imported under, when os.Exit was replaced
 	tmp      int
@@ -162,14 +190,23 @@ type siteRec struct {
 	size int64
 }
 
-func (w *weaver) weave() ([]byte, error) {
+// walk weaves the file's allocation sites and adds its functions and
+// calls to the graph.
+func (w *weaver) walk() error {
 	d := decorator.NewDecorator(w.fset)
 	df, err := d.DecorateFile(w.file)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	w.dmap = d.Map
+	w.df = df
 	dstutil.Apply(df, w.pre, w.post)
+	return nil
+}
+
+// print prints the woven file once its frames are in.
+func (w *weaver) print() ([]byte, error) {
+	df := w.df
 	if len(w.funcs) == 0 && w.osExit == "" {
 		return nil, nil // nothing to weave: the file stays as it is
 	}

@@ -11,19 +11,27 @@ import (
 	"github.com/weave-profiler/weave/goweave"
 )
 
-// goCommand is `weave go build|test|run|install|vet [--packages p,...] args`:
+// goCommand is `weave go build|test|run|install|vet [--packages p,...]
+// [--frames auto|all] args`:
 // the go command with weave as its -toolexec.
 var goCommand = &cli.Command{
 	Name:            "go",
 	Usage:           "run the go command with weave weaving the main module (and --packages patterns)",
-	UsageText:       "weave go build|test|run|install [--packages pattern,...] [go flags] [packages]",
+	UsageText:       "weave go build|test|run|install [--packages pattern,...] [--frames auto|all] [go flags] [packages]",
 	SkipFlagParsing: true,
 	Action: func(c *cli.Context) error {
 		args := c.Args().Slice()
 		if len(args) == 0 {
 			return errors.New("weave go: which go command? (build, test, run, install)")
 		}
-		patterns, rest := packagesFlag(args[1:])
+		frames, rest, found := framesFlag(args[1:])
+		if !found {
+			frames = os.Getenv(goweave.FramesEnv)
+		}
+		if _, err := goweave.ParseFrames(frames); err != nil {
+			return err
+		}
+		patterns, rest := packagesFlag(rest)
 		self, err := os.Executable()
 		if err != nil {
 			return err
@@ -31,7 +39,7 @@ var goCommand = &cli.Command{
 		goArgs := append([]string{args[0], "-toolexec", self + " toolexec"}, rest...)
 		cmd := exec.Command("go", goArgs...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, c.App.Writer, c.App.ErrWriter
-		cmd.Env = append(os.Environ(), goweave.PackagesEnv+"="+strings.Join(patterns, ","))
+		cmd.Env = append(os.Environ(), goweave.PackagesEnv+"="+strings.Join(patterns, ","), goweave.FramesEnv+"="+frames)
 		if err := cmd.Run(); err != nil {
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,9 +46,35 @@ func TestGoFileGolden(t *testing.T) {
 			t.Errorf("main.main.func1 not under main.main")
 		}
 	}
-	if calls := funcCalls(p)["main.(*Grid).add"]; calls != 4 {
+	// add is an allocation leaf: frameless, uncounted, its node made by
+	// its sites. With a frame in every function, its calls are counted.
+	if calls := funcCalls(p)["main.(*Grid).add"]; calls != 0 {
+		t.Errorf("frameless add called %d times, want 0 (not counted)", calls)
+	}
+	mustRun(t, dir, nil, weaveBin, "--frames", "all", "-o", filepath.Join(tmp, "all.go"), "golden.go")
+	mustRun(t, mod, nil, "go", "build", "-o", bin, filepath.Join(tmp, "all.go"))
+	mustRun(t, tmp, []string{"WEAVE_OUT=" + filepath.Join(tmp, "all.prof")}, bin)
+	pa, err := profile.ReadFile(filepath.Join(tmp, "all.prof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := funcCalls(pa)["main.(*Grid).add"]; calls != 4 {
 		t.Errorf("add called %d times, want 4", calls)
 	}
+	if a, b := allocChains(p), allocChains(pa); !maps.Equal(a, b) {
+		t.Errorf("allocation chains: auto %v, all %v", a, b)
+	}
+}
+
+// allocChains is a profile's allocations by chain, site and type.
+func allocChains(p *profile.Profile) map[string]uint64 {
+	m := map[string]uint64{}
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindAlloc {
+			m[chain(n)+" @ "+n.Site.Func.Name+":"+strconv.Itoa(n.Site.Line)+" "+n.Site.Type] += n.Heap.TotalAllocs()
+		}
+	}
+	return m
 }
 
 // funcCalls sums the calls of each function over its contexts.
@@ -118,11 +146,26 @@ func TestGoKnownAllocations(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("chains %v, want %v", got, want)
 	}
-	calls := funcCalls(p)
+	// With a frame in every function: the same chains, and every call
+	// counted (makeWidget, an allocation leaf, is frameless by default).
+	mustRun(t, tmp, nil, weaveBin, "go", "build", "--frames", "all", "-o", "app-all", ".")
+	allProf := filepath.Join(tmp, "all.prof")
+	mustRun(t, tmp, []string{"WEAVE_OUT=" + allProf}, "./app-all", "1000")
+	pa, err := profile.ReadFile(allProf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := allocChains(p), allocChains(pa); !maps.Equal(a, b) {
+		t.Errorf("allocation chains: auto %v, all %v", a, b)
+	}
+	calls := funcCalls(pa)
 	for f, n := range map[string]uint64{"main.main": 1, "main.worker": 1, "main.layer": 2, "main.build": 1500, "main.makeWidget": 1500} {
 		if calls[f] != n {
 			t.Errorf("%s called %d times, want %d", f, calls[f], n)
 		}
+	}
+	if c := funcCalls(p)["main.makeWidget"]; c != 0 {
+		t.Errorf("frameless makeWidget counted %d calls", c)
 	}
 	// In use at exit: keep holds 1,000 of the 1,500 widgets. Sampling
 	// every allocation, the estimate is what survived the collection at
@@ -219,7 +262,7 @@ func TestGoOldLanguage(t *testing.T) {
 	tmp := t.TempDir()
 	os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module example.com/old\n\ngo 1.16\n"), 0o644)
 	os.WriteFile(filepath.Join(tmp, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc f(i int) *int { return &i }\n\nfunc main() {\n\tfor i := 0; i < 3; i++ {\n\t\tfmt.Println(*f(i))\n\t}\n}\n"), 0o644)
-	b := mustRun(t, tmp, nil, weaveBin, "go", "build", "-o", "app", ".")
+	b := mustRun(t, tmp, nil, weaveBin, "go", "build", "--frames=all", "-o", "app", ".")
 	if n := strings.Count(b.stderr, "allocation sites not"); n != 1 {
 		t.Errorf("want one warning, got %q", b.stderr)
 	}
@@ -233,5 +276,82 @@ func TestGoOldLanguage(t *testing.T) {
 	}
 	if c := funcCalls(p)["main.f"]; c != 3 {
 		t.Errorf("main.f called %d times, want 3", c)
+	}
+}
+
+// TestGoFrames builds testdata/go/frames plain, woven with the default
+// frame policy (auto) and with --frames all: the same output; the same
+// allocation chains, sites, types and totals in both profiles; the
+// functions that need no frame (pure helpers, allocation leaves, calls of
+// the standard library without callbacks) uncounted under auto, the others
+// counted as under all; and every function the plain build inlines that is
+// frameless still inlined (-gcflags=-m).
+func TestGoFrames(t *testing.T) {
+	tmp := t.TempDir()
+	src, _ := filepath.Abs("testdata/go/frames")
+	for _, f := range []string{"main.go", "go.mod"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(tmp, f), b, 0o644)
+	}
+	plain := mustRun(t, tmp, nil, "go", "build", "-gcflags=-m", "-o", "plain", ".")
+	auto := mustRun(t, tmp, nil, weaveBin, "go", "build", "-gcflags=-m", "-o", "auto", ".")
+	mustRun(t, tmp, nil, weaveBin, "go", "build", "--frames", "all", "-o", "all", ".")
+	want := mustRun(t, tmp, nil, "./plain").stdout
+	profs := map[string]*profile.Profile{}
+	for _, b := range []string{"auto", "all"} {
+		prof := filepath.Join(tmp, b+".prof")
+		if r := mustRun(t, tmp, []string{"WEAVE_OUT=" + prof}, "./"+b); r.stdout != want {
+			t.Errorf("%s printed %q, plain %q", b, r.stdout, want)
+		}
+		p, err := profile.ReadFile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		profs[b] = p
+	}
+	if a, b := allocChains(profs["auto"]), allocChains(profs["all"]); !maps.Equal(a, b) || len(a) < 10 {
+		t.Errorf("allocation chains:\nauto %v\nall  %v", a, b)
+	}
+	autoCalls, allCalls := funcCalls(profs["auto"]), funcCalls(profs["all"])
+	for _, f := range []string{"square", "fib", "newItem", "shout", "count", "sq.area", "(*blob).area", "main.func1", "sorted.func1"} {
+		if autoCalls["main."+f] != 0 || allCalls["main."+f] == 0 {
+			t.Errorf("%s: %d calls under auto (want none: frameless), %d under all", f, autoCalls["main."+f], allCalls["main."+f])
+		}
+	}
+	for _, f := range []string{"main", "wrap", "total", "tree", "sorted", "apply", "main.func2"} {
+		if autoCalls["main."+f] == 0 || autoCalls["main."+f] != allCalls["main."+f] {
+			t.Errorf("%s: %d calls under auto, %d under all (want the same, framed)", f, autoCalls["main."+f], allCalls["main."+f])
+		}
+	}
+	inlined := func(out string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(out, "\n") {
+			if _, f, ok := strings.Cut(l, ": can inline "); ok && strings.HasPrefix(l, "./main.go:") {
+				m[f] = true
+			}
+		}
+		return m
+	}
+	p, w := inlined(plain.stderr), inlined(auto.stderr)
+	kept := 0
+	for f := range p {
+		if strings.Contains(f, "gowrap") {
+			continue // the compiler's wrapper of a go statement, which weaving replaces
+		}
+		name := "main." + strings.TrimPrefix(f, "main.")
+		switch {
+		case w[f]:
+			kept++
+		case w[f+".deferwrap1"] || allCalls[name] != 0 && autoCalls[name] != 0:
+			// framed: a deferred call is never inlined
+		default:
+			t.Errorf("%s: inlined in the plain build, not in the woven one (frameless)", f)
+		}
+	}
+	if kept < 4 {
+		t.Errorf("%d of the plain build's inlined functions inlined woven: %v / %v", kept, p, w)
 	}
 }

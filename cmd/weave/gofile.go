@@ -12,7 +12,7 @@ import (
 // weaveGoFile is `weave [-line] -o out.go in.go`: one Go file, woven with
 // its comments and formatting kept; -line adds //line directives so that
 // positions in out.go are in.go's.
-func weaveGoFile(c *cli.Context, src, out string, flags []string) error {
+func weaveGoFile(c *cli.Context, src, out string, flags []string, frames string) error {
 	line := false
 	for _, f := range flags {
 		if f != "-line" {
@@ -20,7 +20,11 @@ func weaveGoFile(c *cli.Context, src, out string, flags []string) error {
 		}
 		line = true
 	}
-	res, err := goweave.WeaveFile(src, line)
+	all, err := goweave.ParseFrames(frames)
+	if err != nil {
+		return err
+	}
+	res, err := goweave.WeaveFile(src, line, all)
 	if err != nil {
 		return err
 	}

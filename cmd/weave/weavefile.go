@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/weave-profiler/weave/driver"
 	"github.com/weave-profiler/weave/internal/samefile"
+	"github.com/weave-profiler/weave/goweave"
 )
 
 // weaveAction is `weave [-v] -o out.c prog.c [cc flags]`.
@@ -67,7 +69,10 @@ func weaveAction(c *cli.Context) error {
 		return err
 	}
 	if strings.HasSuffix(src, ".go") {
-		return weaveGoFile(c, src, out, flags)
+		if !framesFound {
+			frames = os.Getenv(goweave.FramesEnv)
+		}
+		return weaveGoFile(c, src, out, flags, frames)
 	}
 	cfg.Verbose = verbose
 	if err := setFrames(cfg, frames, framesFound); err != nil {

@@ -84,12 +84,18 @@ func String[S ~string](site *Site, s S) S {
 }
 
 // record charges an allocation of size bytes at site to the calling
-// goroutine's current context (its root when it is in no woven function:
-// package initialisers).
+// goroutine's current context (its root when it is in no woven function),
+// under the site's function.
 func record(site *Site, size uint64) {
 	cur := root
 	if g := current(); g != nil {
 		cur = g.cur
+	}
+	if cur.fn != site.Func {
+		// A site of a frameless function (an allocation leaf, or a package
+		// initialiser's): its function's node, uncounted, as a frame would
+		// have made it.
+		cur = cur.child(unsafe.Pointer(site.Func), site.Func, nil)
 	}
 	n := cur.child(unsafe.Pointer(site), nil, site)
 	c := sizeClass(size)

@@ -1,6 +1,8 @@
-// Command golden shows what weaving does to a Go file: every function gets
-// an entry advice, every heap allocation expression an allocation advice,
-// and comments and formatting stay as they were.
+// Command golden shows what weaving does to a Go file: a function that can
+// be on an allocation chain below its own allocations gets an entry advice
+// (main here, which calls add through a func value), every heap allocation
+// expression an allocation advice, and comments and formatting stay as
+// they were.
 package main
 
 import (

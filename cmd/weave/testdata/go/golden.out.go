@@ -1,6 +1,8 @@
-// Command golden shows what weaving does to a Go file: every function gets
-// an entry advice, every heap allocation expression an allocation advice,
-// and comments and formatting stay as they were.
+// Command golden shows what weaving does to a Go file: a function that can
+// be on an allocation chain below its own allocations gets an entry advice
+// (main here, which calls add through a func value), every heap allocation
+// expression an allocation advice, and comments and formatting stay as
+// they were.
 package main
 
 import (
@@ -22,19 +24,14 @@ type Grid struct {
 
 // add appends a new point (the append may grow the slice).
 func (g *Grid) add(x, y int) {
-	defer __wrt.Enter(&__wf0[0]).Exit()
 	p := __wrt.New(&__ws0[0], &point{x, y}) // escapes into g.pts
 	g.pts = __wrt.Append(&__ws0[1], false, cap(g.pts), append(g.pts, p))
 }
 
 // Name is a value method.
-func (g Grid) Name() string {
-	defer __wrt.Enter(&__wf0[1]).Exit()
-	return __wrt.String(&__ws0[2], "grid "+g.name)
-}
+func (g Grid) Name() string { return __wrt.String(&__ws0[2], "grid "+g.name) }
 
 func sum[T int | float64](xs []T) T {
-	defer __wrt.Enter(&__wf0[2]).Exit()
 	var s T
 	for _, x := range xs {
 		s += x
@@ -59,7 +56,6 @@ func main() {
 	ro := __wrt.ChanRecv(&__ws0[7], make(<-chan int, 2)) // a directional channel
 	{
 		__wg1, __wg2, __wgc3 := func(n int) {
-			defer __wrt.Enter(&__wf0[4]).Exit()
 			counts["go"] = n // the goroutine runs under main's context
 			done <- true
 		}, len(lines), __wrt.Spawn()
@@ -77,23 +73,23 @@ func main() {
 }
 
 var __wf0 = [5]__wrt.Func{
-	{Name: "main.(*Grid).add", File: "golden.go", Line: 22},
-	{Name: "main.Grid.Name", File: "golden.go", Line: 28},
-	{Name: "main.sum", File: "golden.go", Line: 30},
-	{Name: "main.main", File: "golden.go", Line: 38},
-	{Name: "main.main.func1", File: "golden.go", Line: 51},
+	{Name: "main.(*Grid).add", File: "golden.go", Line: 24},
+	{Name: "main.Grid.Name", File: "golden.go", Line: 30},
+	{Name: "main.sum", File: "golden.go", Line: 32},
+	{Name: "main.main", File: "golden.go", Line: 40},
+	{Name: "main.main.func1", File: "golden.go", Line: 53},
 }
 
 var __ws0 = [9]__wrt.Site{
-	{Func: &__wf0[0], File: "golden.go", Line: 23, Col: 7, Op: "composite", Type: "point", Size: 16},
-	{Func: &__wf0[0], File: "golden.go", Line: 24, Col: 10, Op: "append", Type: "[]*point", Size: 8},
-	{Func: &__wf0[1], File: "golden.go", Line: 28, Col: 46, Op: "concat", Type: "string"},
-	{Func: &__wf0[3], File: "golden.go", Line: 44, Col: 11, Op: "make", Type: "[]string", Size: 16},
-	{Func: &__wf0[3], File: "golden.go", Line: 46, Col: 11, Op: "append", Type: "[]string", Size: 16},
-	{Func: &__wf0[3], File: "golden.go", Line: 48, Col: 26, Op: "composite", Type: "map[string]int"},
-	{Func: &__wf0[3], File: "golden.go", Line: 49, Col: 10, Op: "make", Type: "chan bool", Size: 1},
-	{Func: &__wf0[3], File: "golden.go", Line: 50, Col: 8, Op: "make", Type: "<-chan int", Size: 8},
-	{Func: &__wf0[3], File: "golden.go", Line: 57, Col: 24, Op: "convert", Type: "string"},
+	{Func: &__wf0[0], File: "golden.go", Line: 25, Col: 7, Op: "composite", Type: "point", Size: 16},
+	{Func: &__wf0[0], File: "golden.go", Line: 26, Col: 10, Op: "append", Type: "[]*point", Size: 8},
+	{Func: &__wf0[1], File: "golden.go", Line: 30, Col: 46, Op: "concat", Type: "string"},
+	{Func: &__wf0[3], File: "golden.go", Line: 46, Col: 11, Op: "make", Type: "[]string", Size: 16},
+	{Func: &__wf0[3], File: "golden.go", Line: 48, Col: 11, Op: "append", Type: "[]string", Size: 16},
+	{Func: &__wf0[3], File: "golden.go", Line: 50, Col: 26, Op: "composite", Type: "map[string]int"},
+	{Func: &__wf0[3], File: "golden.go", Line: 51, Col: 10, Op: "make", Type: "chan bool", Size: 1},
+	{Func: &__wf0[3], File: "golden.go", Line: 52, Col: 8, Op: "make", Type: "<-chan int", Size: 8},
+	{Func: &__wf0[3], File: "golden.go", Line: 59, Col: 24, Op: "convert", Type: "string"},
 }
 
 var _ = os.Exit
