@@ -9,8 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/weave-profiler/weave/driver"
-	"github.com/weave-profiler/weave/internal/samefile"
 	"github.com/weave-profiler/weave/goweave"
+	"github.com/weave-profiler/weave/internal/samefile"
 )
 
 // weaveAction is `weave [-v] -o out.c prog.c [cc flags]`.
