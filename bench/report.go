@@ -135,9 +135,15 @@ func size(n float64) string {
 
 // markdown renders every table, with the machine and the command.
 func (res *results) markdown() string {
+	return res.mdHeader() + res.mdRatios() + res.mdSizes() + res.mdEvents() + res.mdDepth() + res.mdMemory() +
+		res.mdTools() + res.targets()
+}
+
+// mdHeader is the run: date, command, machine, tools, programs and configurations.
+func (res *results) mdHeader() string {
 	var b strings.Builder
-	e := res.env
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	e := res.env
 	p("### Run of %s\n\n", e.date.UTC().Format("2006-01-02 15:04 UTC"))
 	p("- command: `%s` (size %s, %d runs of each configuration, interleaved)\n", res.command, res.size, res.runs)
 	p("- machine: %s\n", strings.Join(e.machine, "; "))
@@ -165,11 +171,14 @@ func (res *results) markdown() string {
 		t.row(c.name, c.desc)
 	}
 	p("%s\n", t.String())
+	return b.String()
+}
 
-	head := []string{""}
-	for _, pr := range res.programs {
-		head = append(head, pr.name)
-	}
+// mdRatios is the slowdown and peak RSS tables: plain's values, every other configuration's ratio to them.
+func (res *results) mdRatios() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	head := res.head()
 	// ratioTable writes a table with plain's own value in its first row
 	// and every other configuration's ratio to it below.
 	ratioTable := func(title, plainLabel, plainFormat string, plainValue func(program string) float64,
@@ -195,10 +204,16 @@ func (res *results) markdown() string {
 		func(pr string) float64 { return res.wall(pr, "plain") }, res.slowdown)
 	ratioTable("#### Peak RSS: median / plain's", "plain, MiB", "%.1f",
 		func(pr string) float64 { v, _ := median(res.cells[pr]["plain"], rssOf); return mib(v) }, res.rssRatio)
+	return b.String()
+}
 
-	// Profile sizes.
+// mdSizes is the profile size table.
+func (res *results) mdSizes() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	var t table
+	head := res.head()
 	p("#### Profile size (the file or directory the tool writes; – for none)\n\n")
-	t = table{}
 	t.row(head...)
 	for _, c := range res.configs[1:] {
 		r := []string{c.name}
@@ -217,8 +232,14 @@ func (res *results) markdown() string {
 		}
 	}
 	p("%s\n", t.String())
+	return b.String()
+}
 
-	// Per allocation event.
+// mdEvents is the cost per allocation event table.
+func (res *results) mdEvents() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	var t table
 	var ap []*program
 	for _, pr := range res.programs {
 		if pr.allocs && res.events(pr.name) > 0 {
@@ -227,7 +248,6 @@ func (res *results) markdown() string {
 	}
 	if len(ap) > 0 {
 		p("#### Cost per allocation event: (median − plain's median) / (allocations + frees), ns\n\n")
-		t = table{}
 		r := []string{""}
 		for _, pr := range ap {
 			r = append(r, pr.name)
@@ -247,11 +267,16 @@ func (res *results) markdown() string {
 		}
 		p("%s\n", t.String())
 	}
+	return b.String()
+}
 
-	// Depth.
+// mdDepth is the depth table.
+func (res *results) mdDepth() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	var t table
 	if res.cells["depth-10"] != nil && res.cells["depth-1000"] != nil {
 		p("#### Depth: extra time per allocation at depth 10 and 1000 (ns), and their ratio\n\n")
-		t = table{}
 		t.row("configuration", "depth 10", "depth 1000", "1000 / 10")
 		for _, c := range res.configs[1:] {
 			a, b := res.perAlloc("depth-10", c.name), res.perAlloc("depth-1000", c.name)
@@ -260,11 +285,16 @@ func (res *results) markdown() string {
 		}
 		p("%s\n", t.String())
 	}
+	return b.String()
+}
 
-	// Runtime memory.
+// mdMemory is the runtime memory table (WEAVE_STATS).
+func (res *results) mdMemory() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	var t table
 	if len(res.stats) > 0 {
 		p("#### weave runtime memory (WEAVE_STATS=1, at exit)\n\n")
-		t = table{}
 		t.row("program", "live blocks", "side table", "bytes per live block", "CCT nodes", "(table + nodes) per live block", "(peak RSS − plain's) per live block", "profile")
 		for _, pr := range res.programs {
 			st := res.stats[pr.name]
@@ -290,11 +320,16 @@ func (res *results) markdown() string {
 		p("%s\n", t.String())
 		p("Runtime line of the program with the most live blocks: `%s`\n\n", res.stats[res.mostLive()].Line)
 	}
+	return b.String()
+}
 
-	// weave report, weaving.
+// mdTools is the table of weave's own tools (report, weaving).
+func (res *results) mdTools() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	var t table
 	if res.report != nil || len(res.weaving) > 0 {
 		p("#### weave's own tools\n\n")
-		t = table{}
 		t.row("command", "median wall", "median CPU", "peak RSS")
 		for _, tr := range append([]*toolRun{res.report}, res.weaving...) {
 			if tr == nil {
@@ -308,9 +343,16 @@ func (res *results) markdown() string {
 		p("%s\n", t.String())
 		p("CPU time and peak RSS include the children a command waited for (the preprocessor weave runs).\n\n")
 	}
-
-	p("%s", res.targets())
 	return b.String()
+}
+
+// head is a table's header row: an empty corner, then the programs.
+func (res *results) head() []string {
+	head := []string{""}
+	for _, pr := range res.programs {
+		head = append(head, pr.name)
+	}
+	return head
 }
 
 // mostLive is the program whose weave run ended with the most live blocks.

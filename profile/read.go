@@ -302,232 +302,277 @@ func (d *decoder) nodeFor(id uint64, rule kindRule, tag string, seen *map[int]bo
 }
 
 // record decodes one record; the caller adds the line and tag to errors.
+// A record of an unknown tag, a newer writer's, is skipped.
 func (d *decoder) record(tag, rest string) error {
-	p := d.p
-	switch tag {
-	case "M":
-		key, value, _ := strings.Cut(rest, " ")
-		if key == "" {
-			return errors.New("no key")
-		}
-		p.Meta = append(p.Meta, Meta{key, value})
-
-	case "S":
-		ids, text, _ := strings.Cut(rest, " ")
-		id, err := nums([]string{ids}, "id")
-		if err != nil {
-			return err
-		}
-		s, err := unescape(text)
-		if err != nil {
-			return err
-		}
-		return d.strs.define(id[0], s)
-
-	case "F":
-		v, err := numbers(rest, "id", "name", "file", "line")
-		if err != nil {
-			return err
-		}
-		fn := &Func{ID: int(v[0]), Line: int(v[3])}
-		if fn.Name, err = d.str(v[1], "name"); err != nil {
-			return err
-		}
-		if fn.File, err = d.str(v[2], "file"); err != nil {
-			return err
-		}
-		return d.funcs.define(v[0], fn)
-
-	case "A":
-		f, err := fields(rest, 8)
-		if err != nil {
-			// A ninth field: the flags.
-			if f, err = fields(rest, 9); err != nil {
-				return fmt.Errorf("%d fields, want 8 or 9", len(strings.Split(rest, " ")))
-			}
-		}
-		names := []string{"id", "fn?", "file", "line", "col", "op", "type?", "size", "flags"}
-		v, err := nums(f, names[:len(f)]...)
-		if err != nil {
-			return err
-		}
-		s := &Site{ID: int(v[0]), Line: int(v[3]), Col: int(v[4]), TypeSize: v[7]}
-		if len(v) == 9 {
-			s.Hidden = v[8]&SiteHidden != 0
-			s.Caller = v[8]&SiteCaller != 0
-		}
-		if v[1] != none {
-			if s.Func, err = d.funcs.lookup(v[1], "function"); err != nil {
-				return err
-			}
-		} else if !s.Hidden && !s.Caller {
-			return errors.New("function -1 for a site that is not hidden")
-		}
-		if s.File, err = d.str(v[2], "file"); err != nil {
-			return err
-		}
-		if s.Op, err = d.str(v[5], "op"); err != nil {
-			return err
-		}
-		if v[6] != none {
-			if s.Type, err = d.str(v[6], "type"); err != nil {
-				return err
-			}
-		}
-		return d.sites.define(v[0], s)
-
-	case "T":
-		v, err := numbers(rest, "id", "tid")
-		if err != nil {
-			return err
-		}
-		return d.threads.define(v[0], &Thread{ID: int(v[0]), TID: v[1]})
-
-	case "N":
-		return d.node(rest)
-
-	case "C":
-		v, err := numbers(rest, "node", "calls")
-		if err != nil {
-			return err
-		}
-		n, err := d.nodeFor(v[0], anyNode, tag, &d.callDef)
-		if err != nil {
-			return err
-		}
-		n.Calls = v[1]
-
-	case "H":
-		names := []string{"node"}
-		for _, c := range "abfg" {
-			for i := range NumClasses {
-				names = append(names, fmt.Sprintf("%c%d", c, i))
-			}
-		}
-		v, err := numbers(rest, names...)
-		if err != nil {
-			return err
-		}
-		n, err := d.nodeFor(v[0], allocLeaf, tag, &d.heapDef)
-		if err != nil {
-			return err
-		}
-		for i := range NumClasses {
-			n.Heap.Allocs[i] = v[1+i]
-			n.Heap.Bytes[i] = v[1+NumClasses+i]
-			n.Heap.Frees[i] = v[1+2*NumClasses+i]
-			n.Heap.FreedBytes[i] = v[1+3*NumClasses+i]
-		}
-
-	case "Q":
-		v, err := numbers(rest, "index", "node")
-		if err != nil {
-			return err
-		}
-		n, err := d.nodeFor(v[1], anyNode, tag, nil)
-		if err != nil {
-			return err
-		}
-		if d.p.TraceNodes == nil {
-			d.p.TraceNodes = map[uint32]*Node{}
-		}
-		d.p.TraceNodes[uint32(v[0])] = n
-
-	case "D":
-		v, err := numbers(rest, "node", "ns")
-		if err != nil {
-			return err
-		}
-		n, err := d.nodeFor(v[0], notAllocLeaf, tag, &d.timeDef)
-		if err != nil {
-			return err
-		}
-		n.Time = v[1]
-
-	case "B":
-		v, err := numbers(rest, "size", "allocs", "frees", "bytes", "freed_bytes")
-		if err != nil {
-			return err
-		}
-		if v[0] > LargeBin {
-			return fmt.Errorf("size %d is beyond the last bin (%d)", v[0], LargeBin)
-		}
-		size := int(v[0])
-		if d.binDef == nil {
-			d.binDef = map[int]bool{}
-		}
-		if d.binDef[size] {
-			return fmt.Errorf("second B record for size %d", size)
-		}
-		d.binDef[size] = true
-		p.Bins = append(p.Bins, Bin{size, v[1], v[2], v[3], v[4]})
-
-	case "Y":
-		return d.snapshot(rest)
-
-	case "V":
-		name, text, _ := strings.Cut(rest, " ")
-		if len(p.Snapshots) == 0 || p.Snapshots[len(p.Snapshots)-1].Name != name {
-			return fmt.Errorf("snapshot %q is not the last Y record's", name)
-		}
-		if text == "" {
-			return errors.New("no maps text")
-		}
-		p.Snapshots[len(p.Snapshots)-1].Maps += text + "\n"
-
-	case "L":
-		v, err := numbers(rest, "ns", "bytes", "blocks", "allocs", "frees", "vm?", "rss?")
-		if err != nil {
-			return err
-		}
-		if n := len(p.Timeline); n > 0 && p.Timeline[n-1].NS > v[0] {
-			return fmt.Errorf("time %d before the previous point's", v[0])
-		}
-		p.Timeline = append(p.Timeline, Point{v[0], v[1], v[2], v[3], v[4], signed(v[5]), signed(v[6])})
-
-	case "P":
-		v, err := numbers(rest, "node", "bytes", "blocks")
-		if err != nil {
-			return err
-		}
-		n, err := d.nodeFor(v[0], allocLeaf, tag, &d.peakDef)
-		if err != nil {
-			return err
-		}
-		p.PeakHeap = append(p.PeakHeap, PeakNode{n, v[1], v[2]})
-
-	case "K":
-		return d.leakRecord(rest)
-
-	case "O":
-		return d.moduleRecord(rest)
-
-	case "R":
-		return d.fromRecord(rest)
-
-	case "X":
-		v, err := numbers(rest, "address", "size", "node")
-		if err != nil {
-			return err
-		}
-		n, err := d.nodeFor(v[2], allocLeaf, tag, nil)
-		if err != nil {
-			return err
-		}
-		p.Blocks = append(p.Blocks, Block{v[0], v[1], n})
-
-	case "G":
-		return d.markRecord(rest)
-
-	case "W":
-		return d.liveRecord(rest)
-
-	case "U":
-		return d.spanRecord(rest)
-
-	default:
-		// An unknown record: a newer writer's; skip it.
+	if decode := recordDecoders[tag]; decode != nil {
+		return decode(d, rest)
 	}
+	return nil
+}
+
+// recordDecoders decode each record kind (profile/format.go), by tag.
+var recordDecoders = map[string]func(*decoder, string) error{
+	"M": (*decoder).metaRecord,
+	"S": (*decoder).stringRecord,
+	"F": (*decoder).funcRecord,
+	"A": (*decoder).siteRecord,
+	"T": (*decoder).threadRecord,
+	"N": (*decoder).node,
+	"C": (*decoder).callsRecord,
+	"H": (*decoder).heapRecord,
+	"Q": (*decoder).traceNodeRecord,
+	"D": (*decoder).timeRecord,
+	"B": (*decoder).binRecord,
+	"Y": (*decoder).snapshot,
+	"V": (*decoder).mapsRecord,
+	"L": (*decoder).timelineRecord,
+	"P": (*decoder).peakRecord,
+	"K": (*decoder).leakRecord,
+	"O": (*decoder).moduleRecord,
+	"R": (*decoder).fromRecord,
+	"X": (*decoder).blockRecord,
+	"G": (*decoder).markRecord,
+	"W": (*decoder).liveRecord,
+	"U": (*decoder).spanRecord,
+}
+
+// metaRecord decodes an M record: key value.
+func (d *decoder) metaRecord(rest string) error {
+	p := d.p
+	key, value, _ := strings.Cut(rest, " ")
+	if key == "" {
+		return errors.New("no key")
+	}
+	p.Meta = append(p.Meta, Meta{key, value})
+	return nil
+}
+
+// stringRecord decodes an S record: id text.
+func (d *decoder) stringRecord(rest string) error {
+	ids, text, _ := strings.Cut(rest, " ")
+	id, err := nums([]string{ids}, "id")
+	if err != nil {
+		return err
+	}
+	s, err := unescape(text)
+	if err != nil {
+		return err
+	}
+	return d.strs.define(id[0], s)
+}
+
+// funcRecord decodes an F record: id name file line.
+func (d *decoder) funcRecord(rest string) error {
+	v, err := numbers(rest, "id", "name", "file", "line")
+	if err != nil {
+		return err
+	}
+	fn := &Func{ID: int(v[0]), Line: int(v[3])}
+	if fn.Name, err = d.str(v[1], "name"); err != nil {
+		return err
+	}
+	if fn.File, err = d.str(v[2], "file"); err != nil {
+		return err
+	}
+	return d.funcs.define(v[0], fn)
+}
+
+// siteRecord decodes an A record: an allocation site, with 8 or 9 fields.
+func (d *decoder) siteRecord(rest string) error {
+	f, err := fields(rest, 8)
+	if err != nil {
+		// A ninth field: the flags.
+		if f, err = fields(rest, 9); err != nil {
+			return fmt.Errorf("%d fields, want 8 or 9", len(strings.Split(rest, " ")))
+		}
+	}
+	names := []string{"id", "fn?", "file", "line", "col", "op", "type?", "size", "flags"}
+	v, err := nums(f, names[:len(f)]...)
+	if err != nil {
+		return err
+	}
+	s := &Site{ID: int(v[0]), Line: int(v[3]), Col: int(v[4]), TypeSize: v[7]}
+	if len(v) == 9 {
+		s.Hidden = v[8]&SiteHidden != 0
+		s.Caller = v[8]&SiteCaller != 0
+	}
+	if v[1] != none {
+		if s.Func, err = d.funcs.lookup(v[1], "function"); err != nil {
+			return err
+		}
+	} else if !s.Hidden && !s.Caller {
+		return errors.New("function -1 for a site that is not hidden")
+	}
+	if s.File, err = d.str(v[2], "file"); err != nil {
+		return err
+	}
+	if s.Op, err = d.str(v[5], "op"); err != nil {
+		return err
+	}
+	if v[6] != none {
+		if s.Type, err = d.str(v[6], "type"); err != nil {
+			return err
+		}
+	}
+	return d.sites.define(v[0], s)
+}
+
+// threadRecord decodes a T record: id tid.
+func (d *decoder) threadRecord(rest string) error {
+	v, err := numbers(rest, "id", "tid")
+	if err != nil {
+		return err
+	}
+	return d.threads.define(v[0], &Thread{ID: int(v[0]), TID: v[1]})
+}
+
+// callsRecord decodes a C record: node calls.
+func (d *decoder) callsRecord(rest string) error {
+	v, err := numbers(rest, "node", "calls")
+	if err != nil {
+		return err
+	}
+	n, err := d.nodeFor(v[0], anyNode, "C", &d.callDef)
+	if err != nil {
+		return err
+	}
+	n.Calls = v[1]
+	return nil
+}
+
+// heapRecord decodes an H record: an allocation leaf's counts by size class.
+func (d *decoder) heapRecord(rest string) error {
+	names := []string{"node"}
+	for _, c := range "abfg" {
+		for i := range NumClasses {
+			names = append(names, fmt.Sprintf("%c%d", c, i))
+		}
+	}
+	v, err := numbers(rest, names...)
+	if err != nil {
+		return err
+	}
+	n, err := d.nodeFor(v[0], allocLeaf, "H", &d.heapDef)
+	if err != nil {
+		return err
+	}
+	for i := range NumClasses {
+		n.Heap.Allocs[i] = v[1+i]
+		n.Heap.Bytes[i] = v[1+NumClasses+i]
+		n.Heap.Frees[i] = v[1+2*NumClasses+i]
+		n.Heap.FreedBytes[i] = v[1+3*NumClasses+i]
+	}
+	return nil
+}
+
+// traceNodeRecord decodes a Q record: a trace index and its node.
+func (d *decoder) traceNodeRecord(rest string) error {
+	v, err := numbers(rest, "index", "node")
+	if err != nil {
+		return err
+	}
+	n, err := d.nodeFor(v[1], anyNode, "Q", nil)
+	if err != nil {
+		return err
+	}
+	if d.p.TraceNodes == nil {
+		d.p.TraceNodes = map[uint32]*Node{}
+	}
+	d.p.TraceNodes[uint32(v[0])] = n
+	return nil
+}
+
+// timeRecord decodes a D record: node ns.
+func (d *decoder) timeRecord(rest string) error {
+	v, err := numbers(rest, "node", "ns")
+	if err != nil {
+		return err
+	}
+	n, err := d.nodeFor(v[0], notAllocLeaf, "D", &d.timeDef)
+	if err != nil {
+		return err
+	}
+	n.Time = v[1]
+	return nil
+}
+
+// binRecord decodes a B record: one line of the bin table.
+func (d *decoder) binRecord(rest string) error {
+	p := d.p
+	v, err := numbers(rest, "size", "allocs", "frees", "bytes", "freed_bytes")
+	if err != nil {
+		return err
+	}
+	if v[0] > LargeBin {
+		return fmt.Errorf("size %d is beyond the last bin (%d)", v[0], LargeBin)
+	}
+	size := int(v[0])
+	if d.binDef == nil {
+		d.binDef = map[int]bool{}
+	}
+	if d.binDef[size] {
+		return fmt.Errorf("second B record for size %d", size)
+	}
+	d.binDef[size] = true
+	p.Bins = append(p.Bins, Bin{size, v[1], v[2], v[3], v[4]})
+	return nil
+}
+
+// mapsRecord decodes a V record: a line of the last snapshot's maps.
+func (d *decoder) mapsRecord(rest string) error {
+	p := d.p
+	name, text, _ := strings.Cut(rest, " ")
+	if len(p.Snapshots) == 0 || p.Snapshots[len(p.Snapshots)-1].Name != name {
+		return fmt.Errorf("snapshot %q is not the last Y record's", name)
+	}
+	if text == "" {
+		return errors.New("no maps text")
+	}
+	p.Snapshots[len(p.Snapshots)-1].Maps += text + "\n"
+	return nil
+}
+
+// timelineRecord decodes an L record: a point of the heap timeline.
+func (d *decoder) timelineRecord(rest string) error {
+	p := d.p
+	v, err := numbers(rest, "ns", "bytes", "blocks", "allocs", "frees", "vm?", "rss?")
+	if err != nil {
+		return err
+	}
+	if n := len(p.Timeline); n > 0 && p.Timeline[n-1].NS > v[0] {
+		return fmt.Errorf("time %d before the previous point's", v[0])
+	}
+	p.Timeline = append(p.Timeline, Point{v[0], v[1], v[2], v[3], v[4], signed(v[5]), signed(v[6])})
+	return nil
+}
+
+// peakRecord decodes a P record: a context's heap at the peak.
+func (d *decoder) peakRecord(rest string) error {
+	p := d.p
+	v, err := numbers(rest, "node", "bytes", "blocks")
+	if err != nil {
+		return err
+	}
+	n, err := d.nodeFor(v[0], allocLeaf, "P", &d.peakDef)
+	if err != nil {
+		return err
+	}
+	p.PeakHeap = append(p.PeakHeap, PeakNode{n, v[1], v[2]})
+	return nil
+}
+
+// blockRecord decodes an X record: a block live at exit.
+func (d *decoder) blockRecord(rest string) error {
+	p := d.p
+	v, err := numbers(rest, "address", "size", "node")
+	if err != nil {
+		return err
+	}
+	n, err := d.nodeFor(v[2], allocLeaf, "X", nil)
+	if err != nil {
+		return err
+	}
+	p.Blocks = append(p.Blocks, Block{v[0], v[1], n})
 	return nil
 }
 

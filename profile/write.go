@@ -27,7 +27,22 @@ func (p *Profile) Write(w io.Writer) error {
 		e.record("M %s %s", m.Key, m.Value)
 	}
 
-	// The string table, written before its first use.
+	e.writeStrings(p)
+	e.writeDefs(p)
+	e.writeNodes(p)
+	e.writeCounts(p)
+	e.writeMemory(p)
+	e.writeLeaks(p)
+	for _, bl := range p.Blocks {
+		e.record("X %d %d %d", bl.Addr, bl.Size, bl.Node.ID)
+	}
+	e.writeMarks(p)
+	fmt.Fprintf(e.w, "E %d\n", e.records)
+	return e.w.Flush()
+}
+
+// writeStrings writes the string table, before the strings' first use.
+func (e *encoder) writeStrings(p *Profile) {
 	for _, f := range p.Funcs {
 		e.intern(f.Name)
 		e.intern(f.File)
@@ -52,6 +67,10 @@ func (p *Profile) Write(w io.Writer) error {
 	for i, s := range e.strs {
 		e.record("S %d %s", i, escape(s))
 	}
+}
+
+// writeDefs writes the functions, sites and threads the nodes refer to.
+func (e *encoder) writeDefs(p *Profile) {
 
 	for _, f := range p.Funcs {
 		e.record("F %d %d %d %d", f.ID, e.ids[f.Name], e.ids[f.File], f.Line)
@@ -82,6 +101,10 @@ func (p *Profile) Write(w io.Writer) error {
 	for _, t := range p.Threads {
 		e.record("T %d %d", t.ID, t.TID)
 	}
+}
+
+// writeNodes writes the calling-context trees, each node after its parent.
+func (e *encoder) writeNodes(p *Profile) {
 	written := make([]bool, len(p.Nodes))
 	var node func(n *Node)
 	node = func(n *Node) {
@@ -104,6 +127,10 @@ func (p *Profile) Write(w io.Writer) error {
 	for _, n := range p.Nodes {
 		node(n)
 	}
+}
+
+// writeCounts writes the nodes' calls, heap counts and times, and the bins.
+func (e *encoder) writeCounts(p *Profile) {
 	for _, n := range p.Nodes {
 		if n.Calls != 0 {
 			e.record("C %d %d", n.ID, n.Calls)
@@ -129,6 +156,11 @@ func (p *Profile) Write(w io.Writer) error {
 			e.record("D %d %d", n.ID, n.Time)
 		}
 	}
+}
+
+// writeMemory writes the memory snapshots, the heap timeline and the heap
+// at its peak.
+func (e *encoder) writeMemory(p *Profile) {
 	for _, sn := range p.Snapshots {
 		e.record("Y %s %d %d %d %d %d", sn.Name, sn.NS, sn.Bytes, sn.Blocks, sn.VM, sn.RSS)
 		for _, l := range strings.SplitAfter(sn.Maps, "\n") {
@@ -143,13 +175,6 @@ func (p *Profile) Write(w io.Writer) error {
 	for _, pn := range p.PeakHeap {
 		e.record("P %d %d %d", pn.Node.ID, pn.Bytes, pn.Blocks)
 	}
-	e.writeLeaks(p)
-	for _, bl := range p.Blocks {
-		e.record("X %d %d %d", bl.Addr, bl.Size, bl.Node.ID)
-	}
-	e.writeMarks(p)
-	fmt.Fprintf(e.w, "E %d\n", e.records)
-	return e.w.Flush()
 }
 
 // encoder holds the state of Write.

@@ -10,7 +10,7 @@ import (
 var timeGoldenCases = []goldenCase{
 	// Hand-written, every table (the default for a profile with times).
 	{"time", "time", Options{Depth: DefaultDepth}, []string{"text", "json"}},
-	// Recorded: testdata/timing/ratio.c in exact mode, fib.c and threads.c
+	// Recorded: testdata/timing/ratio.c in exact mode, fib.c and threads.c (now spinthreads.c)
 	// sampled; time tables only, the command line's default threshold.
 	{"time-exact", "time-exact", Options{Tables: TimeTables, Threshold: DefaultThreshold}, []string{"text", "json"}},
 	{"time-sampled", "time-sampled", Options{Tables: TimeTables, Threshold: DefaultThreshold}, []string{"text"}},

@@ -214,7 +214,7 @@ func TestObjectHelper(t *testing.T) {
 // names the calling context.
 func TestWidgets(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "widgets")
+	exe := build(t, "gcc", "widgets10k")
 	r := run(t, exe, nil)
 	got := weaveSummary(t, r)
 	checkValgrind(t, got, exe, nil)
@@ -222,7 +222,7 @@ func TestWidgets(t *testing.T) {
 	if got != want {
 		t.Errorf("summary %+v, want %+v", got, want)
 	}
-	if !regexp.MustCompile(`(?m)^==weave \d+==   1,020,000 bytes in 5,000 blocks definitely lost at \S*widgets.c:\d+ make_widget <- make_red_widget <- main$`).MatchString(r.stderr) {
+	if !regexp.MustCompile(`(?m)^==weave \d+==   1,020,000 bytes in 5,000 blocks definitely lost at \S*widgets10k.c:\d+ make_widget <- make_red_widget <- main$`).MatchString(r.stderr) {
 		t.Errorf("no leak line in:\n%s", r.stderr)
 	}
 	if !regexp.MustCompile(`==weave \d+== profile written to ` + regexp.QuoteMeta(r.profile())).MatchString(r.stderr) {
@@ -280,7 +280,7 @@ func TestAllFunctions(t *testing.T) {
 // TestClang: the runtime and a program built with clang agree with gcc.
 func TestClang(t *testing.T) {
 	t.Parallel()
-	for _, prog := range []string{"widgets", "allfns", "longjmp"} {
+	for _, prog := range []string{"widgets10k", "allfns", "jumpback"} {
 		g := weaveSummary(t, run(t, build(t, "gcc", prog), nil))
 		c := weaveSummary(t, run(t, build(t, "clang", prog), nil))
 		if g != c {
@@ -293,7 +293,7 @@ func TestClang(t *testing.T) {
 // charged to the frame that called setjmp.
 func TestLongjmp(t *testing.T) {
 	t.Parallel()
-	p := checkAgainstValgrind(t, build(t, "gcc", "longjmp"))
+	p := checkAgainstValgrind(t, build(t, "gcc", "jumpback"))
 	want := map[uint64]string{11: "c<b<a<main", 13: "after<a<main", 17: "a<main", 19: "main"}
 	for _, n := range p.allocs() {
 		if b, c := n.Heap.TotalBytes(), chain(n); want[b] != c {
@@ -305,7 +305,7 @@ func TestLongjmp(t *testing.T) {
 	}
 }
 
-// threadTotals is what testdata/threads.c must report for n blocks per
+// threadTotals is what testdata/threadchurn.c must report for n blocks per
 // thread of sizes i % m.
 func threadTotals(n, m uint64) heapSummary {
 	const nt = 8
@@ -332,11 +332,11 @@ func threadTotals(n, m uint64) heapSummary {
 	return heapSummary{s.InUseBytes * nt, s.InUseBlocks * nt, s.Allocs * nt, s.Frees * nt, s.Bytes * nt}
 }
 
-// checkThreads checks a run of testdata/threads.c with n blocks per
+// checkThreads checks a run of testdata/threadchurn.c with n blocks per
 // thread of the default sizes (0-2999 bytes).
 func checkThreads(t *testing.T, r result, n uint64) { checkThreadsSized(t, r, n, 3000) }
 
-// checkThreadsSized checks a run of testdata/threads.c with n blocks per
+// checkThreadsSized checks a run of testdata/threadchurn.c with n blocks per
 // thread of sizes i % m.
 func checkThreadsSized(t *testing.T, r result, n, m uint64) {
 	t.Helper()

@@ -9,7 +9,7 @@ import (
 // reads: its environment changes the profile's M records from the
 // defaults' (and the defaults add none).
 func TestConfigs(t *testing.T) {
-	exe := build(t, "gcc", "widgets")
+	exe := build(t, "gcc", "widgets10k")
 	meta := func(env []string) map[string]string {
 		m := readProfile(t, run(t, exe, env).profile()).meta
 		for _, k := range []string{"pid", "ppid", "argv", "start_ns", "end_ns", "time_samples", "time_tsc_hz",

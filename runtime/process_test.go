@@ -204,7 +204,7 @@ func TestSignal(t *testing.T) {
 // counts only what it did, and what it inherited is in its metadata.
 func TestFork(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "fork")
+	exe := build(t, "gcc", "forkcounts")
 	dir := t.TempDir()
 	r := run(t, exe, []string{"WEAVE_OUT=" + filepath.Join(dir, "p.%p.prof")})
 	if r.code != 0 {
@@ -258,7 +258,7 @@ func TestFork(t *testing.T) {
 // file.
 func TestForkFixedOut(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "fork")
+	exe := build(t, "gcc", "forkcounts")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "fixed.prof")
 	for round := 1; round <= 2; round++ {
@@ -286,7 +286,7 @@ func TestForkFixedOut(t *testing.T) {
 // node per level: compare the peak RSS with a shallow run's.
 func TestDeep(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "deep")
+	exe := build(t, "gcc", "overdeep")
 	r := run(t, exe, []string{"WEAVE_STATS=1"})
 	got := weaveSummary(t, r)
 	p := readProfile(t, r.profile())
@@ -335,7 +335,7 @@ func TestDeep(t *testing.T) {
 	// pseudo-stack entry; a calling-context node per level (32 bytes or
 	// more) would exceed the 8 MiB of slack several times over.
 	const depth = 1<<20 + 1000
-	frame := stackUsage(t, "deep", "deep")
+	frame := stackUsage(t, "overdeep", "deep")
 	deep, shallow := maxRSS(t, exe), maxRSS(t, exe, "10")
 	limit := shallow + depth*(frame+16)/1024 + 8<<10
 	if deep > limit {

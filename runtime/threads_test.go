@@ -7,7 +7,7 @@ import (
 
 func TestThreads(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "threads")
+	exe := build(t, "gcc", "threadchurn")
 	checkThreadsSized(t, run(t, exe, nil, "1000000", "64"), 1000000, 64)
 	checkThreads(t, run(t, exe, nil), 100000)
 }
@@ -19,12 +19,12 @@ func TestTSan(t *testing.T) {
 		t.Run(cc, func(t *testing.T) {
 			t.Parallel()
 			tsan := []string{"-fsanitize=thread"}
-			r := run(t, build(t, cc, "threads", tsan...), nil, "100000", "64")
+			r := run(t, build(t, cc, "threadchurn", tsan...), nil, "100000", "64")
 			if strings.Contains(r.stderr, "ThreadSanitizer") {
 				t.Fatalf("ThreadSanitizer reports:\n%s", r.stderr)
 			}
 			checkThreadsSized(t, r, 100000, 64)
-			for _, prog := range []string{"nowoven", "fork", "deep", "churn"} {
+			for _, prog := range []string{"nowoven", "forkcounts", "overdeep", "churn"} {
 				r := run(t, build(t, cc, prog, tsan...), nil, "20000")
 				if strings.Contains(r.stderr, "ThreadSanitizer") || r.code != 0 {
 					t.Errorf("%s: exit %d\n%s", prog, r.code, r.stderr)

@@ -21,7 +21,7 @@ import (
 // their metadata, off writes none.
 func TestTimingModes(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "widgets")
+	exe := build(t, "gcc", "widgets10k")
 	var want heapSummary
 	for i, mode := range []string{"off", "sampled", "exact"} {
 		r := run(t, exe, []string{"WEAVE_TIME=" + mode})
@@ -67,7 +67,7 @@ func TestTimingModes(t *testing.T) {
 // (valgrind agrees with the runtime's totals).
 func TestTimingValgrind(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "widgets")
+	exe := build(t, "gcc", "widgets10k")
 	r := run(t, exe, []string{"WEAVE_TIME=exact"})
 	got := weaveSummary(t, r)
 	checkValgrind(t, got, exe, []string{"WEAVE_TIME=exact"})
@@ -80,7 +80,7 @@ func TestTimingTSan(t *testing.T) {
 		t.Run(cc, func(t *testing.T) {
 			t.Parallel()
 			tsan := []string{"-fsanitize=thread"}
-			r := run(t, build(t, cc, "threads", tsan...), []string{"WEAVE_TIME=exact"}, "10000")
+			r := run(t, build(t, cc, "threadchurn", tsan...), []string{"WEAVE_TIME=exact"}, "10000")
 			if strings.Contains(r.stderr, "ThreadSanitizer") {
 				t.Fatalf("ThreadSanitizer reports:\n%s", r.stderr)
 			}
@@ -96,7 +96,7 @@ func TestTimingTSan(t *testing.T) {
 // both modes.
 func TestTimingThreads(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "threads")
+	exe := build(t, "gcc", "threadchurn")
 	for _, mode := range []string{"exact", "sampled"} {
 		r := run(t, exe, []string{"WEAVE_TIME=" + mode}, "300000")
 		checkThreads(t, r, 300000)
@@ -123,7 +123,7 @@ func TestTimingForkLongjmpSignal(t *testing.T) {
 		env := []string{"WEAVE_TIME=" + mode}
 
 		dir := t.TempDir()
-		r := run(t, build(t, "gcc", "fork"), append(env, "WEAVE_OUT="+dir+"/p.%p.prof"))
+		r := run(t, build(t, "gcc", "forkcounts"), append(env, "WEAVE_OUT="+dir+"/p.%p.prof"))
 		if r.code != 0 {
 			t.Fatalf("%s fork: exit %d\n%s", mode, r.code, r.stderr)
 		}
@@ -138,7 +138,7 @@ func TestTimingForkLongjmpSignal(t *testing.T) {
 			}
 		}
 
-		r = run(t, build(t, "gcc", "longjmp"), env)
+		r = run(t, build(t, "gcc", "jumpback"), env)
 		p := readProfile(t, r.profile())
 		want := map[uint64]string{11: "c<b<a<main", 13: "after<a<main", 17: "a<main", 19: "main"}
 		for _, n := range p.allocs() {
@@ -153,7 +153,7 @@ func TestTimingForkLongjmpSignal(t *testing.T) {
 		}
 		checkConsistent(t, readProfile(t, r.profile()), weaveSummary(t, r))
 
-		r = run(t, build(t, "gcc", "deep"), env)
+		r = run(t, build(t, "gcc", "overdeep"), env)
 		// The woven allocations (the C library's for the thread are hidden).
 		if got := readProfile(t, r.profile()).wovenTotals(); r.code != 0 || got != (heapSummary{6, 3, 3, 0, 6}) {
 			t.Fatalf("%s deep: exit %d, woven allocations %+v\n%s", mode, r.code, got, r.stderr)
@@ -228,7 +228,7 @@ func TestTimingUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a stress test: not with -short")
 	}
-	widgets, ratio := build(t, "gcc", "widgets"), build(t, "gcc", "ratio")
+	widgets, ratio := build(t, "gcc", "widgets10k"), build(t, "gcc", "ratiorounds")
 	spin(t)
 	const runs = 50
 	var cal []float64

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -104,9 +103,7 @@ var framelessLine = regexp.MustCompile(`(?m)^weave: \S+:\d+: (\S+) (?:frameless|
 // and the auto build must leave some functions frameless and say how many
 // in the profile (the report's header).
 func TestFramesChains(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
+	testtool.Need(t, "gcc")
 	for _, p := range programs {
 		p := p
 		t.Run(p.name, func(t *testing.T) {

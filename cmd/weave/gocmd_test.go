@@ -3,13 +3,13 @@ package main
 import (
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/weave-profiler/weave/internal/golden"
+	"github.com/weave-profiler/weave/internal/testtool"
 	"github.com/weave-profiler/weave/profile"
 )
 
@@ -216,9 +216,7 @@ func TestGoBadInput(t *testing.T) {
 	}
 
 	// A cgo package is not woven: it builds and runs unwoven, one warning.
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc for cgo")
-	}
+	testtool.Need(t, "gcc") // for cgo
 	os.Remove(bad)
 	os.WriteFile(filepath.Join(tmp, "main.go"), []byte("package main\n\n// int twice(int x) { return 2 * x; }\nimport \"C\"\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(C.twice(21)) }\n"), 0o644)
 	b := mustRun(t, tmp, []string{"CGO_ENABLED=1"}, weaveBin, "go", "build", "-o", "app", ".")

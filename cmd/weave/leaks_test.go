@@ -441,7 +441,7 @@ func TestLeakParallel(t *testing.T) {
 // valgrind's.
 func TestLeakThreads(t *testing.T) {
 	dir := t.TempDir()
-	exe, src := buildLeaks(t, dir, "threads")
+	exe, src := buildLeaks(t, dir, "threadleaks")
 	r := mustRun(t, dir, []string{"WEAVE_OUT="}, exe)
 	line := fmt.Sprintf("1,280,000 bytes in 8 blocks definitely lost at %s:%d work <- run\n", src, siteLines(t, src)["lost"])
 	if !strings.Contains(r.stderr, line) {

@@ -365,7 +365,7 @@ func TestTimingFrames(t *testing.T) {
 func TestTimingThreads(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	exe := timingBuild(t, dir, "threads")
+	exe := timingBuild(t, dir, "spinthreads")
 	for _, mode := range []string{"exact", "sampled"} {
 		r, _ := timingRun(t, dir, exe, mode, "40")
 		if len(r.Time.Threads) != 5 {
