@@ -118,8 +118,14 @@ func TestGoKnownAllocations(t *testing.T) {
 	mustRun(t, tmp, nil, weaveBin, "go", "build", "-o", "app", ".")
 	prof := filepath.Join(tmp, "p.prof")
 	r := mustRun(t, tmp, []string{"WEAVE_OUT=" + prof}, "./app", "1000")
-	if !strings.Contains(r.stderr, "==weave==") {
+	if !hasSummary(r.stderr) {
 		t.Errorf("no summary: %q", r.stderr)
+	}
+	// By default, stderr not a terminal: no summary; WEAVE_OUT=DIR/: a
+	// profile of its own there.
+	d := mustRun(t, tmp, []string{"WEAVE_SUMMARY=", "WEAVE_OUT=" + filepath.Join(tmp, "profs") + "/"}, "./app", "10")
+	if files, _ := filepath.Glob(filepath.Join(tmp, "profs", "weave-app.*.prof")); d.stderr != "" || len(files) != 1 {
+		t.Errorf("default summary, WEAVE_OUT=profs/: stderr %q, profiles %v", d.stderr, files)
 	}
 	p, err := profile.ReadFile(prof)
 	if err != nil {

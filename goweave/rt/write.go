@@ -1,6 +1,8 @@
 package rt
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,9 +23,7 @@ func writeProfile(end string) {
 	writeOnce.Do(func() {
 		st := snapshot()
 		path, err := writeFile(st, end)
-		if os.Getenv("WEAVE_SUMMARY") != "0" {
-			summary(st, path, err)
-		}
+		summary(st, path, err)
 	})
 }
 
@@ -44,13 +44,24 @@ func snapshot() *state {
 }
 
 // profilePath is $WEAVE_OUT with %p replaced by the pid ("" for none), or
-// weave-<program>.<pid>.prof.
+// weave-<program>.<pid>.prof; in the directory WEAVE_OUT names (an
+// existing one, or a path ending in '/', made if absent), with a random
+// part: weave-<program>.<pid>.<16 hex digits>.prof, as the C runtime's.
 func profilePath() string {
 	pid := strconv.Itoa(os.Getpid())
-	if v, ok := os.LookupEnv("WEAVE_OUT"); ok {
-		return strings.ReplaceAll(v, "%p", pid)
+	name := "weave-" + filepath.Base(argv[0]) + "." + pid
+	v, ok := os.LookupEnv("WEAVE_OUT")
+	if !ok {
+		return name + ".prof"
 	}
-	return "weave-" + filepath.Base(argv[0]) + "." + pid + ".prof"
+	v = strings.ReplaceAll(v, "%p", pid)
+	if st, err := os.Stat(v); v != "" && (strings.HasSuffix(v, "/") || err == nil && st.IsDir()) {
+		os.Mkdir(v, 0o777)
+		var r [8]byte
+		rand.Read(r[:])
+		return filepath.Join(v, name+"."+hex.EncodeToString(r[:])+".prof")
+	}
+	return v
 }
 
 // writeFile writes the profile to a temporary file created exclusively
@@ -95,10 +106,24 @@ func (st *state) totals() (allocs, bytes, liveBlocks, liveBytes uint64) {
 	return
 }
 
+// summary prints the summary where WEAVE_SUMMARY and WEAVE_LOG say, as
+// the C runtime does: 1 always, 0 never; by default into the WEAVE_LOG
+// file, else on stderr when it is a terminal or the profile could not be
+// written (Go has no leak scan: nothing else to report).
 func summary(st *state, path string, err error) {
+	log := os.Getenv("WEAVE_LOG")
+	switch os.Getenv("WEAVE_SUMMARY") {
+	case "0":
+		return
+	case "1":
+	default:
+		if log == "" && err == nil && !isTerminal(os.Stderr) {
+			return
+		}
+	}
 	allocs, bytes, lb, lby := st.totals()
 	var b strings.Builder
-	p := "==weave== "
+	p := "==weave " + strconv.Itoa(os.Getpid()) + "== "
 	b.WriteString(p + "HEAP SUMMARY (Go: exact counts of the heap allocations of woven code):\n")
 	fmt.Fprintf(&b, "%s  total heap usage: %d allocs, %d bytes allocated\n", p, allocs, bytes)
 	if st.rate > 0 {
@@ -110,5 +135,34 @@ func summary(st *state, path string, err error) {
 	case path != "":
 		fmt.Fprintf(&b, "%sprofile: %s\n", p, path)
 	}
+	if log != "" {
+		log = strings.ReplaceAll(log, "%p", strconv.Itoa(os.Getpid()))
+		if lerr := writeNew(log, b.String()); lerr != nil {
+			fmt.Fprintf(&b, "%scannot write WEAVE_LOG file %s: %v\n", p, log, lerr)
+		} else {
+			return
+		}
+	}
 	os.Stderr.WriteString(b.String())
+}
+
+// writeNew writes text to a new file: name, else name.1, name.2 ...,
+// never replacing one (O_EXCL).
+func writeNew(name, text string) error {
+	try := name
+	for i := 1; ; i++ {
+		f, err := os.OpenFile(try, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666) // O_EXCL: never through a link
+		if os.IsExist(err) && i <= 1000 {
+			try = name + "." + strconv.Itoa(i)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(text)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
 }
