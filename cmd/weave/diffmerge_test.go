@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,8 +161,14 @@ func TestMergeFork(t *testing.T) {
 	if !strings.Contains(text, "the sum of 3 profiles") || !strings.Contains(text, filepath.Base(files[0])) {
 		t.Errorf("merged report does not list its sources:\n%s", text)
 	}
-	// A merged profile of itself and one more is the sum again (merge reads its output).
-	mustRun(t, dir, nil, weaveBin, "merge", "-o", out, out, files[0])
+	// Merging into one of the inputs is refused and leaves it whole (issue 29.1).
+	before, _ := os.ReadFile(out)
+	if r := run(t, dir, nil, weaveBin, "merge", "-o", out, out, files[0]); r.code != 1 || !strings.Contains(r.stderr, "is the same as output file") {
+		t.Errorf("merge -o OUT OUT: exit %d\n%s", r.code, r.stderr)
+	}
+	if after, _ := os.ReadFile(out); string(after) != string(before) {
+		t.Error("merge -o OUT OUT changed OUT")
+	}
 	if r := run(t, dir, nil, weaveBin, "merge", "-o", filepath.Join(dir, "no/such/dir.prof"), files[0]); r.code == 0 {
 		t.Error("merge into a missing directory succeeds")
 	}
