@@ -56,22 +56,12 @@ typedef uint64_t u64;
 typedef __weave_size_t wsize;
 
 #define RT_ABI 1
-#define NODE_BITS 28
-#define MAX_NODES (1u << NODE_BITS)
-#define NODE_MASK (MAX_NODES - 1)
-#define CHUNK_BITS 16
-#define CHUNK_NODES (1u << CHUNK_BITS)
-#define NCHUNKS (MAX_NODES >> CHUNK_BITS)
-#define NODE_BATCH 256u
-#define SIZE_BITS (64 - NODE_BITS)
-#define SIZE_SAT ((1ull << SIZE_BITS) - 1)
+
+#include "pseudostack.h"
+
 #define NBINS 1026
-#define CHASH_INIT 256u /* first child hash: from the shared arena */
-#define STACK_INIT 4096u
-#define MAX_DEPTH (1u << 20)
 #define ARENA_CHUNK 65536u
 
-enum { KIND_R, KIND_F, KIND_A };
 enum { ST_NEW, ST_LIVE, ST_DEAD, ST_FAILED };
 
 /* Heap counters of an A node, by size class (s, m, l, x). */
@@ -80,40 +70,6 @@ struct heapc {
 	u64 f[4], g[4];   /* frees, bytes freed, by the owner: owner only */
 	u64 rf[4], rg[4]; /* frees, bytes freed, by other threads: atomic */
 };
-
-struct rt_node {
-	struct __weave_node pub; /* key, cache, calls, up (the parent): see weave.h */
-	union {
-		struct rt_node *acache; /* R, F: the A child used last */
-		struct heapc *heap;     /* A: its counters */
-	} u;
-	u32 self;       /* own index */
-	u32 next;       /* next node created by the same thread; 0 at the end */
-	u32 thread : 28; /* owner's number (the profile's T id) */
-	u32 kind : 2;
-	/* Tracepoints (tracepoints/trace.c): selected now; ever selected.
-	   Written under g_lock, or by the owner at creation. */
-	u32 traced : 1;
-	u32 seen : 1;
-	/* Exact mode: the depth of the node's outermost open activation, or 0
-	   (owner thread). Recursion folding puts one node on the pseudo-stack
-	   at several depths; only the outermost activation's time counts, or
-	   nested activations would count twice. */
-	u32 tdepth;
-	/* Timing (see timing.c): exact mode, inclusive ticks (owner); sampled
-	   mode, CPU ns charged by the owner's signal handler. Relaxed atomic
-	   loads and stores. Never initialised: chunks are fresh zeroed mmaps and
-	   node indices are never reused. */
-	u64 time;
-};
-/* 64 bytes: nodes are 64-byte aligned (__weave_cc_index, cache lines). */
-_Static_assert(sizeof(struct rt_node) == 64, "struct rt_node is 64 bytes");
-
-/* The index of n's parent; 0 for a root. */
-static inline u32 node_parent(const struct rt_node *n)
-{
-	return n->pub.up ? ((const struct rt_node *)(const void *)n->pub.up)->self : 0;
-}
 
 /* mprof's bin table row. bytes and fbytes are counted in the last bin
    only (bin_count); the others hold one size each. */
@@ -483,21 +439,6 @@ static void bump_each(const struct bump *b, void (*f)(const void *p, u64 n));
 static void *arena_alloc(wsize n);
 static int rt_is_active(void);
 
-/* pseudostack/cct.c */
-static struct rt_node *node_new(struct rt_thread *T, const struct rt_node *parent, const void *key, int kind);
-static int chash_grow(struct rt_thread *T);
-static struct rt_node *child(struct rt_thread *T, struct rt_node *p, const void *key, int kind);
-
-/* pseudostack/thread.c */
-static struct rt_thread *thread_setup(struct rt_local *l);
-static inline struct rt_thread *thread_get(struct rt_local *l);
-static int stack_grow(struct rt_thread *T, struct __weave_thread *t);
-static void rt_thread_exit(void *arg);
-
-/* pseudostack/enter.c */
-static inline __attribute__((always_inline)) struct __weave_node *fn_child(struct rt_thread *T, struct __weave_node *p, const struct __weave_fn *fn);
-static u64 frameless_count(void);
-
 /* side.c */
 static inline __attribute__((always_inline)) int side_insert(uintptr_t a, u64 val, struct ent *old);
 static inline __attribute__((always_inline)) int side_remove(uintptr_t a, struct ent *out);
@@ -642,13 +583,10 @@ static void rt_fork_parent(void);
 static void rt_fork_child(void);
 
 /* timing.c */
-static int time_exact(void);
 static void time_global_init(void);
 static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t);
 static void time_thread_exit(struct rt_thread *T, struct __weave_thread *t);
 static void time_fork_child(void);
-static void time_push_stamp(struct __weave_thread *t, unsigned d, struct __weave_frame *f);
-static void time_drop(struct __weave_thread *t, unsigned d);
 static void time_finish(void);
 static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
 
