@@ -1,15 +1,25 @@
-# weave: see README.md.
+# weave: see README.md and docs/.
 
 GO ?= go
 BIN := bin
 OUT := out
+PREFIX ?= /usr/local
+# VERSION is what weave version prints (cmd/weave/version.go): by default
+# the commit, from git describe.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 
-.PHONY: all build demo test test-short deps vet clean
+.PHONY: all build install demo test test-short deps vet clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN)/weave ./cmd/weave
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/weave ./cmd/weave
+
+# install puts weave and its weave-cc link (CC=weave-cc) in $(DESTDIR)$(PREFIX)/bin.
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN)/weave $(DESTDIR)$(PREFIX)/bin/weave
+	ln -sf weave $(DESTDIR)$(PREFIX)/bin/weave-cc
 
 # demo weaves mprof's producer/consumer example, runs it and prints the report.
 demo: build
@@ -28,11 +38,11 @@ test:
 test-short:
 	$(GO) test -short ./...
 
-# deps installs what the tests use besides Go and gcc (Debian/Ubuntu, as root):
-# the tools, and the libraries of the benchmarks game programs.
+# deps installs what make test needs besides Go and gcc (Debian/Ubuntu, as root):
+# the tools and the libraries of the benchmarks game programs; CI installs the
+# same list (scripts/deps.sh).
 deps:
-	apt-get update -qq
-	apt-get install -y -qq valgrind clang uftrace cmake ccache libgmp-dev libpcre3-dev libpcre2-dev libapr1-dev chromium >/dev/null
+	scripts/deps.sh
 
 # bench measures weave's overhead against the uninstrumented programs and
 # peer tools (BENCHMARKS.md); BENCH_SIZE=tiny is the seconds-long smoke run

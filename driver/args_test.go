@@ -129,7 +129,7 @@ func TestResponseFiles(t *testing.T) {
 	for _, a := range args {
 		lines = append(lines, quoteResponse(a))
 	}
-	if got := splitResponse(strings.Join(lines, "\n")); !reflect.DeepEqual(got, args) {
+	if got := SplitWords(strings.Join(lines, "\n")); !reflect.DeepEqual(got, args) {
 		t.Errorf("round trip: %q, want %q", got, args)
 	}
 	long := []string{"gcc"}

@@ -21,12 +21,15 @@ func expandResponseFiles(args []string) []string {
 			out = append(out, a)
 			continue
 		}
-		out = append(out, expandResponseFiles(splitResponse(string(data)))...)
+		out = append(out, expandResponseFiles(SplitWords(string(data)))...)
 	}
 	return out
 }
 
-func splitResponse(s string) []string {
+// SplitWords splits s into words as gcc reads a response file (and a
+// shell would, without expanding anything): at white space, with single
+// and double quotes and backslash escapes.
+func SplitWords(s string) []string {
 	var args []string
 	var cur strings.Builder
 	inArg := false

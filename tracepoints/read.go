@@ -45,6 +45,11 @@ type Event struct {
 	Size   uint64 // block size (Alloc, Free)
 }
 
+// FormatVersion is the version of the trace file's layout (the block
+// header and the event, as trace.c writes them and Read reads them): a
+// change to either increments it and the magic with it.
+const FormatVersion = 1
+
 const (
 	magic      = 0x52545657 // "WVTR"
 	headerSize = 16

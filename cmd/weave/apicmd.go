@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/weave-profiler/weave/api"
@@ -20,7 +18,7 @@ var apiCommand = &cli.Command{
 	},
 	Action: func(c *cli.Context) error {
 		if c.NArg() > 0 {
-			return fmt.Errorf("api: unexpected argument %q (want only -o DIR)", c.Args().First())
+			return misuse(c, "unexpected argument %q (want only -o DIR)", c.Args().First())
 		}
 		if dir := c.String("o"); dir != "" && dir != "-" {
 			return api.Write(dir)

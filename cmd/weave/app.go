@@ -13,16 +13,24 @@ import (
 // action (its arguments are compiler flags, so the root parses them
 // itself), the rest are subcommands, each in its own file.
 func newApp() *cli.App {
-	return &cli.App{
-		Name:      "weave",
-		Usage:     "weave memory and time profiling into C programs",
-		UsageText: "weave [-v] [--frames auto|all] -o out.c prog.c [cc flags]\n   weave cc [--frames auto|unit|all] [cc arguments]\n   weave report [options] [profile]\n   weave diff [options] BASE NEW\n   weave merge PROFILE... -o OUT\n   weave runtime [-o weave_rt.c]\n   weave api [-o DIR]\n   weave maps PID\n   weave trace PID PATTERN... | --off\n   weave snapshot PID\n   weave mark PID LABEL",
-		Description: "Without a subcommand, weave preprocesses prog.c with $WEAVE_CC (default cc) and the\n" +
+	app := &cli.App{
+		Name:  "weave",
+		Usage: "weave memory and time profiling into C programs",
+		UsageText: "weave cc [weave flags] [cc arguments]    (compile and link, woven)\n" +
+			"weave [-v] [weave flags] -o out.c prog.c [cc flags]\n" +
+			"weave COMMAND [options] [arguments]\n" +
+			"weave help COMMAND                       (a command's flags)",
+		Description: "Without a command, weave preprocesses prog.c with $WEAVE_CC (default cc) and the\n" +
 			"given flags, weaves profiling advice into it and writes the result to out.c, which any\n" +
-			"C compiler builds together with the runtime (weave runtime -o weave_rt.c).",
+			"C compiler builds together with the runtime (weave runtime -o weave_rt.c). -v lists\n" +
+			"the functions left unwoven or frameless, and why. The weave flags are weave cc's\n" +
+			"(weave help cc). A program woven runs as before and writes a profile at exit:\n" +
+			"weave report prints it. Guides: README.md and docs/ in weave's source.",
 		SkipFlagParsing: true,
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
+			helpCommand,
+			versionCommand,
 			ccCommand,
 			checkCommand,
 			diffCommand,
@@ -37,8 +45,15 @@ func newApp() *cli.App {
 			goCommand,
 			toolexecCommand,
 		},
-		Action: weaveAction,
+		Action:       weaveAction,
+		OnUsageError: onUsageError,
 	}
+	for _, c := range app.Commands {
+		c.OnUsageError = onUsageError
+		c.HideHelpCommand = true
+		c.UsageText = usageLine(c) // the line a misuse prints, in the help too
+	}
+	return app
 }
 
 // newConfig returns the driver configuration from the environment.
@@ -52,6 +67,7 @@ func newConfig(c *cli.Context) (*driver.Config, error) {
 		Stdout:       c.App.Writer,
 		Stderr:       c.App.ErrWriter,
 		Strict:       os.Getenv("WEAVE_STRICT") == "1",
+		Verbose:      os.Getenv("WEAVE_VERBOSE") == "1",
 		ParseTimeout: timeout,
 	}, nil
 }

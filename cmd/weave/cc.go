@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -12,10 +14,13 @@ import (
 var ccCommand = &cli.Command{
 	Name:            "cc",
 	Usage:           "compile and link like cc, with every C source woven and the runtime linked in",
-	ArgsUsage:       "[cc arguments]",
+	UsageText:       "weave cc [weave flags] [cc arguments]",
 	SkipFlagParsing: true,
-	HideHelp:        true, // --help goes to the real compiler
+	HideHelp:        true, // ccHelp, then the compiler's own
 	Action: func(c *cli.Context) error {
+		if slices.Contains(c.Args().Slice(), "--help") || slices.Contains(c.Args().Slice(), "-help") {
+			return ccHelp(c)
+		}
 		cfg, err := newConfig(c)
 		if err != nil {
 			return err
@@ -23,7 +28,12 @@ var ccCommand = &cli.Command{
 		if launcherCompiler != nil {
 			cfg.Compiler = launcherCompiler
 		}
-		frames, args, found := framesFlag(c.Args().Slice())
+		args := c.Args().Slice()
+		if i := slices.Index(args, "--weave-verbose"); i >= 0 {
+			cfg.Verbose = true
+			args = slices.Delete(slices.Clone(args), i, i+1)
+		}
+		frames, args, found := framesFlag(args)
 		if err := setFrames(cfg, frames, found); err != nil {
 			return err
 		}
@@ -39,4 +49,34 @@ var ccCommand = &cli.Command{
 		}
 		return err
 	},
+}
+
+// ccHelp is `weave cc --help`: weave's own flags; the compiler's help is
+// the compiler's (--help=CLASS passes through to it).
+func ccHelp(c *cli.Context) error {
+	_, err := fmt.Fprint(c.App.Writer, `usage: weave cc [weave flags] [cc arguments]
+
+Compiles and links as cc does ($WEAVE_CC, default cc), with every C source woven and
+weave's runtime linked in. weave takes its flags out of the line (they may come
+anywhere on it) and passes every other argument to the compiler.
+
+weave flags:
+   --frames auto|unit|all        which functions get a frame (default auto; WEAVE_FRAMES)
+   --alloc NAME:size=N           NAME returns a block of argument N's size (as xmalloc)
+   --calloc NAME:count=N,size=M  NAME returns a block of count x size
+   --realloc NAME:ptr=N,size=M   NAME resizes ptr to size
+   --free NAME:ptr=N             NAME frees ptr
+   --exclude GLOB                functions that get no frame
+   --include GLOB                only these functions get frames
+   --exclude-file GLOB           files whose functions get no frame
+   --weave-verbose               list the functions left unwoven or frameless, and why
+                                 (WEAVE_VERBOSE=1 does the same; -v is the compiler's)
+
+The pointcut flags may also come from weave.conf and WEAVE_FLAGS; WEAVE_CC names the
+compiler, WEAVE_STRICT=1 makes a file that cannot be woven an error. README.md and
+docs/building.md in weave's source say more.
+
+The compiler's own help: weave cc --help=common (or any --help=CLASS), or cc --help.
+`)
+	return err
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/weave-profiler/weave/driver"
-	"github.com/weave-profiler/weave/profile"
 	"github.com/weave-profiler/weave/report"
 	"github.com/weave-profiler/weave/report/leakcheck"
 )
@@ -40,7 +39,7 @@ func runCheck(c *cli.Context) error {
 		return &driver.ExitError{Code: code, Err: fmt.Errorf(format, args...)}
 	}
 	if c.NArg() == 0 {
-		return fail(checkUnreadable, "check: no profile given (weave check PROFILE... [--suppressions FILE])")
+		return misuse(c, "no profile given")
 	}
 	kinds, err := report.ParseLeakKinds(c.String("leak-kinds"))
 	if err != nil {
@@ -55,11 +54,13 @@ func runCheck(c *cli.Context) error {
 	w := c.App.Writer
 	code, failed := checkClean, 0
 	for _, path := range c.Args().Slice() {
-		p, err := profile.ReadFile(path)
-		var r *leakcheck.Result
-		if err == nil {
-			r, err = leakcheck.Check(p, kinds, supp)
+		p, err := readProfile(path)
+		if err != nil { // it names the file
+			fmt.Fprintf(c.App.ErrWriter, "weave: check: %v\n", err)
+			code = checkUnreadable
+			continue
 		}
+		r, err := leakcheck.Check(p, kinds, supp)
 		if err != nil {
 			fmt.Fprintf(c.App.ErrWriter, "weave: check: %s: %v\n", path, err)
 			code = checkUnreadable

@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/weave-profiler/weave/profile"
 	"github.com/weave-profiler/weave/report/diff"
 )
 
@@ -37,18 +36,18 @@ var diffCommand = &cli.Command{
 
 func runDiff(c *cli.Context) error {
 	if c.NArg() != 2 {
-		return fmt.Errorf("diff: want two profiles, BASE and NEW")
+		return misuse(c, "want two profiles, BASE and NEW")
 	}
 	format := c.String("format")
 	if format != "text" && format != "json" {
-		return fmt.Errorf("diff: unknown format %q (want text or json)", format)
+		return misuse(c, "unknown format %q (want text or json)", format)
 	}
 	sort := c.String("sort")
 	if !slices.Contains(diff.Quantities, sort) {
-		return fmt.Errorf("diff: --sort %q: want one of %s", sort, strings.Join(diff.Quantities, ", "))
+		return misuse(c, "--sort %q: want one of %s", sort, strings.Join(diff.Quantities, ", "))
 	}
 	if c.Int("depth") < 0 || c.Int("top") < 0 {
-		return fmt.Errorf("diff: --depth and --top want 0 or more")
+		return misuse(c, "--depth and --top want 0 or more")
 	}
 	var rules []*diff.Rule
 	for _, s := range c.StringSlice("fail-if") {
@@ -58,11 +57,11 @@ func runDiff(c *cli.Context) error {
 		}
 		rules = append(rules, r)
 	}
-	base, err := profile.ReadFile(c.Args().Get(0))
+	base, err := readProfile(c.Args().Get(0))
 	if err != nil {
 		return err
 	}
-	new, err := profile.ReadFile(c.Args().Get(1))
+	new, err := readProfile(c.Args().Get(1))
 	if err != nil {
 		return err
 	}

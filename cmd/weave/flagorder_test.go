@@ -113,7 +113,7 @@ func TestFlagsAfterArgs(t *testing.T) {
 			if r := mustRun(t, dir, nil, weaveBin, "maps", pid); !strings.Contains(r.stdout, "total") {
 				t.Errorf("weave maps %s:\n%s", pid, r.stdout)
 			}
-			if r := run(t, dir, nil, weaveBin, "maps", pid, "--bogus"); r.code == 0 || !strings.Contains(r.stderr, "flag provided but not defined: -bogus") {
+			if r := run(t, dir, nil, weaveBin, "maps", pid, "--bogus"); r.code == 0 || !strings.Contains(r.stderr, "unknown flag --bogus") {
 				t.Errorf("weave maps %s --bogus: exit %d\n%s", pid, r.code, r.stderr)
 			}
 		},
@@ -133,6 +133,12 @@ func TestFlagsAfterArgs(t *testing.T) {
 			}
 			if r := run(t, dir, nil, weaveBin, "api", "extra", "-o", "inc2"); r.code == 0 || !strings.Contains(r.stderr, `unexpected argument "extra"`) {
 				t.Errorf("api extra: exit %d\n%s", r.code, r.stderr)
+			}
+		},
+		"version": func(t *testing.T) { // no argument; its output is TestCLIVersion's
+			mustRun(t, dir, nil, weaveBin, "version")
+			if r := run(t, dir, nil, weaveBin, "version", "extra"); r.code != 2 || !strings.Contains(r.stderr, `unexpected argument "extra"`) {
+				t.Errorf("weave version extra: exit %d\n%s", r.code, r.stderr)
 			}
 		},
 		"check": func(t *testing.T) {

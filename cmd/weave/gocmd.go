@@ -12,17 +12,26 @@ import (
 )
 
 // goCommand is `weave go build|test|run|install|vet [--packages p,...]
-// [--frames auto|all] args`:
-// the go command with weave as its -toolexec.
+// [--frames auto|all] args`: the go command with weave as its -toolexec.
 var goCommand = &cli.Command{
-	Name:            "go",
-	Usage:           "run the go command with weave weaving the main module (and --packages patterns)",
-	UsageText:       "weave go build|test|run|install [--packages pattern,...] [--frames auto|all] [go flags] [packages]",
+	Name:      "go",
+	Usage:     "run the go command with weave weaving the main module (and --packages patterns)",
+	UsageText: "weave go build|test|run|install|vet [--packages pattern,...] [--frames auto|all] [go flags] [packages]",
+	Description: "Runs the go command with -toolexec=\"weave toolexec\": the main module's packages (and\n" +
+		"those --packages selects: import paths, ... wildcards, std) are woven, the runtime linked.\n" +
+		"Each program or test binary writes a profile at exit. See docs/go.md.",
+	Flags: []cli.Flag{
+		&cli.StringSliceFlag{Name: "packages", Usage: "more `patterns` of packages to weave (comma-separated, repeatable)"},
+		&cli.StringFlag{Name: "frames", Usage: "`auto` (default; WEAVE_FRAMES) or all: which functions get a frame, as for C"},
+	},
 	SkipFlagParsing: true,
 	Action: func(c *cli.Context) error {
 		args := c.Args().Slice()
+		if helpArg(args) {
+			return showCommandHelp(c, "go")
+		}
 		if len(args) == 0 {
-			return errors.New("weave go: which go command? (build, test, run, install)")
+			return misuse(c, "which go command? (build, test, run, install, vet)")
 		}
 		frames, rest, found := framesFlag(args[1:])
 		if !found {
@@ -54,11 +63,20 @@ var goCommand = &cli.Command{
 // toolexecCommand is `weave toolexec [--packages p,...] tool args...`, run by
 // the go command for each tool of a build.
 var toolexecCommand = &cli.Command{
-	Name:            "toolexec",
-	Usage:           "weave Go packages as go build's -toolexec",
-	UsageText:       `go build -toolexec="weave toolexec [--packages pattern,...]" ./...`,
+	Name:      "toolexec",
+	Usage:     "weave Go packages as go build's -toolexec",
+	UsageText: `go build -toolexec="weave toolexec [--packages pattern,...]" ./...`,
+	Description: "Run by the go command for each tool of a build: weaves the packages selected before\n" +
+		"the compiler sees them and adds the runtime to the link. weave go does this for you.",
+	Flags:           []cli.Flag{&cli.StringSliceFlag{Name: "packages", Usage: "more `patterns` of packages to weave (comma-separated, repeatable)"}},
 	SkipFlagParsing: true,
 	Action: func(c *cli.Context) error {
+		if helpArg(c.Args().Slice()) {
+			return showCommandHelp(c, "toolexec")
+		}
+		if c.NArg() == 0 {
+			return misuse(c, "no tool to run (go build runs weave toolexec TOOL ARGS...)")
+		}
 		patterns, rest := packagesFlag(c.Args().Slice())
 		if env := os.Getenv(goweave.PackagesEnv); env != "" {
 			patterns = append(patterns, strings.Split(env, ",")...)

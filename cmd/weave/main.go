@@ -16,8 +16,12 @@ func main() {
 	app := newApp()
 	if err := app.Run(flagsFirst(app, aliasArgs(os.Args))); err != nil {
 		var pe *parse.Error
+		var ue *usageError
 		if errors.As(err, &pe) { // already file:line:col: error: message
 			fmt.Fprintln(os.Stderr, pe)
+		} else if errors.As(err, &ue) {
+			printUsageError(os.Stderr, ue)
+			os.Exit(exitUsage)
 		} else {
 			fmt.Fprintf(os.Stderr, "weave: %v\n", err)
 		}

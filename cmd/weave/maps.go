@@ -23,11 +23,11 @@ var mapsCommand = &cli.Command{
 
 func runMaps(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return fmt.Errorf("maps: want one process id")
+		return misuse(c, "want one process id")
 	}
 	pid := c.Args().First()
 	if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
-		return fmt.Errorf("maps: %q is not a process id", pid)
+		return misuse(c, "%q is not a process id", pid)
 	}
 	maps, exe, err := vmmap.ReadProc(pid)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
@@ -15,23 +14,26 @@ import (
 var mergeCommand = &cli.Command{
 	Name:      "merge",
 	Usage:     "add profiles up into one",
-	ArgsUsage: "PROFILE... -o OUT",
+	UsageText: "weave merge -o OUT PROFILE...",
 	Description: "Sums profiles (a run's fork children, a test suite's runs, many hosts; of one program\n" +
 		"or several), merging calling contexts by function path. The totals are the sums; the\n" +
 		"metadata lists the sources. OUT is written whole or not at all.",
 	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "the merged profile"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the merged profile `file` (required)"},
 	},
 	Action: func(c *cli.Context) error {
 		if c.NArg() == 0 {
-			return fmt.Errorf("merge: no profiles")
+			return misuse(c, "no profiles")
+		}
+		if c.String("output") == "" {
+			return misuse(c, "no output: -o OUT names the merged profile")
 		}
 		if err := samefile.Check(c.String("output"), c.Args().Slice()...); err != nil {
 			return err
 		}
 		var ps []*profile.Profile
 		for _, path := range c.Args().Slice() {
-			p, err := profile.ReadFile(path)
+			p, err := readProfile(path)
 			if err != nil {
 				return err
 			}

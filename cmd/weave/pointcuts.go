@@ -27,7 +27,8 @@ func pointcuts(cfg *driver.Config, args []string) ([]string, error) {
 			return nil, err
 		}
 	}
-	if env := strings.Fields(os.Getenv("WEAVE_FLAGS")); len(env) > 0 {
+	// Split as a shell would: WEAVE_FLAGS="--exclude 'luaH_*'" as on a command line.
+	if env := driver.SplitWords(os.Getenv("WEAVE_FLAGS")); len(env) > 0 {
 		rest, err := pointcutFlags(cfg, env)
 		if err != nil {
 			return nil, fmt.Errorf("WEAVE_FLAGS: %v", err)

@@ -88,12 +88,13 @@ var reportCommand = &cli.Command{
 
 func runReport(c *cli.Context) error {
 	if c.NArg() > 1 {
-		return fmt.Errorf("report: too many arguments (want at most one profile)")
+		return misuse(c, "too many arguments (want at most one profile)")
 	}
 	rd, err := report.Lookup(c.String("format"))
 	if err != nil {
-		return err
+		return misuse(c, "%v", err)
 	}
+	warnIgnored(c)
 	var tables []string // nil: report.New's default
 	if c.IsSet("tables") {
 		if tables, err = report.ParseTables(c.String("tables")); err != nil {
@@ -107,11 +108,11 @@ func runReport(c *cli.Context) error {
 		tables = appendNew(tables, report.TimeTables...)
 	}
 	if c.Float64("threshold") < 0 {
-		return fmt.Errorf("--threshold %g: want a percentage, 0 or more", c.Float64("threshold"))
+		return misuse(c, "--threshold %g: want a percentage, 0 or more", c.Float64("threshold"))
 	}
 	depth := c.Int("depth")
 	if depth < 0 {
-		return fmt.Errorf("--depth %d: want 0 (whole chains) or more", depth)
+		return misuse(c, "--depth %d: want 0 (whole chains) or more", depth)
 	}
 	path := c.Args().First()
 	if path == "" {
@@ -129,14 +130,14 @@ func runReport(c *cli.Context) error {
 			return fmt.Errorf("--leak-kinds: %v", err)
 		}
 	}
-	p, err := profile.ReadFile(path)
+	p, err := readProfile(path)
 	if err != nil {
 		return err
 	}
 	var between *report.Between
 	if c.IsSet("between") {
 		if !c.IsSet("between-to") {
-			return errors.New("--between A B: want two marks")
+			return misuse(c, "--between A B: want two marks")
 		}
 		if between, err = report.ApplyBetween(p, c.String("between"), c.String("between-to")); err != nil {
 			return fmt.Errorf("%s: %v", path, err)
@@ -160,6 +161,34 @@ func runReport(c *cli.Context) error {
 		return err
 	}
 	return writeOutput(c, c.String("output"), func(w io.Writer) error { return rd.Render(w, r) })
+}
+
+// ignoredBy are the flags each format does nothing with: pprof, folded
+// and perfetto export the profile's stacks or events, not the report's
+// tables; only folded stacks and the HTML page have a --quantity.
+var ignoredBy = map[string][]string{
+	"pprof":    {"tables", "memory", "time", "depth", "sites", "leak-kinds", "threshold", "quantity"},
+	"folded":   {"tables", "memory", "time", "depth", "sites", "leak-kinds", "threshold"},
+	"perfetto": {"tables", "memory", "time", "depth", "sites", "leak-kinds", "threshold", "quantity"},
+	"text":     {"quantity"},
+	"json":     {"quantity"},
+}
+
+// warnIgnored says which of the flags given do nothing with the format.
+func warnIgnored(c *cli.Context) {
+	var set []string
+	for _, f := range ignoredBy[c.String("format")] {
+		if c.IsSet(f) {
+			set = append(set, "--"+f)
+		}
+	}
+	if len(set) > 0 {
+		verb := "does"
+		if len(set) > 1 {
+			verb = "do"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "weave: warning: %s %s nothing with --format %s\n", strings.Join(set, ", "), verb, c.String("format"))
+	}
 }
 
 // appendNew appends the names not in list yet.

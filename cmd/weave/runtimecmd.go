@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/weave-profiler/weave/driver"
@@ -19,7 +17,7 @@ var runtimeCommand = &cli.Command{
 	},
 	Action: func(c *cli.Context) error {
 		if c.NArg() > 0 {
-			return fmt.Errorf("runtime: unexpected argument %q (want only -o file)", c.Args().First())
+			return misuse(c, "unexpected argument %q (want only -o file)", c.Args().First())
 		}
 		if out := c.String("o"); out != "" && out != "-" {
 			return driver.WriteFileAtomic(out, []byte(runtime.Source()))

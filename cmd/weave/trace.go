@@ -19,7 +19,7 @@ var controlTimeoutFlag = &cli.DurationFlag{Name: "timeout", Value: 10 * time.Sec
 var traceCommand = &cli.Command{
 	Name:      "trace",
 	Usage:     "turn tracepoints on (or --off) in a running woven process",
-	ArgsUsage: "PID PATTERN...",
+	UsageText: "weave trace [--timeout D] PID PATTERN... | weave trace --off PID",
 	Description: "Patterns select woven functions by name (globs: parse_*), by file (file:src/*.c) or\n" +
 		"directory (dir:src), and allocation sites (alloc:lstring.c, alloc:lstring.c:123,\n" +
 		"alloc:*). The process records the selected functions' entries and exits and the\n" +
@@ -58,7 +58,7 @@ const maxMarkLabel = 200
 
 func runMark(c *cli.Context) error {
 	if c.NArg() != 2 {
-		return fmt.Errorf("mark: want a process id and a label")
+		return misuse(c, "want a process id and a label")
 	}
 	pid, err := controlPID(c, "mark")
 	if err != nil {
@@ -82,9 +82,12 @@ func runMark(c *cli.Context) error {
 }
 
 func controlPID(c *cli.Context, what string) (int, error) {
+	if c.NArg() == 0 {
+		return 0, misuse(c, "no process id")
+	}
 	pid, err := strconv.Atoi(c.Args().First())
 	if err != nil || pid <= 0 {
-		return 0, fmt.Errorf("%s: %q is not a process id", what, c.Args().First())
+		return 0, misuse(c, "%q is not a process id", c.Args().First())
 	}
 	return pid, nil
 }
@@ -97,11 +100,11 @@ func runTrace(c *cli.Context) error {
 	req := "off"
 	if c.Bool("off") {
 		if c.NArg() != 1 {
-			return fmt.Errorf("trace: --off takes no patterns")
+			return misuse(c, "--off takes no patterns")
 		}
 	} else {
 		if c.NArg() < 2 {
-			return fmt.Errorf("trace: want PID and at least one pattern (or --off)")
+			return misuse(c, "want PID and at least one pattern (or --off)")
 		}
 		pats := strings.Join(c.Args().Slice()[1:], ",")
 		if err := tracepoints.CheckPatterns(pats); err != nil {
@@ -119,7 +122,7 @@ func runTrace(c *cli.Context) error {
 
 func runSnapshot(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return fmt.Errorf("snapshot: want one process id")
+		return misuse(c, "want one process id")
 	}
 	pid, err := controlPID(c, "snapshot")
 	if err != nil {

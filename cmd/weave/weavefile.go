@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -32,11 +31,14 @@ func weaveAction(c *cli.Context) error {
 		switch {
 		case a == "-h" || a == "--help" || a == "-help":
 			return cli.ShowAppHelp(c)
-		case a == "-v" || a == "--verbose":
+		case a == "--version":
+			_, err := fmt.Fprint(c.App.Writer, versionText())
+			return err
+		case a == "-v" || a == "--verbose" || a == "--weave-verbose":
 			verbose = true
 		case a == "-o":
 			if i+1 >= len(args) {
-				return errors.New("-o needs a file name")
+				return misuse(c, "-o needs a file name")
 			}
 			out = args[i+1]
 			i++
@@ -48,7 +50,7 @@ func weaveAction(c *cli.Context) error {
 			flags = append(flags, a, args[i+1])
 			i++
 		case strings.HasPrefix(a, "--"):
-			return fmt.Errorf("unknown flag %s (compiler flags take one dash; see weave --help)", a)
+			return misuse(c, "unknown flag %s (compiler flags take one dash)", a)
 		case strings.HasPrefix(a, "-"):
 			flags = append(flags, a)
 			if driver.FlagTakesValue(a) && i+1 < len(args) {
@@ -57,13 +59,13 @@ func weaveAction(c *cli.Context) error {
 			}
 		default:
 			if src != "" {
-				return fmt.Errorf("one source file at a time (got %s and %s); use weave cc for many", src, a)
+				return misuse(c, "one source file at a time (got %s and %s); weave cc takes many", src, a)
 			}
 			src = a
 		}
 	}
 	if src == "" {
-		return errors.New("no input file (usage: weave -o out.c prog.c [cc flags])")
+		return misuse(c, "no input file")
 	}
 	if err := samefile.Check(out, src); err != nil {
 		return err
@@ -74,7 +76,7 @@ func weaveAction(c *cli.Context) error {
 		}
 		return weaveGoFile(c, src, out, flags, frames)
 	}
-	cfg.Verbose = verbose
+	cfg.Verbose = cfg.Verbose || verbose
 	if err := setFrames(cfg, frames, framesFound); err != nil {
 		return err
 	}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/weave-profiler/weave/profile"
+)
+
+// exitUsage is the exit status of a command used wrongly (an unknown flag,
+// a missing argument), as the flag package's.
+const exitUsage = 2
+
+// A usageError is a command used wrongly: main prints it as one error
+// line and the command's usage line, not its whole help.
+type usageError struct {
+	cmd *cli.Command // nil: weave itself
+	err error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+
+// misuse returns a usage error of the command c runs.
+func misuse(c *cli.Context, format string, args ...any) error {
+	return &usageError{cmd: c.Command, err: fmt.Errorf(format, args...)}
+}
+
+// onUsageError is urfave/cli's hook for a flag it cannot parse: the
+// error as a usageError instead of the error and the whole help.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return &usageError{cmd: c.Command, err: errors.New(flagMessage(err.Error()))}
+}
+
+// flagMessage rewrites the flag package's messages in weave's terms
+// (its flags are written with two dashes).
+func flagMessage(s string) string {
+	long := func(name string) string { return "--" + strings.TrimLeft(name, "-") }
+	if name, ok := strings.CutPrefix(s, "flag provided but not defined: "); ok {
+		return "unknown flag " + long(name)
+	}
+	if name, ok := strings.CutPrefix(s, "flag needs an argument: "); ok {
+		return long(name) + " needs a value"
+	}
+	if m := regexp.MustCompile(`^invalid value (".*") for flag (-\S+): (.*)$`).FindStringSubmatch(s); m != nil {
+		return "invalid value " + m[1] + " for " + long(m[2]) + ": " + m[3]
+	}
+	return s
+}
+
+// printUsageError writes e as main does: "weave: CMD: message", then the
+// usage line and where the flags are listed.
+func printUsageError(w io.Writer, e *usageError) {
+	name, line := "", usageLine(e.cmd)
+	if e.cmd != nil && e.cmd.Name != "weave" {
+		name = e.cmd.Name
+	}
+	if name == "" {
+		fmt.Fprintf(w, "weave: %v\nusage: %s (weave --help lists the commands and flags)\n", e.err, line)
+		return
+	}
+	hint := ""
+	if hasFlags(e.cmd) {
+		hint = " (weave help " + name + " lists its flags)"
+	}
+	fmt.Fprintf(w, "weave: %s: %v\nusage: %s%s\n", name, e.err, line, hint)
+}
+
+// usageLine is a command's synopsis: its UsageText's first line, or
+// "weave NAME [options] ARGS".
+func usageLine(cmd *cli.Command) string {
+	if cmd == nil || cmd.Name == "weave" {
+		return "weave [-v] [--frames auto|unit|all] -o out.c prog.c [cc flags]"
+	}
+	if cmd.UsageText != "" {
+		line, _, _ := strings.Cut(cmd.UsageText, "\n")
+		return line
+	}
+	s := "weave " + cmd.Name
+	if hasFlags(cmd) {
+		s += " [options]"
+	}
+	if cmd.ArgsUsage != "" {
+		s += " " + cmd.ArgsUsage
+	}
+	return s
+}
+
+// hasFlags reports whether cmd has flags besides --help.
+func hasFlags(cmd *cli.Command) bool {
+	return slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return f != cli.HelpFlag })
+}
+
+// helpCommand is `weave help [COMMAND]`.
+var helpCommand = &cli.Command{
+	Name:      "help",
+	Usage:     "list the commands, or a command's flags",
+	UsageText: "weave help [COMMAND]",
+	Action: func(c *cli.Context) error {
+		switch c.NArg() {
+		case 0:
+			return cli.ShowAppHelp(c)
+		case 1:
+			name := c.Args().First()
+			if c.App.Command(name) == nil {
+				return misuse(c, "no command %q (weave help lists them)", name)
+			}
+			return showCommandHelp(c, name)
+		}
+		return misuse(c, "one command at a time")
+	},
+}
+
+// showCommandHelp prints a command's help: its usage, description and
+// flags.
+func showCommandHelp(c *cli.Context, name string) error {
+	cmd := c.App.Command(name)
+	if cmd.Name == "cc" {
+		return ccHelp(c)
+	}
+	return cli.ShowCommandHelp(c, name)
+}
+
+// helpArg reports whether args ask for help: a first argument -h,
+// -help or --help (for the commands that take others' arguments).
+func helpArg(args []string) bool {
+	return len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help")
+}
+
+// readProfile reads a profile; an error names the file once ("a.prof: no
+// such file or directory", not "a.prof: open a.prof: ...").
+func readProfile(path string) (*profile.Profile, error) {
+	p, err := profile.ReadFile(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return nil, fmt.Errorf("%s: %v", path, pe.Err)
+	}
+	return p, err
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# deps.sh installs what `make test` needs besides Go and gcc (Debian/Ubuntu,
+# as root): the one list `make deps` and CI (.ci/run) both use. Only what is
+# missing is installed.
+set -euo pipefail
+need=()
+# a command, then the package that installs it
+while read -r cmd pkg; do
+	command -v "$cmd" >/dev/null || need+=("$pkg")
+done <<'LIST'
+valgrind valgrind
+clang clang
+clang-13 clang-13
+make make
+cmake cmake
+ccache ccache
+uftrace uftrace
+chromium chromium
+nm binutils
+setpriv util-linux
+script bsdutils
+LIST
+# valgrind: the memory oracle; clang-13: an older clang, the x86-64 guard's
+# %fs:0 variant (TestFramesGuardFS); uftrace: the timing tests compare call
+# counts with its; chromium: the HTML report's tests run it headless.
+# The libraries of the benchmarks game programs (corpus tests):
+for pkg in libgmp-dev libpcre3-dev libpcre2-dev libapr1-dev; do
+	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	apt-get update -qq
+	apt-get install -y -qq "${need[@]}" >/dev/null
+fi
