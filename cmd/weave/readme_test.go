@@ -11,7 +11,7 @@ import (
 	"github.com/weave-profiler/weave/internal/testtool"
 )
 
-// The README's paths besides `weave cc`, run as it writes them.
+// The paths of docs/building.md besides `weave cc`, run as it writes them.
 
 // readmeProg is a program with an include directory, a macro, a function
 // weave leaves unwoven, a leak, output on both streams and exit status 3.
