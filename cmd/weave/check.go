@@ -48,6 +48,7 @@ func runCheck(c *cli.Context) error {
 	var supp leakcheck.Suppressions
 	if f := c.String("suppressions"); f != "" {
 		if supp, err = leakcheck.ParseFile(f); err != nil {
+			err = fileError(err)
 			return fail(checkUnreadable, "check: %v", err)
 		}
 	}

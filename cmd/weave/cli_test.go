@@ -39,6 +39,8 @@ func TestCLIMisuse(t *testing.T) {
 		{[]string{}, 2, `^weave: no input file\nusage: weave \[-v\] .*\n$`},
 		{[]string{"--frobnicate", "x.c"}, 2, `^weave: unknown flag --frobnicate \(compiler flags take one dash\)\nusage: weave .*\n$`},
 		{[]string{"check", "nosuch.prof"}, 2, `^weave: check: nosuch\.prof: no such file or directory\n$`},
+		{[]string{"check", "--suppressions", "nosuch.supp", "x.prof"}, 2, `^weave: check: nosuch\.supp: no such file or directory\n$`},
+		{[]string{"maps", "2147483646"}, 1, `^weave: maps: no process 2147483646\n$`},
 		{[]string{"report", "nosuch.prof"}, 1, `^weave: nosuch\.prof: no such file or directory\n$`},
 		{[]string{"diff", "nosuch.prof", "other.prof"}, 1, `^weave: nosuch\.prof: no such file or directory\n$`},
 		{[]string{"merge", "-o", "m.prof", "nosuch.prof"}, 1, `^weave: nosuch\.prof: no such file or directory\n$`},

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"text/tabwriter"
 
@@ -30,6 +32,9 @@ func runMaps(c *cli.Context) error {
 		return misuse(c, "%q is not a process id", pid)
 	}
 	maps, exe, err := vmmap.ReadProc(pid)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("maps: no process %s", pid)
+	}
 	if err != nil {
 		return fmt.Errorf("maps: %v", err)
 	}

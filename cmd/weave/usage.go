@@ -137,9 +137,15 @@ func helpArg(args []string) bool {
 // such file or directory", not "a.prof: open a.prof: ...").
 func readProfile(path string) (*profile.Profile, error) {
 	p, err := profile.ReadFile(path)
+	return p, fileError(err)
+}
+
+// fileError is err, an os error on a file as "FILE: what" (not "open
+// FILE: what").
+func fileError(err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Path == path {
-		return nil, fmt.Errorf("%s: %v", path, pe.Err)
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
 	}
-	return p, err
+	return err
 }
