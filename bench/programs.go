@@ -17,16 +17,17 @@ type sizes struct {
 	depthN    int    // depth: allocations
 	luaRounds int    // alloc.lua rounds (about 340 allocations each)
 	sqlRows   int    // workload.sql rows
+	messages  int    // server: messages per thread
 	bigOpt    string // optimisation of the Lua and sqlite builds
 }
 
 var sizeTable = map[string]sizes{
 	"full": {runs: 5, widgets: 1000000, trees: 16, fib: 35, loop: 10000000, depthN: 5000000,
-		luaRounds: 25000, sqlRows: 100000, bigOpt: "-O2"},
+		luaRounds: 25000, sqlRows: 100000, messages: 1000000, bigOpt: "-O2"},
 	// tiny only checks that everything still builds and runs: Lua and
 	// sqlite are built at -O0, which compiles in a fraction of the time.
 	"tiny": {runs: 1, widgets: 10000, trees: 6, fib: 20, loop: 100000, depthN: 6400,
-		luaRounds: 100, sqlRows: 1000, bigOpt: "-O0"},
+		luaRounds: 100, sqlRows: 1000, messages: 2000, bigOpt: "-O0"},
 }
 
 // program is a benchmark: a build (shared by programs with the same
@@ -38,6 +39,7 @@ type program struct {
 	args       []string
 	stdin      string // file on standard input, or ""
 	allocs     bool   // an allocation benchmark: per-event costs are shown
+	threads    int    // threads that allocate (0: one); per-event costs are also per CPU second
 }
 
 // programs lists the benchmark programs at sizes sz.
@@ -52,6 +54,16 @@ func programs(e *env, sz sizes) []*program {
 			args: []string{itoa(d), itoa(sz.depthN)}, allocs: true,
 		}
 	}
+	server := func(t int) *program {
+		return &program{
+			name: "server-" + itoa(t),
+			desc: fmt.Sprintf("bench/programs/server.c: %d thread(s) x %s messages of 16-271 bytes, two calls down, kept in a ring; every 64th freed by another thread",
+				t, commas(int64(sz.messages))),
+			artefact: "server", build: single(filepath.Join(e.src, "server.c"), "-lpthread"),
+			args: []string{itoa(t), itoa(sz.messages)}, allocs: true, threads: t,
+		}
+	}
+	bt5 := filepath.Join(e.corpus, "assets/benchmarksgame-team.pages.debian.net/binary-trees-5.c")
 	sql := filepath.Join(e.work, fmt.Sprintf("workload-%d.sql", sz.sqlRows))
 	return []*program{
 		{name: "widgets", desc: fmt.Sprintf("testdata/widgets.c, mprof's producer/consumer example, %s widgets (half of them leak)", commas(int64(sz.widgets))),
@@ -72,6 +84,10 @@ func programs(e *env, sz sizes) []*program {
 		{name: "sqlite3", desc: fmt.Sprintf("sqlite3 3.38.1 shell (ccorpus2 amalgamation, %s) on bench/programs/workload.sql, %s rows, in memory", sz.bigOpt, commas(int64(sz.sqlRows))),
 			artefact: "sqlite3", build: buildSQLite(sz.sqlRows, sql),
 			args: []string{":memory:"}, stdin: sql, allocs: true},
+		server(1), server(2), server(4), server(8),
+		{name: "binary-trees-mt", desc: fmt.Sprintf("the benchmarks game's binary-trees-5.c (ccorpus2): a thread per depth, depth %d", sz.trees),
+			artefact: "binary-trees-mt", build: single(bt5, "-lpthread"),
+			args: []string{itoa(sz.trees)}, allocs: true, threads: (sz.trees-4)/2 + 1},
 	}
 }
 

@@ -83,6 +83,18 @@ func (res *results) perEvent(p, c string) float64 {
 	return (res.wall(p, c) - res.wall(p, "plain")) * 1e9 / float64(n)
 }
 
+// perEventCPU is a configuration's extra CPU time per allocation event,
+// in ns.
+func (res *results) perEventCPU(p, c string) float64 {
+	n := res.events(p)
+	a, _ := median(res.cells[p][c], cpuOf)
+	b, _ := median(res.cells[p]["plain"], cpuOf)
+	if n == 0 {
+		return math.NaN()
+	}
+	return (a - b) * 1e9 / float64(n)
+}
+
 // perAlloc is a configuration's extra time per allocation, in ns.
 func (res *results) perAlloc(p, c string) float64 {
 	st := res.stats[p]
@@ -239,34 +251,52 @@ func (res *results) mdSizes() string {
 func (res *results) mdEvents() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	var t table
 	var ap []*program
 	for _, pr := range res.programs {
 		if pr.allocs && res.events(pr.name) > 0 {
 			ap = append(ap, pr)
 		}
 	}
-	if len(ap) > 0 {
-		p("#### Cost per allocation event: (median − plain's median) / (allocations + frees), ns\n\n")
+	// eventTable writes a table of a cost per event, a column per program.
+	eventTable := func(title string, progs []*program, name func(*program) string, events bool, f func(p, c string) float64) {
+		if len(progs) == 0 {
+			return
+		}
+		p("%s\n\n", title)
+		t := table{}
 		r := []string{""}
-		for _, pr := range ap {
-			r = append(r, pr.name)
+		for _, pr := range progs {
+			r = append(r, name(pr))
 		}
 		t.row(r...)
-		r = []string{"events (weave's count)"}
-		for _, pr := range ap {
-			r = append(r, commas(res.events(pr.name)))
+		if events {
+			r = []string{"events (weave's count)"}
+			for _, pr := range progs {
+				r = append(r, commas(res.events(pr.name)))
+			}
+			t.row(r...)
 		}
-		t.row(r...)
 		for _, c := range res.configs[1:] {
 			r := []string{c.name}
-			for _, pr := range ap {
-				r = append(r, cell("%.1f", res.perEvent(pr.name, c.name), res.cells[pr.name][c.name]))
+			for _, pr := range progs {
+				r = append(r, cell("%.1f", f(pr.name, c.name), res.cells[pr.name][c.name]))
 			}
 			t.row(r...)
 		}
 		p("%s\n", t.String())
 	}
+	eventTable("#### Cost per allocation event: (median − plain's median) / (allocations + frees), ns", ap,
+		func(pr *program) string { return pr.name }, true, res.perEvent)
+	// Threads: CPU time per event, which the machine's load disturbs less
+	// than wall time when the threads outnumber the CPUs.
+	var tp []*program
+	for _, pr := range ap {
+		if pr.threads > 0 {
+			tp = append(tp, pr)
+		}
+	}
+	eventTable("#### Threads: CPU cost per allocation event: (median CPU − plain's median CPU) / (allocations + frees), ns", tp,
+		func(pr *program) string { return fmt.Sprintf("%s (%d threads)", pr.name, pr.threads) }, false, res.perEventCPU)
 	return b.String()
 }
 
@@ -404,6 +434,13 @@ func (res *results) targets() string {
 		d = res.perAlloc("depth-1000", "weave") / res.perAlloc("depth-10", "weave")
 	}
 	check("per-allocation cost, depth 1000 / depth 10 ≤ 1.2", d, 1.2, "%.2f")
+	one := get("server-1", func(p string) float64 { return res.perEventCPU(p, "weave") })
+	for _, n := range []string{"server-2", "server-4", "server-8"} {
+		v := get(n, func(p string) float64 { return res.perEventCPU(p, "weave") })
+		check(n+": CPU per event ≤ 1.2x server-1's ("+fmt.Sprintf("%.1f ns", one)+")", v/one, 1.2, "%.2fx")
+		check(n+": CPU per event ≤ LeakSanitizer's", v-get(n, func(p string) float64 { return res.perEventCPU(p, "lsan") }), 0, "%+.1f ns")
+	}
+	check("server-2 ≤ 2.0x", get("server-2", func(p string) float64 { return res.slowdown(p, "weave") }), 2.0, "%.2fx")
 	pb := nan
 	if m := res.mostLive(); m != "" {
 		st := res.stats[m]

@@ -86,8 +86,9 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	   cache lines between their cores at every call. */
 	__atomic_store_n(&__weave_solo, !g_nthreads, __ATOMIC_RELAXED);
 	if (g_nthreads) {
-		__atomic_store_n(&g_multi, 1, __ATOMIC_SEQ_CST); /* see side_insert */
-		__atomic_fetch_or(&g_tp_attn, ATTN_MULTI, __ATOMIC_SEQ_CST); /* advice.c's fast paths */
+		if (!__atomic_load_n(&g_spaced, __ATOMIC_RELAXED))
+			__atomic_store_n(&g_claim, 1, __ATOMIC_SEQ_CST); /* see side_put */
+		__atomic_store_n(&g_multi, 1, __ATOMIC_SEQ_CST);
 		vm_multi();
 	}
 	T = arena_alloc(sizeof *T);
@@ -95,6 +96,8 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 		goto fail;
 	memset(T, 0, sizeof *T);
 	T->num = g_nthreads;
+	if (!(T->vm = vm_thread_new(T)))
+		goto fail;
 	T->bins = bins;
 	T->cc = cc;
 	T->stack = stack;
@@ -119,6 +122,8 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 		pthread_setspecific(g_key, T);
 	l->thr = T;
 	l->bins = bins;
+	l->num = T->num;
+	l->vm = T->vm;
 	l->state = ST_LIVE;
 	time_thread_setup(T, t);
 	lim_update(t); /* after the timing byte's set-up */
@@ -158,6 +163,7 @@ static void rt_thread_exit(void *arg)
 	rt_enter(l);
 	ls_thread_exit();
 	time_thread_exit(T, t);
+	vm_thread_exit(T);
 	t->lim = 0;
 	fence();
 	t->cap = 0;

@@ -459,6 +459,7 @@ static void rt_fork_child(void)
 	if (me) {
 		me->tid = (int)syscall(SYS_gettid);
 		me->num = 0;
+		rt_local.num = 0;
 		me->next = NULL;
 		g_threads = me;
 		g_threads_tail = &me->next;

@@ -104,7 +104,18 @@ struct rt_thread {
 	u64 cpu_last;               /* sampled: thread CPU ns at the last sample */
 	int timer;                  /* sampled: kernel timer id, -1 for none */
 	struct tp_buf *tp;          /* tracepoint events, owner (exit writer: g_lock) */
+	struct vm_thread *vm;       /* its heap accounting (vmthreads.c); never freed */
 };
+
+/* A thread's part of the heap accounting (vmmap.c, vmthreads.c), on a
+   cache line of its own: x, lo_rel and the counts are written by its
+   thread (another may set lo_rel), read by the others racily. */
+struct vm_thread {
+	long long x, lo_rel; /* the fast path's offset and free threshold */
+	u64 allocs, frees;   /* allocations and frees counted here */
+	int state;           /* VT_*: one-thread scheme, on credit, exited, none (vmthreads.c) */
+} __attribute__((aligned(64)));
+enum { VT_ONE, VT_CREDIT, VT_DEAD, VT_NONE };
 
 /* Per-thread private state. */
 struct rt_local {
@@ -117,6 +128,8 @@ struct rt_local {
 	unsigned outer_allocs; /* blocks the outermost call's allocators made (not recorded) */
 	int *errp;             /* &errno, once the thread is set up (rt_errno) */
 	struct bin *bins;      /* thr->bins while the thread is live, else 0 (advice.c's fast paths) */
+	u32 num;               /* thr->num (advice.c's fast paths: whose node a block is) */
+	struct vm_thread *vm;  /* thr->vm while the thread is live, else g_vm_none */
 };
 
 /* Side-table entry; addr == 0 is an empty slot. */
@@ -194,8 +207,12 @@ enum { LOCK_WAIT, LOCK_TRY, LOCK_ONCE };
 #define RT_LARGE
 #endif
 
+/* The heap accounting of threads without a record of their own (not set
+   up, or exited): every event takes the slow path (vmthreads.c). */
+static struct vm_thread g_vm_none = {.x = 1ll << 62, .lo_rel = 0x7fffffffffffffffll, .state = VT_NONE};
+
 /* Per thread: the thread's runtime record, set-up state and in_rt flag. */
-static __thread struct rt_local rt_local;
+static __thread struct rt_local rt_local = {.vm = &g_vm_none};
 
 /* Read only: the node every empty cache points to; its key (its own
    address) matches no function or site. */
@@ -238,9 +255,19 @@ static struct rt_node *g_chunks[NCHUNKS] RT_LARGE;
 /* The next free node index: atomic fetch-add, by batch. */
 static u32 g_node_next;
 
-/* Set (atomic, seq_cst) when a second thread is set up: side-table slot
-   inserts use CAS from then on. */
+/* Set (atomic, seq_cst) when a second thread is set up: the heap
+   accounting goes on credit (vmthreads.c). */
 static int g_multi;
+
+/* The real malloc is the C library's (interpose.c), whose blocks start at
+   least 32 bytes apart: no two live blocks share a granule of the side
+   table's fine tree, so an allocation's slot needs no CAS even with
+   threads. Written once by real_resolve, before g_real_state is 2. */
+static int g_spaced;
+
+/* Two threads may race for an empty slot of the side table: set when a
+   second thread is set up, unless g_spaced; slot inserts use CAS then. */
+static int g_claim;
 
 /* HIDDEN_*: whether library allocations are recorded. Decided once by
    hidden_decide (interpose.c), an atomic int. */
@@ -565,6 +592,9 @@ static inline __attribute__((always_inline)) void vm_alloc(u64 n);
 static inline __attribute__((always_inline)) void vm_free(u64 n);
 static void vm_init(void);
 static void vm_multi(void);
+static struct vm_thread *vm_thread_new(struct rt_thread *T);
+static void vm_thread_exit(struct rt_thread *T);
+static void vm_counts(u64 *allocs, u64 *frees);
 static void vm_fork_child(void);
 static void vm_tick(void);
 static void vm_write(struct out *o, const u32 *ids);
@@ -596,13 +626,12 @@ static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
    keeps the allocation advice off its fast paths (advice.c), one word so
    that it costs one test when nothing does: TP_ATTN_ALLOCS, an
    allocation tracepoint is selected; TP_ATTN_CONTROL, a control request
-   is pending; ATTN_MULTI, a second thread was set up (set with g_multi);
-   ATTN_GEN, a mark was set (g_gen is not 0); ATTN_LIB, the advice does
+   is pending; ATTN_GEN, a mark was set (g_gen is not 0); ATTN_LIB, the advice does
    not call the real allocator directly (real_direct: the interposition
    not decided or off, or the real functions not looked up yet). Atomic;
    only the TP bits and ATTN_LIB are ever cleared. */
 #define TP_TRACED 0x20000000u
-enum { TP_ATTN_ALLOCS = 1, TP_ATTN_CONTROL = 2, TP_ATTN_TP = 3, ATTN_MULTI = 4, ATTN_GEN = 8, ATTN_LIB = 16 };
+enum { TP_ATTN_ALLOCS = 1, TP_ATTN_CONTROL = 2, TP_ATTN_TP = 3, ATTN_GEN = 8, ATTN_LIB = 16 };
 struct tp_buf;
 static int g_tp_on, g_tp_attn = ATTN_LIB;
 static void tp_init(void);

@@ -117,6 +117,7 @@ static void real_resolve(void)
 			g_real.f = fallback;                               \
 	} while (0)
 	NEXT(malloc, __libc_malloc);
+	g_spaced = g_real.malloc == __libc_malloc; /* the C library's: blocks 32 bytes apart or more */
 	NEXT(free, __libc_free);
 	NEXT(calloc, __libc_calloc);
 	NEXT(realloc, __libc_realloc);

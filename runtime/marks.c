@@ -168,8 +168,7 @@ static u32 mark_set(const char *label, struct rt_thread *T)
 	m->label = label;
 	m->ns = vm_now();
 	m->bytes = vm_bytes();
-	m->allocs = vm_load(&g_vm.allocs);
-	m->frees = vm_load(&g_vm.frees);
+	vm_counts(&m->allocs, &m->frees);
 	m->blocks = m->allocs > m->frees ? m->allocs - m->frees : 0;
 	m->thread = T ? T->num : ~0u;
 	m->gen = g_gen + 1;

@@ -33,6 +33,7 @@ var parts = []part{
 	file(files, "runtime", "init.c"),                        // environment, one-time set-up, never-freed memory, constructor
 	file(files, "runtime", "side.c"),                        // the side table: live blocks by address
 	file(vmmap.Files, "vmmap", "vmmap.c"),                   // the memory map, the heap over time, the heap at its peak
+	file(vmmap.Files, "vmmap", "vmthreads.c"),               // the heap in use with several threads: per-thread credit
 	file(vmmap.Files, "vmmap", "vmwrite.c"),                 // their profile records
 	file(files, "runtime", "advice.c"),                      // __weave_malloc & co. and the recording behind them
 	file(files, "runtime", "outer.c"),                       // declared allocators: one record per outermost call

@@ -19,7 +19,8 @@
      what makes malloc/free advice cheap (binary-trees: 3.2x faster than
      the hash table it replaced). Slots are written without a lock: a
      block's slot is only written by its own allocation (an empty slot;
-     CAS once a second thread exists) and its own free, which the
+     CAS once a second thread exists, unless the allocator never puts two
+     blocks in a granule: g_claim) and its own free, which the
      allocator orders. Mids and leaves are carved from 8 MiB
      MAP_NORESERVE maps on first use and never freed; only the pages
      written are resident, so the table costs at most 4 bytes per 32 of
@@ -577,7 +578,7 @@ static inline __attribute__((always_inline)) int side_put(int t, uintptr_t a, u6
 	if (__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED))
 		spill_remove(a, old);
 	slot_gen_set(sl, t, a); /* the granule is this block's from here on, or spills */
-	if (!__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
+	if (!__atomic_load_n(&g_claim, __ATOMIC_RELAXED)) {
 		slot_store(t, sl, want);
 		return 1;
 	}

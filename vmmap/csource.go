@@ -3,9 +3,9 @@ package vmmap
 import "embed"
 
 // Files holds the runtime part of the package, vmmap.c (the copies of
-// /proc/self/maps and statm, the heap timeline and the peak snapshots)
-// and vmwrite.c (their profile records), which package runtime joins into
-// the runtime.
+// /proc/self/maps and statm, the heap timeline and the peak snapshots),
+// vmthreads.c (the heap in use with several threads) and vmwrite.c (their
+// profile records), which package runtime joins into the runtime.
 //
-//go:embed vmmap.c vmwrite.c
+//go:embed vmmap.c vmthreads.c vmwrite.c
 var Files embed.FS

@@ -5,8 +5,9 @@
    profile/format.go, records Y, V, L, P and M heap_peak, peak_snapshot).
 
    Heap in use. Every allocation and free the runtime records moves the
-   heap and counts in g_vm.allocs or g_vm.frees. With one thread the heap
-   is g_vm.hi + g_vm.x: x is its offset from the next threshold, negative
+   heap and counts in its thread's vm_thread record (allocs, frees). With
+   one thread the heap is g_vm.hi + x, x (and lo_rel) that thread's
+   record's, g_vm_first: x is its offset from the next threshold, negative
    below it, so the allocation's fast path (vm_alloc) is an add to x, a
    branch on its sign and a count (three instructions), and the free's
    (vm_free) a subtract, a compare with lo_rel (the lower threshold, less
@@ -37,18 +38,9 @@
    The timer (vm_tick) asks for its point by setting due and lo_rel, so it
    is taken at the next free (or the next allocation past hi): the signal
    handler never writes x, whose load and store it may interrupt.
-   Once a second thread is set up (vm_multi), the heap goes to g_vm.bytes,
-   x is VM_FAR (2^62) and lo_rel VM_NEVER: every allocation and free takes
-   the slow path, whose adds are atomic and whose peak is a
-   compare-and-swap; the threads' plain adds to x race, but cannot bring it
-   anywhere near 0. The switch (vm_far) swaps VM_FAR into x and adds what
-   x held to bytes, whoever gets there first: vm_multi, which runs in the
-   new thread, or the first thread's next slow path, which sees g_multi.
-   A first thread's add to x in flight at that moment can store a value
-   below 0 again: its allocations then take the fast path until the next
-   slow path swaps VM_FAR back in and adds what they added (a count may be
-   lost to the racing plain adds; a heap that then went below zero is
-   never taken for a peak).
+   Once a second thread is set up (vm_multi), each thread works on credit
+   reserved in g_vm.bytes, with the same fast paths on its own record
+   (vmthreads.c).
    The timeline keeps at most VM_POINTS points: when full, every other
    point is dropped (its counts added to the next) and the spacing doubled,
    as massif does, so a long run costs no more memory than a short one.
@@ -102,12 +94,11 @@ struct vm_leaf {
 };
 
 static struct {
-	long long x, lo_rel;      /* the fast path's: see the top comment */
-	u64 allocs, frees;
-	u64 bytes;                /* heap in use with several threads (else hi + x) */
-	long long x_done;         /* x when last added to bytes (vm_far) */
-	int x_done_set;
-	u64 hi;                   /* the next slow allocation: at hi + 0 */
+	u64 allocs, frees;        /* events of threads without a record, and of exited ones */
+	u64 bytes;                /* the heap but what the records hold (vmthreads.c) */
+	u32 nthreads;             /* records made (vmthreads.c) */
+	int first_taken;          /* g_vm_first belongs to a thread */
+	u64 hi;                   /* the next slow allocation: at hi + 0 (one thread) */
 	int due;                  /* the timer asked for a point */
 	u32 lock;
 	u64 peak, peak_allocs, peak_frees; /* the high-water mark, the counts then */
@@ -148,25 +139,22 @@ static struct {
 #else
 #define VM_LOAD_FAST(v) (v) /* plain: a compare with memory; races are benign (see the top) */
 #endif
-#define VM_FAR (1ll << 62)   /* x with several threads: every allocation is slow */
+#define VM_FAR (1ll << 62)   /* x of g_vm_none: every allocation is slow */
 #define VM_NEVER 0x7fffffffffffffffll /* lo_rel: every free is slow */
+#if VM_TSAN
+#define VM_COUNT(c) __atomic_fetch_add(&(c), 1, __ATOMIC_RELAXED)
+#else
+#define VM_COUNT(c) ((c)++) /* the owner's; others read it racily */
+#endif
 
-/* Sends every allocation and free to the slow path, for good: several
-   threads. */
-static void vm_far(void)
-{
-	/* The heap moves to g_vm.bytes: the one that swaps x out adds what x
-	   held (hi + x the first time, what the fast path added since the
-	   last time after that: a first thread's add racing the swap). */
-	long long old = __atomic_exchange_n(&g_vm.x, VM_FAR, __ATOMIC_RELAXED);
-	if (old < VM_FAR / 2) {
-		u64 add = g_vm.x_done_set ? (u64)(old - g_vm.x_done) : __atomic_load_n(&g_vm.hi, __ATOMIC_RELAXED) + (u64)old;
-		g_vm.x_done = old;
-		g_vm.x_done_set = 1;
-		__atomic_add_fetch(&g_vm.bytes, add, __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&g_vm.lo_rel, VM_NEVER, __ATOMIC_RELAXED);
-}
+/* The first thread's record (one thread: the fast path's x and lo_rel). */
+static struct vm_thread g_vm_first;
+
+static u64 vm_bytes(void);
+static u64 vm_blocks(void);
+static void vm_thread_fork_child(void);
+static void vm_up_threads(struct vm_thread *v, u64 n);
+static void vm_down_threads(struct vm_thread *v, u64 n);
 
 /* ------------------------------------------------------- reading files */
 
@@ -340,22 +328,6 @@ static u64 vm_peak_blocks(void)
 	return a > f ? a - f : 0;
 }
 
-/* Blocks in use now. */
-static u64 vm_blocks(void)
-{
-	u64 a = vm_load(&g_vm.allocs), f = vm_load(&g_vm.frees);
-	return a > f ? a - f : 0;
-}
-
-/* The heap in use now: with one thread, the threshold plus the fast
-   path's offset from it. in_rt set (or the only thread). */
-static u64 vm_bytes(void)
-{
-	if (__atomic_load_n(&g_multi, __ATOMIC_RELAXED))
-		return vm_load(&g_vm.bytes);
-	return g_vm.hi + (u64)g_vm.x;
-}
-
 /* Takes snapshot s of the process: time, heap, statm, maps. */
 static void vm_snap_take(struct vm_snap *s)
 {
@@ -453,33 +425,39 @@ static void vm_decimate(void)
 	}
 	g_vm.npts = n;
 	g_vm.gap = g_vm.gap ? g_vm.gap * 2 : 2;
-	g_vm.tick_every *= 2;
+	__atomic_store_n(&g_vm.tick_every, g_vm.tick_every * 2, __ATOMIC_RELAXED); /* vm_tick reads it */
+}
+
+/* Whether the calling thread keeps the heap with the one-thread scheme
+   (see the top comment): the only one set up, on g_vm_first. */
+static inline int vm_one(const struct vm_thread *v)
+{
+	return v == &g_vm_first && v->state == VT_ONE && !__atomic_load_n(&g_multi, __ATOMIC_RELAXED);
 }
 
 /* Sets hi and lo from the timeline thresholds and the peak, and the fast
-   path's x and lo_rel from them (see the top comment); with several
-   threads, x VM_FAR and lo_rel VM_NEVER send every allocation and free to
-   the slow path. in_rt set. */
+   path's x and lo_rel from them (see the top comment), in the thread that
+   keeps the heap with the one-thread scheme (else nothing: the other
+   threads' records are their own). in_rt set. */
 static void vm_rearm(void)
 {
 	u64 hi = vm_load(&g_vm.tl_hi), sn = vm_load(&g_vm.snap_next), st = vm_load(&g_vm.stamp_next);
 	u64 lo = vm_load(&g_vm.tl_lo), b;
-	if (__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
-		vm_far();
+	struct vm_thread *v = rt_local.vm;
+	if (!vm_one(v))
 		return;
-	}
-	b = g_vm.hi + (u64)g_vm.x;
+	b = g_vm.hi + (u64)v->x;
 	hi = hi < sn ? hi : sn;
 	hi = hi < st ? hi : st;
 	if (lo > b)
 		lo = b;
 	__atomic_store_n(&g_vm.hi, hi, __ATOMIC_RELAXED);
-	__atomic_store_n(&g_vm.x, (long long)(b - hi), __ATOMIC_RELAXED);
+	__atomic_store_n(&v->x, (long long)(b - hi), __ATOMIC_RELAXED);
 	/* Frees go to the slow path below lo, and all of them while the heap
 	   may go past its peak before the next threshold (the first free
 	   after a climb finds the exact peak), or while the timer waits for
 	   a point. */
-	__atomic_store_n(&g_vm.lo_rel,
+	__atomic_store_n(&v->lo_rel,
 			 hi > vm_load(&g_vm.peak) + 1 || __atomic_load_n(&g_vm.due, __ATOMIC_RELAXED)
 				 ? VM_NEVER
 				 : (long long)(lo - hi),
@@ -501,8 +479,9 @@ static void vm_arm(u64 b)
    regardless). g_vm.lock held. */
 static void vm_point(u64 b, int force)
 {
-	u64 a = vm_load(&g_vm.allocs), f = vm_load(&g_vm.frees);
+	u64 a, f;
 	struct vm_point *p;
+	vm_counts(&a, &f);
 	__atomic_store_n(&g_vm.due, 0, __ATOMIC_RELAXED);
 	if (!g_vm.pts)
 		return;
@@ -528,34 +507,25 @@ static void vm_point(u64 b, int force)
 	vm_arm(b);
 }
 
-/* Counts one allocation or free of n bytes (n as a two's complement
-   negative for a free) that the fast path sent here, and returns the heap:
-   with one thread the fast path has moved x already; with several, atomic
-   adds. */
-static u64 vm_add(u64 n, int is_free)
+/* The counts at the peak: now. */
+static void vm_peak_counts(void)
 {
-	if (!__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
-		if (is_free)
-			g_vm.frees++;
-		else
-			g_vm.allocs++;
-		return g_vm.hi + (u64)g_vm.x;
-	}
-	if (__atomic_load_n(&g_vm.x, __ATOMIC_RELAXED) < VM_FAR / 2)
-		vm_far(); /* a first thread's add raced vm_multi: see the top */
-	__atomic_fetch_add(is_free ? &g_vm.frees : &g_vm.allocs, 1, __ATOMIC_RELAXED);
-	return __atomic_add_fetch(&g_vm.bytes, n, __ATOMIC_RELAXED);
+	u64 a, f;
+	vm_counts(&a, &f);
+	__atomic_store_n(&g_vm.peak_allocs, a, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_vm.peak_frees, f, __ATOMIC_RELAXED);
 }
 
 /* Raises the peak to b, the heap after an allocation or before a free,
-   with the counts then. Returns whether b is a new peak. */
+   with the counts then (with several threads, at the peak's time stamps
+   only: vmthreads.c). Returns whether b is a new peak. */
 static int vm_peak_raise(u64 b)
 {
 	u64 pk = vm_load(&g_vm.peak);
-	while (b > pk && b < 1ull << 62) { /* 2^62: a count lost, see the top */
+	while (b > pk && b < 1ull << 62) { /* 2^62: not a heap */
 		if (__atomic_compare_exchange_n(&g_vm.peak, &pk, b, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-			__atomic_store_n(&g_vm.peak_allocs, vm_load(&g_vm.allocs), __ATOMIC_RELAXED);
-			__atomic_store_n(&g_vm.peak_frees, vm_load(&g_vm.frees), __ATOMIC_RELAXED);
+			if (!__atomic_load_n(&g_multi, __ATOMIC_RELAXED))
+				vm_peak_counts();
 			return 1;
 		}
 	}
@@ -566,14 +536,21 @@ static int vm_peak_raise(u64 b)
    time, a peak snapshot, a timeline point. in_rt set. Not marked cold:
    gcc then moved the whole of the advice's fast path, which ends in
    vm_alloc, to the cold section. */
-static __attribute__((noinline)) void vm_up(u64 n)
+static __attribute__((noinline)) void vm_up(struct vm_thread *v, u64 n)
 {
-	u64 b = vm_add(n, 0);
-	int due = __atomic_load_n(&g_vm.due, __ATOMIC_RELAXED);
+	u64 b;
+	int due;
+	if (__builtin_expect(!vm_one(v), 0)) {
+		vm_up_threads(v, n);
+		return;
+	}
+	VM_COUNT(v->allocs);
+	b = g_vm.hi + (u64)v->x;
+	due = __atomic_load_n(&g_vm.due, __ATOMIC_RELAXED);
 	if (b > vm_load(&g_vm.peak))
 		vm_peak_raise(b);
 	if (!due && b <= vm_load(&g_vm.tl_hi) && b <= vm_load(&g_vm.snap_next) && b <= vm_load(&g_vm.stamp_next)) {
-		vm_rearm(); /* at hi exactly; with threads, just counted */
+		vm_rearm(); /* at hi exactly */
 		return;
 	}
 	spin_lock(&g_vm.lock);
@@ -598,21 +575,19 @@ static __attribute__((noinline)) void vm_up(u64 n)
    all there is to do while the peak is in reach (every free comes here):
    plain stores, no new thresholds (lo_rel stays: a free here too many is
    harmless). in_rt set. */
-static __attribute__((noinline)) void vm_down(u64 n)
+static __attribute__((noinline)) void vm_down(struct vm_thread *v, u64 n)
 {
 	u64 b;
-	if (!__atomic_load_n(&g_multi, __ATOMIC_RELAXED)) {
-		b = g_vm.hi + (u64)g_vm.x;
-		if (b + n > g_vm.peak && b + n < 1ull << 62) {
-			__atomic_store_n(&g_vm.peak, b + n, __ATOMIC_RELAXED);
-			__atomic_store_n(&g_vm.peak_allocs, g_vm.allocs, __ATOMIC_RELAXED);
-			__atomic_store_n(&g_vm.peak_frees, g_vm.frees, __ATOMIC_RELAXED);
-		}
-		g_vm.frees++;
-	} else {
-		b = vm_add(-n, 1);
-		vm_peak_raise(b + n);
+	if (__builtin_expect(!vm_one(v), 0)) {
+		vm_down_threads(v, n);
+		return;
 	}
+	b = g_vm.hi + (u64)v->x;
+	if (b + n > g_vm.peak && b + n < 1ull << 62) {
+		__atomic_store_n(&g_vm.peak, b + n, __ATOMIC_RELAXED);
+		vm_peak_counts();
+	}
+	VM_COUNT(v->frees);
 	if (!__atomic_load_n(&g_vm.due, __ATOMIC_RELAXED) && b >= vm_load(&g_vm.tl_lo))
 		return;
 	spin_lock(&g_vm.lock);
@@ -620,20 +595,22 @@ static __attribute__((noinline)) void vm_down(u64 n)
 	spin_unlock(&g_vm.lock);
 }
 
-/* Records an allocation of n bytes. in_rt set. The fast path (one
-   thread, below hi) is an add to x, a branch on its sign and a count. */
+/* Records an allocation of n bytes. in_rt set. The fast path (below hi
+   with one thread, within its credit with several) is an add to the
+   thread's x, a branch on its sign and a count. */
 static inline __attribute__((always_inline)) void vm_alloc(u64 n)
 {
+	struct vm_thread *v = rt_local.vm;
 #if VM_TSAN
-	long long x = __atomic_add_fetch(&g_vm.x, (long long)n, __ATOMIC_RELAXED);
+	long long x = __atomic_add_fetch(&v->x, (long long)n, __ATOMIC_RELAXED);
 #else
-	long long x = g_vm.x += (long long)n;
+	long long x = v->x += (long long)n;
 #endif
 	if (__builtin_expect(x >= 0, 0)) {
-		vm_up(n);
+		vm_up(v, n);
 		return;
 	}
-	g_vm.allocs++;
+	VM_COUNT(v->allocs);
 }
 
 /* Records a free of n bytes. in_rt set. The fast path (one thread, above
@@ -641,23 +618,17 @@ static inline __attribute__((always_inline)) void vm_alloc(u64 n)
    and a count. */
 static inline __attribute__((always_inline)) void vm_free(u64 n)
 {
+	struct vm_thread *v = rt_local.vm;
 #if VM_TSAN
-	long long x = __atomic_sub_fetch(&g_vm.x, (long long)n, __ATOMIC_RELAXED);
+	long long x = __atomic_sub_fetch(&v->x, (long long)n, __ATOMIC_RELAXED);
 #else
-	long long x = g_vm.x -= (long long)n;
+	long long x = v->x -= (long long)n;
 #endif
-	if (__builtin_expect(x < VM_LOAD_FAST(g_vm.lo_rel), 0)) {
-		vm_down(n);
+	if (__builtin_expect(x < VM_LOAD_FAST(v->lo_rel), 0)) {
+		vm_down(v, n);
 		return;
 	}
-	g_vm.frees++;
-}
-
-/* A second thread is being set up: from now on every allocation and free
-   takes the slow path, with atomic adds. g_lock held. */
-static void vm_multi(void)
-{
-	vm_far(); /* unless the first thread's slow path did, seeing g_multi */
+	VM_COUNT(v->frees);
 }
 
 /* A sample of the timing signal: every tick_every-th asks for a point at
@@ -665,9 +636,10 @@ static void vm_multi(void)
 static void vm_tick(void)
 {
 	u32 t = __atomic_add_fetch(&g_vm.ticks, 1, __ATOMIC_RELAXED);
-	if (g_vm.tick_every && t % g_vm.tick_every == 0) {
+	u32 every = __atomic_load_n(&g_vm.tick_every, __ATOMIC_RELAXED);
+	if (every && t % every == 0) {
 		__atomic_store_n(&g_vm.due, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&g_vm.lo_rel, VM_NEVER, __ATOMIC_RELAXED);
+		__atomic_store_n(&rt_local.vm->lo_rel, VM_NEVER, __ATOMIC_RELAXED); /* this thread's: its next free */
 	}
 }
 
@@ -699,8 +671,7 @@ static void vm_init(void)
 static void vm_fork_child(void)
 {
 	g_vm.bytes = g_vm.allocs = g_vm.frees = g_vm.hi = 0;
-	g_vm.x = g_vm.lo_rel = g_vm.x_done = 0;
-	g_vm.x_done_set = 0;
+	vm_thread_fork_child();
 	g_vm.peak = g_vm.peak_allocs = g_vm.peak_frees = g_vm.peak_ns = g_vm.stamp_next = 0;
 	g_vm.snap_next = g_vm.snap_bytes = g_vm.snap_blocks = g_vm.snap_ns = g_vm.maps_next = 0;
 	g_vm.tl_allocs = g_vm.tl_frees = g_vm.statm_ns = 0;
