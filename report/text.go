@@ -142,6 +142,28 @@ func textHeader(w *bufio.Writer, r *Report) {
 	}
 }
 
+// textGoroutines lists the goroutines a Go program left in woven code at
+// exit (goweave/rt's go_goroutine_N metadata): a Go program's leaks are
+// more often goroutines blocked for ever than blocks.
+func textGoroutines(w *bufio.Writer, r *Report) {
+	var chains []string
+	for i := 0; ; i++ {
+		c, ok := r.Metadata["go_goroutine_"+strconv.Itoa(i)]
+		if !ok {
+			break
+		}
+		chains = append(chains, c)
+	}
+	if len(chains) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s in woven code at exit, where each was (under its spawner's chain when a woven go statement started it):\n", plural(len(chains), "goroutine"))
+	for _, c := range chains {
+		fmt.Fprintf(w, "  %s\n", c)
+	}
+	fmt.Fprintln(w)
+}
+
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
@@ -168,6 +190,14 @@ func textLeaks(w *bufio.Writer, r *Report) {
 			strconv.Quote(b.From.Label), strconv.Quote(b.To.Label), deep)
 		if len(r.Leaks) == 0 {
 			fmt.Fprintln(w, "None: every block allocated after the first mark was freed by the second.")
+			return
+		}
+	} else if r.Metadata["lang"] == "go" {
+		// Go frees what is unreachable: what it kept is reachable.
+		fmt.Fprintf(w, "IN USE AT EXIT: blocks the collection at exit kept (reachable: from globals, running goroutines), by partial call chain (innermost first, %s)\n\n", deep)
+		textGoroutines(w, r)
+		if len(r.Leaks) == 0 && r.Metadata["go_inuse_exact"] != "1" {
+			fmt.Fprintf(w, "None found; estimated, not exact: %s.\n", r.Metadata["go_inuse"])
 			return
 		}
 	} else {

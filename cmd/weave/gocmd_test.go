@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -102,15 +103,7 @@ func chain(n *profile.Node) string {
 // go build`; the counts, types, sizes, chains and calls are exact and agree
 // with the Go runtime's own count of the unwoven run.
 func TestGoKnownAllocations(t *testing.T) {
-	src, _ := filepath.Abs("testdata/go/known")
-	tmp := t.TempDir()
-	for _, f := range []string{"main.go", "go.mod"} {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(tmp, f), b, 0o644)
-	}
+	tmp := goModule(t, "known")
 	plain := mustRun(t, tmp, nil, "go", "run", ".", "1000")
 	if plain.stdout != "main mallocs 1000\ngoroutine mallocs 500\n" {
 		t.Fatalf("the Go runtime counted otherwise: %q", plain.stdout)
@@ -291,15 +284,7 @@ func TestGoOldLanguage(t *testing.T) {
 // counted as under all; and every function the plain build inlines that is
 // frameless still inlined (-gcflags=-m).
 func TestGoFrames(t *testing.T) {
-	tmp := t.TempDir()
-	src, _ := filepath.Abs("testdata/go/frames")
-	for _, f := range []string{"main.go", "go.mod"} {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(tmp, f), b, 0o644)
-	}
+	tmp := goModule(t, "frames")
 	plain := mustRun(t, tmp, nil, "go", "build", "-gcflags=-m", "-o", "plain", ".")
 	auto := mustRun(t, tmp, nil, weaveBin, "go", "build", "-gcflags=-m", "-o", "auto", ".")
 	mustRun(t, tmp, nil, weaveBin, "go", "build", "--frames", "all", "-o", "all", ".")
@@ -358,4 +343,85 @@ func TestGoFrames(t *testing.T) {
 	if kept < 4 {
 		t.Errorf("%d of the plain build's inlined functions inlined woven: %v / %v", kept, p, w)
 	}
+}
+
+// TestGoInUse runs testdata/go/inuse, which keeps 1,000 of 10,000 items in
+// a global slice and leaves a goroutine blocked, woven: by default the
+// summary says which part of in use is estimated and never that nothing
+// leaked; with WEAVE_INUSE=exact each woven line's blocks allocated and in
+// use at exit are those the Go runtime's own heap profile (every
+// allocation sampled) counts in the same run, the frees the difference.
+func TestGoInUse(t *testing.T) {
+	tmp := goModule(t, "inuse")
+	mustRun(t, tmp, nil, weaveBin, "go", "build", "-o", "app", ".")
+	prof := filepath.Join(tmp, "p.prof")
+
+	// The default: estimated, and said so.
+	r := mustRun(t, tmp, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=1", "WEAVE_GO_MEMRATE=524288"}, "./app", "10000")
+	if !strings.Contains(r.stderr, "estimated") || strings.Contains(r.stderr, "no leaks") ||
+		!strings.Contains(r.stderr, "allocs, ") || !strings.Contains(r.stderr, "profile written to "+prof) {
+		t.Errorf("default summary:\n%s", r.stderr)
+	}
+	if rep := mustRun(t, tmp, nil, weaveBin, "report", prof).stdout; strings.Contains(rep, "No leaks") || !strings.Contains(rep, "main.main") {
+		t.Errorf("default report:\n%s", rep)
+	}
+
+	// Exact, against the runtime's heap profile of the same run.
+	r = mustRun(t, tmp, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=1", "WEAVE_INUSE=exact"}, "./app", "10000")
+	if !strings.Contains(r.stderr, "in use at exit: 72,") || !strings.Contains(r.stderr, "1,001 blocks") ||
+		!strings.Contains(r.stderr, "1 goroutine in woven code at exit") {
+		t.Errorf("exact summary:\n%s", r.stderr)
+	}
+	type count struct{ allocs, inuse uint64 }
+	oracle := map[int]count{}
+	for _, l := range strings.Split(r.stderr, "\n") {
+		var line int
+		var c count
+		var bytes uint64
+		if n, _ := fmt.Sscanf(l, "oracle line %d allocs %d inuse %d bytes %d", &line, &c.allocs, &c.inuse, &bytes); n == 4 {
+			oracle[line] = c
+		}
+	}
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := p.MetaValue("go_inuse_exact"); v != "1" {
+		t.Errorf("go_inuse_exact %q", v)
+	}
+	weave := map[int]count{}
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindAlloc && n.Site.Func.Name != "main.oracle" {
+			c := weave[n.Site.Line]
+			c.allocs += n.Heap.TotalAllocs()
+			c.inuse += n.Heap.TotalAllocs() - n.Heap.TotalFrees()
+			weave[n.Site.Line] = c
+		}
+	}
+	if len(weave) < 4 || weave[29] != (count{10000, 1000}) {
+		t.Errorf("weave's lines %v", weave)
+	}
+	for line, c := range weave {
+		if oracle[line] != c {
+			t.Errorf("line %d: weave %d allocated, %d in use; the runtime's heap profile %d, %d", line, c.allocs, c.inuse, oracle[line].allocs, oracle[line].inuse)
+		}
+	}
+	rep := mustRun(t, tmp, nil, weaveBin, "report", prof).stdout
+	if !strings.Contains(rep, "IN USE AT EXIT") || !strings.Contains(rep, "64,000") || !strings.Contains(rep, "1 goroutine in woven code at exit") {
+		t.Errorf("exact report:\n%s", rep)
+	}
+}
+
+// goModule copies the module testdata/go/name (main.go, go.mod) to a
+// temporary directory and returns it.
+func goModule(t *testing.T, name string) string {
+	tmp := t.TempDir()
+	for _, f := range []string{"main.go", "go.mod"} {
+		b, err := os.ReadFile(filepath.Join("testdata/go", name, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(tmp, f), b, 0o644)
+	}
+	return tmp
 }

@@ -11,7 +11,7 @@ import (
 
 func main() {
 	gls := flag.Bool("gls", false, "measure the goroutine-state options")
-	count := flag.Int("count", 3, "runs of each measurement (the table keeps the fastest)")
+	count := flag.Int("count", 3, "runs of each measurement (the table keeps the median)")
 	flag.Parse()
 	root, _ := os.Getwd()
 	var err error

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -97,12 +98,14 @@ func runOverhead(root string, count int) error {
 	bench := []string{"-run", "^$", "-bench", ".", "-benchtime", "20x", "-cpu", "1", "-count", strconv.Itoa(count)}
 	configs := []config{
 		{name: "plain", argv: bench},
-		{name: "weave", argv: bench, weave: true, env: []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}},
-		{name: "weave WEAVE_TIME=exact", argv: bench, weave: true, env: []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0", "WEAVE_TIME=exact"}},
-		{name: "go test -cpuprofile", argv: append([]string{"-cpuprofile", filepath.Join(tmp, "cpu.prof")}, bench...)},
-		{name: "go test -memprofile -memprofilerate=1", argv: append([]string{"-memprofile", filepath.Join(tmp, "mem.prof"), "-memprofilerate", "1"}, bench...)},
+		{name: "`weave go test` (default: --frames auto)", argv: bench, weave: true, env: []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}},
+		{name: "`weave go test --frames all`", argv: append([]string{"--frames", "all"}, bench...), weave: true, env: []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}},
+		{name: "`weave go test`, `WEAVE_INUSE=exact`", argv: bench, weave: true, env: []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0", "WEAVE_INUSE=exact"}},
+		{name: "`weave go test --frames all`, `WEAVE_TIME=exact`", argv: append([]string{"--frames", "all"}, bench...), weave: true, env: []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0", "WEAVE_TIME=exact"}},
+		{name: "`go test -cpuprofile`", argv: append([]string{"-cpuprofile", filepath.Join(tmp, "cpu.prof")}, bench...)},
+		{name: "`go test -memprofile -memprofilerate=1`", argv: append([]string{"-memprofile", filepath.Join(tmp, "mem.prof"), "-memprofilerate", "1"}, bench...)},
 	}
-	results := map[string]map[string]float64{} // config -> benchmark -> best cpu-ns/op
+	results := map[string]map[string]float64{} // config -> benchmark -> median cpu-ns/op
 	var order []string
 	for _, c := range configs {
 		argv := append([]string{"go", "test"}, c.argv...)
@@ -128,9 +131,9 @@ func runOverhead(root string, count int) error {
 	return nil
 }
 
-// parseBench returns the fastest cpu-ns/op of each benchmark in go test's output.
+// parseBench returns the median cpu-ns/op of each benchmark in go test's output.
 func parseBench(out []byte) map[string]float64 {
-	best := map[string]float64{}
+	all := map[string][]float64{}
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -141,11 +144,16 @@ func parseBench(out []byte) map[string]float64 {
 		for i := 2; i+1 < len(f); i += 2 {
 			if f[i+1] == "cpu-ns/op" {
 				v, err := strconv.ParseFloat(f[i], 64)
-				if err == nil && (best[name] == 0 || v < best[name]) {
-					best[name] = v
+				if err == nil {
+					all[name] = append(all[name], v)
 				}
 			}
 		}
 	}
-	return best
+	median := map[string]float64{}
+	for name, vs := range all {
+		sort.Float64s(vs)
+		median[name] = vs[len(vs)/2]
+	}
+	return median
 }

@@ -17,7 +17,10 @@ const (
 
 // New records new(T) or &T{...}.
 func New[T any](site *Site, p *T) *T {
-	record(site, uint64(unsafe.Sizeof(*p)))
+	n := record(site, uint64(unsafe.Sizeof(*p)))
+	if exact {
+		track(unsafe.Pointer(p), n, uint64(unsafe.Sizeof(*p)))
+	}
 	return p
 }
 
@@ -31,7 +34,10 @@ const stackBuf = 32
 func Slice[S ~[]E, E any](site *Site, small bool, s S) S {
 	var e E
 	if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > stackBuf {
-		record(site, n)
+		nd := record(site, n)
+		if exact {
+			track(unsafe.Pointer(unsafe.SliceData(s)), nd, n)
+		}
 	}
 	return s
 }
@@ -42,7 +48,10 @@ func Append[S ~[]E, E any](site *Site, small bool, oldCap int, s S) S {
 	if cap(s) != oldCap {
 		var e E
 		if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > stackBuf {
-			record(site, n)
+			nd := record(site, n)
+			if exact {
+				track(unsafe.Pointer(unsafe.SliceData(s)), nd, n)
+			}
 		}
 	}
 	return s
@@ -58,20 +67,29 @@ func Map[M any](site *Site, m M) M {
 // and make(chan<- E, n).
 func Chan[C ~chan E, E any](site *Site, c C) C {
 	var e E
-	record(site, chanHeader+uint64(cap(c))*uint64(unsafe.Sizeof(e)))
+	chanRecord(site, *(*unsafe.Pointer)(unsafe.Pointer(&c)), chanHeader+uint64(cap(c))*uint64(unsafe.Sizeof(e)))
 	return c
 }
 
 func ChanRecv[C ~<-chan E, E any](site *Site, c C) C {
 	var e E
-	record(site, chanHeader+uint64(cap(c))*uint64(unsafe.Sizeof(e)))
+	chanRecord(site, *(*unsafe.Pointer)(unsafe.Pointer(&c)), chanHeader+uint64(cap(c))*uint64(unsafe.Sizeof(e)))
 	return c
 }
 
 func ChanSend[C ~chan<- E, E any](site *Site, c C) C {
 	var e E
-	record(site, chanHeader+uint64(cap(c))*uint64(unsafe.Sizeof(e)))
+	chanRecord(site, *(*unsafe.Pointer)(unsafe.Pointer(&c)), chanHeader+uint64(cap(c))*uint64(unsafe.Sizeof(e)))
 	return c
+}
+
+// chanRecord records a channel; p is its hchan (its buffer is in the same
+// block, or none).
+func chanRecord(site *Site, p unsafe.Pointer, size uint64) {
+	n := record(site, size)
+	if exact {
+		track(p, n, size)
+	}
 }
 
 // String records a concatenation or a conversion to string; an empty
@@ -85,8 +103,8 @@ func String[S ~string](site *Site, s S) S {
 
 // record charges an allocation of size bytes at site to the calling
 // goroutine's current context (its root when it is in no woven function),
-// under the site's function.
-func record(site *Site, size uint64) {
+// under the site's function, and returns the site's node.
+func record(site *Site, size uint64) *node {
 	cur := root
 	if g := current(); g != nil {
 		cur = g.cur
@@ -101,13 +119,15 @@ func record(site *Site, size uint64) {
 	c := sizeClass(size)
 	n.allocs[c].Add(1)
 	n.bytes[c].Add(size)
-	b := size
-	if b > 1024 {
-		b = 1025
-	}
+	b := binOf(size)
 	bins[b].allocs.Add(1)
 	bins[b].bytes.Add(size)
+	return n
 }
+
+// binOf is the bin of a block of size bytes: its size up to 1024, else
+// the bin of the larger ones.
+func binOf(size uint64) uint64 { return min(size, 1025) }
 
 func sizeClass(n uint64) int {
 	switch {

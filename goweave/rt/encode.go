@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -38,10 +39,13 @@ func (st *state) encode(w io.Writer, end string) error {
 	} else {
 		e.meta("go_counts", fmt.Sprintf("exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap; %d contexts of sites woven without it count every evaluation)", exprs))
 	}
-	if st.rate > 0 {
-		e.meta("go_inuse", fmt.Sprintf("estimated from the runtime's heap profile after a GC at exit, per file:line, sampled every %d bytes", st.rate))
-	} else {
-		e.meta("go_inuse", "not known (WEAVE_INUSE=0): nothing counted as freed")
+	t := st.totals()
+	e.meta("go_inuse", st.inUseMeta(t))
+	if t.estNodes == 0 {
+		e.meta("go_inuse_exact", "1")
+	}
+	for i, n := range st.goroutines {
+		e.meta("go_goroutine_"+strconv.Itoa(i), chainOf(n))
 	}
 	if timing {
 		e.meta("time_mode", "exact")
@@ -115,16 +119,21 @@ func (st *state) encode(w io.Writer, end string) error {
 			st.heapRecord(e, n)
 		}
 	}
-	// The bins' frees: the share of all allocations estimated freed.
-	ta, tb, la, lb := st.totals()
+	// The bins' frees: the share of all allocations freed (the bins do not
+	// know their nodes).
+	ta, tb, la, lb := t.allocs, t.bytes, t.exactBlocks+t.estBlocks, t.exactB+t.estB
 	fa, fb := 0.0, 0.0
-	if st.rate > 0 && ta > 0 && tb > 0 {
+	if (st.rate > 0 || t.estNodes == 0) && ta > 0 && tb > 0 {
 		fa, fb = 1-float64(la)/float64(ta), 1-float64(lb)/float64(tb)
 	}
 	for size := range bins {
 		if a := bins[size].allocs.Load(); a != 0 {
 			b := bins[size].bytes.Load()
-			e.record("B %d %d %d %d %d", size, a, uint64(float64(a)*fa+0.5), b, uint64(float64(b)*fb+0.5))
+			f, g := uint64(float64(a)*fa+0.5), uint64(float64(b)*fb+0.5)
+			if t.estNodes == 0 { // every block followed: the bins' own frees
+				f, g = binFrees[size].allocs.Load(), binFrees[size].bytes.Load()
+			}
+			e.record("B %d %d %d %d %d", size, a, f, b, g)
 		}
 	}
 	for _, n := range st.nodes {
@@ -136,8 +145,9 @@ func (st *state) encode(w io.Writer, end string) error {
 	return e.w.Flush()
 }
 
-// heapRecord writes n's H record; frees are the allocations minus the
-// estimated share still in use, all in n's size classes.
+// heapRecord writes n's H record; frees are those the collector made
+// (exact nodes) or the allocations minus the estimated share still in
+// use, in n's size classes.
 func (st *state) heapRecord(e *encoder, n *node) {
 	var a, b, f, g [4]uint64
 	var total, totalBytes uint64
@@ -150,7 +160,11 @@ func (st *state) heapRecord(e *encoder, n *node) {
 		return
 	}
 	u := st.inuse[n]
-	if st.rate > 0 {
+	if st.exactNodes[n] {
+		for c := range 4 {
+			f[c], g[c] = n.frees[c].Load(), n.freedBytes[c].Load()
+		}
+	} else if st.rate > 0 {
 		f, g = a, b
 		// Charge the blocks in use to the size classes in order of their
 		// share, largest class first (one class in the common case).
@@ -189,4 +203,27 @@ func (e *encoder) intern(s string) {
 		e.strs[s] = len(e.strList)
 		e.strList = append(e.strList, s)
 	}
+}
+
+// inUseMeta is the profile's account of how frees and in use were had.
+func (st *state) inUseMeta(t totals) string {
+	var parts []string
+	if t.exactNodes > 0 {
+		s := fmt.Sprintf("exact for %d allocation contexts (each block followed by a runtime cleanup; in use after the collection at exit: reachable)", t.exactNodes)
+		if t.tiny > 0 {
+			s += fmt.Sprintf(", but for up to %d blocks of 16 bytes or less that may share a block with a live one", t.tiny)
+		}
+		parts = append(parts, s)
+	}
+	switch {
+	case t.estNodes == 0:
+	case st.rate > 0:
+		parts = append(parts, fmt.Sprintf("estimated for %d allocation contexts from the runtime's heap profile after a GC at exit, per file:line, sampled every %d bytes (a context's in use may be off by up to its bytes allocated)", t.estNodes, st.rate))
+	default:
+		parts = append(parts, fmt.Sprintf("not known for %d allocation contexts (WEAVE_INUSE=0): nothing counted as freed", t.estNodes))
+	}
+	if len(parts) == 0 {
+		return "exact (nothing allocated)"
+	}
+	return strings.Join(parts, "; ")
 }

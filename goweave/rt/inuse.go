@@ -3,8 +3,10 @@ package rt
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
+	"strings"
 )
 
 // In use at exit: Go has no free, so what is in use is what survived the
@@ -54,7 +56,10 @@ func estimateInUse(nodes []*node) (map[*node]inuse, int) {
 		frames := runtime.CallersFrames(r.Stack())
 		for {
 			f, more := frames.Next()
-			if f.Function != "" && !isRuntime(f.Function) {
+			if f.Function != "" && !strings.HasPrefix(f.Function, "runtime.") {
+				if strings.HasPrefix(f.Function, rtPrefix) {
+					break // the weave runtime's own block
+				}
 				k := lineKey{filepath.Base(f.File), f.Line}
 				s := shares[k]
 				if s == nil {
@@ -94,13 +99,5 @@ func estimateInUse(nodes []*node) (map[*node]inuse, int) {
 	return out, runtime.MemProfileRate
 }
 
-// isRuntime reports whether a frame is the runtime's or the weave
-// runtime's, which the allocating frame is not.
-func isRuntime(fn string) bool {
-	for _, p := range []string{"runtime.", "github.com/weave-profiler/weave/goweave/rt."} {
-		if len(fn) >= len(p) && fn[:len(p)] == p {
-			return true
-		}
-	}
-	return false
-}
+// rtPrefix starts the names of this package's functions.
+var rtPrefix = reflect.TypeFor[Func]().PkgPath() + "."

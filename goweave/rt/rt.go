@@ -46,6 +46,12 @@ type node struct {
 	selfNs atomic.Int64
 	allocs [4]atomic.Uint64 // by mprof size class
 	bytes  [4]atomic.Uint64
+	// With WEAVE_INUSE=exact (track.go): the allocations whose lifetime
+	// is followed, and those the collector has freed.
+	tracked     atomic.Uint64
+	frees       [4]atomic.Uint64
+	freedBytes  [4]atomic.Uint64
+	tinyTracked atomic.Uint64 // tracked blocks of 16 bytes or less
 }
 
 // link maps a function or site to the child node entered for it; for a

@@ -28,18 +28,37 @@ func writeProfile(end string) {
 }
 
 // state is what the profile is written from: the tree as it was when the
-// program ended, with the in-use estimate.
+// program ended, what is in use (exact for the nodes in exactIn, else
+// estimated), the goroutines still in woven code.
 type state struct {
-	nodes []*node
-	inuse map[*node]inuse
-	rate  int // the memory profile rate the estimate is sampled at; 0: none
+	nodes      []*node
+	inuse      map[*node]inuse
+	exactNodes map[*node]bool
+	rate       int // the memory profile rate the estimate is sampled at; 0: none
+	goroutines []*node
 }
 
 func snapshot() *state {
+	st := &state{goroutines: running()}
+	if exact {
+		drain()
+	}
 	treeMu.Lock()
-	st := &state{nodes: append([]*node(nil), nodes...)}
+	st.nodes = append([]*node(nil), nodes...)
 	treeMu.Unlock()
 	st.inuse, st.rate = estimateInUse(st.nodes)
+	if exact {
+		st.exactNodes = map[*node]bool{}
+		if st.inuse == nil {
+			st.inuse = map[*node]inuse{}
+		}
+		for _, n := range st.nodes {
+			if u, ok := exactIn(n); ok {
+				st.inuse[n] = u
+				st.exactNodes[n] = true
+			}
+		}
+	}
 	return st
 }
 
@@ -89,21 +108,52 @@ func writeFile(st *state, end string) (string, error) {
 	return path, err
 }
 
-// totals are the summary's numbers.
-func (st *state) totals() (allocs, bytes, liveBlocks, liveBytes uint64) {
+// totals are the summary's numbers: all allocations, and what is in use
+// in the nodes followed exactly and in the others (estimated).
+type totals struct {
+	allocs, bytes        uint64
+	exactBlocks, exactB  uint64 // in use, exact
+	estBlocks, estB      uint64 // in use, estimated
+	estNodes, exactNodes int    // allocation nodes of each kind
+	tiny                 uint64 // exact blocks in use that may have been freed (tiny)
+}
+
+func (st *state) totals() (t totals) {
 	for _, n := range st.nodes {
 		if n.site == nil {
 			continue
 		}
+		var a uint64
 		for c := range 4 {
-			allocs += n.allocs[c].Load()
-			bytes += n.bytes[c].Load()
+			a += n.allocs[c].Load()
+			t.bytes += n.bytes[c].Load()
 		}
+		if a == 0 {
+			continue
+		}
+		t.allocs += a
 		u := st.inuse[n]
-		liveBlocks += u.blocks
-		liveBytes += u.bytes
+		if st.exactNodes[n] {
+			t.exactNodes++
+			t.exactBlocks += u.blocks
+			t.exactB += u.bytes
+			t.tiny += min(u.blocks, n.tinyTracked.Load())
+		} else {
+			t.estNodes++
+			t.estBlocks += u.blocks
+			t.estB += u.bytes
+		}
 	}
 	return
+}
+
+// commas writes n with thousands separators, as the C runtime does.
+func commas(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // summary prints the summary where WEAVE_SUMMARY and WEAVE_LOG say, as
@@ -121,19 +171,26 @@ func summary(st *state, path string, err error) {
 			return
 		}
 	}
-	allocs, bytes, lb, lby := st.totals()
+	t := st.totals()
 	var b strings.Builder
 	p := "==weave " + strconv.Itoa(os.Getpid()) + "== "
-	b.WriteString(p + "HEAP SUMMARY (Go: exact counts of the heap allocations of woven code):\n")
-	fmt.Fprintf(&b, "%s  total heap usage: %d allocs, %d bytes allocated\n", p, allocs, bytes)
-	if st.rate > 0 {
-		fmt.Fprintf(&b, "%s    in use at exit: %d bytes in %d blocks (estimated from the runtime's heap profile, 1 sample per %d bytes)\n", p, lby, lb, st.rate)
+	line := func(format string, args ...any) { b.WriteString(p + fmt.Sprintf(format, args...) + "\n") }
+	line("HEAP SUMMARY:")
+	line("    in use at exit: %s bytes in %s blocks%s", commas(t.exactB+t.estB), commas(t.exactBlocks+t.estBlocks), st.inUseNote(t))
+	line("  total heap usage: %s allocs, %s frees, %s bytes allocated", commas(t.allocs), commas(t.allocs-t.exactBlocks-t.estBlocks), commas(t.bytes))
+	line("")
+	switch {
+	case t.exactBlocks+t.estBlocks == 0 && t.estNodes == 0:
+		line("All heap blocks were freed -- no leaks are possible")
+	case t.exactBlocks+t.estBlocks > 0:
+		line("(Go frees what is unreachable: the blocks in use at exit are reachable, from globals or running goroutines; weave report lists them)")
 	}
+	st.summaryGoroutines(line)
 	switch {
 	case err != nil:
-		fmt.Fprintf(&b, "%sprofile not written: %v\n", p, err)
+		line("cannot write profile %s: %v", path, err)
 	case path != "":
-		fmt.Fprintf(&b, "%sprofile: %s\n", p, path)
+		line("profile written to %s (weave report %s)", path, path)
 	}
 	if log != "" {
 		log = strings.ReplaceAll(log, "%p", strconv.Itoa(os.Getpid()))
@@ -164,5 +221,43 @@ func writeNew(name, text string) error {
 			err = cerr
 		}
 		return err
+	}
+}
+
+// inUseNote says which part of the in-use figure is estimated, and how.
+func (st *state) inUseNote(t totals) string {
+	var notes []string
+	if t.exactNodes > 0 && t.tiny > 0 {
+		notes = append(notes, fmt.Sprintf("exact but for up to %s blocks of 16 bytes or less that share a block with a live one", commas(t.tiny)))
+	}
+	switch {
+	case t.estNodes == 0:
+	case st.rate > 0:
+		notes = append(notes, fmt.Sprintf("%s bytes in %s blocks of it estimated, for %d allocation contexts, from the runtime's heap profile sampled every %s bytes: off by up to the bytes allocated there (set WEAVE_INUSE=exact, or WEAVE_GO_MEMRATE=1)", commas(t.estB), commas(t.estBlocks), t.estNodes, commas(uint64(st.rate))))
+	default:
+		notes = append(notes, fmt.Sprintf("not known for %d allocation contexts (WEAVE_INUSE=0)", t.estNodes))
+	}
+	if len(notes) == 0 {
+		return " (exact)"
+	}
+	return " (" + strings.Join(notes, "; ") + ")"
+}
+
+// summaryGoroutines writes the goroutines in woven code at exit.
+func (st *state) summaryGoroutines(line func(string, ...any)) {
+	if len(st.goroutines) == 0 {
+		return
+	}
+	what := "goroutines"
+	if len(st.goroutines) == 1 {
+		what = "goroutine"
+	}
+	line("%s %s in woven code at exit; spawned or running at:", commas(uint64(len(st.goroutines))), what)
+	for i, n := range st.goroutines {
+		if i == 5 {
+			line("  ... and %d more", len(st.goroutines)-5)
+			break
+		}
+		line("  %s", chainOf(n))
 	}
 }

@@ -1,0 +1,3 @@
+module example.com/inuse
+
+go 1.22
