@@ -161,7 +161,7 @@ static void rt_thread_exit(void *arg)
 	if (!T || l->thr != T || l->state != ST_LIVE)
 		return;
 	rt_enter(l);
-	ls_thread_exit();
+	ls_thread_exit((uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
 	time_thread_exit(T, t);
 	vm_thread_exit(T);
 	t->lim = 0;

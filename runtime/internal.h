@@ -542,9 +542,12 @@ static void totals_compute(struct totals *t);
 static void summary(struct totals *t, const char *path, int perr);
 static void out_chain(struct out *o, struct rt_node *a);
 
+/* leakstack.c */
+static void ls_note_exit_fns(void *(*sym)(const char *));
+
 /* leakscan.c */
 static void ls_config(void);
-static void ls_thread_exit(void);
+static void ls_thread_exit(uintptr_t hook, uintptr_t ret);
 static void ls_leak_scan(uintptr_t self_sp);
 static int ls_ok(void);
 

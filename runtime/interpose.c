@@ -135,6 +135,7 @@ static void real_resolve(void)
 	NEXT(execveat, NULL);
 #undef NEXT
 	*(void **)&g_real.exit_ = next_sym("_exit");
+	ls_note_exit_fns(next_sym);
 	fence();
 	l->resolving = 0;
 	__atomic_store_n(&g_real_state, 2, __ATOMIC_RELEASE);

@@ -59,6 +59,7 @@ struct ls_task {
 	int tid;
 	int answered; /* atomic */
 	uintptr_t sp;
+	const void *uc; /* its signal context, while it waits */
 };
 
 struct ls_range {
@@ -68,6 +69,7 @@ struct ls_range {
 /* The scan's state; everything in it is mapped memory (struct tmpmem). */
 static struct {
 	int done, ok;                        /* scanned; the tallies are valid */
+	int glibc;                           /* the blocks are glibc's malloc's (ls_chunk_header) */
 	u64 ntally_cap;
 	struct ls_tally *tally;              /* open addressing by node */
 	u64 kind_blocks[4], kind_bytes[4];   /* totals over every block */
@@ -350,15 +352,32 @@ static inline void ls_edge(struct ls_pipe *lp, u32 src, u32 dst, int start)
 	g_ls.edge[lp->nedge++] = dst | (start ? 0 : LS_INTERIOR);
 }
 
+/* Whether offset off of a block of n requested bytes is where glibc's
+   allocator keeps the next chunk's header: the chunk takes n + 8 bytes
+   rounded up to 16 (at least 32) from 16 bytes before the block, and its
+   last 8 bytes are the next chunk's first. The allocator's own pointers
+   (its top chunk, its bins, stale ones in a free chunk) point there, into
+   a block whose size is within 8 bytes of its chunk's; memcheck's
+   allocator keeps no such pointers, so neither are they the program's. */
+static inline int ls_chunk_header(u64 off, u64 n)
+{
+	u64 s = (n + 8 + 15) & ~(u64)15;
+	return off == (s < 32 ? 32 : s) - 16;
+}
+
 static inline void ls_emit(struct ls_pipe *lp, const struct ls_cand *c)
 {
 	int64_t j = ls_find(c->w, c->e);
+	uintptr_t a;
 	if (j < 0)
 		return;
+	a = ls_addr((u64)j);
+	if (c->w != a && g_ls.glibc && ls_chunk_header(c->w - a, ls_size((u32)j)))
+		return;
 	if (g_ls.leader == LS_EDGES || g_ls.leader == LS_GRAPH)
-		ls_edge(lp, c->tag, (u32)j, c->w == ls_addr((u64)j));
+		ls_edge(lp, c->tag, (u32)j, c->w == a);
 	else
-		ls_mark(j, c->w == ls_addr((u64)j), (int)c->tag, g_ls.leader);
+		ls_mark(j, c->w == a, (int)c->tag, g_ls.leader);
 }
 
 /* Feeds the aligned words of [lo, hi) into the pipeline, whose counters

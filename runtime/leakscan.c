@@ -30,12 +30,10 @@
      64 MiB-aligned thread arenas, devices, and the runtime's own tables
      (side table, nodes, pseudo-stacks, this scan's arrays), which hold
      block addresses that are not the program's pointers;
-   - a stack holding a stopped thread's stack pointer: from there up (its
-     signal frame, with its registers, lies just above the handler's
-     frame); the exiting thread's: from the exit writer's caller up;
-   - a stack a thread died on (its exit hook noted its stack pointer):
-     from there up (the thread descriptor, TLS and the DTV pointer lie at
-     the top);
+   - a stack holding a stopped thread's stack pointer, the exiting
+     thread's, or one a thread died on (its exit hook noted it): only its
+     live part, from that stack pointer up (leakstack.c says which), with a
+     stopped thread's registers;
    - every other readable, writable mapping: whole.
 
    Stopping: every other task of /proc/self/task gets LS_SIGNAL (tgkill);
@@ -52,7 +50,7 @@
 
 /* A thread set up by the runtime is exiting: note where its stack ends
    (its descriptor and TLS lie above; the frames below are dead). */
-static void ls_thread_exit(void)
+static void ls_thread_exit(uintptr_t hook, uintptr_t ret)
 {
 	uintptr_t *ring = __atomic_load_n(&g_ls_dead, __ATOMIC_ACQUIRE);
 	u32 i;
@@ -67,7 +65,7 @@ static void ls_thread_exit(void)
 		ring = p;
 	}
 	i = __atomic_fetch_add(&g_ls_ndead, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&ring[i % LS_DEAD_CAP], (uintptr_t)__builtin_frame_address(0), __ATOMIC_RELAXED);
+	__atomic_store_n(&ring[i % LS_DEAD_CAP], ls_dead_sp(hook, ret), __ATOMIC_RELAXED);
 }
 
 /* ---------------------------------------------------------- stopping */
@@ -89,9 +87,16 @@ static void ls_on_signal(int sig, siginfo_t *si, void *uc)
 	for (i = 0; i < g_ls.ntasks; i++) {
 		if (g_ls.tasks[i].tid != tid)
 			continue;
+#if defined(__x86_64__)
+		/* Its stack pointer and registers when stopped (leakstack.c). */
+		g_ls.tasks[i].sp = uc ? (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP] - LS_REDZONE
+				      : (uintptr_t)__builtin_frame_address(0);
+		g_ls.tasks[i].uc = uc;
+#else
 		/* The kernel put the signal frame, with every register, just
 		   above this frame. */
 		g_ls.tasks[i].sp = (uintptr_t)__builtin_frame_address(0);
+#endif
 		__atomic_store_n(&g_ls.tasks[i].answered, 1, __ATOMIC_RELEASE);
 		break;
 	}
@@ -134,6 +139,7 @@ static u32 ls_stop(void)
 			g_ls.tasks[g_ls.ntasks].tid = tid;
 			g_ls.tasks[g_ls.ntasks].sp = 0;
 			g_ls.tasks[g_ls.ntasks].answered = 0;
+			g_ls.tasks[g_ls.ntasks].uc = NULL;
 			g_ls.ntasks++;
 		}
 	}
@@ -465,16 +471,15 @@ static uintptr_t ls_stack_in(uintptr_t lo, uintptr_t hi, uintptr_t self_sp, int 
 	}
 	if (best)
 		return best;
+	/* The last thread that died on it (a cached stack is reused). */
 	*live = 0;
 	n = __atomic_load_n(&g_ls_ndead, __ATOMIC_RELAXED);
-	if (n > LS_DEAD_CAP)
-		n = LS_DEAD_CAP;
-	for (i = 0; i < n && g_ls_dead; i++) {
-		uintptr_t sp = __atomic_load_n(&g_ls_dead[i], __ATOMIC_RELAXED);
-		if (sp >= lo && sp < hi && (!best || sp < best))
-			best = sp;
+	for (i = n; i-- > 0 && n - i <= LS_DEAD_CAP && g_ls_dead;) {
+		uintptr_t sp = __atomic_load_n(&g_ls_dead[i % LS_DEAD_CAP], __ATOMIC_RELAXED);
+		if (sp >= lo && sp < hi)
+			return sp;
 	}
-	return best;
+	return 0;
 }
 
 /* Reads /proc/self/maps whole into mapped memory. */
@@ -557,6 +562,23 @@ static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 	}
 	if (pm >= 0)
 		close(pm);
+}
+
+/* Marks from the registers of the threads stopped for the scan. */
+static void ls_task_regs(void)
+{
+#if defined(__x86_64__)
+	u32 i;
+	for (i = 0; i < g_ls.ntasks; i++) {
+		const ucontext_t *uc = g_ls.tasks[i].uc;
+		if (!uc || !__atomic_load_n(&g_ls.tasks[i].answered, __ATOMIC_ACQUIRE))
+			continue;
+		/* REG_R8 .. REG_RSP: the sixteen general registers. */
+		g_ls.leader = LS_ROOTS;
+		ls_scan((uintptr_t)&uc->uc_mcontext.gregs[REG_R8], (uintptr_t)&uc->uc_mcontext.gregs[REG_RSP + 1], 1);
+		ls_drain();
+	}
+#endif
 }
 
 /* ------------------------------------------------------------- tallies */
@@ -705,10 +727,13 @@ static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp
 	   that is then excluded with them. */
 	if (!(maps = ls_maps(tm, &len)))
 		return 0;
+	self_sp = ls_exit_sp(tm, maps, len, self_sp);
+	g_ls.glibc = REAL_FN(malloc) == __libc_malloc;
 	ls_exclude_runtime(tm);
 	ls_sort_excl();
 	ls_linker_roots(); /* before the roots: the only blocks marked yet */
 	ls_roots(maps, len, self_sp);
+	ls_task_regs();
 	ls_cliques();
 	return ls_tally_all(tm);
 }

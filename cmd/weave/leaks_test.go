@@ -692,3 +692,61 @@ func TestLeakUntouched(t *testing.T) {
 		}
 	}
 }
+
+// linkerSupp is a memcheck suppression of the dynamic linker's blocks (a
+// thread's DTV), which weave counts as still reachable (roots) and memcheck
+// as possibly lost (an interior pointer from a thread descriptor): the
+// comparisons below take both out.
+const linkerSupp = "{\n   dynamic-linker\n   Memcheck:Leak\n   match-leak-kinds: all\n   ...\n   obj:*/ld-linux*.so*\n}\n"
+
+// withoutLinker is weave's leak summary less the dynamic linker's blocks.
+func withoutLinker(got memcheck.Kinds, p *profile.Profile) memcheck.Kinds {
+	l := linkerBlocks(p)
+	got[3].Blocks -= l.Blocks
+	got[3].Bytes -= l.Bytes
+	return got
+}
+
+// TestLeakStale: blocks whose only pointers lie in stack frames that are
+// dead at exit (testdata/leaks/stale.c: main's after it returned, a
+// returned callee's, under exit() from a deep call, quick_exit() or a
+// signal handler's exit(), an ended thread's, a waiting thread's dead
+// frames) are definitely lost, and a live frame's still reachable: weave's
+// woven -O2 build gives memcheck's leak summary of the plain -O2 build,
+// kind by kind, blocks and bytes, built by gcc and by clang.
+func TestLeakStale(t *testing.T) {
+	src := leaksSource(t, "stale.c")
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			testtool.Need(t, cc, "valgrind")
+			dir := t.TempDir()
+			woven, plain := filepath.Join(dir, "woven"), filepath.Join(dir, "plain")
+			mustRun(t, dir, []string{"WEAVE_CC=" + cc}, weaveBin, "cc", "-O2", "-g", "-o", woven, src, "-pthread")
+			mustRun(t, dir, nil, cc, "-O2", "-g", "-o", plain, src, "-pthread")
+			supp := filepath.Join(dir, "linker.supp")
+			if err := os.WriteFile(supp, []byte(linkerSupp), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, mode := range []string{"main", "callee", "deep", "quick", "handler", "thread", "running", "live"} {
+				prof := filepath.Join(dir, mode+".prof")
+				r := run(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TIME=off"}, woven, mode)
+				got, ok := memcheck.ParseKinds(r.stderr)
+				if r.code != 0 || !ok {
+					t.Fatalf("%s: exit %d, no LEAK SUMMARY in:\n%s", mode, r.code, r.stderr)
+				}
+				p, err := profile.ReadFile(prof)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = withoutLinker(got, p)
+				if got[0].Blocks != 64 {
+					t.Errorf("%s: definitely lost %+v, want the 64 blocks of fill", mode, got[0])
+				}
+				vg := memcheck.RunLeaks(t, dir, []string{"VALGRIND_OPTS=--suppressions=" + supp}, plain, mode)
+				if got != vg {
+					t.Errorf("%s: weave's leak summary %+v, memcheck's (plain -O2) %+v", mode, got, vg)
+				}
+			}
+		})
+	}
+}
