@@ -729,7 +729,7 @@ func TestLeakStale(t *testing.T) {
 			}
 			for _, mode := range []string{"main", "callee", "deep", "quick", "handler", "thread", "running", "live"} {
 				prof := filepath.Join(dir, mode+".prof")
-				r := run(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TIME=off"}, woven, mode)
+				r := run(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TIME=off", "WEAVE_SUMMARY=1"}, woven, mode)
 				got, ok := memcheck.ParseKinds(r.stderr)
 				if r.code != 0 || !ok {
 					t.Fatalf("%s: exit %d, no LEAK SUMMARY in:\n%s", mode, r.code, r.stderr)
