@@ -266,12 +266,14 @@ func (w *weaver) newSite(at token.Pos, op string, sizeOf, named types.Type) int 
 		w.stack = append(w.stack, w.initFunc())
 		defer func() { w.stack = w.stack[:0] }()
 	}
+	// The size is the block's only where the type names all of it (new,
+	// &T{}); a slice's, map's or string's block has a run-time size.
+	var size int64
 	if named == nil {
 		named = sizeOf
-	}
-	var size int64
-	if sizeOf != nil && !hasTypeParam(sizeOf) {
-		size = w.opt.Sizes.Sizeof(sizeOf)
+		if sizeOf != nil && !hasTypeParam(sizeOf) {
+			size = w.opt.Sizes.Sizeof(sizeOf)
+		}
 	}
 	typ := ""
 	if named != nil {

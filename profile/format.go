@@ -55,8 +55,14 @@ package profile
 //	                        an allocation call site: fn is a function id, file a
 //	                        string id, op the string id of the called function's
 //	                        name ("malloc", "calloc", ...), type the string id
-//	                        of T when the size argument was sizeof(T)-shaped
-//	                        (else -1), size sizeof(T) (else 0). flags, when
+//	                        of what the site's own size expression says the
+//	                        block is, in C ("struct entry" for sizeof(struct
+//	                        entry), "char *[4]" for 4 * sizeof(char *),
+//	                        "unsigned char[n]" for n * sizeof(unsigned char),
+//	                        "struct hdr + n" for sizeof(struct hdr) + n; -1:
+//	                        none, as for malloc(16)), size the block's size
+//	                        where type is all of it (0 for a run-time count).
+//	                        flags, when
 //	                        present, is a bit set (unknown bits are ignored):
 //	                        1 = hidden, KPROF's "hidden allocation": not a call
 //	                        in woven code but an entry of the allocator (op)

@@ -151,8 +151,8 @@ type Site struct {
 	Line     int
 	Col      int
 	Op       string // the called function: "malloc", "calloc", ...
-	Type     string // T when the size argument was sizeof(T)-shaped, else ""
-	TypeSize uint64 // sizeof(T), or 0
+	Type     string // what the site's size expression says the block is, in C, or ""
+	TypeSize uint64 // the block's size when Type is all of it, else 0 (a run-time count)
 	// Hidden marks the site of allocations made by code that was not
 	// woven (a library calling malloc), charged to the innermost woven
 	// function: the A node's parent. See format.go.

@@ -39,11 +39,14 @@ func (r *Report) htmlTables() []htmlTable {
 		ts = append(ts, t)
 	}
 	if r.Has(TableBins) {
-		t := htmlTable{ID: "bins", Title: "Allocation bins", Note: "requests by size; types from the sizeof(T) of allocation sites",
+		t := htmlTable{ID: "bins", Title: "Allocation bins", Note: "requests by size; types: of the sites whose size expression names a type of that size (sizeof(T), 4 * sizeof(T)); untyped: the other allocations (no sizeof, or a run-time count)",
 			Cols: []htmlCol{{"size", "size"}, {"allocs", "count"}, {"% allocs", "pct"}, {"bytes", "bytes"}, {"% bytes", "pct"},
 				{"frees", "count"}, {"bytes kept", "bytes"}, {"% kept", "pct"}, {"types", ""}}}
+		if s := runTimeTypes(r); s != "" {
+			t.Note += "; " + s
+		}
 		for _, b := range r.Bins {
-			t.Rows = append(t.Rows, []any{b.Size, b.Allocs, b.PctAllocs, b.Bytes, b.PctBytes, b.Frees, b.BytesKept, b.PctKept, strings.Join(b.Types, ", ")})
+			t.Rows = append(t.Rows, []any{b.Size, b.Allocs, b.PctAllocs, b.Bytes, b.PctBytes, b.Frees, b.BytesKept, b.PctKept, binTypes(b)})
 		}
 		ts = append(ts, t)
 	}

@@ -24,6 +24,7 @@ func (jsonRenderer) Render(w io.Writer, r *Report) error {
 		Tables    []string          `json:"tables"`
 		Leaks     *[]Leak           `json:"leaks,omitempty"`
 		Bins      *[]Bin            `json:"bins,omitempty"`
+		RunTime   []RunTimeType     `json:"run_time_types,omitempty"` // with bins: types of a run-time count
 		Direct    *Direct           `json:"direct,omitempty"`
 		Graph     *[]Entry          `json:"graph,omitempty"`
 		Segments  *Segments         `json:"segments,omitempty"` // memory.go
@@ -53,6 +54,7 @@ func (jsonRenderer) Render(w io.Writer, r *Report) error {
 	}
 	if r.Has(TableBins) {
 		out.Bins = &r.Bins
+		out.RunTime = r.RunTimeTypes
 	}
 	if r.Has(TableGraph) {
 		out.Graph = &r.Graph

@@ -100,6 +100,10 @@ func (pprofRenderer) Render(w io.Writer, r *Report) error {
 		if threads {
 			s.NumLabel = map[string][]int64{"thread": {int64(thread)}}
 		}
+		if len(frames) > 0 && frames[len(frames)-1].Type != "" {
+			t := frames[len(frames)-1].Type
+			s.Label = map[string][]string{"type": {t}} // what the site's size expression names
+		}
 		p.Sample = append(p.Sample, s)
 	})
 	if err := p.CheckValid(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,11 +114,14 @@ type Report struct {
 	Sites      bool     // Options.Sites
 	Tables     []string // the tables built, in AllTables order
 
-	Leaks  []Leak
-	Bins   []Bin
-	Direct *Direct
-	Graph  []Entry
-	Time   *Time // the time tables' model (time.go); nil when none is built
+	Leaks []Leak
+	Bins  []Bin
+	// RunTimeTypes are the types of the sites of a run-time count, which
+	// the bins cannot place (bins).
+	RunTimeTypes []RunTimeType
+	Direct       *Direct
+	Graph        []Entry
+	Time         *Time // the time tables' model (time.go); nil when none is built
 
 	Segments *Segments // memory.go
 	Timeline *Timeline
@@ -243,9 +247,20 @@ type Bin struct {
 	Frees     uint64  `json:"frees"`
 	BytesKept uint64  `json:"bytes_kept"`
 	PctKept   float64 `json:"pct_kept"` // of all bytes kept
-	// Types are the types that allocation sites recorded (sizeof(T) in the
-	// size argument) and that fit this size: "T", or "T[k]" for k of them.
+	// Types are the types of the sites whose own size expression names a
+	// type of this size ("struct entry", "char *[4]"), in C.
 	Types []string `json:"types"`
+	// Untyped is how many of the allocations came from no such site: a
+	// size without sizeof, or a count known only at run time.
+	Untyped uint64 `json:"untyped"`
+}
+
+// RunTimeType is the type of sites whose size has a run-time count
+// ("unsigned char[n]", "struct hdr + n"): in no bin, as their sizes are
+// not recorded per site.
+type RunTimeType struct {
+	Type   string `json:"type"`
+	Allocs uint64 `json:"allocs"`
 }
 
 // Direct is the direct allocation table.
@@ -380,7 +395,7 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 		r.Leaks = b.leaks(depth, opt.Sites, r.Totals.BytesInUse, kinds, p.Scanned())
 	}
 	if r.Has(TableBins) {
-		r.Bins = b.bins(p.Bins)
+		r.Bins, r.RunTimeTypes = b.bins(p.Bins)
 	}
 	if r.Has(TableDirect) {
 		r.Direct = b.direct()
@@ -694,39 +709,34 @@ func chainString(chain []Frame) string {
 	return strings.Join(s, "\x01")
 }
 
-// bins builds the allocation bin table from the profile's B records.
+// bins builds the allocation bin table from the profile's B records,
+// and the types of run-time size.
 //
-// Types are a heuristic, because the profile records sizes per bin and
-// size classes per site, not sizes per site: a bin of size n lists the type
-// T of every site that recorded sizeof(T), with sizeof(T) dividing n, and
-// that made at least one allocation in n's size class; it lists T when
-// n == sizeof(T) and T[n/sizeof(T)] otherwise. The bin of requests over
-// 1024 bytes, whose sizes are unknown, lists T[] (T if sizeof(T) > 1024) for
-// sites with allocations in class x, or in class l with sizeof(T) > 1024.
-func (b *builder) bins(in []profile.Bin) []Bin {
+// A bin lists the types that name its whole size: those of the sites
+// whose own size expression is a constant naming a type (sizeof(T),
+// k * sizeof(T)) of the bin's size (for the bin over 1024 bytes, of more
+// than 1024), and that allocated. Its other allocations are untyped (a
+// site without sizeof, or with a count known only at run time): nothing
+// is guessed from another site's type. The sites of a run-time count
+// (T[n], T + n) cannot be placed in a bin: they are listed apart.
+func (b *builder) bins(in []profile.Bin) ([]Bin, []RunTimeType) {
 	type typ struct {
 		name string
 		size uint64
 	}
-	allocs := map[typ]*BySize{}
+	fixed := map[typ]uint64{}      // allocations by type of a constant size
+	runTime := map[string]uint64{} // and of a run-time count
 	for _, l := range b.leaves {
-		s := l.Site
-		if s.Type == "" || s.TypeSize == 0 {
-			continue
-		}
-		k := typ{s.Type, s.TypeSize}
-		if allocs[k] == nil {
-			allocs[k] = &BySize{}
-		}
-		for c := range profile.NumClasses {
-			allocs[k][c] += l.Heap.Allocs[c]
+		s, n := l.Site, l.Heap.TotalAllocs()
+		switch {
+		case s.Type == "" || n == 0:
+		case s.TypeSize == 0:
+			runTime[s.Type] += n
+		default:
+			fixed[typ{s.Type, s.TypeSize}] += n
 		}
 	}
-	types := make([]typ, 0, len(allocs))
-	for k := range allocs {
-		types = append(types, k)
-	}
-	slices.SortFunc(types, func(a, c typ) int { return cmp.Or(cmp.Compare(a.name, c.name), cmp.Compare(a.size, c.size)) })
+	types := slices.SortedFunc(maps.Keys(fixed), func(a, c typ) int { return cmp.Or(cmp.Compare(a.name, c.name), cmp.Compare(a.size, c.size)) })
 
 	var sum profile.Bin
 	for _, bin := range in {
@@ -752,35 +762,26 @@ func (b *builder) bins(in []profile.Bin) []Bin {
 			Types:     []string{},
 		}
 		row.PctKept = pct(row.BytesKept, totalKept)
+		var typed uint64
 		for _, t := range types {
-			a := allocs[t]
-			var name string
-			if bin.Size == profile.LargeBin {
-				switch {
-				case a[profile.XLarge] == 0 && (a[profile.Large] == 0 || t.size <= 1024):
-					continue
-				case t.size > 1024:
-					name = t.name
-				default:
-					name = t.name + "[]"
+			if t.size == uint64(bin.Size) || bin.Size == profile.LargeBin && t.size > 1024 {
+				typed += fixed[t]
+				if !slices.Contains(row.Types, t.name) {
+					row.Types = append(row.Types, t.name)
 				}
-			} else {
-				n := uint64(bin.Size)
-				if a[profile.SizeClass(n)] == 0 || n%t.size != 0 {
-					continue
-				}
-				name = t.name
-				if k := n / t.size; k != 1 {
-					name = fmt.Sprintf("%s[%d]", t.name, k)
-				}
-			}
-			if !slices.Contains(row.Types, name) {
-				row.Types = append(row.Types, name)
 			}
 		}
+		row.Untyped = sub0(bin.Allocs, typed)
 		rows = append(rows, row)
 	}
-	return rows
+	var rt []RunTimeType
+	for name, n := range runTime {
+		rt = append(rt, RunTimeType{Type: name, Allocs: n})
+	}
+	slices.SortFunc(rt, func(a, c RunTimeType) int {
+		return cmp.Or(cmp.Compare(c.Allocs, a.Allocs), cmp.Compare(a.Type, c.Type))
+	})
+	return rows, rt
 }
 
 // direct builds the direct allocation table: the leaves merged per

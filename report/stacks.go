@@ -26,6 +26,7 @@ type StackFrame struct {
 	Line    int    // the function's line; the allocation call's on an allocation stack's innermost frame
 	Hidden  bool
 	Outside bool
+	Type    string // on an allocation stack's innermost frame: its site's type, in C, or ""
 }
 
 // OutsideLabel names the frame of the time a thread spent outside woven
@@ -59,6 +60,9 @@ func (r *Report) WalkStacks(fn func(thread int, frames []StackFrame, v *Values))
 		v := Values{Calls: int64(n.Calls), TimeNS: int64(n.Time)}
 		if n.Kind == profile.KindAlloc {
 			v = profile.HeapCounts(&n.Heap)
+			if n.Site != nil && len(frames) > 0 {
+				frames[len(frames)-1].Type = n.Site.Type
+			}
 		}
 		fn(s.Thread.ID, frames, &v)
 	})

@@ -251,7 +251,8 @@ func chainText(r *Report, frames []Frame, hidden bool) string {
 //	size  allocs  %allocs      bytes  %bytes  frees  bytes kept  %kept  types
 //	 204  10,000    100.0  2,040,000   100.0  4,981   1,023,876  100.0  struct widget
 func textBins(w *bufio.Writer, r *Report) {
-	fmt.Fprintln(w, "ALLOCATION BINS: requests by size; types guessed from the sizeof(T) of allocation sites")
+	fmt.Fprintln(w, "ALLOCATION BINS: requests by size; types: of the sites whose size expression names a type of")
+	fmt.Fprintln(w, "that size (sizeof(T), 4 * sizeof(T)); untyped: the others (no sizeof, or a run-time count)")
 	fmt.Fprintln(w)
 	if len(r.Bins) == 0 {
 		fmt.Fprintln(w, "No allocations.")
@@ -267,9 +268,35 @@ func textBins(w *bufio.Writer, r *Report) {
 			size = ">1024"
 		}
 		t.add(size, num(b.Allocs), pct1(b.PctAllocs), num(b.Bytes), pct1(b.PctBytes),
-			num(b.Frees), num(b.BytesKept), pct1(b.PctKept), strings.Join(b.Types, ", "))
+			num(b.Frees), num(b.BytesKept), pct1(b.PctKept), binTypes(b))
 	}
 	t.write(w)
+	if s := runTimeTypes(r); s != "" {
+		fmt.Fprintln(w, s)
+	}
+}
+
+// runTimeTypes says which types of a run-time count the bins leave out,
+// or "".
+func runTimeTypes(r *Report) string {
+	if len(r.RunTimeTypes) == 0 {
+		return ""
+	}
+	var l []string
+	for _, t := range r.RunTimeTypes {
+		l = append(l, fmt.Sprintf("%s (%s)", t.Type, num(t.Allocs)))
+	}
+	return "types of a run-time count, in no bin (allocs): " + strings.Join(l, ", ")
+}
+
+// binTypes is a bin's types column: its types, then how many of its
+// allocations are untyped.
+func binTypes(b Bin) string {
+	l := slices.Clone(b.Types)
+	if b.Untyped > 0 {
+		l = append(l, num(b.Untyped)+" untyped")
+	}
+	return strings.Join(l, ", ")
 }
 
 // textDirect writes the direct allocation table:

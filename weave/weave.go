@@ -83,25 +83,17 @@ type Site struct {
 	Op        string // malloc, calloc, ...
 	File      string
 	Line, Col int
-	Type      string // T when the size was sizeof(T)-shaped
-	TypeSize  int64  // sizeof(T) as cc/v4 computes it
-	// SizeExpr is a C expression for sizeof(T) that means the same at
-	// the end of the unit, where the site table is, or "": the table
-	// then holds the compiler's size, not cc/v4's (sizeExpr).
+	// Type is what the size expression says the block is, in C
+	// (siteType): "struct entry", "char *[4]", "unsigned char[n]"; "" if
+	// it names no type.
+	Type string
+	// TypeSize is the block's size when Type names all of it (a constant
+	// size), as cc/v4 computes it; 0 for a count known at run time.
+	TypeSize int64
+	// SizeExpr is a C expression for TypeSize that means the same at the
+	// end of the unit, where the site table is, or "": the table then
+	// holds cc/v4's size, not the compiler's (sizeExpr).
 	SizeExpr string
-}
-
-// typeFrom sets s's type from the first of args (a size or count argument
-// of the call; nil: none) that is sizeof(T)-shaped.
-func (s *Site) typeFrom(args ...cc.Node) {
-	for _, a := range args {
-		if a == nil {
-			continue
-		}
-		if s.Type, s.TypeSize, s.SizeExpr = sizeofType(a); s.Type != "" {
-			return
-		}
-	}
 }
 
 // allocOps maps the advised library functions to the runtime operation
@@ -509,41 +501,6 @@ func argAt(args []cc.ExpressionNode, i int) cc.Node {
 	return args[i]
 }
 
-// sizeofType finds sizeof(T) or sizeof expr in a size argument such as
-// sizeof(T), n * sizeof(T), sizeof *p or sizeof(struct hdr) + n, and
-// returns T's name and size, and sizeExpr's expression for it.
-func sizeofType(arg cc.Node) (name string, size int64, expr string) {
-	var t cc.Type
-	walk(arg, func(n cc.Node) bool {
-		if name != "" {
-			return false
-		}
-		u, ok := n.(*cc.UnaryExpression)
-		if !ok {
-			return true
-		}
-		switch u.Case {
-		case cc.UnaryExpressionSizeofType:
-			name = strings.Join(strings.Fields(cc.NodeSource(u.TypeName)), " ")
-			if t = u.TypeName.Type(); t != nil {
-				size = t.Size()
-			}
-			return false
-		case cc.UnaryExpressionSizeofExpr:
-			if t = u.UnaryExpression.Type(); t != nil {
-				name = typeName(t)
-				size = t.Size()
-			}
-			return false
-		}
-		return true
-	})
-	if size <= 0 {
-		return "", 0, ""
-	}
-	return parse.DisplayName(name), size, sizeExpr(t)
-}
-
 // sizeExpr returns sizeof(t) as a C expression that names the same type
 // at the end of the unit (a typedef or a tagged type declared at file
 // scope, or an array of one), or "". The site table then holds the
@@ -588,15 +545,6 @@ func sizeExpr(t cc.Type) string {
 		return ""
 	}
 	return "sizeof(" + kind + " " + tag.SrcStr() + ")"
-}
-
-// typeName names a type the way its user wrote it: the typedef name if it
-// has one.
-func typeName(t cc.Type) string {
-	if td := t.Typedef(); td != nil {
-		return td.Name()
-	}
-	return t.String()
 }
 
 // emitTables adds the prologue before the first line and the function and

@@ -183,6 +183,9 @@ type jsonReport struct {
 	Bins []struct {
 		Types []string `json:"types"`
 	} `json:"bins"`
+	RunTimeTypes []struct {
+		Type string `json:"type"`
+	} `json:"run_time_types"`
 	Graph []struct {
 		Name    string                 `json:"name"`
 		Func    *struct{ File string } `json:"func"`
@@ -720,13 +723,11 @@ func TestProjectLua(t *testing.T) {
 		t.Errorf("no leak chain starts at luaC_newobj: %+v", rep.Leaks)
 	}
 	types := map[string]bool{}
-	for _, b := range rep.Bins {
-		for _, ty := range b.Types {
-			types[ty] = true
-		}
+	for _, ty := range rep.RunTimeTypes {
+		types[ty.Type] = true
 	}
-	if !types["TValue"] || !types["Node"] {
-		t.Errorf("bin types %v, want TValue and Node (luaM_newvector's sizeof)", types)
+	if !types["TValue[n]"] || !types["Node[n]"] {
+		t.Errorf("types of a run-time count %v, want TValue[n] and Node[n] (luaM_newvector's n * sizeof(t))", types)
 	}
 	checkValgrind(t, rep.Totals, dir, lua[0], script)
 }

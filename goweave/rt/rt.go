@@ -27,7 +27,7 @@ type Site struct {
 	Col  int
 	Op   string // new, make, composite, append, concat, convert
 	Type string
-	Size uint64 // sizeof(Type), or of its element type for slices and channels
+	Size uint64 // sizeof(Type) where Type is the whole block (new, &T{}), else 0
 	// Expr marks a site woven without the compiler's escape analysis: it
 	// counts every evaluation, on the stack or not.
 	Expr bool

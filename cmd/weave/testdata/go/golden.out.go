@@ -82,13 +82,13 @@ var __wf0 = [5]__wrt.Func{
 
 var __ws0 = [9]__wrt.Site{
 	{Func: &__wf0[0], File: "golden.go", Line: 25, Col: 7, Op: "composite", Type: "point", Size: 16},
-	{Func: &__wf0[0], File: "golden.go", Line: 26, Col: 10, Op: "append", Type: "[]*point", Size: 8},
+	{Func: &__wf0[0], File: "golden.go", Line: 26, Col: 10, Op: "append", Type: "[]*point"},
 	{Func: &__wf0[1], File: "golden.go", Line: 30, Col: 46, Op: "concat", Type: "string"},
-	{Func: &__wf0[3], File: "golden.go", Line: 46, Col: 11, Op: "make", Type: "[]string", Size: 16},
-	{Func: &__wf0[3], File: "golden.go", Line: 48, Col: 11, Op: "append", Type: "[]string", Size: 16},
+	{Func: &__wf0[3], File: "golden.go", Line: 46, Col: 11, Op: "make", Type: "[]string"},
+	{Func: &__wf0[3], File: "golden.go", Line: 48, Col: 11, Op: "append", Type: "[]string"},
 	{Func: &__wf0[3], File: "golden.go", Line: 50, Col: 26, Op: "composite", Type: "map[string]int"},
-	{Func: &__wf0[3], File: "golden.go", Line: 51, Col: 10, Op: "make", Type: "chan bool", Size: 1},
-	{Func: &__wf0[3], File: "golden.go", Line: 52, Col: 8, Op: "make", Type: "<-chan int", Size: 8},
+	{Func: &__wf0[3], File: "golden.go", Line: 51, Col: 10, Op: "make", Type: "chan bool"},
+	{Func: &__wf0[3], File: "golden.go", Line: 52, Col: 8, Op: "make", Type: "<-chan int"},
 	{Func: &__wf0[3], File: "golden.go", Line: 59, Col: 24, Op: "convert", Type: "string"},
 }
 
