@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/weave-profiler/weave/api"
@@ -159,9 +160,22 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect, extern ma
 				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s framed at its calls: its calls that may allocate are through pointers, of such functions, on cold paths, or one outside loops\n", f.File, f.Line, f.Name)
 			}
 		}
+		verboseNotes.Do(func() { fmt.Fprint(cfg.Stderr, verboseNote) })
 	}
 	return res, nil
 }
+
+// verboseNote is what weave -v says once about what the reports count.
+const verboseNote = `weave: note: a frameless function (--frames auto) has no frame: its time is its caller's,
+weave: note:   its calls are not counted (the reports say "not counted", never 0) and it has
+weave: note:   no tracepoint; --frame GLOB keeps a frame on the functions it matches, and
+weave: note:   --frames=all on every function. One framed at its calls counts those calls.
+weave: note: the counts are the source's: every allocation call the source makes is counted,
+weave: note:   one that gcc -O2 deletes too (a malloc/free pair whose block is never used),
+weave: note:   so weave may count more allocations than valgrind on the plain -O2 build.
+`
+
+var verboseNotes sync.Once
 
 // weaveText weaves the preprocessed text of src for the compile step and
 // returns the text to compile. Text woven already (weave's own output fed

@@ -151,10 +151,13 @@ func (m *merger) fn(f *profile.Func) *profile.Func {
 	k := funcKey{f.Name, f.File}
 	g := m.funcs[k]
 	if g == nil {
-		g = &profile.Func{ID: len(m.out.Funcs), Name: f.Name, File: f.File, Line: f.Line}
+		g = &profile.Func{ID: len(m.out.Funcs), Name: f.Name, File: f.File, Line: f.Line, Frameless: f.Frameless}
 		m.funcs[k] = g
 		m.out.Funcs = append(m.out.Funcs, g)
 	}
+	// Its calls are uncounted only if no run counted them.
+	g.Frameless = g.Frameless && f.Frameless
+	g.CallFramed = g.CallFramed || f.CallFramed
 	return g
 }
 

@@ -50,7 +50,13 @@ package profile
 //	                        on (WEAVE_TIME), time_* keys: see the D record.
 //	S id text               an interned string; text is the rest of the line,
 //	                        with '\\' written as `\\` and newline as `\n`.
-//	F id name file line     a woven function: name and file are string ids.
+//	F id name file line [flags]
+//	                        a woven function: name and file are string ids.
+//	                        flags, when present: 1 = frameless (--frames
+//	                        auto), in the tree only through its allocation
+//	                        sites: its calls are not counted; 2 = framed at
+//	                        its calls that may allocate: its calls counted
+//	                        are those calls.
 //	A id fn file line col op type size [flags]
 //	                        an allocation call site: fn is a function id, file a
 //	                        string id, op the string id of the called function's

@@ -141,6 +141,12 @@ type Func struct {
 	File   string
 	Line   int
 	Module string // the object file it was linked into (an O record), or ""
+	// Frameless: woven without a frame (--frames auto), in the tree only
+	// through its allocation sites; its calls were not counted.
+	Frameless bool
+	// CallFramed: framed around its calls that may allocate; its calls
+	// counted are those calls.
+	CallFramed bool
 }
 
 // Site is an allocation call site (an A record).

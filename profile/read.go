@@ -361,13 +361,22 @@ func (d *decoder) stringRecord(rest string) error {
 	return d.strs.define(id[0], s)
 }
 
-// funcRecord decodes an F record: id name file line.
+// funcRecord decodes an F record: id name file line [flags].
 func (d *decoder) funcRecord(rest string) error {
-	v, err := numbers(rest, "id", "name", "file", "line")
+	f, err := fields(rest, 4)
+	if err != nil {
+		if f, err = fields(rest, 5); err != nil { // a fifth: the flags
+			return fmt.Errorf("%d fields, want 4 or 5", len(strings.Split(rest, " ")))
+		}
+	}
+	v, err := nums(f, []string{"id", "name", "file", "line", "flags"}[:len(f)]...)
 	if err != nil {
 		return err
 	}
 	fn := &Func{ID: int(v[0]), Line: int(v[3])}
+	if len(v) == 5 {
+		fn.Frameless, fn.CallFramed = v[4]&1 != 0, v[4]&2 != 0
+	}
 	if fn.Name, err = d.str(v[1], "name"); err != nil {
 		return err
 	}

@@ -73,7 +73,14 @@ func (e *encoder) writeStrings(p *Profile) {
 func (e *encoder) writeDefs(p *Profile) {
 
 	for _, f := range p.Funcs {
-		e.record("F %d %d %d %d", f.ID, e.ids[f.Name], e.ids[f.File], f.Line)
+		flags := ""
+		switch {
+		case f.Frameless:
+			flags = " 1"
+		case f.CallFramed:
+			flags = " 2"
+		}
+		e.record("F %d %d %d %d%s", f.ID, e.ids[f.Name], e.ids[f.File], f.Line, flags)
 	}
 	for _, s := range p.Sites {
 		typ := -1

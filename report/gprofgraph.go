@@ -170,6 +170,7 @@ type gprofEntry[Q any] struct {
 	cycle            int   // N of a cycle
 	members          []int // fids of a cycle, in layout's order
 	calls, recursive uint64
+	uncounted        bool // a frameless function: its calls were not counted
 	callers, callees []gprofLine[Q]
 }
 
@@ -180,6 +181,7 @@ type gprofLine[Q any] struct {
 	// Calls made over the arc, out of totalCalls, the callee's from
 	// outside it.
 	calls, totalCalls uint64
+	uncounted         bool // the callee's calls were not counted
 	q                 *Q
 }
 
@@ -214,6 +216,7 @@ func (g *gprofGraph[Q]) layout(r *Report, compare func(x, y int) int, memberWeig
 			f := b.funcs[ms[0]]
 			e.fn = &f
 			e.name = r.Label(f)
+			e.uncounted = b.notCounted(ms[0])
 		} else {
 			cycles++
 			e.cycle = cycles
@@ -227,7 +230,7 @@ func (g *gprofGraph[Q]) layout(r *Report, compare func(x, y int) int, memberWeig
 	for _, k := range g.arcKeys {
 		a := g.arcs[k]
 		callee := byComp[k.to]
-		line := gprofLine[Q]{index: 0, name: "<spontaneous>", calls: a.calls, totalCalls: callee.calls, q: &a.q}
+		line := gprofLine[Q]{index: 0, name: "<spontaneous>", calls: a.calls, totalCalls: callee.calls, uncounted: callee.uncounted, q: &a.q}
 		if k.from >= 0 {
 			caller := byComp[k.from]
 			line.index, line.name = caller.index, caller.name

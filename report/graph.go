@@ -85,6 +85,7 @@ func (b *builder) graph(r *Report) []Entry {
 			SelfBySize:  a.self.Bytes,
 			Calls:       ge.calls,
 			Recursive:   ge.recursive,
+			NotCounted:  ge.uncounted,
 		}
 		for _, f := range ge.members {
 			h := &fidSelf[f]
@@ -100,7 +101,7 @@ func (b *builder) graph(r *Report) []Entry {
 		arc := func(l *gprofLine[BySize]) Arc {
 			bytes := total(*l.q)
 			return Arc{Index: l.index, Name: l.name, Bytes: bytes, BySize: *l.q, Frac: frac(bytes, e.SelfDesc),
-				Calls: l.calls, TotalCalls: l.totalCalls}
+				Calls: l.calls, TotalCalls: l.totalCalls, NotCounted: l.uncounted}
 		}
 		e.Callers, e.Callees = convert(ge.callers, arc), convert(ge.callees, arc)
 		return e

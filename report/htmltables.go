@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -33,8 +34,18 @@ func (r *Report) htmlTables() []htmlTable {
 	if r.Has(TableLeaks) {
 		t := htmlTable{ID: "leaks", Title: "Memory leaks", Note: fmt.Sprintf("blocks never freed, by partial call chain, innermost first (%s)", depthNote(r.Depth)),
 			Cols: []htmlCol{{"bytes kept", "bytes"}, {"% kept", "pct"}, {"blocks kept", "count"}, {"allocs", "count"}, {"frees", "count"}, {"chain", ""}}}
+		scanned := r.Totals.LeakKinds != nil
+		if scanned {
+			t.Cols = slices.Insert(t.Cols, 3, htmlCol{"kind", ""})
+			t.Cols[4].Name, t.Cols[5].Name = "chain allocs", "chain frees"
+			t.Note += "; kind: the leak scan's; chain allocs, frees: of all the chain's blocks, every kind"
+		}
 		for _, l := range r.Leaks {
-			t.Rows = append(t.Rows, []any{l.BytesKept, l.PctKept, l.BlocksKept, l.Allocs, l.Frees, chainText(r, l.Chain, l.Hidden)})
+			row := []any{l.BytesKept, l.PctKept, l.BlocksKept, l.Allocs, l.Frees, chainText(r, l.Chain, l.Hidden)}
+			if scanned {
+				row = slices.Insert(row, 3, any(l.Kind))
+			}
+			t.Rows = append(t.Rows, row)
 		}
 		ts = append(ts, t)
 	}
@@ -69,7 +80,11 @@ func (r *Report) htmlTables() []htmlTable {
 			Cols: []htmlCol{{"index", "count"}, {"function", ""}, {"self+desc", "bytes"}, {"% self+desc", "pct"}, {"self", "bytes"},
 				{"calls", "count"}, {"recursive", "count"}, {"callers", ""}, {"callees", ""}}}
 		for _, e := range r.Graph {
-			t.Rows = append(t.Rows, []any{e.Index, e.Name, e.SelfDesc, e.PctSelfDesc, e.Self, e.Calls, e.Recursive, arcs(e.Callers), arcs(e.Callees)})
+			var calls any = e.Calls
+			if e.NotCounted {
+				calls = NotCounted
+			}
+			t.Rows = append(t.Rows, []any{e.Index, e.Name, e.SelfDesc, e.PctSelfDesc, e.Self, calls, e.Recursive, arcs(e.Callers), arcs(e.Callees)})
 		}
 		ts = append(ts, t)
 	}

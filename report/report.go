@@ -219,8 +219,10 @@ type Leak struct {
 	BytesKept  uint64  `json:"bytes_kept"`
 	PctKept    float64 `json:"pct_kept"` // of all bytes kept
 	BlocksKept uint64  `json:"blocks_kept"`
-	Allocs     uint64  `json:"allocs"` // allocations under the chain
-	Frees      uint64  `json:"frees"`  // frees of those
+	// Allocs and Frees are the allocations under the chain and their
+	// frees, of every kind: a chain's rows of different kinds repeat them.
+	Allocs uint64 `json:"allocs"`
+	Frees  uint64 `json:"frees"`
 	// Hidden: the blocks were allocated by code that was not woven (a
 	// library), called from the chain's innermost function.
 	Hidden bool `json:"hidden,omitempty"`
@@ -301,8 +303,11 @@ type Entry struct {
 	SelfBySize  BySize   `json:"self_by_size"`
 	Calls       uint64   `json:"calls"`           // calls from outside the entry
 	Recursive   uint64   `json:"recursive_calls"` // calls from within
-	Callers     []Arc    `json:"callers"`
-	Callees     []Arc    `json:"callees"`
+	// NotCounted: a frameless function (--frames auto), whose calls were
+	// not counted: Calls is 0, not its number of calls.
+	NotCounted bool  `json:"calls_not_counted,omitempty"`
+	Callers    []Arc `json:"callers"`
+	Callees    []Arc `json:"callees"`
 }
 
 // Member is a function of a cycle.
@@ -325,6 +330,7 @@ type Arc struct {
 	// calls of the entry from outside it; on a callee line, the callee's.
 	Calls      uint64 `json:"calls"`
 	TotalCalls uint64 `json:"total_calls"`
+	NotCounted bool   `json:"calls_not_counted,omitempty"` // the callee's calls were not counted
 }
 
 // New builds the report of p.
@@ -440,7 +446,13 @@ type builder struct {
 	// parent's, or unwovenFunc below a root.
 	leafFid []int
 	virtual []bool
+	// uncounted marks the functions whose calls were not counted: frameless
+	// (--frames auto) in every profile that has them.
+	uncounted []bool
 }
+
+// notCounted reports whether function fid's calls were not counted.
+func (b *builder) notCounted(fid int) bool { return fid < len(b.uncounted) && b.uncounted[fid] }
 
 // unwovenFunc stands for the caller of hidden allocations made outside any
 // woven function (before main, in a thread running no woven code).
@@ -462,6 +474,15 @@ func newBuilder(p *profile.Profile) *builder {
 	funcFid := make([]int, len(p.Funcs))
 	for i, f := range p.Funcs {
 		funcFid[i] = fid(f)
+	}
+	b.uncounted = make([]bool, len(b.funcs))
+	counted := make([]bool, len(b.funcs))
+	for i, f := range p.Funcs {
+		b.uncounted[funcFid[i]] = f.Frameless
+		counted[funcFid[i]] = counted[funcFid[i]] || !f.Frameless
+	}
+	for i, c := range counted {
+		b.uncounted[i] = b.uncounted[i] && !c
 	}
 	n := len(p.Nodes)
 	b.nodeFid = make([]int, n)

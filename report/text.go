@@ -96,13 +96,8 @@ func textHeader(w *bufio.Writer, r *Report) {
 	if pc := r.Metadata["pointcut"]; pc != "" {
 		fmt.Fprintf(w, "pointcut: %s\n", pc)
 	}
-	if r.Frameless > 0 {
-		fmt.Fprintf(w, "%s frameless (weave --frames auto: they cannot be on an allocation chain; their time is their callers', their calls are not counted; weave -v lists them)\n",
-			plural(r.Frameless, "function"))
-	}
-	if r.CallFramed > 0 {
-		fmt.Fprintf(w, "%s framed at their calls (weave --frames auto: their calls that may allocate are through function pointers, of such functions, on cold paths (noreturn, cold, unlikely), or one outside loops; their frame is pushed around those calls, which are the calls counted; weave -v lists them)\n",
-			plural(r.CallFramed, "function"))
+	if s := framesLine(r); s != "" {
+		fmt.Fprintln(w, s)
 	}
 	if r.Time != nil {
 		textTimeSummary(w, r)
@@ -218,15 +213,25 @@ func textLeaks(w *bufio.Writer, r *Report) {
 	if scanned {
 		t.cols = slices.Insert(t.cols, 3, column{head: "kind", left: true})
 	}
+	// A chain's allocs and frees are of all its blocks, whatever their
+	// kind: on its first row only, so that the columns add up.
+	seen := map[string]bool{}
 	for _, l := range r.Leaks {
-		cells := []string{num(l.BytesKept), pct1(l.PctKept), num(l.BlocksKept), num(l.Allocs), num(l.Frees),
-			chainText(r, l.Chain, l.Hidden)}
+		chain := chainText(r, l.Chain, l.Hidden)
+		cells := []string{num(l.BytesKept), pct1(l.PctKept), num(l.BlocksKept), num(l.Allocs), num(l.Frees), chain}
 		if scanned {
+			if seen[chain] {
+				cells[3], cells[4] = "", ""
+			}
+			seen[chain] = true
 			cells = slices.Insert(cells, 3, l.Kind)
 		}
 		t.add(cells...)
 	}
 	t.write(w)
+	if scanned && len(seen) < len(r.Leaks) {
+		fmt.Fprintln(w, "(allocs, frees: of the chain, all its kinds, on its first row)")
+	}
 }
 
 // chainText writes a leak-table chain: "make_widget <- main", the
@@ -342,7 +347,8 @@ func textGraph(w *bufio.Writer, r *Report) {
 	fmt.Fprint(w, `ALLOCATION CALL GRAPH: an entry per function (or cycle of recursive functions) on a path
 to an allocation: its callers, its own [index] line, its callees.
   entry line:   self+desc = bytes allocated by it and its callees, self = by itself,
-                called = its calls (+ calls from within its cycle or itself)
+                called = its calls (+ calls from within its cycle or itself); not counted:
+                a frameless function's (weave --frames auto; weave -v lists them)
   caller line:  bytes it allocated on behalf of that caller, calls from it / all calls
   callee line:  bytes the callee allocated on its behalf, calls to it / all its calls
   frac = share of the entry's self+desc; s m l x = % of bytes by size class
@@ -362,13 +368,13 @@ to an allocation: its callers, its own [index] line, its callees.
 	arc := func(a *Arc) {
 		cells := []string{"", "", num(a.Bytes), ""}
 		cells = append(cells, classPcts(a.BySize.Pct())...)
-		cells = append(cells, pct0(100*a.Frac)+"%", num(a.Calls)+"/"+num(a.TotalCalls),
+		cells = append(cells, pct0(100*a.Frac)+"%", arcCalls(a.Calls, a.TotalCalls, a.NotCounted),
 			fmt.Sprintf("  %s [%d]", a.Name, a.Index))
 		t.add(cells...)
 	}
 	for i := range r.Graph {
 		e := &r.Graph[i]
-		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, func(called string) {
+		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, e.NotCounted, func(called string) {
 			cells := []string{fmt.Sprintf("[%d]", e.Index), pct1(e.PctSelfDesc), num(e.SelfDesc), num(e.Self)}
 			cells = append(cells, classPcts(e.SelfBySize.Pct())...)
 			cells = append(cells, "", called, fmt.Sprintf("%s [%d]", e.Name, e.Index))
@@ -388,7 +394,7 @@ to an allocation: its callers, its own [index] line, its callees.
 // addEntryRows adds a gprof-style entry's rows to t, for both call graphs:
 // its callers, its own lines (written by own, given its "called" cell),
 // its callees.
-func addEntryRows[A any](t *table, callers, callees []A, arc func(*A), calls, recursive uint64, own func(called string)) {
+func addEntryRows[A any](t *table, callers, callees []A, arc func(*A), calls, recursive uint64, notCounted bool, own func(called string)) {
 	t.rule()
 	for i := range callers {
 		arc(&callers[i])
@@ -397,10 +403,41 @@ func addEntryRows[A any](t *table, callers, callees []A, arc func(*A), calls, re
 	if recursive > 0 {
 		called += "+" + num(recursive)
 	}
+	if notCounted {
+		called = NotCounted
+	}
 	own(called)
 	for i := range callees {
 		arc(&callees[i])
 	}
+}
+
+// framesLine says in one line how many functions --frames auto left
+// without a frame at their entry, or "".
+func framesLine(r *Report) string {
+	var l []string
+	if r.Frameless > 0 {
+		l = append(l, plural(r.Frameless, "function")+" frameless (calls not counted)")
+	}
+	if r.CallFramed > 0 {
+		l = append(l, plural(r.CallFramed, "function")+" framed at their calls (those calls counted)")
+	}
+	if len(l) == 0 {
+		return ""
+	}
+	return "frames auto: " + strings.Join(l, ", ") + "; weave -v lists and explains them"
+}
+
+// NotCounted is what the call graphs say for the calls of a frameless
+// function, which were not counted.
+const NotCounted = "not counted"
+
+// arcCalls is an arc's "called" cell: calls over it / all the callee's.
+func arcCalls(calls, total uint64, notCounted bool) string {
+	if notCounted {
+		return NotCounted
+	}
+	return num(calls) + "/" + num(total)
 }
 
 // num formats n with thousands separators: 1,023,876.

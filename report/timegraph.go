@@ -21,9 +21,12 @@ type TimeEntry struct {
 	Calls    uint64  `json:"calls"`       // from outside the entry
 	// Recursive are the calls from within the entry (itself, or another
 	// function of its cycle).
-	Recursive uint64    `json:"recursive_calls"`
-	Callers   []TimeArc `json:"callers"`
-	Callees   []TimeArc `json:"callees"`
+	Recursive uint64 `json:"recursive_calls"`
+	// NotCounted: a frameless function (--frames auto), whose calls were
+	// not counted: Calls is 0, not its number of calls.
+	NotCounted bool      `json:"calls_not_counted,omitempty"`
+	Callers    []TimeArc `json:"callers"`
+	Callees    []TimeArc `json:"callees"`
 }
 
 // TimeMember is a function of a cycle.
@@ -52,6 +55,7 @@ type TimeArc struct {
 	// outside itself.
 	Calls      uint64 `json:"calls"`
 	TotalCalls uint64 `json:"total_calls"`
+	NotCounted bool   `json:"calls_not_counted,omitempty"` // the callee's calls were not counted
 }
 
 // graph builds the time call graph.
@@ -114,19 +118,20 @@ func (tb *timeBuilder) graph(r *Report, tm *Time) []TimeEntry {
 		func(a *timeArc) uint64 { return a.selfNS + a.childrenNS })
 	arc := func(l *gprofLine[timeArc]) TimeArc {
 		return TimeArc{Index: l.index, Name: l.name, SelfNS: l.q.selfNS, ChildrenNS: l.q.childrenNS,
-			Calls: l.calls, TotalCalls: l.totalCalls}
+			Calls: l.calls, TotalCalls: l.totalCalls, NotCounted: l.uncounted}
 	}
 	return convert(entries, func(ge *gprofEntry[timeArc]) TimeEntry {
 		a := &ents[ge.comp]
 		e := TimeEntry{
 			Index: ge.index, Name: ge.name, Func: ge.fn, Cycle: ge.cycle,
-			PctTotal:  pct(a.total, tm.TotalNS),
-			SelfNS:    a.self,
-			Children:  sub0(a.total, a.self),
-			Calls:     ge.calls,
-			Recursive: ge.recursive,
-			Callers:   convert(ge.callers, arc),
-			Callees:   convert(ge.callees, arc),
+			PctTotal:   pct(a.total, tm.TotalNS),
+			SelfNS:     a.self,
+			Children:   sub0(a.total, a.self),
+			Calls:      ge.calls,
+			Recursive:  ge.recursive,
+			NotCounted: ge.uncounted,
+			Callers:    convert(ge.callers, arc),
+			Callees:    convert(ge.callees, arc),
 		}
 		for _, f := range ge.members {
 			e.Members = append(e.Members, TimeMember{

@@ -174,7 +174,8 @@ func textTimeGraph(w *bufio.Writer, r *Report) {
 	w.WriteString(`TIME CALL GRAPH: an entry per function (or cycle of recursive functions): its callers,
 its own [index] line, its callees. Times are exact per arc (from the calling-context tree).
   entry line:   %total = its time with its callees, of all time; self = in itself,
-                children = in its callees; called = its calls (+ calls from within itself)
+                children = in its callees; called = its calls (+ calls from within itself);
+                not counted: a frameless function's (weave --frames auto; weave -v lists them)
   caller line:  its time when called from that caller; calls from it / all its calls
   callee line:  the callee's time when called from it; calls to it / all the callee's calls
 
@@ -189,7 +190,7 @@ its own [index] line, its callees. Times are exact per arc (from the calling-con
 	arc := func(a *TimeArc) {
 		called := ""
 		if a.Index > 0 {
-			called = num(a.Calls) + "/" + num(a.TotalCalls)
+			called = arcCalls(a.Calls, a.TotalCalls, a.NotCounted)
 		}
 		name := "  " + a.Name
 		if a.Index > 0 {
@@ -204,7 +205,7 @@ its own [index] line, its callees. Times are exact per arc (from the calling-con
 			hidden++
 			continue
 		}
-		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, func(called string) {
+		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, e.NotCounted, func(called string) {
 			t.add(fmt.Sprintf("[%d]", e.Index), pct1(e.PctTotal), dur(float64(e.SelfNS)), dur(float64(e.Children)),
 				called, fmt.Sprintf("%s [%d]", e.Name, e.Index))
 			for _, m := range e.Members {
@@ -239,8 +240,11 @@ func textTree(w *bufio.Writer, r *Report) {
 	var walk func(n *TreeNode, line, below string, depth int)
 	walk = func(n *TreeNode, line, below string, depth int) {
 		calls := num(n.Calls)
-		if depth == 0 {
+		switch {
+		case depth == 0:
 			calls = "-"
+		case n.NotCounted:
+			calls = NotCounted
 		}
 		name := n.Name
 		if depth > maxIndent {

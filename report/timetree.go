@@ -12,11 +12,14 @@ import (
 // stands for all threads: its self time is the time outside woven
 // functions.
 type TreeNode struct {
-	Name    string `json:"name"`           // the function's label; "<all threads>" at the root
-	Func    *Func  `json:"func,omitempty"` // nil at the root
-	Calls   uint64 `json:"calls"`
-	SelfNS  uint64 `json:"self_ns"`
-	TotalNS uint64 `json:"total_ns"` // the node and its subtree
+	Name  string `json:"name"`           // the function's label; "<all threads>" at the root
+	Func  *Func  `json:"func,omitempty"` // nil at the root
+	Calls uint64 `json:"calls"`
+	// NotCounted: a frameless function (--frames auto), whose calls were
+	// not counted: Calls is 0, not its number of calls.
+	NotCounted bool   `json:"calls_not_counted,omitempty"`
+	SelfNS     uint64 `json:"self_ns"`
+	TotalNS    uint64 `json:"total_ns"` // the node and its subtree
 	// Children by total time (decreasing); those below the threshold are
 	// left out, and counted in Hidden and HiddenNS.
 	Children []*TreeNode `json:"children,omitempty"`
@@ -47,7 +50,7 @@ func (tb *timeBuilder) tree(r *Report, tm *Time) *TreeNode {
 			t := nodes[k]
 			if t == nil {
 				f := b.funcs[fid]
-				t = &TreeNode{Name: r.Label(f), Func: &f}
+				t = &TreeNode{Name: r.Label(f), Func: &f, NotCounted: b.notCounted(fid)}
 				nodes[k] = t
 				parent.Children = append(parent.Children, t)
 			}

@@ -318,6 +318,8 @@ static void write_keys(struct writer *w)
 		out_field(o, intern(w, fn->name));
 		out_field(o, intern(w, fn->file));
 		out_field(o, fn->line);
+		if (fn->flags & (__WEAVE_FN_FRAMELESS | __WEAVE_FN_CALLS))
+			out_str(o, fn->flags & __WEAVE_FN_FRAMELESS ? " 1" : " 2"); /* flags: calls not counted, or framed at its calls */
 		out_ch(o, '\n');
 	}
 	for (i = 0; i < w->sites.n; i++) {

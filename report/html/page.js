@@ -251,15 +251,19 @@
     const lanes = [];
     for (const r of tl.regions || []) if (!lanes.includes(r.label)) lanes.push(r.label);
     const nl = Math.min(lanes.length, 8);
-    const W = 900, H = 260 + 14 * nl + (tl.user ? 24 : 0), L = 70, R = 20, TOP = 20 + 14 * nl + (tl.user ? 24 : 0), B = 30;
+    const W = 900, H = 260 + 14 * nl + (tl.user ? 24 : 0), L = 70, R = 70, TOP = 20 + 14 * nl + (tl.user ? 24 : 0), B = 30;
     let maxNS = Math.max(1, tl.ns[tl.ns.length - 1]);
     for (const m of tl.user || []) maxNS = Math.max(maxNS, m.ns);
     for (const r of tl.regions || []) maxNS = Math.max(maxNS, r.t1);
-    let maxB = 1;
+    // The heap on the left axis, scaled to itself; the resident set, often
+    // ten times larger, on its own axis on the right.
+    let maxB = 1, maxR = 1;
     for (const b of tl.bytes) maxB = Math.max(maxB, b);
-    for (const r of tl.rss) maxB = Math.max(maxB, r);
     for (const m of tl.marks) maxB = Math.max(maxB, m.bytes);
+    for (const r of tl.rss) maxR = Math.max(maxR, r);
+    const hasRSS = tl.rss.some((r) => r >= 0);
     const X = (t) => L + (W - L - R) * t / maxNS, Y = (b) => TOP + (H - TOP - B) * (1 - b / maxB);
+    const YR = (b) => TOP + (H - TOP - B) * (1 - b / maxR);
     const NS = 'http://www.w3.org/2000/svg';
     const svg = document.createElementNS(NS, 'svg');
     svg.setAttribute('width', W); svg.setAttribute('height', H);
@@ -270,9 +274,9 @@
       svg.appendChild(e);
       return e;
     };
-    const line = (vals, cls) => {
+    const line = (vals, cls, y) => {
       const pts = [];
-      for (let i = 0; i < tl.ns.length; i++) if (vals[i] >= 0) pts.push(X(tl.ns[i]).toFixed(1) + ',' + Y(vals[i]).toFixed(1));
+      for (let i = 0; i < tl.ns.length; i++) if (vals[i] >= 0) pts.push(X(tl.ns[i]).toFixed(1) + ',' + y(vals[i]).toFixed(1));
       if (pts.length) el('polyline', { points: pts.join(' '), class: cls });
     };
     el('line', { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: '#999' });
@@ -280,8 +284,13 @@
     el('text', { x: L - 4, y: TOP + 4, 'text-anchor': 'end' }, bytes(maxB));
     el('text', { x: L - 4, y: H - B, 'text-anchor': 'end' }, '0');
     el('text', { x: W - R, y: H - 8, 'text-anchor': 'end' }, ns(maxNS));
-    line(tl.rss, 'rss');
-    line(tl.bytes, 'heap');
+    if (hasRSS) {
+      el('line', { x1: W - R, y1: TOP, x2: W - R, y2: H - B, class: 'rss-axis' });
+      el('text', { x: W - R + 4, y: TOP + 4, class: 'rss-label' }, bytes(maxR));
+      el('text', { x: W - R + 4, y: H - B, class: 'rss-label' }, '0');
+      line(tl.rss, 'rss', YR);
+    }
+    line(tl.bytes, 'heap', Y);
     for (const m of tl.marks) {
       el('line', { x1: X(m.ns), y1: TOP, x2: X(m.ns), y2: H - B, class: 'mark' });
       if (m.label === 'peak') el('circle', { cx: X(m.ns), cy: Y(m.bytes), r: 4, class: 'peak' });
@@ -305,7 +314,7 @@
       el('text', { x: x, y: TOP - 22 + 12 * (i % 2), 'text-anchor': 'middle', class: 'user-mark-label' }, m.label).appendChild(
         Object.assign(document.createElementNS(NS, 'title'), { textContent: 'mark ' + (i + 1) + ' "' + m.label + '": ' + bytes(m.bytes) + ' in use at ' + ns(m.ns) }));
     });
-    el('text', { x: L + 8, y: H - B - 6 }, 'heap in use (solid), resident set (dashed)');
+    el('text', { x: L + 8, y: H - B - 6 }, hasRSS ? 'heap in use (solid, left axis), resident set (dashed, right axis)' : 'heap in use');
     $('timeline').appendChild(svg);
   }
   if (D.timeline) timeline(D.timeline);
