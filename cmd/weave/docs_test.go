@@ -150,3 +150,33 @@ func allSources(t *testing.T) string {
 	})
 	return sb.String()
 }
+
+// TestReadmeDemo: the output the README shows is make demo's: the
+// summary lines (but the pid) and the leak table's rows are what the
+// widgets example prints and reports now.
+func TestReadmeDemo(t *testing.T) {
+	dir, env := widgetsDir(t)
+	mustRun(t, dir, env, weaveBin, "cc", "-O2", "-g", "-o", "widgets", "widgets.c")
+	r := mustRun(t, dir, []string{"WEAVE_OUT=widgets.prof"}, "./widgets", "100000")
+	got := regexp.MustCompile(`==weave \d+==`).ReplaceAllString(r.stderr, "==weave==") +
+		mustRun(t, dir, nil, weaveBin, "report", "widgets.prof").stdout
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown int
+	for _, line := range strings.Split(string(readme), "\n") {
+		line = regexp.MustCompile(`==weave \d+==`).ReplaceAllString(line, "==weave==")
+		if !strings.HasPrefix(line, "==weave==") && !regexp.MustCompile(`^[\d,]+ +[\d.]+ +[\d,]+ +\w+ `).MatchString(line) {
+			continue
+		}
+		shown++
+		line = strings.ReplaceAll(line, "testdata/widgets.c", "widgets.c")
+		if !strings.Contains(got, strings.TrimRight(line, " ")) {
+			t.Errorf("README shows %q; make demo's output has no such line", line)
+		}
+	}
+	if shown < 10 {
+		t.Errorf("README shows %d lines of make demo's output, want the summary and a table", shown)
+	}
+}
