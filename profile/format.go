@@ -48,6 +48,11 @@ package profile
 //	                        leak_scan_threads (the threads that read the
 //	                        blocks, WEAVE_LEAK_THREADS). With timing
 //	                        on (WEAVE_TIME), time_* keys: see the D record.
+//	                        A merged profile (weave merge, merge.go) has
+//	                        merged (the number of runs), source (the first
+//	                        few inputs: file and argv), run_ns (the sum of
+//	                        the runs' times) and leak_scan_runs (the runs
+//	                        whose leak kinds its K records sum).
 //	S id text               an interned string; text is the rest of the line,
 //	                        with '\\' written as `\\` and newline as `\n`.
 //	F id name file line [flags]

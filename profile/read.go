@@ -34,12 +34,17 @@ func (e *VersionError) Error() string {
 // ReadFile reads the profile in the named file. Its errors start with the
 // file name: "weave-42.prof: line 12: bad N record: undefined parent 40".
 func ReadFile(path string) (*Profile, error) {
+	return readFile(path, "")
+}
+
+// readFile is ReadFile with read's skip.
+func readFile(path, skip string) (*Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err // *PathError, already names the file
 	}
 	defer f.Close()
-	p, err := Read(f)
+	p, err := read(f, skip)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -49,6 +54,12 @@ func ReadFile(path string) (*Profile, error) {
 // Read reads a profile in the format described in format.go. Records with an
 // unknown tag are skipped; comments are dropped.
 func Read(r io.Reader) (*Profile, error) {
+	return read(r, "")
+}
+
+// read is Read, but records whose tag is in skip are counted, not
+// decoded (what a merge drops: MergeDrops).
+func read(r io.Reader, skip string) (*Profile, error) {
 	br := bufio.NewReader(r)
 	if err := readHeader(br); err != nil {
 		return nil, err
@@ -95,6 +106,9 @@ func Read(r io.Reader) (*Profile, error) {
 			continue
 		}
 		records++
+		if len(tag) == 1 && strings.Contains(skip, tag) {
+			continue
+		}
 		if rerr := d.record(tag, rest); rerr != nil {
 			if !complete {
 				// A writer stopped in the middle of this line.
@@ -221,6 +235,9 @@ func (t *idTable[T]) dense(tag string) ([]T, error) {
 
 // str returns string id, or an error naming what if it is undefined.
 func (d *decoder) str(id uint64, what string) (string, error) {
+	if s, ok := d.strs.get(id); ok {
+		return s, nil
+	}
 	return d.strs.lookup(id, what+" string")
 }
 
@@ -260,11 +277,26 @@ func nums(f []string, names ...string) ([]uint64, error) {
 
 // numbers splits rest into one unsigned number per name (see nums).
 func numbers(rest string, names ...string) ([]uint64, error) {
-	f, err := fields(rest, len(names))
-	if err != nil {
-		return nil, err
+	out := make([]uint64, len(names))
+	all := rest
+	for i := range names {
+		s, tail, found := strings.Cut(rest, " ")
+		if found == (i == len(names)-1) || all == "" {
+			_, err := fields(all, len(names)) // the count, for the error
+			return nil, err
+		}
+		rest = tail
+		if strings.HasSuffix(names[i], "?") && s == "-1" {
+			out[i] = none
+			continue
+		}
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || v == none {
+			return nil, fmt.Errorf("%s %q is not a number", strings.TrimSuffix(names[i], "?"), s)
+		}
+		out[i] = v
 	}
-	return nums(f, names...)
+	return out, nil
 }
 
 // What a record about one node requires of the node's kind.
@@ -449,15 +481,20 @@ func (d *decoder) callsRecord(rest string) error {
 	return nil
 }
 
-// heapRecord decodes an H record: an allocation leaf's counts by size class.
-func (d *decoder) heapRecord(rest string) error {
+// heapNames name the H record's fields: node a0..a3 b0..b3 f0..f3 g0..g3.
+var heapNames = func() []string {
 	names := []string{"node"}
 	for _, c := range "abfg" {
 		for i := range NumClasses {
 			names = append(names, fmt.Sprintf("%c%d", c, i))
 		}
 	}
-	v, err := numbers(rest, names...)
+	return names
+}()
+
+// heapRecord decodes an H record: an allocation leaf's counts by size class.
+func (d *decoder) heapRecord(rest string) error {
+	v, err := numbers(rest, heapNames...)
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,7 @@ var (
 type htmlData struct {
 	Program    string      `json:"program"`
 	Sources    []string    `json:"sources,omitempty"`
+	Runs       int         `json:"runs,omitempty"`
 	Complete   bool        `json:"complete"`
 	Totals     Totals      `json:"totals"`
 	TimeMode   string      `json:"time_mode,omitempty"`
@@ -45,7 +46,7 @@ type htmlData struct {
 }
 
 func (htmlRenderer) Render(w io.Writer, r *Report) error {
-	d := htmlData{Program: r.Program, Sources: r.Sources, Complete: r.Complete, Totals: r.Totals,
+	d := htmlData{Program: r.Program, Sources: r.Sources, Runs: r.Runs, Complete: r.Complete, Totals: r.Totals,
 		Tree: r.flameTree(maxFlameNodes), Tables: r.htmlTables(), Timeline: r.htmlTimeline(), Picture: r.picture()}
 	d.TimeMode, _ = r.prof.MetaValue("time_mode")
 	for _, q := range profile.Quantities {

@@ -14,7 +14,8 @@ type jsonRenderer struct{}
 func (jsonRenderer) Render(w io.Writer, r *Report) error {
 	out := struct {
 		Program   string            `json:"program,omitempty"`
-		Sources   []string          `json:"sources,omitempty"` // of a merged profile
+		Sources   []string          `json:"sources,omitempty"` // of a merged profile: the first few
+		Runs      int               `json:"runs,omitempty"`    // of a merged profile: how many it sums
 		Complete  bool              `json:"complete"`
 		Frameless int               `json:"frameless,omitempty"`
 		Metadata  map[string]string `json:"metadata,omitempty"`
@@ -35,6 +36,7 @@ func (jsonRenderer) Render(w io.Writer, r *Report) error {
 	}{
 		Program:   r.Program,
 		Sources:   r.Sources,
+		Runs:      r.Runs,
 		Complete:  r.Complete,
 		Frameless: r.Frameless,
 		Metadata:  r.Metadata,

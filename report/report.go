@@ -96,9 +96,13 @@ func ParseTables(s string) ([]string, error) {
 // below carry their own JSON names.
 type Report struct {
 	Program string // the command line (metadata argv)
-	// Sources are the profiles a merged profile sums (weave merge): their
-	// files and command lines (metadata source).
+	// Sources are the first profiles a merged profile sums (weave merge):
+	// their files and command lines (metadata source); Runs is how many
+	// runs it sums (metadata merged), RunNS the sum of their run times
+	// (metadata run_ns). 0 for a profile of one run.
 	Sources  []string
+	Runs     int
+	RunNS    uint64
 	Complete bool // false when the profile was written from a crash or abort
 	// Frameless is the number of woven functions without a frame (weave
 	// --frames auto, metadata frameless): their time is their callers',
@@ -377,6 +381,10 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 		if m.Key == "source" {
 			r.Sources = append(r.Sources, m.Value)
 		}
+	}
+	if n, ok := p.MetaUint("merged"); ok {
+		r.Runs = int(n)
+		r.RunNS, _ = p.MetaUint("run_ns")
 	}
 	r.Complete = r.Metadata["complete"] != "0"
 	r.Frameless, _ = strconv.Atoi(r.Metadata["frameless"])

@@ -68,12 +68,15 @@ func textHeader(w *bufio.Writer, r *Report) {
 	if r.Program != "" {
 		title += " of " + r.Program
 	}
-	if len(r.Sources) > 0 {
-		title += fmt.Sprintf(", the sum of %d profiles:", len(r.Sources))
+	if r.Runs > 0 {
+		title += fmt.Sprintf(", the sum of %s:", plural(r.Runs, "profile"))
 	}
 	fmt.Fprintln(w, title)
 	for _, s := range r.Sources {
 		fmt.Fprintln(w, "  "+s)
+	}
+	if more := r.Runs - len(r.Sources); r.Runs > 0 && more > 0 {
+		fmt.Fprintf(w, "  ... and %s more\n", num(uint64(more)))
 	}
 	var facts []string
 	if pid := r.Metadata["pid"]; pid != "" {
@@ -82,7 +85,10 @@ func textHeader(w *bufio.Writer, r *Report) {
 	facts = append(facts, plural(r.Totals.Threads, "thread"))
 	start, err1 := strconv.ParseInt(r.Metadata["start_ns"], 10, 64)
 	end, err2 := strconv.ParseInt(r.Metadata["end_ns"], 10, 64)
-	if err1 == nil && err2 == nil && end >= start {
+	switch {
+	case r.Runs > 0:
+		facts = append(facts, fmt.Sprintf("%s, %.3f s of run time in all", plural(r.Runs, "run"), time.Duration(r.RunNS).Seconds()))
+	case err1 == nil && err2 == nil && end >= start:
 		facts = append(facts, fmt.Sprintf("ran %.3f s", time.Duration(end-start).Seconds()))
 	}
 	fmt.Fprintln(w, strings.Join(facts, ", "))

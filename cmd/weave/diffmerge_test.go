@@ -169,6 +169,17 @@ func TestMergeFork(t *testing.T) {
 	if after, _ := os.ReadFile(out); string(after) != string(before) {
 		t.Error("merge -o OUT OUT changed OUT")
 	}
+	// weave check reads the merged leak kinds as it reads the runs'.
+	if r := run(t, dir, nil, weaveBin, "check", out); r.code == 2 {
+		t.Errorf("weave check of the merged profile: exit 2\n%s%s", r.stdout, r.stderr)
+	}
+	// A merged profile and one more is the sum again (merge reads its
+	// output), of 4 runs.
+	again := filepath.Join(dir, "again.prof")
+	mustRun(t, dir, nil, weaveBin, "merge", "-o", again, out, files[0])
+	if a := load(t, again); a.r.Runs != 4 || a.totals().Allocs != sum.Allocs+load(t, files[0]).totals().Allocs {
+		t.Errorf("merged again: %d runs, totals %+v", a.r.Runs, a.totals())
+	}
 	if r := run(t, dir, nil, weaveBin, "merge", "-o", filepath.Join(dir, "no/such/dir.prof"), files[0]); r.code == 0 {
 		t.Error("merge into a missing directory succeeds")
 	}

@@ -2,11 +2,11 @@ package main
 
 import (
 	"io"
+	"runtime"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/weave-profiler/weave/internal/samefile"
-	"github.com/weave-profiler/weave/merge"
 	"github.com/weave-profiler/weave/profile"
 )
 
@@ -16,8 +16,10 @@ var mergeCommand = &cli.Command{
 	Usage:     "add profiles up into one",
 	UsageText: "weave merge -o OUT PROFILE...",
 	Description: "Sums profiles (a run's fork children, a test suite's runs, many hosts; of one program\n" +
-		"or several), merging calling contexts by function path. The totals are the sums; the\n" +
-		"metadata lists the sources. OUT is written whole or not at all.",
+		"or several), merging calling contexts by function path. The totals, calls, times and leak\n" +
+		"kinds are the sums (weave check and report --between work on the result); the header\n" +
+		"gives the number of runs, the sum of their run times and the first few sources. The\n" +
+		"inputs are read a few at a time: memory follows the result. OUT is written whole or not at all.",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the merged profile `file` (required)"},
 	},
@@ -31,17 +33,9 @@ var mergeCommand = &cli.Command{
 		if err := samefile.Check(c.String("output"), c.Args().Slice()...); err != nil {
 			return err
 		}
-		var ps []*profile.Profile
-		for _, path := range c.Args().Slice() {
-			p, err := readProfile(path)
-			if err != nil {
-				return err
-			}
-			ps = append(ps, p)
-		}
-		out, err := merge.Profiles(ps, c.Args().Slice())
+		out, err := profile.MergeFiles(c.Args().Slice(), runtime.GOMAXPROCS(0))
 		if err != nil {
-			return err
+			return fileError(err)
 		}
 		return writeOutput(c, c.String("output"), func(w io.Writer) error { return out.Write(w) })
 	},

@@ -43,7 +43,7 @@
     const f = $('facts');
     const t = D.totals;
     const lines = [];
-    if (D.sources) lines.push('The sum of ' + D.sources.length + ' profiles: ' + D.sources.join('; '));
+    if (D.runs) lines.push('The sum of ' + D.runs + ' profiles: ' + D.sources.join('; ') + (D.runs > D.sources.length ? '; ... and ' + (D.runs - D.sources.length) + ' more' : ''));
     if (!D.complete) lines.push('INCOMPLETE: written when the program crashed or aborted; counts stop there.');
     if (D.time_mode) lines.push('Time: ' + D.time_mode + ' mode.');
     for (const l of lines) { const p = document.createElement('div'); p.textContent = l; f.appendChild(p); }
