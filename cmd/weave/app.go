@@ -28,6 +28,13 @@ func newApp() *cli.App {
 			"weave report prints it. Guides: README.md and docs/ in weave's source.",
 		SkipFlagParsing: true,
 		HideHelpCommand: true,
+		// Shown by weave --help; weaveAction parses the line itself.
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "v", Usage: "list the functions left unwoven or frameless, and why"},
+			&cli.StringFlag{Name: "frames", Usage: "which functions get a frame, `POLICY` auto (default), unit or all; weave help cc lists the other weave flags"},
+			&cli.StringFlag{Name: "o", Usage: "the woven `file` (default: standard output)"},
+			&cli.BoolFlag{Name: "version", Usage: "print the versions (as weave version)"},
+		},
 		Commands: []*cli.Command{
 			helpCommand,
 			versionCommand,
