@@ -19,10 +19,13 @@ chromium chromium
 nm binutils
 setpriv util-linux
 script bsdutils
+autoreconf autoconf
+automake automake
 LIST
 # valgrind: the memory oracle; clang-13: an older clang, the x86-64 guard's
 # %fs:0 variant (TestFramesGuardFS); uftrace: the timing tests compare call
-# counts with its; chromium: the HTML report's tests run it headless.
+# counts with its; chromium: the HTML report's tests run it headless;
+# autoconf, automake: TestSuiteAutotools builds a project with them.
 # The libraries of the benchmarks game programs (corpus tests):
 for pkg in libgmp-dev libpcre3-dev libpcre2-dev libapr1-dev; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
