@@ -127,6 +127,7 @@ func run(o *options) error {
 	}
 	res.measureStats(b, o)
 	res.measureReport(o)
+	res.measureMerge(o)
 	res.measureWeaveTime(b, o)
 	res.elapsed = time.Since(start)
 

@@ -142,6 +142,7 @@ type results struct {
 	cells   map[string]map[string][]sample // program -> config -> runs
 	stats   map[string]*weaveStats         // program -> the runtime's numbers
 	report  *toolRun                       // weave report on the largest profile
+	merge   *toolRun                       // weave merge of a generated test suite's profiles
 	weaving []*toolRun                     // weave and gcc -O0 -c on sqlite3.c
 	failed  []string                       // plain or weave runs that failed
 }
@@ -301,6 +302,39 @@ func (res *results) measureReport(o *options) {
 		t.samples = append(t.samples, s)
 	}
 	res.report = t
+}
+
+// measureMerge times weave merge of a test suite's profiles, generated
+// (mergegen.go) once per size under the work directory.
+func (res *results) measureMerge(o *options) {
+	n := res.sz.suiteRuns
+	dir := filepath.Join(res.env.work, fmt.Sprintf("suite-%d", n))
+	files, _ := filepath.Glob(filepath.Join(dir, "*.prof"))
+	if len(files) != n {
+		logf("generating %d profiles in %s", n, dir)
+		os.RemoveAll(dir)
+		if _, err := genSuite(dir, n); err != nil {
+			res.failed = append(res.failed, "weave merge: generating the profiles: "+err.Error())
+			return
+		}
+		files, _ = filepath.Glob(filepath.Join(dir, "*.prof"))
+	}
+	var size int64
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			size += fi.Size()
+		}
+	}
+	t := &toolRun{name: "weave merge", what: fmt.Sprintf("`weave merge` of %s generated profiles of a test suite's runs, %s bytes", commas(int64(n)), commas(size))}
+	args := append([]string{res.env.weave, "merge", "-o", "merged.prof"}, files...)
+	for r := 0; r < o.runs; r++ {
+		s := measure(runSpec{dir: filepath.Join(res.env.work, "run", "merge"), args: args}, o.timeout)
+		if s.Err != "" {
+			res.failed = append(res.failed, "weave merge")
+		}
+		t.samples = append(t.samples, s)
+	}
+	res.merge = t
 }
 
 // measureWeaveTime times weaving sqlite3.c against compiling it with

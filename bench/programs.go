@@ -19,15 +19,18 @@ type sizes struct {
 	sqlRows   int    // workload.sql rows
 	messages  int    // server: messages per thread
 	bigOpt    string // optimisation of the Lua and sqlite builds
+	suiteRuns int    // profiles weave merge sums (a test suite's runs)
 }
 
 var sizeTable = map[string]sizes{
 	"full": {runs: 5, widgets: 1000000, trees: 16, fib: 35, loop: 10000000, depthN: 5000000,
-		luaRounds: 25000, sqlRows: 100000, messages: 1000000, bigOpt: "-O2"},
+		luaRounds: 25000, sqlRows: 100000, messages: 1000000, bigOpt: "-O2",
+		suiteRuns: 4437},
 	// tiny only checks that everything still builds and runs: Lua and
 	// sqlite are built at -O0, which compiles in a fraction of the time.
 	"tiny": {runs: 1, widgets: 10000, trees: 6, fib: 20, loop: 100000, depthN: 6400,
-		luaRounds: 100, sqlRows: 1000, messages: 2000, bigOpt: "-O0"},
+		luaRounds: 100, sqlRows: 1000, messages: 2000, bigOpt: "-O0",
+		suiteRuns: 50},
 }
 
 // program is a benchmark: a build (shared by programs with the same

@@ -353,18 +353,26 @@ func (res *results) mdMemory() string {
 	return b.String()
 }
 
-// mdTools is the table of weave's own tools (report, weaving).
+// tools are the runs of weave's own tools that were measured.
+func (res *results) tools() []*toolRun {
+	var out []*toolRun
+	for _, tr := range append([]*toolRun{res.report, res.merge}, res.weaving...) {
+		if tr != nil {
+			out = append(out, tr)
+		}
+	}
+	return out
+}
+
+// mdTools is the table of weave's own tools (report, merge, weaving).
 func (res *results) mdTools() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	var t table
-	if res.report != nil || len(res.weaving) > 0 {
+	if tools := res.tools(); len(tools) > 0 {
 		p("#### weave's own tools\n\n")
 		t.row("command", "median wall", "median CPU", "peak RSS")
-		for _, tr := range append([]*toolRun{res.report}, res.weaving...) {
-			if tr == nil {
-				continue
-			}
+		for _, tr := range tools {
 			w, _ := median(tr.samples, wallOf)
 			c, _ := median(tr.samples, cpuOf)
 			m, _ := median(tr.samples, rssOf)
@@ -449,6 +457,12 @@ func (res *results) targets() string {
 		}
 		check("≤ 24 bytes of runtime memory per live block ("+m+")", pb, 24, "%.1f B")
 	}
+	if res.merge != nil {
+		w, _ := median(res.merge.samples, wallOf)
+		m, _ := median(res.merge.samples, rssOf)
+		check("weave merge of a test suite's profiles in ≤ 10 s", w, 10, "%.2f s")
+		check("… and ≤ 300 MB", m/1e6, 300, "%.0f MB")
+	}
 	if len(res.weaving) > 0 {
 		w, _ := median(res.weaving[0].samples, wallOf)
 		m, _ := median(res.weaving[0].samples, rssOf)
@@ -462,10 +476,8 @@ func (res *results) targets() string {
 func (res *results) writeJSON(path string) error {
 	out := map[string]any{"date": res.env.date, "command": res.command, "machine": res.env.machine, "cells": res.cells, "stats": res.stats}
 	var tools []map[string]any
-	for _, tr := range append([]*toolRun{res.report}, res.weaving...) {
-		if tr != nil {
-			tools = append(tools, map[string]any{"what": tr.what, "samples": tr.samples})
-		}
+	for _, tr := range res.tools() {
+		tools = append(tools, map[string]any{"what": tr.what, "samples": tr.samples})
 	}
 	out["tools"] = tools
 	b, err := json.MarshalIndent(out, "", "\t")
