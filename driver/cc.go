@@ -27,6 +27,22 @@ var launchers = map[string]bool{
 	"ccache": true, "distcc": true, "sccache": true, "icecc": true, "buildcache": true, "pump": true,
 }
 
+// preprocessedLang are the flags that tell the compiler the woven .i
+// file is preprocessed C. None: its suffix says so to gcc and clang, and
+// to the launchers (icecream refuses to distribute -x cpp-output). For
+// gcc under sccache, -x c -fpreprocessed, the same compile: sccache
+// before 0.13 caches no .i file, and preprocesses a C one first, which
+// under -fpreprocessed leaves the text as it is.
+func (cfg *Config) preprocessedLang() []string {
+	cc := cfg.bareCompiler()
+	for _, w := range cfg.Compiler[:len(cfg.Compiler)-len(cc)] {
+		if filepath.Base(w) == "sccache" && !strings.Contains(filepath.Base(cc[0]), "clang") {
+			return []string{"-x", "c", "-fpreprocessed"}
+		}
+	}
+	return nil
+}
+
 // bareCompiler returns the compiler without its launchers.
 func (cfg *Config) bareCompiler() []string {
 	cc := cfg.Compiler
@@ -58,11 +74,11 @@ func (cfg *Config) CC(args []string) error {
 		return err
 	}
 	cfg.portableGuard = portableGuard(c.compileFlags())
-	if c.passthrough || len(c.inputs) == 0 ||
+	if c.passthrough || len(c.inputs) == 0 || c.probe() ||
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||
 		(c.stage == stageLink && c.woven() == 0 && (c.relocatable || c.nostdlib)) {
 		argv := append(append([]string{}, cfg.Compiler...), args...)
-		if c.passthrough && len(c.inputs) > 0 {
+		if (c.passthrough || c.probe()) && len(c.inputs) > 0 {
 			argv = append(argv, api.Flags(false)...) // -E, -fsyntax-only & co. find weave_api.h
 		}
 		return cfg.run(argv)
@@ -178,6 +194,33 @@ func isProbe(output string) bool {
 	return b == "conftest" || b == "conftest.exe" || strings.HasPrefix(b, "cmTC_")
 }
 
+// probe reports whether the command builds a build system's probe:
+// autoconf's conftest.c, conftest.o, conftest, CMake's try-compiles (an
+// output under cmTC_*.dir, or cmTC_*). weave cc hands those to the real
+// compiler unwoven, with weave_api.h on the include path: a probe asks
+// what the compiler and the system do, which weaving does not change (a
+// woven program behaves as the unwoven one, and a probe's profile is
+// never written: runtime/save.c), and configure's hundreds of probes
+// would pay the weave's preprocessing, parse and runtime link each.
+// If the woven build of a real unit fails where its probe did not, that
+// unit falls back to an unwoven compile as any other would.
+func (c *cmdline) probe() bool {
+	out := c.output
+	if out == "" && c.stage == stageCompile && len(c.inputs) == 1 {
+		out = outputName(c.inputs[0].name, ".o")
+	}
+	if isProbe(out) || filepath.Base(out) == "conftest.o" || filepath.Base(out) == "conftest.obj" ||
+		strings.Contains(filepath.ToSlash(out), "/cmTC_") {
+		return true
+	}
+	for _, in := range c.inputs {
+		if filepath.Base(in.name) == "conftest.c" && (out == "" || out == "a.out") {
+			return true
+		}
+	}
+	return false
+}
+
 // runJobs runs the jobs, as many at a time as there are CPUs.
 func (cfg *Config) runJobs(c *cmdline, jobs []*job, tmp string, stdin []byte) {
 	n := 0
@@ -257,7 +300,15 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	if reason == "" {
 		d := parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags())
 		store, extern := cfg.store, cfg.extern
-		woven, res, err := cfg.weaveStdinText(displayName(in.name), text, d, extern)
+		storeOut := j.out
+		if c.stage == stageLink {
+			storeOut = "" // a temporary object: the source names the unit
+		}
+		var own weave.Summary
+		if store != nil && in.name != "-" {
+			own = store.own(in.name, storeOut)
+		}
+		woven, res, err := cfg.weaveCached(displayName(in.name), text, d, extern, own)
 		var ce *weave.ConfigError
 		if errors.As(err, &ce) {
 			j.err = &ExitError{Code: 1, Err: err}
@@ -272,18 +323,14 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 				return
 			}
 			var ccErr bytes.Buffer
-			argv := append(append(append([]string{}, cfg.Compiler...), c.compileFlags()...),
-				"-x", "cpp-output", modeFlag(c), wfile, "-o", j.out)
+			argv := append(append(append(append([]string{}, cfg.Compiler...), c.compileFlags()...),
+				cfg.preprocessedLang()...), modeFlag(c), wfile, "-o", j.out)
 			if err := cfg.runTo(&ccErr, nil, argv); err == nil {
 				j.res = res
 				j.stderr.Write(ppErr.Bytes())
 				j.stderr.Write(ccErr.Bytes())
 				if store != nil && res != nil && res.Summary != nil && in.name != "-" {
-					out := j.out
-					if c.stage == stageLink {
-						out = "" // a temporary object: the source names the unit
-					}
-					store.save(in.name, out, res.Summary)
+					store.save(in.name, storeOut, res.Summary)
 				}
 				return
 			}

@@ -97,11 +97,7 @@ func (s *frameStore) load() map[string]bool {
 		if strings.HasPrefix(e.Name(), ".") || !e.Type().IsRegular() {
 			continue
 		}
-		path := filepath.Join(s.dir, e.Name())
-		if !cachedir.Trusted(path) {
-			continue
-		}
-		if b, err := os.ReadFile(path); err == nil {
+		if b := readCacheFile(filepath.Join(s.dir, e.Name())); b != nil {
 			if sum := parseSummary(b); sum != nil {
 				sums = append(sums, sum)
 			}
@@ -110,8 +106,9 @@ func (s *frameStore) load() map[string]bool {
 	return weave.Resolve(sums)
 }
 
-// save replaces the summary of the unit compiled from src to out.
-func (s *frameStore) save(src, out string, sum weave.Summary) {
+// unitFile is the file of the summary of the unit compiled from src to
+// out.
+func (s *frameStore) unitFile(src, out string) string {
 	if a, err := filepath.Abs(src); err == nil {
 		src = a
 	}
@@ -119,15 +116,51 @@ func (s *frameStore) save(src, out string, sum weave.Summary) {
 		out = a
 	}
 	key := sha256.Sum256([]byte(src + "\x00" + out))
-	f, err := os.CreateTemp(s.dir, ".unit*")
+	return filepath.Join(s.dir, hex.EncodeToString(key[:12]))
+}
+
+// own returns the summary the store holds of the unit compiled from src
+// to out (nil if none).
+func (s *frameStore) own(src, out string) weave.Summary {
+	b := readCacheFile(s.unitFile(src, out))
+	if b == nil {
+		return nil
+	}
+	return parseSummary(b)
+}
+
+// readCacheFile returns the content of a file of weave's cache directory
+// that the user's own (cachedir.Trusted), else nil.
+func readCacheFile(path string) []byte {
+	if !cachedir.Trusted(path) {
+		return nil
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return
+		return nil
 	}
-	_, werr := f.Write(formatSummary(sum))
-	if cerr := f.Close(); werr != nil || cerr != nil ||
-		os.Rename(f.Name(), filepath.Join(s.dir, hex.EncodeToString(key[:12]))) != nil {
+	return b
+}
+
+// save replaces the summary of the unit compiled from src to out.
+func (s *frameStore) save(src, out string, sum weave.Summary) {
+	writeCacheFile(s.unitFile(src, out), formatSummary(sum))
+}
+
+// writeCacheFile writes a file of weave's cache directory whole: under a
+// temporary name (a dot file of its directory, mode 0600), renamed into
+// place. It reports whether it did.
+func writeCacheFile(path string, data []byte) bool {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp*")
+	if err != nil {
+		return false
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
 		os.Remove(f.Name())
+		return false
 	}
+	return true
 }
 
 // formatSummary writes a summary as text: the magic line, then one line

@@ -48,7 +48,7 @@ func (cfg *Config) link(c *cmdline, objects map[*input]string, tmp string) error
 			// No exit-family symbol linked into a library (runtime/exit.c).
 			flags = append(flags, "-DWEAVE_SHARED_OBJECT")
 		}
-		rt, err := runtime.Object(cfg.Compiler, flags)
+		rt, err := runtime.Object(cfg.bareCompiler(), flags) // local: launchers gain nothing on it
 		if err != nil {
 			return fmt.Errorf("building the runtime: %v", err)
 		}

@@ -315,3 +315,12 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_exit(l);
 }
 
+
+/* Never called: a woven x86-64 object calls it from the start of its
+   .text, where no function starts (weave/weave.go, needsRuntime), so that
+   linked without the runtime (a C++ program linked by $(CXX) rather than
+   weave c++) its linker's first error is an undefined reference to this
+   name, which says how to fix the link. */
+void __weave_runtime_not_linked__link_with_weave_cc_or_weave_cxx(void)
+{
+}

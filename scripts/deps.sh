@@ -14,6 +14,9 @@ clang-13 clang-13
 make make
 cmake cmake
 ccache ccache
+sccache sccache
+distccd distcc
+g++ g++
 uftrace uftrace
 chromium chromium
 nm binutils
@@ -26,6 +29,8 @@ LIST
 # %fs:0 variant (TestFramesGuardFS); uftrace: the timing tests compare call
 # counts with its; chromium: the HTML report's tests run it headless;
 # autoconf, automake: TestSuiteAutotools builds a project with them.
+# sccache, distcc, g++: woven builds through compiler caches, a distcc
+# daemon on localhost and into a C++ program (cmd/weave/builds_test.go).
 # The libraries of the benchmarks game programs (corpus tests):
 for pkg in libgmp-dev libpcre3-dev libpcre2-dev libapr1-dev; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")

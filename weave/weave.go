@@ -194,7 +194,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 			w.function(fd, fd.Declarator, fd.CompoundStatement)
 		}
 	}
-	w.emitTables(opts.Prologue)
+	w.emitTables(opts.Prologue + needsRuntime(u.AST))
 	w.emitKnown()
 	w.res.Text = w.buf.Bytes()
 	w.res.Unmatched = opts.unmatched(w.res, w.declared)
@@ -615,6 +615,23 @@ func cString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// needsRuntimeSym is defined by the runtime (init.c) and never called.
+const needsRuntimeSym = "__weave_runtime_not_linked__link_with_weave_cc_or_weave_cxx"
+
+// needsRuntime returns, for an x86-64 unit, a top-level asm that puts a
+// call of needsRuntimeSym at the start of the object's .text, never run
+// (no function starts there): an object linked without the runtime (a
+// C++ program linked by $(CXX), not weave) then fails with that name in
+// the linker's first error, ahead of the __weave_malloc & co. its
+// functions need, saying how to fix the link. A call (PLT32) is no text
+// relocation in a PIE and allowed in a shared object.
+func needsRuntime(ast *cc.AST) string {
+	if ast.Macros["__x86_64__"] == nil {
+		return ""
+	}
+	return "\n__asm__(\".pushsection .text\\n\\tcall " + needsRuntimeSym + "@PLT\\n\\t.popsection\");\n"
 }
 
 // guardVariant returns the suffix of weave.h's enter and leave for the

@@ -65,15 +65,17 @@ func Run(t testing.TB, dir string, env []string, argv ...string) Totals {
 
 // valgrind runs argv under memcheck with the options in dir (a fresh
 // directory if "") and returns its first process's lines (a forked
-// child's follow with their own pid). --run-libc-freeres=no: the C
-// library's buffers are counted as the program leaves them.
+// child's follow with their own pid). --run-libc-freeres=no and
+// --run-cxx-freeres=no: the C and C++ libraries' buffers (stdio's,
+// libstdc++'s emergency exception pool) are counted as the program leaves
+// them.
 func valgrind(t testing.TB, dir string, env, opts, argv []string) string {
 	t.Helper()
 	testtool.Need(t, "valgrind")
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	args := append(append(opts[:len(opts):len(opts)], "--run-libc-freeres=no"), argv...)
+	args := append(append(opts[:len(opts):len(opts)], "--run-libc-freeres=no", "--run-cxx-freeres=no"), argv...)
 	cmd := exec.Command("valgrind", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)

@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weave-profiler/weave/internal/testtool"
+)
+
+// This file tests how woven builds compose with the build tools around
+// them: build systems' probes, weave's own cache of woven text, compiler
+// caches (ccache, sccache), distributed compilers (distcc) and C++ links.
+
+// TestProbesUnwoven: configure's and CMake's probes go to the compiler
+// unwoven (with weave_api.h found), the same source under another output
+// name is woven.
+func TestProbesUnwoven(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := ccDir(t)
+	src := "#include <stdlib.h>\n#include <weave_api.h>\nint main(void) { char *p = malloc(3); free(p); return 3; }\n"
+	os.WriteFile(filepath.Join(dir, "conftest.c"), []byte(src), 0o644)
+	os.WriteFile(filepath.Join(dir, "src.c"), []byte(src), 0o644)
+	os.MkdirAll(filepath.Join(dir, "CMakeFiles", "cmTC_1a2b.dir"), 0o755)
+	env := []string{"WEAVE_CC=gcc"}
+	for _, c := range []struct {
+		args  []string
+		out   string
+		woven bool
+	}{
+		{[]string{"-c", "conftest.c"}, "conftest.o", false},
+		{[]string{"-O2", "-o", "conftest", "conftest.c"}, "conftest", false},
+		{[]string{"conftest.c"}, "a.out", false},
+		{[]string{"-o", "CMakeFiles/cmTC_1a2b.dir/src.c.o", "-c", "src.c"}, "CMakeFiles/cmTC_1a2b.dir/src.c.o", false},
+		{[]string{"CMakeFiles/cmTC_1a2b.dir/src.c.o", "-o", "cmTC_1a2b"}, "cmTC_1a2b", false},
+		{[]string{"-O2", "-o", "prog", "conftest.c"}, "prog", true},
+		{[]string{"-c", "src.c"}, "src.o", true},
+	} {
+		r := run(t, dir, env, append([]string{weaveBin, "cc"}, c.args...)...)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("weave cc %q: exit %d\n%s", c.args, r.code, r.stderr)
+		}
+		if got := isWoven(t, filepath.Join(dir, c.out)); got != c.woven {
+			t.Errorf("weave cc %q: %s woven %v, want %v", c.args, c.out, got, c.woven)
+		}
+		if strings.HasSuffix(c.out, ".o") {
+			continue
+		}
+		p := run(t, dir, []string{"WEAVE_OUT="}, "./"+c.out)
+		if p.code != 3 || p.stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q: want 3, nothing", c.out, p.code, p.stdout)
+		}
+	}
+}
+
+// otherWeave builds, once, a weave binary with another Go build ID: as a
+// new version of weave is, to a cache.
+var otherWeave = sync.OnceValues(func() (string, error) {
+	out := filepath.Join(filepath.Dir(weaveBin), "weave-other")
+	b, err := exec.Command("go", "build", "-ldflags=-buildid=weave-test-other", "-o", out, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, b)
+	}
+	return out, nil
+})
+
+// wovenEntries lists the woven cache's entries under a cache home.
+func wovenEntries(t *testing.T, home string) []string {
+	t.Helper()
+	ents, _ := os.ReadDir(filepath.Join(home, "weave", "woven"))
+	var r []string
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".") {
+			r = append(r, e.Name())
+		}
+	}
+	return r
+}
+
+// TestWovenCache: weave cc serves a unit whose preprocessed text, weave,
+// flags and frame-store view did not change from its cache of woven text
+// (the entry is what gets compiled), and weaves again when the frame
+// policy, the weave binary or the source changes; the program built from
+// the cache behaves and profiles as the one built without it.
+func TestWovenCache(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := ccDir(t)
+	home := t.TempDir()
+	env := []string{"WEAVE_CC=gcc", "XDG_CACHE_HOME=" + home}
+	build := func(extra ...string) {
+		t.Helper()
+		mustRun(t, dir, append(env, extra...), weaveBin, "cc", "-O2", "-c", "main.c", "util.c")
+	}
+	// The first build knows neither unit's summary, the second both (the
+	// frame store): from the second on, the keys stay.
+	build()
+	build()
+	n := len(wovenEntries(t, home))
+	if n < 2 {
+		t.Fatalf("%d woven cache entries after two builds", n)
+	}
+	build()
+	if m := len(wovenEntries(t, home)); m != n {
+		t.Errorf("an unchanged rebuild added entries: %d -> %d", n, m)
+	}
+	mustRun(t, dir, nil, weaveBin, "cc", "main.o", "util.o", "-o", "cached")
+	mustRun(t, dir, []string{"WEAVE_CACHE=off", "XDG_CACHE_HOME=" + home, "WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "-c", "main.c", "util.c")
+	mustRun(t, dir, nil, weaveBin, "cc", "main.o", "util.o", "-o", "uncached")
+	a, b := runProfiled(t, dir, "./cached"), runProfiled(t, dir, "./uncached")
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("from the cache: %+v\nwoven again: %+v", a, b)
+	}
+
+	// The entries served are what gets compiled: util.c's entry in place
+	// of main.c's gives a main.o that defines util.c's functions.
+	before := map[string]bool{}
+	for _, e := range wovenEntries(t, home) {
+		before[e] = true
+	}
+	os.Remove(filepath.Join(dir, "main.o"))
+	mustRun(t, dir, append(env, "WEAVE_FRAMES=unit"), weaveBin, "cc", "-O2", "-c", "main.c")
+	var mainKey string
+	for _, e := range wovenEntries(t, home) {
+		if !before[e] {
+			mainKey = e
+		}
+	}
+	if mainKey == "" {
+		t.Fatal("--frames unit: no new entry (a different frame policy must weave again)")
+	}
+	mustRun(t, dir, append(env, "WEAVE_FRAMES=unit"), weaveBin, "cc", "-O2", "-c", "util.c")
+	var utilKey string
+	for _, e := range wovenEntries(t, home) {
+		if !before[e] && e != mainKey {
+			utilKey = e
+		}
+	}
+	if utilKey == "" {
+		t.Fatal("util.c under --frames unit: no new entry")
+	}
+	entry := func(k string) string { return filepath.Join(home, "weave", "woven", k) }
+	data, err := os.ReadFile(entry(utilKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(entry(mainKey), data, 0o600)
+	mustRun(t, dir, append(env, "WEAVE_FRAMES=unit"), weaveBin, "cc", "-O2", "-c", "main.c")
+	if syms := definedFuncs(t, filepath.Join(dir, "main.o")); !slices.Contains(syms, "dup_word") || slices.Contains(syms, "main") {
+		t.Errorf("main.o from util.c's entry defines %v", syms)
+	}
+	os.Remove(entry(mainKey))
+
+	// Another weave, another source: woven again.
+	other, err := otherWeave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = len(wovenEntries(t, home))
+	mustRun(t, dir, env, other, "cc", "-O2", "-c", "util.c")
+	if m := len(wovenEntries(t, home)); m != n+1 {
+		t.Errorf("another weave binary: %d entries -> %d, want one more", n, m)
+	}
+	os.WriteFile(filepath.Join(dir, "util.c"), []byte(ccSources["util.c"]+"int extra(void) { return 1; }\n"), 0o644)
+	build()
+	if m := len(wovenEntries(t, home)); m != n+2 {
+		t.Errorf("a changed source: %d entries -> %d, want one more", n+1, m)
+	}
+}
+
+// definedFuncs returns the functions an object defines.
+func definedFuncs(t *testing.T, obj string) []string {
+	t.Helper()
+	r := mustRun(t, "", nil, "nm", "--defined-only", obj)
+	var fs []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if f := strings.Fields(l); len(f) == 3 && (f[1] == "T" || f[1] == "t") {
+			fs = append(fs, f[2])
+		}
+	}
+	return fs
+}
+
+// profiled is what a run of ccSources' program printed and its profile.
+type profiled struct {
+	stdout string
+	report jsonReport
+}
+
+// runProfiled runs ccSources' program prog in dir and reads its profile.
+func runProfiled(t *testing.T, dir, prog string) profiled {
+	t.Helper()
+	prof := filepath.Join(dir, filepath.Base(prog)+".prof")
+	r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0", "WEAVE_HIDDEN=0"}, prog)
+	if r.stdout != "woven 4950\n" {
+		t.Errorf("%s printed %q", prog, r.stdout)
+	}
+	rep := readReport(t, prof)
+	if rep.Totals.Allocs != 2 || rep.Totals.Frees != 2 {
+		t.Errorf("%s: profile totals %+v, want 2 allocs and 2 frees", prog, rep.Totals)
+	}
+	return profiled{r.stdout, rep}
+}
+
+// TestCompilerCaches: with WEAVE_CC="ccache gcc" or "sccache gcc", a
+// second woven build of an unchanged tree is served from the compiler's
+// cache; another frame policy, or another weave binary (its #ident in
+// the woven text), is a miss; the program behaves and profiles as one
+// built without the cache.
+func TestCompilerCaches(t *testing.T) {
+	testtool.Need(t, "gcc")
+	local := ccDir(t)
+	mustRun(t, local, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "main.c", "util.c", "-o", "prog")
+	want := runProfiled(t, local, "./prog")
+	other, err := otherWeave()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"ccache", "sccache"} {
+		t.Run(tool, func(t *testing.T) {
+			testtool.Need(t, tool)
+			dir := ccDir(t)
+			var env []string
+			var stats func() (hits, misses int)
+			switch tool {
+			case "ccache":
+				env = []string{"CCACHE_DIR=" + filepath.Join(dir, "cache")}
+				stats = func() (int, int) { return ccacheStats(t, dir, env) }
+			case "sccache":
+				port, err := freePort()
+				if err != nil {
+					t.Fatal(err)
+				}
+				env = []string{"SCCACHE_DIR=" + filepath.Join(dir, "cache"), fmt.Sprintf("SCCACHE_SERVER_PORT=%d", port),
+					"SCCACHE_IDLE_TIMEOUT=120"}
+				mustRun(t, dir, env, "sccache", "--start-server")
+				t.Cleanup(func() { run(t, dir, env, "sccache", "--stop-server") })
+				stats = func() (int, int) { return sccacheStats(t, dir, env) }
+			}
+			// WEAVE_CACHE=off: every build weaves, as on another machine.
+			env = append(env, "WEAVE_CC="+tool+" gcc", "WEAVE_CACHE=off")
+			// The new hits and misses of each build of the two units.
+			// --frames all frames util.c's allocation leaves, which auto
+			// leaves frameless; main.c's text (main framed either way),
+			// and so its object, is the same.
+			steps := []struct {
+				name         string
+				weave        string
+				env          []string
+				hits, misses int
+			}{
+				{"first build", weaveBin, nil, 0, 2},
+				{"unchanged tree", weaveBin, nil, 2, 0},
+				{"--frames all", weaveBin, []string{"WEAVE_FRAMES=all"}, 1, 1},
+				{"another weave", other, nil, 0, 2},
+				{"unchanged again", weaveBin, nil, 2, 0},
+			}
+			h0, m0 := 0, 0
+			for _, s := range steps {
+				os.Remove(filepath.Join(dir, "main.o"))
+				os.Remove(filepath.Join(dir, "util.o"))
+				mustRun(t, dir, append(env, s.env...), s.weave, "cc", "-O2", "-c", "main.c", "util.c")
+				h, m := stats()
+				if h-h0 != s.hits || m-m0 != s.misses {
+					t.Errorf("%s: %d hits, %d misses; want %d, %d", s.name, h-h0, m-m0, s.hits, s.misses)
+				}
+				h0, m0 = h, m
+			}
+			mustRun(t, dir, env, weaveBin, "cc", "main.o", "util.o", "-o", "prog")
+			if got := runProfiled(t, dir, "./prog"); !reflect.DeepEqual(got, want) {
+				t.Errorf("built through %s: %+v\nbuilt locally: %+v", tool, got, want)
+			}
+		})
+	}
+}
+
+// sccacheStats returns sccache's cache hits and misses.
+func sccacheStats(t *testing.T, dir string, env []string) (hits, misses int) {
+	t.Helper()
+	r := mustRun(t, dir, env, "sccache", "--show-stats")
+	num := func(name string) int {
+		m := regexp.MustCompile(`(?m)^` + name + `\s+(\d+)$`).FindStringSubmatch(r.stdout)
+		if m == nil {
+			t.Fatalf("sccache --show-stats: no %q line:\n%s", name, r.stdout)
+		}
+		var n int
+		fmt.Sscan(m[1], &n)
+		return n
+	}
+	return num("Cache hits"), num("Cache misses")
+}
+
+// freePort returns a TCP port free on 127.0.0.1 now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// TestDistcc: WEAVE_CC="distcc gcc" with a real distccd on localhost:
+// weave preprocesses and weaves locally, the daemon compiles each woven
+// unit (its log), the objects are those of a local build, and the program
+// behaves and profiles as the one built locally.
+func TestDistcc(t *testing.T) {
+	testtool.Need(t, "gcc", "distcc", "distccd")
+	local := ccDir(t)
+	mustRun(t, local, []string{"WEAVE_CC=gcc", "WEAVE_CACHE=off"}, weaveBin, "cc", "-O2", "-c", "main.c", "util.c")
+	mustRun(t, local, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "main.o", "util.o", "-o", "prog")
+	want := runProfiled(t, local, "./prog")
+
+	dir := ccDir(t)
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logf, err := os.Create(filepath.Join(dir, "distccd.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	args := []string{"--daemon", "--no-detach", "--listen", "127.0.0.1", "--allow", "127.0.0.1",
+		"--port", fmt.Sprint(port), "--log-stderr", "--log-level=info", "--jobs", "2"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--user", "nobody") // distccd will not run jobs as root
+	}
+	d := exec.Command("distccd", args...)
+	d.Stderr = logf
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Process.Kill(); d.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for i := 0; ; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if i == 100 {
+			t.Fatalf("distccd does not listen on %s", addr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// No fallback to a local compile: a job the daemon did not run fails.
+	os.Mkdir(filepath.Join(dir, "distcc"), 0o755)
+	env := []string{"WEAVE_CC=distcc gcc", "WEAVE_CACHE=off", "DISTCC_HOSTS=" + addr, "DISTCC_FALLBACK=0",
+		"DISTCC_SKIP_LOCAL_RETRY=1", "DISTCC_DIR=" + filepath.Join(dir, "distcc")}
+	mustRun(t, dir, env, weaveBin, "cc", "-O2", "-c", "main.c", "util.c")
+	mustRun(t, dir, env, weaveBin, "cc", "main.o", "util.o", "-o", "prog")
+	log := ""
+	for i := 0; i < 50; i++ { // the log line may come after the client is done
+		b, _ := os.ReadFile(logf.Name())
+		if log = string(b); strings.Count(log, "COMPILE_OK") >= 2 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ok := regexp.MustCompile(`COMPILE_OK .*\.woven\.i`).FindAllString(log, -1)
+	if len(ok) != 2 || !strings.Contains(log, "main.woven.i") || !strings.Contains(log, "util.woven.i") {
+		t.Errorf("distccd compiled %d woven units, want main's and util's:\n%s", len(ok), log)
+	}
+	for _, o := range []string{"main.o", "util.o"} {
+		a, _ := os.ReadFile(filepath.Join(dir, o))
+		b, _ := os.ReadFile(filepath.Join(local, o))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s from distccd (%d bytes) differs from the local one (%d bytes)", o, len(a), len(b))
+		}
+	}
+	if got := runProfiled(t, dir, "./prog"); !reflect.DeepEqual(got, want) {
+		t.Errorf("built through distcc: %+v\nbuilt locally: %+v", got, want)
+	}
+}
+
+// TestCxxLink: a woven C library in a C++ program. Linked by weave's
+// launcher form (weave g++, as make's CXX or CMake's
+// CMAKE_CXX_LINKER_LAUNCHER give it) the program has the runtime and
+// profiles the library's allocations; linked by g++ alone it fails with
+// a first error that names the fix.
+func TestCxxLink(t *testing.T) {
+	testtool.Need(t, "gcc", "g++", "make")
+	dir := ccDir(t)
+	os.WriteFile(filepath.Join(dir, "main.cpp"), []byte(`#include <cstdio>
+#include <vector>
+extern "C" { int *lib_make(int n); void lib_drop(int *a); }
+int main()
+{
+	std::vector<long> sums;
+	for (int k = 0; k < 10; k++) {
+		int *a = lib_make(100);
+		long s = 0;
+		for (int i = 0; i < 100; i++)
+			s += a[i];
+		lib_drop(a);
+		sums.push_back(s);
+	}
+	std::printf("%ld\n", sums.back());
+	return 0;
+}
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "Makefile"), []byte(`prog: main.o liblib.a
+	$(CXX) -o $@ main.o liblib.a
+liblib.a: lib.o
+	ar rc $@ lib.o
+main.o: main.cpp
+	$(CXX) -O2 -c main.cpp
+lib.o: lib.c
+	$(CC) -O2 -c lib.c
+`), 0o644)
+	env := []string{"WEAVE_CC=gcc"}
+	r := run(t, dir, env, "make", "CC="+weaveBin+" cc", "CXX=g++")
+	first := ""
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.Contains(l, "undefined reference") {
+			first = l
+			break
+		}
+	}
+	if r.code == 0 || !strings.Contains(first, "`__weave_runtime_not_linked__link_with_weave_cc_or_weave_cxx'") {
+		t.Errorf("make CXX=g++: exit %d, first undefined reference %q, want the one naming the fix\n%s", r.code, first, r.stderr)
+	}
+	mustRun(t, dir, env, "make", "CC="+weaveBin+" cc", "CXX="+weaveBin+" g++")
+	prof := filepath.Join(dir, "prog.prof")
+	p := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0"}, "./prog")
+	if p.stdout != "328350\n" {
+		t.Errorf("prog printed %q", p.stdout)
+	}
+	rep := readReport(t, prof)
+	found := false
+	for _, f := range rep.Direct.Functions {
+		found = found || f.Func.Name == "lib_make"
+	}
+	if !found {
+		t.Errorf("the profile has no allocation of lib_make: %+v", rep.Direct.Functions)
+	}
+	checkValgrind(t, rep.Totals, dir, "./prog")
+}

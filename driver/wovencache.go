@@ -1,0 +1,234 @@
+package driver
+
+import (
+	"bytes"
+	"compress/flate"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/weave-profiler/weave/internal/cachedir"
+	"github.com/weave-profiler/weave/parse"
+	"github.com/weave-profiler/weave/weave"
+)
+
+// The woven cache: weave cc's woven text of a unit, keyed by everything
+// the weave reads, so that a unit whose preprocessed text did not change
+// (a rebuild after a touch, make clean; make, another build directory of
+// the same tree) is not parsed and woven again. The key: the preprocessed
+// text, the unit's name, the weave binary (path, size, modification time,
+// inode: a rebuilt weave is another one), the compiler binary and the
+// dialect, the frame policy, pointcuts and guard form, and what the frame
+// store says about the functions of other units the text names (extern:
+// of those the weave reads, the ones it calls; not the unit's own, as its
+// summary from the last compile lists them). An entry holds the
+// woven text and what the driver reads of the weave's result (the
+// unmatched patterns, the unit's summary for the frame store), flate
+// compressed, written under a temporary name and renamed. Entries are
+// trusted only if the user's own (cachedir.Trusted); one write in 32
+// prunes the entries unused (by modification time, refreshed on use at
+// most once a day) beyond wovenCacheBytes. WEAVE_CACHE=off turns it off;
+// weave -v does not use it (it lists what the weave decided).
+const (
+	wovenCacheMagic = "weave woven 1\n"
+	wovenCacheBytes = 512 << 20
+)
+
+// wovenEntry is what an entry holds.
+type wovenEntry struct {
+	Text      []byte
+	Unmatched []string
+	Summary   weave.Summary
+}
+
+// selfID identifies the running weave binary, once per process.
+var selfID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return fileID(exe)
+})
+
+// fileID is a file's path, size, modification time and inode ("" if it
+// cannot be read).
+func fileID(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	ino := uint64(0)
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%d", path, fi.Size(), fi.ModTime().UnixNano(), ino)
+}
+
+// wovenCacheKey is the key of src's preprocessed text woven in dialect d
+// with extern; "" when there is no cache to use.
+func (cfg *Config) wovenCacheKey(src string, text []byte, d parse.Dialect, extern map[string]bool, own weave.Summary) string {
+	if cfg.Verbose || os.Getenv("WEAVE_CACHE") == "off" {
+		return ""
+	}
+	self := selfID()
+	if self == "" || len(d.Compiler) == 0 {
+		return ""
+	}
+	compiler, err := exec.LookPath(d.Compiler[0])
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x01%s\x01%q\x01%q\x01", wovenCacheMagic, self, fileID(compiler), d.Compiler)
+	fmt.Fprintf(h, "%q\x01%d\x01%v\x01%q\x01%v\x01%q\x01", d.Flags, cfg.Frames, cfg.Allocators, cfg.Select, cfg.portableGuard, src)
+	for _, k := range slices.Sorted(maps.Keys(own)) {
+		fmt.Fprintf(h, "own %q\x00", k)
+	}
+	for _, k := range namedIn(text, extern) {
+		if _, ok := own[k]; !ok {
+			fmt.Fprintf(h, "%q=%v\x00", k, extern[k])
+		}
+	}
+	fmt.Fprintf(h, "\x01%d\x01", len(text))
+	h.Write(text)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// wovenCacheDir returns the cache's directory, made if need be.
+func wovenCacheDir() (string, error) {
+	base, err := cachedir.Dir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(base, "woven")
+	return dir, os.MkdirAll(dir, 0o700)
+}
+
+// loadWoven returns the entry of key, or nil.
+func loadWoven(key string) *wovenEntry {
+	dir, err := wovenCacheDir()
+	if err != nil {
+		return nil
+	}
+	path := filepath.Join(dir, key)
+	b := readCacheFile(path)
+	if !bytes.HasPrefix(b, []byte(wovenCacheMagic)) {
+		return nil
+	}
+	var e wovenEntry
+	if gob.NewDecoder(flate.NewReader(bytes.NewReader(b[len(wovenCacheMagic):]))).Decode(&e) != nil || len(e.Text) == 0 {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+		now := time.Now()
+		os.Chtimes(path, now, now)
+	}
+	return &e
+}
+
+// storeWoven writes the entry of key.
+func storeWoven(key string, e *wovenEntry) {
+	dir, err := wovenCacheDir()
+	if err != nil {
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString(wovenCacheMagic)
+	zw, _ := flate.NewWriter(&b, flate.BestSpeed)
+	if gob.NewEncoder(zw).Encode(e) != nil || zw.Close() != nil {
+		return
+	}
+	if writeCacheFile(filepath.Join(dir, key), b.Bytes()) && time.Now().UnixNano()%32 == 0 {
+		pruneWoven(dir, wovenCacheBytes)
+	}
+}
+
+// pruneWoven removes the least recently used entries of dir beyond limit
+// bytes, and temporary files older than an hour (of weaves that died).
+func pruneWoven(dir string, limit int64) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type entry struct {
+		path string
+		size int64
+		mod  time.Time
+	}
+	var es []entry
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if strings.HasPrefix(e.Name(), ".") {
+			if time.Since(fi.ModTime()) > time.Hour {
+				os.Remove(path)
+			}
+			continue
+		}
+		es = append(es, entry{path, fi.Size(), fi.ModTime()})
+	}
+	slices.SortFunc(es, func(a, b entry) int { return b.mod.Compare(a.mod) })
+	total := int64(0)
+	for _, e := range es {
+		total += e.size
+		if total > limit {
+			os.Remove(e.path)
+		}
+	}
+}
+
+// namedIn returns the keys of names that are identifiers in text, sorted.
+func namedIn(text []byte, names map[string]bool) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	found := map[string]bool{}
+	for i := 0; i < len(text); {
+		c := text[i]
+		if !(c == '_' || c == '$' || c|0x20 >= 'a' && c|0x20 <= 'z') {
+			i++
+			continue
+		}
+		j := i + 1
+		for ; j < len(text); j++ {
+			c := text[j]
+			if !(c == '_' || c == '$' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z') {
+				break
+			}
+		}
+		if _, ok := names[string(text[i:j])]; ok {
+			found[string(text[i:j])] = true
+		}
+		i = j
+	}
+	return slices.Sorted(maps.Keys(found))
+}
+
+// weaveCached is weaveStdinText through the woven cache; own is the
+// unit's summary from its last compile (frameStore.own).
+func (cfg *Config) weaveCached(src string, text []byte, d parse.Dialect, extern map[string]bool, own weave.Summary) ([]byte, *weave.Result, error) {
+	key := cfg.wovenCacheKey(src, text, d, extern, own)
+	if key != "" {
+		if e := loadWoven(key); e != nil {
+			return e.Text, &weave.Result{Text: e.Text, Unmatched: e.Unmatched, Summary: e.Summary}, nil
+		}
+	}
+	woven, res, err := cfg.weaveStdinText(src, text, d, extern)
+	if err == nil && key != "" && res != nil {
+		storeWoven(key, &wovenEntry{Text: woven, Unmatched: res.Unmatched, Summary: res.Summary})
+	}
+	return woven, res, err
+}
