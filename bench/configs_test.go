@@ -48,3 +48,13 @@ func TestSelectConfigs(t *testing.T) {
 		t.Error("an unknown configuration is not rejected")
 	}
 }
+
+// TestCaptioned: every table of the harness's markdown is followed by
+// the line saying where it comes from.
+func TestCaptioned(t *testing.T) {
+	md := "#### A\n\n| a |\n|---|\n\nnote\n\n#### B\n\n| b |\n|---|\n"
+	want := "#### A\n\n| a |\n|---|\n\nnote\n\nCAP\n\n#### B\n\n| b |\n|---|\n\nCAP\n"
+	if got := captioned(md, "CAP"); got != want {
+		t.Errorf("captioned:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -145,10 +145,34 @@ func size(n float64) string {
 	return fmt.Sprintf("%.2f GiB", n/(1<<30))
 }
 
-// markdown renders every table, with the machine and the command.
+// markdown renders every table, with the machine and the command: the
+// run's header, and under each table a line saying where it comes from,
+// so that a table quoted alone still does.
 func (res *results) markdown() string {
-	return res.mdHeader() + res.mdRatios() + res.mdSizes() + res.mdEvents() + res.mdDepth() + res.mdMemory() +
+	tables := res.mdRatios() + res.mdSizes() + res.mdEvents() + res.mdDepth() + res.mdMemory() +
 		res.mdTools() + res.targets()
+	return res.mdHeader() + captioned(tables, res.caption())
+}
+
+// caption is the line under each table: command, date, machine, commit.
+func (res *results) caption() string {
+	e := res.env
+	machine := ""
+	if len(e.machine) > 0 {
+		machine = e.machine[0]
+	}
+	return fmt.Sprintf("_`%s`, %s, %s, weave %s_", res.command, e.date.UTC().Format("2006-01-02 15:04 UTC"), machine, e.commit)
+}
+
+// captioned adds caption after each "#### " section of md.
+func captioned(md, caption string) string {
+	parts := strings.Split(md, "\n#### ")
+	for i := range parts {
+		if i > 0 || strings.HasPrefix(parts[0], "#### ") {
+			parts[i] = strings.TrimRight(parts[i], "\n") + "\n\n" + caption + "\n"
+		}
+	}
+	return strings.Join(parts, "\n#### ")
 }
 
 // mdHeader is the run: date, command, machine, tools, programs and configurations.
