@@ -80,14 +80,20 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	if (cc)
 		bins = (struct bin *)(void *)((char *)cc + CC_BYTES);
 	stack = stack_reserve(&reserved);
+	/* A second thread: g_spaced decided (not under g_lock: dlsym takes
+	   the dynamic linker's lock, whose holder may be waiting for ours). */
+	if (__atomic_load_n(&g_threads, __ATOMIC_ACQUIRE))
+		real_ready();
 	pthread_mutex_lock(&g_lock);
 	/* Only the first thread's woven code fills the x86-64 guard's site
 	   caches (weave.h): two threads filling them in turn would pass the
 	   cache lines between their cores at every call. */
 	__atomic_store_n(&__weave_solo, !g_nthreads, __ATOMIC_RELAXED);
 	if (g_nthreads) {
-		if (!__atomic_load_n(&g_spaced, __ATOMIC_RELAXED))
+		if (!__atomic_load_n(&g_spaced, __ATOMIC_RELAXED)) {
 			__atomic_store_n(&g_claim, 1, __ATOMIC_SEQ_CST); /* see side_put */
+			__atomic_fetch_or(&g_tp_attn, ATTN_CLAIM, __ATOMIC_SEQ_CST); /* advice.c's fast paths */
+		}
 		__atomic_store_n(&g_multi, 1, __ATOMIC_SEQ_CST);
 		vm_multi();
 	}

@@ -174,10 +174,9 @@ static inline __attribute__((always_inline)) void note_free(struct rt_local *l, 
 
 /* The fast paths: an allocation or free in the common state, nothing in
    g_tp_attn (the real allocator called directly, no mark, no tracepoint
-   request), the thread set up with its bins, no declared allocator's call
+   request, no CAS needed for a slot), the thread set up with its bins, no declared allocator's call
    running, the A cache hit, the slot's mid and leaf there and, for an
-   allocation, the slot and the spill table empty and no CAS needed for
-   the slot (g_claim clear). Whatever the number of threads, they write
+   allocation, the slot and the spill table empty. Whatever the number of threads, they write
    only the thread's own state (bins, the heap timeline's record, its
    nodes' counters) but for a block of another thread's node, whose free
    is counted atomically in that node's rf and rg, and the block's slot.
@@ -188,18 +187,18 @@ static inline __attribute__((always_inline)) void note_free(struct rt_local *l, 
    out of line. Anything else takes the general path, from the start: a
    fast path that gives up has written nothing. */
 
-/* Counts block n bytes allocated (is_free 0) or freed at heap counters h
-   and bins b, as note_alloc and charge_free do; a free's node belongs to
-   thread owner. */
-static inline __attribute__((always_inline)) void fast_count(struct heapc *h, struct bin *b, u64 n, int is_free,
-							     u32 owner)
+/* Counts block n bytes allocated (is_free 0) or freed at node nd's heap
+   counters and bins b, as note_alloc and charge_free do: a free of
+   another thread's node atomically, in rf and rg. */
+static inline __attribute__((always_inline)) void fast_count(const struct rt_node *nd, struct bin *b, u64 n, int is_free)
 {
+	struct heapc *h = nd->u.heap;
 	int c = size_class(n);
 	/* The heap timeline last: a peak snapshot (vm_up) reads the counters
 	   with this allocation, and nothing is live across its slow path's
 	   call. */
 	bin_add(b, n, is_free);
-	if (is_free && __builtin_expect(owner != rt_local.num, 0)) {
+	if (is_free && __builtin_expect(nd->thread != rt_local.num, 0)) {
 		__atomic_fetch_add(&h->rf[c], 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&h->rg[c], n, __ATOMIC_RELAXED);
 		vm_free(n);
@@ -222,7 +221,7 @@ static __attribute__((noinline)) int alloc_coarse(struct bin *b, struct rt_node 
 	    __atomic_load_n(&g_spill_count, __ATOMIC_RELAXED))
 		return 0;
 	slot_store(1, sl, slot_make(1, ad, n << NODE_BITS | a->self));
-	fast_count(a->u.heap, b, n, 0, 0);
+	fast_count(a, b, n, 0);
 	return 1;
 }
 
@@ -242,11 +241,10 @@ static inline __attribute__((always_inline)) int alloc_fast(struct bin *b, const
 		return 0;
 	if (__builtin_expect(__atomic_load_n(sl, __ATOMIC_RELAXED) != 0, 0))
 		return 0;
-	if (__builtin_expect((__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) |
-			      __atomic_load_n(&g_claim, __ATOMIC_RELAXED)) != 0, 0))
+	if (__builtin_expect(__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) != 0, 0))
 		return 0;
 	__atomic_store_n(sl, fine_make(ad, (u32)n, a->self), __ATOMIC_RELAXED);
-	fast_count(a->u.heap, b, n, 0, 0);
+	fast_count(a, b, n, 0);
 	return 1;
 }
 
@@ -254,13 +252,11 @@ static inline __attribute__((always_inline)) int alloc_fast(struct bin *b, const
 static __attribute__((noinline)) int free_coarse(struct bin *b, uintptr_t ad)
 {
 	void *sl = radix_slot(1, ad, 0);
-	struct rt_node *nd;
 	u64 v, val;
 	if (!sl || !slot_holds(1, v = slot_load(1, sl), ad) || !((val = slot_val(1, v)) & NODE_MASK))
 		return 0;
 	slot_store(1, sl, 0);
-	nd = node_at((u32)(val & NODE_MASK));
-	fast_count(nd->u.heap, b, val >> NODE_BITS, 1, nd->thread);
+	fast_count(node_at((u32)(val & NODE_MASK)), b, val >> NODE_BITS, 1);
 	return 1;
 }
 
@@ -268,14 +264,12 @@ static __attribute__((noinline)) int free_coarse(struct bin *b, uintptr_t ad)
 static inline __attribute__((always_inline)) int free_fast(struct bin *b, void *p)
 {
 	uintptr_t ad = (uintptr_t)p;
-	struct rt_node *nd;
 	u32 *sl, v, n;
 	if (__builtin_expect(!(sl = fine_slot(ad)), 0) || !fine_holds(v = __atomic_load_n(sl, __ATOMIC_RELAXED), ad))
 		return free_coarse(b, ad);
 	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
 	n = fine_size(v);
-	nd = node_at(fine_node(v));
-	fast_count(nd->u.heap, b, n, 1, nd->thread);
+	fast_count(node_at(fine_node(v)), b, n, 1);
 	return 1;
 }
 

@@ -631,10 +631,12 @@ static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
    allocation tracepoint is selected; TP_ATTN_CONTROL, a control request
    is pending; ATTN_GEN, a mark was set (g_gen is not 0); ATTN_LIB, the advice does
    not call the real allocator directly (real_direct: the interposition
-   not decided or off, or the real functions not looked up yet). Atomic;
-   only the TP bits and ATTN_LIB are ever cleared. */
+   not decided or off, or the real functions not looked up yet);
+   ATTN_CLAIM, slot inserts need CAS (g_claim: threads, and an allocator
+   that may put two blocks in a granule). Atomic; only the TP bits and
+   ATTN_LIB are ever cleared. */
 #define TP_TRACED 0x20000000u
-enum { TP_ATTN_ALLOCS = 1, TP_ATTN_CONTROL = 2, TP_ATTN_TP = 3, ATTN_GEN = 8, ATTN_LIB = 16 };
+enum { TP_ATTN_ALLOCS = 1, TP_ATTN_CONTROL = 2, TP_ATTN_TP = 3, ATTN_GEN = 8, ATTN_LIB = 16, ATTN_CLAIM = 32 };
 struct tp_buf;
 static int g_tp_on, g_tp_attn = ATTN_LIB;
 static void tp_init(void);
