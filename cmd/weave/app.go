@@ -36,8 +36,6 @@ func newApp() *cli.App {
 			&cli.BoolFlag{Name: "version", Usage: "print the versions (as weave version)"},
 		},
 		Commands: []*cli.Command{
-			helpCommand,
-			versionCommand,
 			ccCommand,
 			checkCommand,
 			diffCommand,
@@ -51,6 +49,8 @@ func newApp() *cli.App {
 			markCommand,
 			goCommand,
 			toolexecCommand,
+			helpCommand,
+			versionCommand,
 		},
 		Action:       weaveAction,
 		OnUsageError: onUsageError,
