@@ -277,8 +277,12 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	var reason string
 	if in.kind == inC {
 		var err error
-		// -C keeps the comments: -Wimplicit-fallthrough looks for /* FALLTHROUGH */.
-		text, err = cfg.preprocess(append(append(append(c.preprocessFlags(), api.Flags(true)...), "-C"), deps...), in.name, stdinText, &ppErr)
+		flags := append(c.preprocessFlags(), api.Flags(true)...)
+		if c.fallthroughWarnings() {
+			// -C keeps the comments: -Wimplicit-fallthrough looks for /* FALLTHROUGH */.
+			flags = append(flags, "-C")
+		}
+		text, err = cfg.preprocess(append(flags, deps...), in.name, stdinText, &ppErr)
 		if err != nil {
 			reason = "preprocessing failed"
 		}

@@ -446,3 +446,32 @@ lib.o: lib.c
 	}
 	checkValgrind(t, rep.Totals, dir, "./prog")
 }
+
+// TestFallthroughComments: the -E step keeps comments when the command
+// line may warn about implicit fallthrough, so /* FALLTHROUGH */ still
+// silences gcc's -Wextra warning, as without weave; a missing one still
+// warns.
+func TestFallthroughComments(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src := func(comment string) string {
+		return "#include <stdlib.h>\nint f(int x)\n{\n\tchar *p = malloc(4);\n\tswitch (x) {\n\tcase 1:\n\t\tx++;\n\t\t" + comment +
+			"\n\tcase 2:\n\t\tx++;\n\t\tbreak;\n\t}\n\tfree(p);\n\treturn x;\n}\n"
+	}
+	os.WriteFile(filepath.Join(dir, "ft.c"), []byte(src("/* FALLTHROUGH */")), 0o644)
+	os.WriteFile(filepath.Join(dir, "nocomment.c"), []byte(src("")), 0o644)
+	env := []string{"WEAVE_CC=gcc"}
+	for _, flags := range [][]string{{"-Wextra"}, {"-Werror=implicit-fallthrough"}, {"-Wimplicit-fallthrough=3"}} {
+		args := append(append([]string{weaveBin, "cc", "-O2", "-Werror"}, flags...), "-c", "ft.c")
+		r := run(t, dir, env, args...)
+		if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "ft.o")) {
+			t.Errorf("%q: exit %d, stderr %q (want a woven ft.o, no warning)", args[2:], r.code, r.stderr)
+		}
+		args = append(append([]string{weaveBin, "cc", "-O2", "-Werror"}, flags...), "-c", "nocomment.c")
+		w := run(t, dir, env, args...)
+		p := run(t, dir, nil, append([]string{"gcc"}, args[2:]...)...)
+		if w.code == 0 || p.code == 0 || !strings.Contains(w.stderr, "this statement may fall through") {
+			t.Errorf("%q: weave cc exit %d, gcc %d, stderr %q (want gcc's warning)", args[2:], w.code, p.code, w.stderr)
+		}
+	}
+}
