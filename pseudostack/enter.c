@@ -55,8 +55,6 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 
 	if (l->in_rt)
 		return f;
-	if (__builtin_expect(__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED) & TP_ATTN_CONTROL, 0))
-		ctl_poll();
 	rt_enter(l);
 	T = l->thr;
 	if (!T && l->state == ST_NEW)

@@ -159,7 +159,7 @@ static inline __attribute__((always_inline)) void note_alloc(struct rt_local *l,
 	h->b[c] += n;
 	bin_count(T, n, 0);
 	vm_alloc(n);
-	if (__builtin_expect(__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED) & TP_ATTN_TP, 0))
+	if (__builtin_expect(__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED) & TP_ATTN_ALLOCS, 0))
 		tp_attention(l, a, p, n);
 }
 

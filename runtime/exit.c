@@ -71,7 +71,7 @@ static int lock_for_exit(int mode)
 
 /* Writes the profile and prints the summary, once (see above). final: the process ends here (else provisional: exec,
    crash); complete: M complete; how and sig: M end. */
-static void rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot);
+static int rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot);
 
 static void rt_finish(int final, int complete, const char *how, int sig, int mode)
 {
@@ -80,7 +80,7 @@ static void rt_finish(int final, int complete, const char *how, int sig, int mod
 
 /* rt_finish's work. snapshot: the process goes on (weave snapshot): time
    keeps being measured and no summary is printed. */
-static void rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot)
+static int rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot)
 {
 	struct rt_local *l = &rt_local;
 	struct totals t;
@@ -89,9 +89,9 @@ static void rt_write(int final, int complete, const char *how, int sig, int mode
 	int was = l->in_rt, perr = 0, save, st, locked, probe, e = errno;
 
 	if (!rt_is_active())
-		return;
+		return 0;
 	if (__atomic_load_n(&g_pid, __ATOMIC_RELAXED) && (int)getpid() != g_pid)
-		return; /* a vfork child, or a clone the fork handlers missed */
+		return 0; /* a vfork child, or a clone the fork handlers missed */
 	st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
 	do {
 		/* The final profile waits (up to 2 s) for a checkpoint being
@@ -102,9 +102,11 @@ static void rt_write(int final, int complete, const char *how, int sig, int mode
 			st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
 		}
 		if (st == FIN_FINAL || st == FIN_PROV_BUSY)
-			return;
+			return 0;
 	} while (!__atomic_compare_exchange_n(&g_finished, &st, final ? FIN_FINAL : FIN_PROV_BUSY, 0,
 					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	if (final)
+		ctl_exit(); /* no request is taken from here on */
 	rt_enter(l);
 	pthread_once(&g_once, rt_global_init);
 	rt_config();
@@ -139,13 +141,7 @@ static void rt_write(int final, int complete, const char *how, int sig, int mode
 	fence();
 	l->in_rt = was;
 	errno = e;
-}
-
-/* Writes the profile now; the process goes on (weave snapshot): a
-   provisional profile, which the next snapshot or the final one replaces. */
-static void rt_snapshot(void)
-{
-	rt_write(0, 1, "snapshot", 0, LOCK_TRY, 1);
+	return save && !perr;
 }
 
 /* Crash signals. */
@@ -240,9 +236,19 @@ static void rt_quick_exit_register(void)
 /* exec*: the profile first (see above). Without
    the real functions (dlsym missing) the system calls do it, and a PATH
    search like glibc's, without its fallback to /bin/sh for scripts. */
-static void before_exec(void)
+static int before_exec(void)
 {
 	rt_finish(0, 1, "exec", 0, LOCK_WAIT);
+	return ctl_exec_before();
+}
+
+/* An exec that returned (failed) with r: the control channel back. */
+static int after_exec(int ctl, int r)
+{
+	int e = errno;
+	ctl_exec_failed(ctl);
+	errno = e;
+	return r;
 }
 
 static int sys_execve(const char *path, char *const argv[], char *const envp[])
@@ -290,42 +296,42 @@ static int path_execvpe(const char *file, char *const argv[], char *const envp[]
 
 __attribute__((weak)) int execve(const char *path, char *const argv[], char *const envp[])
 {
-	before_exec();
-	return sys_execve(path, argv, envp);
+	int c = before_exec();
+	return after_exec(c, sys_execve(path, argv, envp));
 }
 
 __attribute__((weak)) int execv(const char *path, char *const argv[])
 {
-	before_exec();
-	return REAL_FN(execv) ? g_real.execv(path, argv) : sys_execve(path, argv, environ);
+	int c = before_exec();
+	return after_exec(c, REAL_FN(execv) ? g_real.execv(path, argv) : sys_execve(path, argv, environ));
 }
 
 __attribute__((weak)) int execvp(const char *file, char *const argv[])
 {
-	before_exec();
-	return REAL_FN(execvp) ? g_real.execvp(file, argv) : path_execvpe(file, argv, environ);
+	int c = before_exec();
+	return after_exec(c, REAL_FN(execvp) ? g_real.execvp(file, argv) : path_execvpe(file, argv, environ));
 }
 
 __attribute__((weak)) int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	before_exec();
-	return REAL_FN(execvpe) ? g_real.execvpe(file, argv, envp) : path_execvpe(file, argv, envp);
+	int c = before_exec();
+	return after_exec(c, REAL_FN(execvpe) ? g_real.execvpe(file, argv, envp) : path_execvpe(file, argv, envp));
 }
 
 __attribute__((weak)) int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	before_exec();
+	int c = before_exec();
 	if (REAL_FN(fexecve))
-		return g_real.fexecve(fd, argv, envp);
-	return (int)syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+		return after_exec(c, g_real.fexecve(fd, argv, envp));
+	return after_exec(c, (int)syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH));
 }
 
 __attribute__((weak)) int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
-	before_exec();
+	int c = before_exec();
 	if (REAL_FN(execveat))
-		return g_real.execveat(dirfd, path, argv, envp, flags);
-	return (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
+		return after_exec(c, g_real.execveat(dirfd, path, argv, envp, flags));
+	return after_exec(c, (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags));
 }
 
 /* execl, execlp, execle: the arguments into an array, then as execv,
@@ -474,6 +480,7 @@ static void rt_fork_child(void)
 	marks_fork_child();
 	side_unlock();
 	pthread_mutex_unlock(&g_lock);
+	ctl_fork_child();
 	fence();
 	rt_local.in_rt--;
 }

@@ -312,6 +312,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	dl_iterate_phdr(in_exe_cb, &g_in_exe);
 	rt_quick_exit_register();
 	checkpoint_start();
+	ctl_start();
 	rt_exit(l);
 }
 

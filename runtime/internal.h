@@ -628,15 +628,15 @@ static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
    tracepoint is selected (node creation marks nodes). g_tp_attn: what
    keeps the allocation advice off its fast paths (advice.c), one word so
    that it costs one test when nothing does: TP_ATTN_ALLOCS, an
-   allocation tracepoint is selected; TP_ATTN_CONTROL, a control request
-   is pending; ATTN_GEN, a mark was set (g_gen is not 0); ATTN_LIB, the advice does
+   allocation tracepoint is selected; ATTN_GEN, a mark was set (g_gen is
+   not 0); ATTN_LIB, the advice does
    not call the real allocator directly (real_direct: the interposition
    not decided or off, or the real functions not looked up yet);
    ATTN_CLAIM, slot inserts need CAS (g_claim: threads, and an allocator
    that may put two blocks in a granule). Atomic; only the TP bits and
    ATTN_LIB are ever cleared. */
 #define TP_TRACED 0x20000000u
-enum { TP_ATTN_ALLOCS = 1, TP_ATTN_CONTROL = 2, TP_ATTN_TP = 3, ATTN_GEN = 8, ATTN_LIB = 16, ATTN_CLAIM = 32 };
+enum { TP_ATTN_ALLOCS = 1, ATTN_GEN = 8, ATTN_LIB = 16, ATTN_CLAIM = 32 };
 struct tp_buf;
 static int g_tp_on, g_tp_attn = ATTN_LIB;
 static void tp_init(void);
@@ -650,7 +650,18 @@ static void tp_timed_exit(unsigned depth);
 static void tp_thread_setup(struct __weave_thread *t);
 static void tp_write(struct out *o, const u32 *ids);
 static void tp_finish(const char *path);
-static void ctl_poll(void);
+static void tp_say(const char *a, const char *b);
+static void tp_set(const char *s);
+static const char *tp_check(const char *s);
+
+/* tracepoints/control.c: the control channel's thread (its tid, 0: none;
+   the leak scan does not stop it), start-up, fork, exec and exit. */
+static int g_ctl_tid;
+static void ctl_start(void);
+static void ctl_fork_child(void);
+static int ctl_exec_before(void);
+static void ctl_exec_failed(int unlinked);
+static void ctl_exit(void);
 
 /* marks.c, regions.c. g_gen: the generation of the blocks allocated now,
    the number of marks set (relaxed loads; written under g_mk.lock). */

@@ -134,6 +134,7 @@ static u32 ls_stop(void)
 			for (c = d->name; *c >= '0' && *c <= '9'; c++)
 				tid = tid * 10 + (*c - '0');
 			if (*c || !tid || tid == me || tid == __atomic_load_n(&g_ckpt_tid, __ATOMIC_ACQUIRE) ||
+			    tid == __atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE) ||
 			    g_ls.ntasks == LS_MAXTASKS)
 				continue;
 			g_ls.tasks[g_ls.ntasks].tid = tid;

@@ -55,7 +55,8 @@ var parts = []part{
 	file(files, "runtime", "exit.c"),                        // the ways out: exit, _exit, exec, crash signals, fork
 	file(files, "runtime", "checkpoint.c"),                  // WEAVE_CHECKPOINT: a profile every so often while running
 	file(files, "runtime", "timing.c"),                      // function time, exact and sampled
-	file(tracepoints.Files, "tracepoints", "trace.c"),       // tracepoints: patterns, event buffers, the control channel
+	file(tracepoints.Files, "tracepoints", "trace.c"),       // tracepoints: patterns, event buffers
+	file(tracepoints.Files, "tracepoints", "control.c"),     // the control channel: a thread of weave's answers weave trace/snapshot/mark
 	file(files, "runtime", "marks.c"),                       // WEAVE_MARK, weave mark: marks, generations, the blocks live at each
 	file(files, "runtime", "regions.c"),                     // WEAVE_REGION: labelled regions as pseudo-functions
 }

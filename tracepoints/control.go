@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,10 +13,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// DefaultSignal is the runtime's control signal, SIGRTMIN+6 (glibc's
-// SIGRTMIN is 34), unless WEAVE_CONTROL_SIGNAL says otherwise.
-const DefaultSignal = 34 + 6
 
 // CheckPatterns checks a tracepoint pattern list as the runtime does:
 // comma-separated NAME globs, file:GLOB, dir:DIR, alloc:FILE[:LINE].
@@ -46,8 +43,8 @@ func CheckPatterns(list string) error {
 	return nil
 }
 
-// ControlDir is the directory of the requests to the processes of the
-// current user: /tmp/.weave-UID, mode 0700. Returns an error if it is
+// ControlDir is the directory of the control sockets of the current
+// user's woven processes: /tmp/.weave-UID, mode 0700. Returns an error if it is
 // not a directory of this user's that no one else can write.
 func ControlDir() (string, error) {
 	dir := filepath.Join("/tmp", ".weave-"+strconv.Itoa(os.Geteuid()))
@@ -70,34 +67,19 @@ func ControlDir() (string, error) {
 	return dir, nil
 }
 
-// Target checks that pid is a running woven process of this user with the
-// control handler installed, and returns its control signal.
-func Target(pid int) (int, error) {
-	proc := fmt.Sprintf("/proc/%d", pid)
-	fi, err := os.Stat(proc)
+// Target checks that pid is a running woven process of this user.
+func Target(pid int) error {
+	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 	if err != nil {
-		return 0, fmt.Errorf("no process %d", pid)
+		return fmt.Errorf("no process %d", pid)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return 0, fmt.Errorf("process %d belongs to uid %d: only its own user may control it", pid, st.Uid)
+		return fmt.Errorf("process %d belongs to uid %d: only its own user may control it", pid, st.Uid)
 	}
 	if !woven(pid) {
-		return 0, fmt.Errorf("process %d is not a woven program (no weave runtime in it)", pid)
+		return fmt.Errorf("process %d is not a woven program (no weave runtime in it)", pid)
 	}
-	sig := DefaultSignal
-	if env, err := os.ReadFile(proc + "/environ"); err == nil {
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if v, ok := bytes.CutPrefix(kv, []byte("WEAVE_CONTROL_SIGNAL=")); ok {
-				if sig, err = strconv.Atoi(string(v)); err != nil || sig <= 0 {
-					return 0, fmt.Errorf("process %d has run-time control off (WEAVE_CONTROL_SIGNAL=%s)", pid, v)
-				}
-			}
-		}
-	}
-	if !catches(pid, sig) {
-		return 0, fmt.Errorf("process %d does not listen on signal %d: a secure (setuid) process, or the program handles that signal itself", pid, sig)
-	}
-	return sig, nil
+	return nil
 }
 
 // woven reports whether the executable or a shared object of pid holds
@@ -129,68 +111,99 @@ func woven(pid int) bool {
 	return false
 }
 
-// catches reports whether pid has a handler for sig (/proc/PID/status
-// SigCgt).
-func catches(pid, sig int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return false
+// Socket is the path of pid's control socket in dir (ControlDir).
+func Socket(dir string, pid int) string {
+	return filepath.Join(dir, strconv.Itoa(pid)+".sock")
+}
+
+// noChannel says why pid has no control socket at path to connect to.
+func noChannel(pid int, path string) error {
+	env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte("WEAVE_CONTROL=")); ok && string(v) == "0" {
+			return fmt.Errorf("process %d has run-time control off (WEAVE_CONTROL=0)", pid)
+		}
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "SigCgt:"); ok {
-			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err == nil && mask&(1<<(sig-1)) != 0
+	if hasCtlThread(pid) {
+		return fmt.Errorf("process %d has a control thread but no socket at %s (removed by hand?)", pid, path)
+	}
+	return fmt.Errorf("process %d has no control channel (no socket at %s, no weave-ctl thread): a secure (setuid) process, one whose runtime predates the control thread, or one that could not use %s", pid, path, filepath.Dir(path))
+}
+
+// hasCtlThread reports whether pid has a thread named weave-ctl.
+func hasCtlThread(pid int) bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/comm", pid))
+	for _, c := range tasks {
+		if b, err := os.ReadFile(c); err == nil && strings.TrimSpace(string(b)) == "weave-ctl" {
+			return true
 		}
 	}
 	return false
 }
 
-// Request sends req ("trace PATTERNS", "off" or "snapshot") to the woven
-// process pid and returns its answer (after "ok "), waiting at most
-// timeout. The process answers at its next safe point: an allocation, a
-// free, or a call on a path it had not taken before.
+// Request sends req ("trace PATTERNS", "off", "snapshot" or "mark LABEL")
+// to the woven process pid over its control socket and returns its answer
+// (after "ok "), waiting at most timeout. The process's control thread
+// answers at once, whatever its other threads are doing (blocked in
+// sleep, read or epoll_wait included), unless one of them holds the
+// runtime's lock all that time.
 func Request(pid int, req string, timeout time.Duration) (string, error) {
-	sig, err := Target(pid)
-	if err != nil {
+	if err := Target(pid); err != nil {
 		return "", err
 	}
 	dir, err := ControlDir()
 	if err != nil {
 		return "", err
 	}
-	reqPath := filepath.Join(dir, fmt.Sprintf("req.%d", pid))
-	ackPath := filepath.Join(dir, fmt.Sprintf("ack.%d", pid))
-	os.Remove(ackPath)
-	f, err := os.CreateTemp(dir, ".req-*")
+	conn, err := net.DialTimeout("unixpacket", Socket(dir, pid), timeout)
 	if err != nil {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+			return "", noChannel(pid, Socket(dir, pid))
+		}
+		return "", fmt.Errorf("connecting to process %d: %v", pid, err)
+	}
+	defer conn.Close()
+	if err := checkPeer(conn.(*net.UnixConn), pid); err != nil {
 		return "", err
 	}
-	_, werr := f.WriteString(req + "\n")
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(f.Name(), reqPath) != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("writing the request: %v", errors.Join(werr, cerr))
+	conn.SetDeadline(time.Now().Add(timeout))
+	if _, err := conn.Write([]byte(req)); err != nil {
+		return "", fmt.Errorf("sending the request to process %d: %v", pid, err)
 	}
-	if err := syscall.Kill(pid, syscall.Signal(sig)); err != nil {
-		os.Remove(reqPath)
-		return "", fmt.Errorf("signalling process %d: %v", pid, err)
-	}
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(ackPath); err == nil {
-			os.Remove(ackPath)
-			ans := strings.TrimSpace(string(b))
-			if rest, ok := strings.CutPrefix(ans, "ok "); ok {
-				return rest, nil
-			}
-			return "", fmt.Errorf("process %d: %s", pid, strings.TrimPrefix(ans, "error "))
+	buf := make([]byte, 8192)
+	n, err := conn.Read(buf)
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return "", fmt.Errorf("process %d did not answer within %v: its control thread waits for the runtime's lock, which a thread of the program holds (stopped, or stuck inside the runtime)", pid, timeout)
 		}
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
-			os.Remove(reqPath)
-			return "", fmt.Errorf("process %d is gone", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return "", fmt.Errorf("process %d: no answer: %v", pid, err)
 	}
-	os.Remove(reqPath)
-	return "", fmt.Errorf("process %d did not answer within %v: it answers at its next allocation, free or new call path", pid, timeout)
+	ans := strings.TrimSpace(string(buf[:n]))
+	if rest, ok := strings.CutPrefix(ans, "ok "); ok {
+		return rest, nil
+	}
+	return "", fmt.Errorf("process %d: %s", pid, strings.TrimPrefix(ans, "error "))
+}
+
+// checkPeer checks that the socket's listener is process pid of this user
+// (a socket of another pid namespace's process would not be).
+func checkPeer(c *net.UnixConn, pid int) error {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var cred *syscall.Ucred
+	var gerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, gerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return err
+	}
+	if gerr != nil {
+		return fmt.Errorf("the control socket of process %d: %v", pid, gerr)
+	}
+	if int(cred.Pid) != pid || int(cred.Uid) != os.Geteuid() {
+		return fmt.Errorf("the control socket of process %d is held by process %d of uid %d: refusing it", pid, cred.Pid, cred.Uid)
+	}
+	return nil
 }

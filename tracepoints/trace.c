@@ -1,8 +1,8 @@
 //go:build ignore
 
 /* trace.c: tracepoints, on-demand tracing of chosen functions and
-   allocation sites, and the run-time control channel (weave trace,
-   weave snapshot).
+   allocation sites (WEAVE_TRACE, weave trace; control.c receives the
+   requests).
 
    Every woven function and allocation site is a tracepoint. A pattern list
    (WEAVE_TRACE at start-up, or a request at run time) selects some; the
@@ -15,9 +15,10 @@
    traced (and the time mode is not exact, which sets it anyway), the
    runtime sets it in every thread, so enters go to __weave_enter_timed,
    which sends them here (tp_enter). Off, nothing is added to woven code.
-   Allocation tracepoints and control requests share one word, g_tp_attn,
-   tested once per allocation and once per free in advice.c. Node creation
-   tests g_tp_on.
+   Allocation tracepoints set a bit of g_tp_attn, the word advice.c
+   tests once per allocation and once per free. Node creation tests
+   g_tp_on. Run-time requests come through control.c's thread, which
+   calls tp_set under g_lock like any other runtime entry.
 
    Events. 32 bytes each: time (ns since start, the heap timeline's clock),
    the node's runtime index (the profile's Q records map it to an N id),
@@ -32,21 +33,7 @@
    starts, in the profile's directory; at exit it is named after the
    profile, <profile>.trace. Format (little-endian): blocks of a 16-byte
    header {magic "WVTR", thread number, kernel tid, event count} followed
-   by the events; package tracepoints reads it.
-
-   Control channel. `weave trace PID ...` writes a request file into
-   /tmp/.weave-UID (a directory only that user can write: the runtime
-   checks its owner and mode, and the file's), then sends the control
-   signal (WEAVE_CONTROL_SIGNAL, default SIGRTMIN+6; "0" turns control
-   off). The handler does not process the request itself: it marks it
-   pending (TP_ATTN_CONTROL), and the request runs at the next safe point:
-   the next allocation, or call on a new path (__weave_enter_slow), of any
-   thread, with in_rt set and g_lock taken by trylock, so never in a signal
-   handler nor in the middle of the runtime's own work. A process that
-   neither allocates nor calls anything new answers when it next does. An answer (ack.PID) tells weave what
-   happened. If the program installed its own handler for the signal, the
-   runtime steps aside and says so once. A secure process (AT_SECURE) has
-   no control channel. */
+   by the events; package tracepoints reads it. */
 
 #include "internal.h"
 
@@ -78,7 +65,6 @@ static int g_tp_fd = -1;             /* the trace file; g_lock to open */
 static u64 g_tp_max = 1024ull << 20; /* bytes */
 static u64 g_tp_bytes, g_tp_events, g_tp_dropped; /* atomics */
 static int g_tp_used;                               /* tracing ever started */
-static int g_ctl_sig;                               /* the control signal, 0: none */
 
 /* ------------------------------------------------------------- patterns */
 
@@ -256,17 +242,12 @@ static void tp_emit(struct rt_thread *T, u32 kind, u32 node, u32 depth, u64 addr
 	b->n++;
 }
 
-static int ctl_poll_in(void);
-
-/* note_alloc (advice.c) when g_tp_attn is set: the allocation's event,
-   and a pending control request. in_rt set, by the advice itself. */
+/* note_alloc (advice.c) when an allocation tracepoint is selected: the
+   allocation's event. in_rt set, by the advice itself. */
 static void tp_attention(struct rt_local *l, const struct rt_node *a, void *p, u64 n)
 {
-	u32 attn = (u32)__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED);
-	if ((attn & TP_ATTN_ALLOCS) && l->thr && a->traced)
+	if (l->thr && a->traced)
 		tp_emit(l->thr, TP_ALLOC, a->self, __weave_tls.depth, (u64)(uintptr_t)p, n);
-	if (attn & TP_ATTN_CONTROL)
-		ctl_poll_in();
 }
 
 static void tp_free(struct rt_thread *T, const struct rt_node *a, uintptr_t p, u64 n)
@@ -432,28 +413,8 @@ static void tp_set(const char *s)
 	tp_timing_bytes();
 }
 
-/* ------------------------------------------------------------- control */
-
-/* The control directory, /tmp/.weave-UID, opened if it is a directory
-   owned by this process's user that no one else can write. */
-static int ctl_dir(void)
-{
-	struct sbuf p = {.n = 0};
-	struct stat st;
-	int fd;
-	sb_str(&p, "/tmp/.weave-");
-	sb_u64(&p, (u64)geteuid());
-	fd = open(p.s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static void ctl_say(const char *a, const char *b)
+/* One line on stderr: "==weave== control: " a b. */
+static void tp_say(const char *a, const char *b)
 {
 	ssize_t r = write(2, "==weave== control: ", 19);
 	r = write(2, a, strlen(a));
@@ -464,138 +425,11 @@ static void ctl_say(const char *a, const char *b)
 	(void)r;
 }
 
-/* Writes the answer file ack.PID in dir. */
-static void ctl_answer(int dir, const char *msg)
-{
-	struct sbuf p = {.n = 0};
-	struct safefile f;
-	sb_str(&p, "/proc/self/fd/");
-	sb_u64(&p, (u64)dir);
-	sb_str(&p, "/ack.");
-	sb_u64(&p, (u64)getpid());
-	if (safefile_open(&f, p.s) != 0)
-		return;
-	if (write(f.fd, msg, strlen(msg)) != (ssize_t)strlen(msg)) {
-		safefile_abort(&f);
-		return;
-	}
-	safefile_commit(&f, &p, 1);
-}
-
-static void rt_snapshot(void);
-
-/* Reads and runs one request, answering in a. in_rt set; g_lock held.
-   Returns 1 when a snapshot was asked for (written once g_lock is
-   released, then answered), else 0; -1 when there was no valid request. */
-static int ctl_run(struct sbuf *a)
-{
-	char req[4200];
-	struct sbuf name = {.n = 0};
-	struct stat st;
-	ssize_t n;
-	int dir = ctl_dir(), fd, snap = 0;
-	const char *bad = NULL;
-	if (dir < 0) {
-		ctl_say("no private control directory /tmp/.weave-UID: request ignored", NULL);
-		return -1;
-	}
-	sb_str(&name, "req.");
-	sb_u64(&name, (u64)getpid());
-	fd = openat(dir, name.s, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		ctl_say("no request file of this user (mode 0600) for this process: ignored", NULL);
-		if (fd >= 0)
-			close(fd);
-		close(dir);
-		return -1;
-	}
-	n = read(fd, req, sizeof req - 1);
-	close(fd);
-	unlinkat(dir, name.s, 0);
-	if (n < 0)
-		n = 0;
-	req[n] = 0;
-	while (n > 0 && (req[n - 1] == '\n' || req[n - 1] == ' '))
-		req[--n] = 0;
-	if (strncmp(req, "trace ", 6) == 0 && !(bad = tp_check(req + 6))) {
-		tp_set(req + 6);
-		sb_str(a, "ok tracing ");
-		sb_str(a, req + 6);
-	} else if (strcmp(req, "off") == 0) {
-		tp_set("");
-		sb_str(a, "ok tracing off");
-	} else if (strcmp(req, "snapshot") == 0) {
-		snap = 1;
-	} else if (strncmp(req, "mark ", 5) == 0 && req[5]) {
-		u32 gen = mark_set(req + 5, NULL); /* runtime/marks.c */
-		sb_str(a, gen ? "ok mark " : "error too many marks: not set");
-		if (gen)
-			sb_u64(a, gen);
-	} else {
-		if (!bad)
-			bad = "unknown request";
-		ctl_say("malformed request ignored: ", bad);
-		sb_str(a, "error ");
-		sb_str(a, bad);
-	}
-	if (!snap)
-		ctl_answer(dir, a->s);
-	close(dir);
-	return snap;
-}
-
-/* Runs a pending request at a safe point: in the runtime on its own
-   account (in_rt set by the caller, no lock held). Returns whether it
-   ran (else it stays pending: another thread holds g_lock). */
-static int ctl_poll_in(void)
-{
-	struct sbuf a = {.n = 0};
-	int snap;
-	if (pthread_mutex_trylock(&g_lock) != 0)
-		return 0;
-	__atomic_fetch_and(&g_tp_attn, ~TP_ATTN_CONTROL, __ATOMIC_ACQ_REL);
-	snap = ctl_run(&a);
-	pthread_mutex_unlock(&g_lock);
-	if (snap == 1) {
-		int dir;
-		rt_snapshot();
-		if ((dir = ctl_dir()) >= 0) {
-			sb_str(&a, "ok snapshot ");
-			sb_str(&a, g_prev_path);
-			ctl_answer(dir, a.s);
-			close(dir);
-		}
-	}
-	return 1;
-}
-
-/* The same from outside the runtime (__weave_enter_slow). */
-static void ctl_poll(void)
-{
-	struct rt_local *l = &rt_local;
-	int e = errno;
-	if (l->in_rt)
-		return;
-	rt_enter(l);
-	ctl_poll_in();
-	rt_exit(l);
-	errno = e;
-}
-
-static void ctl_on_signal(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)si;
-	(void)uc;
-	__atomic_fetch_or(&g_tp_attn, TP_ATTN_CONTROL, __ATOMIC_RELAXED);
-}
-
-/* Start-up (rt_config): WEAVE_TRACE, WEAVE_TRACE_MAX_MB and the control
-   signal. Not in a secure process. */
+/* Start-up (rt_global_init): WEAVE_TRACE and WEAVE_TRACE_MAX_MB. Not in
+   a secure process. */
 static void tp_init(void)
 {
 	const char *s;
-	struct sigaction sa, old;
 	if (g_secure)
 		return;
 	g_tp_max = parse_u64(rt_env("WEAVE_TRACE_MAX_MB"), 1024) << 20;
@@ -603,30 +437,13 @@ static void tp_init(void)
 	if (s && *s) {
 		const char *bad = tp_check(s);
 		if (bad) {
-			ctl_say("WEAVE_TRACE ignored: ", bad);
+			tp_say("WEAVE_TRACE ignored: ", bad);
 		} else {
 			pthread_mutex_lock(&g_lock);
 			tp_set(s);
 			pthread_mutex_unlock(&g_lock);
 		}
 	}
-	s = rt_env("WEAVE_CONTROL_SIGNAL");
-	g_ctl_sig = s ? (int)parse_u64(s, 0) : SIGRTMIN + 6;
-	if (g_ctl_sig <= 0 || g_ctl_sig > SIGRTMAX) {
-		g_ctl_sig = 0;
-		return;
-	}
-	if (sigaction(g_ctl_sig, NULL, &old) != 0 || old.sa_handler != SIG_DFL) {
-		ctl_say("the program handles the control signal itself: weave trace/snapshot disabled", NULL);
-		g_ctl_sig = 0;
-		return;
-	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = ctl_on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(g_ctl_sig, &sa, NULL) != 0)
-		g_ctl_sig = 0;
 }
 
 /* ------------------------------------------------------------- output */

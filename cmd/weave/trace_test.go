@@ -5,13 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -356,15 +356,17 @@ func TestTraceLive(t *testing.T) {
 	if r := run(t, dir, nil, weaveBin, "trace", pid, "bogus:x"); r.code == 0 || !strings.Contains(r.stderr, "unknown pattern kind") {
 		t.Errorf("unknown pattern kind: exit %d %s", r.code, r.stderr)
 	}
-	ctl, err := tracepoints.ControlDir()
+	conn, err := net.Dial("unixpacket", tracepoints.Socket(controlDir(t), cmd.Process.Pid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := filepath.Join(ctl, "req."+pid)
-	if err := os.WriteFile(req, []byte("launch the missiles\n"), 0o600); err != nil {
-		t.Fatal(err)
+	conn.Write([]byte("launch the missiles\n"))
+	ans := make([]byte, 100)
+	n, _ := conn.Read(ans)
+	conn.Close()
+	if string(ans[:n]) != "error unknown request" {
+		t.Errorf("malformed request answered %q", ans[:n])
 	}
-	cmd.Process.Signal(sigOf(t, cmd.Process.Pid))
 	time.Sleep(300 * time.Millisecond)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the traced process failed: %v\n%s", err, stderr.String())
@@ -379,15 +381,6 @@ func TestTraceLive(t *testing.T) {
 	if c.enters["work"] == 0 || c.enters["work"] >= calls(p, "work") || c.enters["work"] != c.exits["work"] {
 		t.Errorf("work: %d enters, %d exits while traced, of %d calls", c.enters["work"], c.exits["work"], calls(p, "work"))
 	}
-}
-
-// sigOf is the control signal of a woven process.
-func sigOf(t *testing.T, pid int) os.Signal {
-	sig, err := tracepoints.Target(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return syscallSignal(sig)
 }
 
 func metaValue(p *profile.Profile, key string) string {
@@ -431,5 +424,3 @@ func TestTraceRefusals(t *testing.T) {
 		}
 	}
 }
-
-func syscallSignal(sig int) os.Signal { return syscall.Signal(sig) }

@@ -1,0 +1,390 @@
+//go:build ignore
+
+/* control.c: the run-time control channel of weave trace, weave snapshot
+   and weave mark: a thread of the runtime's that alone receives and runs
+   the requests, so that no thread of the program ever takes a signal or
+   runs a handler for them.
+
+   Why a thread. A signal (the channel until this file) cuts short sleep,
+   nanosleep, poll, select, epoll_wait and pthread_cond_timedwait in the
+   thread that takes it, whatever SA_RESTART says, and many programs take
+   that for an error. Nothing but a thread can answer a process that idles
+   in such a call without disturbing it. The thread, "weave-ctl" (`ps -L`
+   shows the name), is created by the constructor with every signal
+   blocked (the program's signals, process-directed ones included, never
+   land in it), a 256 KiB stack, and in_rt set for life: it is never set
+   up, so it is not one of the program's threads for the runtime (not in
+   g_nthreads: __weave_solo and the advice's one-thread fast paths stay;
+   no CPU timer; not in the profile), and the glibc calloc of its TLS
+   vector in pthread_create is not recorded. What it costs the program:
+   glibc, once a process has two threads, locks stdio and malloc's arena
+   for ever (see README, "Run-time control"); WEAVE_CONTROL=0 creates no
+   thread and no socket.
+
+   The channel. A SOCK_SEQPACKET unix socket bound at
+   /tmp/.weave-UID/PID.sock (the directory created 0700 if missing, used
+   only if this user owns it and no one else can write it; bound through
+   /proc/self/fd, so no link swapped in is followed), close-on-exec. The
+   kernel lets only the directory's user (and root) connect; the thread
+   answers only a peer of this process's effective user (SO_PEERCRED).
+   A socket left by a process that died with the same pid (nobody
+   listening: ECONNREFUSED) is replaced. One request a connection, one
+   message each way: "trace PATTERNS", "off", "snapshot", "mark LABEL";
+   the answer "ok ..." or "error ...". A malformed request is answered
+   with an error and gets one line on stderr. No channel in a secure
+   (AT_SECURE) process.
+
+   Safety. Each request runs in the thread, under g_lock like any other
+   runtime entry, so never in a signal handler nor in the middle of the
+   runtime's own work on that state: tp_set and mark_set as a program
+   thread's call would; a snapshot is rt_write's provisional profile, as
+   a checkpoint writes it (checkpoint.c), reading counts that running
+   threads may add to meanwhile. An idle process answers at once.
+
+   fork: the child inherits the socket but not the thread; it closes the
+   parent's descriptors (the listening socket, a connection being
+   answered) and opens a channel of its own, bound at its own pid, before
+   fork returns (glibc has reset its locks by then: malloc's, the
+   loader's); none under ThreadSanitizer, which forbids that thread.
+   exec: the socket is unlinked first and closed by the exec
+   (close-on-exec); an exec that fails binds it again. exit: the final
+   profile unlinks it; requests already queued are refused. */
+
+#include "internal.h"
+
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+/* ThreadSanitizer refuses a thread started in the child of a
+   multi-threaded fork (it makes the process exit): such a child has no
+   channel. */
+#if defined(__SANITIZE_THREAD__)
+#define CTL_FORK_CHILD 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CTL_FORK_CHILD 0
+#endif
+#endif
+#ifndef CTL_FORK_CHILD
+#define CTL_FORK_CHILD 1
+#endif
+
+#define CTL_REQ_MAX 4200
+#define CTL_STACK (256u << 10)
+
+/* The channel: the listening socket (-1: none), the connection being
+   answered (-1: none), the pid that bound it, its path, whether the
+   final profile is being written. fd and conn atomic. */
+static struct {
+	int fd, conn, pid, closing;
+	char path[64];
+} g_ctl = {-1, -1, 0, 0, {0}};
+
+/* The control directory, /tmp/.weave-UID, created if missing, opened if
+   it is a directory owned by this process's user that no one else can
+   write. */
+static int ctl_dir(void)
+{
+	struct sbuf p = {.n = 0};
+	struct stat st;
+	int fd;
+	sb_str(&p, "/tmp/.weave-");
+	sb_u64(&p, (u64)geteuid());
+	if (mkdir(p.s, 0700) != 0 && errno != EEXIST)
+		return -1;
+	fd = open(p.s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Whether the socket at a is stale: nobody listens on it. */
+static int ctl_stale(const struct sockaddr_un *a)
+{
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), r;
+	if (s < 0)
+		return 0;
+	r = connect(s, (const struct sockaddr *)a, sizeof *a) != 0 && errno == ECONNREFUSED;
+	close(s);
+	return r;
+}
+
+/* Binds and listens on this process's socket; sets g_ctl.path. Returns
+   the socket or -1. */
+static int ctl_listen(void)
+{
+	struct sockaddr_un a;
+	struct sbuf name = {.n = 0}, p = {.n = 0};
+	int dir = ctl_dir(), fd = -1;
+	if (dir < 0)
+		return -1;
+	sb_u64(&name, (u64)getpid());
+	sb_str(&name, ".sock");
+	sb_str(&p, "/proc/self/fd/");
+	sb_u64(&p, (u64)dir);
+	sb_str(&p, "/");
+	sb_str(&p, name.s);
+	memset(&a, 0, sizeof a);
+	a.sun_family = AF_UNIX;
+	if (p.n < sizeof a.sun_path)
+		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		memcpy(a.sun_path, p.s, p.n + 1);
+		if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 &&
+		    !(errno == EADDRINUSE && ctl_stale(&a) && unlinkat(dir, name.s, 0) == 0 &&
+		      bind(fd, (struct sockaddr *)&a, sizeof a) == 0)) {
+			close(fd);
+			fd = -1;
+		} else if (listen(fd, 16) != 0) {
+			unlinkat(dir, name.s, 0);
+			close(fd);
+			fd = -1;
+		}
+	}
+	close(dir);
+	if (fd >= 0) {
+		p.n = 0;
+		sb_str(&p, "/tmp/.weave-");
+		sb_u64(&p, (u64)geteuid());
+		sb_str(&p, "/");
+		sb_str(&p, name.s);
+		if (p.n < sizeof g_ctl.path)
+			memcpy(g_ctl.path, p.s, p.n + 1);
+	}
+	return fd;
+}
+
+/* A snapshot: the profile now, as a provisional one. Waits a while for a
+   checkpoint being written. */
+static void ctl_snapshot(struct sbuf *a)
+{
+	struct rt_local *l = &rt_local;
+	int ok = 0;
+	for (int i = 0; i < 400 && !ok; i++) {
+		int st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
+		if (st == FIN_FINAL)
+			break;
+		if (st == FIN_PROV_BUSY) {
+			struct timespec ts = {0, 5000000};
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		l->in_rt = 0; /* so that rt_write waits for g_lock */
+		ok = rt_write(0, 1, "snapshot", 0, LOCK_WAIT, 1);
+		l->in_rt = 1;
+		if (!ok && __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) != FIN_PROV_BUSY)
+			break;
+	}
+	if (ok) {
+		sb_str(a, "ok snapshot ");
+		sb_str(a, g_prev_path);
+	} else if (__atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) == FIN_FINAL) {
+		sb_str(a, "error the process is exiting");
+	} else if (g_cfg_out_set && !g_cfg_out[0]) {
+		sb_str(a, "error the process writes no profile (WEAVE_OUT is empty, or a secure process)");
+	} else {
+		sb_str(a, "error the profile could not be written");
+	}
+}
+
+/* Runs request req (NUL-terminated, trailing space removed); the answer
+   goes to a. */
+static void ctl_run(char *req, struct sbuf *a)
+{
+	const char *bad = NULL;
+	if (__atomic_load_n(&g_ctl.closing, __ATOMIC_ACQUIRE)) {
+		sb_str(a, "error the process is exiting");
+		return;
+	}
+	if (strcmp(req, "snapshot") == 0) {
+		ctl_snapshot(a);
+		return;
+	}
+	pthread_mutex_lock(&g_lock);
+	if (strncmp(req, "trace ", 6) == 0 && !(bad = tp_check(req + 6))) {
+		tp_set(req + 6);
+		sb_str(a, "ok tracing ");
+		sb_str(a, req + 6);
+	} else if (strcmp(req, "off") == 0) {
+		tp_set("");
+		sb_str(a, "ok tracing off");
+	} else if (strncmp(req, "mark ", 5) == 0 && req[5]) {
+		u32 gen = mark_set(req + 5, NULL); /* runtime/marks.c */
+		sb_str(a, gen ? "ok mark " : "error too many marks: not set");
+		if (gen)
+			sb_u64(a, gen);
+	} else {
+		if (!bad)
+			bad = "unknown request";
+		sb_str(a, "error ");
+		sb_str(a, bad);
+	}
+	pthread_mutex_unlock(&g_lock);
+	if (bad)
+		tp_say("malformed request ignored: ", bad);
+}
+
+/* Answers one connection c. */
+static void ctl_serve(int c)
+{
+	char req[CTL_REQ_MAX + 1];
+	struct sbuf a = {.n = 0};
+	struct ucred cr;
+	socklen_t k = sizeof cr;
+	struct timeval tv = {2, 0};
+	ssize_t n;
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &k) != 0 || cr.uid != geteuid()) {
+		static const char no[] = "error only the process's user may control it";
+		(void)!send(c, no, sizeof no - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		return;
+	}
+	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	n = recv(c, req, CTL_REQ_MAX, MSG_TRUNC);
+	if (n < 0)
+		return; /* nothing came */
+	if (n >= CTL_REQ_MAX) {
+		tp_say("malformed request ignored: ", "request too long");
+		sb_str(&a, "error request too long");
+	} else {
+		req[n] = 0;
+		while (n > 0 && (req[n - 1] == '\n' || req[n - 1] == ' '))
+			req[--n] = 0;
+		ctl_run(req, &a);
+	}
+	(void)!send(c, a.s, a.n, MSG_NOSIGNAL);
+}
+
+static void *ctl_main(void *arg)
+{
+	struct rt_local *l = &rt_local;
+	int cur = -1;
+	(void)arg;
+	l->in_rt = 1; /* never set up: not a thread of the program's */
+	prctl(PR_SET_NAME, "weave-ctl", 0, 0, 0);
+	__atomic_store_n(&g_ctl_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	for (;;) {
+		int fd = __atomic_load_n(&g_ctl.fd, __ATOMIC_ACQUIRE), c;
+		if (fd != cur) { /* a failed exec bound a new one */
+			if (cur >= 0)
+				close(cur);
+			cur = fd;
+		}
+		if (fd < 0)
+			return NULL;
+		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0) {
+			struct timespec ts = {0, 50000000};
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				nanosleep(&ts, NULL);
+			continue;
+		}
+		__atomic_store_n(&g_ctl.conn, c, __ATOMIC_RELEASE);
+		ctl_serve(c);
+		__atomic_store_n(&g_ctl.conn, -1, __ATOMIC_RELEASE);
+		close(c);
+	}
+}
+
+/* Opens the channel and starts its thread: the constructor, and a fork
+   child. in_rt set. */
+static void ctl_start(void)
+{
+	const char *s;
+	pthread_attr_t at;
+	pthread_t th;
+	sigset_t all, old;
+	int e = errno, ok;
+	if (g_secure || !rt_is_active())
+		return;
+	if (rt_env("WEAVE_CONTROL_SIGNAL") && !g_forked)
+		tp_say("WEAVE_CONTROL_SIGNAL is gone: requests come through a thread of weave's, "
+		       "no signal is used (WEAVE_CONTROL=0 turns run-time control off)", NULL);
+	s = rt_env("WEAVE_CONTROL");
+	if (s && strcmp(s, "0") == 0)
+		return;
+	g_ctl.pid = (int)getpid();
+	__atomic_store_n(&g_ctl.fd, ctl_listen(), __ATOMIC_RELEASE);
+	if (g_ctl.fd < 0 || pthread_attr_init(&at) != 0)
+		goto fail;
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, CTL_STACK);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ok = pthread_create(&th, &at, ctl_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&at);
+	if (ok) {
+		errno = e;
+		return;
+	}
+fail:
+	if (g_ctl.fd >= 0) {
+		unlink(g_ctl.path);
+		close(g_ctl.fd);
+	}
+	g_ctl.fd = -1;
+	g_ctl.path[0] = 0;
+	errno = e;
+}
+
+/* The final profile: no request is taken from here on. */
+static void ctl_exit(void)
+{
+	int e = errno;
+	__atomic_store_n(&g_ctl.closing, 1, __ATOMIC_RELEASE);
+	if (g_ctl.path[0] && g_ctl.pid == (int)getpid())
+		unlink(g_ctl.path);
+	g_ctl.path[0] = 0;
+	errno = e;
+}
+
+/* The child of fork (rt_fork_child, locks released, in_rt set): the
+   parent's descriptors closed, a channel of its own. */
+static void ctl_fork_child(void)
+{
+	int c = __atomic_exchange_n(&g_ctl.conn, -1, __ATOMIC_ACQ_REL), e = errno;
+	if (c >= 0)
+		close(c);
+	if (g_ctl.fd >= 0)
+		close(g_ctl.fd);
+	g_ctl.fd = -1;
+	g_ctl.path[0] = 0;
+	g_ctl.closing = 0;
+	__atomic_store_n(&g_ctl_tid, 0, __ATOMIC_RELEASE);
+	errno = e;
+	if (CTL_FORK_CHILD)
+		ctl_start();
+}
+
+/* Before exec: unlinks the socket (the exec closes it). Returns whether
+   it did. Not in a vfork child (another pid: the parent's socket). */
+static int ctl_exec_before(void)
+{
+	int e = errno, r = 0;
+	if (g_ctl.fd >= 0 && g_ctl.path[0] && g_ctl.pid == (int)getpid() &&
+	    !__atomic_load_n(&g_ctl.closing, __ATOMIC_ACQUIRE))
+		r = unlink(g_ctl.path) == 0;
+	errno = e;
+	return r;
+}
+
+/* The exec failed: binds the socket again; the thread takes the new one
+   (shutdown wakes its accept on the old one, which it then closes). */
+static void ctl_exec_failed(int unlinked)
+{
+	int e = errno, fd, old;
+	if (!unlinked || g_ctl.pid != (int)getpid())
+		return;
+	fd = ctl_listen();
+	if (fd >= 0) {
+		old = __atomic_exchange_n(&g_ctl.fd, fd, __ATOMIC_ACQ_REL);
+		shutdown(old, SHUT_RDWR);
+	}
+	errno = e;
+}
