@@ -12,14 +12,14 @@
    in such a call without disturbing it. The thread, "weave-ctl" (`ps -L`
    shows the name), is created by the constructor with every signal
    blocked (the program's signals, process-directed ones included, never
-   land in it), a 256 KiB stack, and in_rt set for life: it is never set
-   up, so it is not one of the program's threads for the runtime (not in
-   g_nthreads: __weave_solo and the advice's one-thread fast paths stay;
-   no CPU timer; not in the profile), and the glibc calloc of its TLS
-   vector in pthread_create is not recorded. What it costs the program:
-   glibc, once a process has two threads, locks stdio and malloc's arena
-   for ever (see README, "Run-time control"); WEAVE_CONTROL=0 creates no
-   thread and no socket.
+   land in it), a 256 KiB stack without a guard page, and in_rt set for
+   life: it is never set up, so it is not one of the program's threads
+   for the runtime (not in g_nthreads: __weave_solo and the advice's
+   one-thread fast paths stay; no CPU timer; not in the profile), and the
+   glibc calloc of its TLS vector in pthread_create is not recorded. What
+   it costs the program: glibc, once a process has two threads, locks
+   stdio and malloc's arena for good (docs/tracepoints.md);
+   WEAVE_CONTROL=0 creates no thread and no socket.
 
    The channel. A SOCK_SEQPACKET unix socket bound at
    /tmp/.weave-UID/PID.sock (the directory created 0700 if missing, used
@@ -314,6 +314,11 @@ static void ctl_start(void)
 		goto fail;
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&at, CTL_STACK);
+	/* No guard page: the thread's depth is bounded (the profile writer,
+	   as checkpoint.c's thread runs it), and so the maps tables count its
+	   stack with the runtime's other maps (anon), not among the program's
+	   thread stacks (maps with a guard page below). */
+	pthread_attr_setguardsize(&at, 0);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ok = pthread_create(&th, &at, ctl_main, NULL) == 0;
