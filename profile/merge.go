@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Merging profiles (weave merge): the profiles of a run's fork children,
@@ -341,12 +342,20 @@ type mergeMeta struct {
 	overhead         uint64
 	scanNS           uint64
 	scanned          int // runs with a leak scan
+	notGo            bool
+	joined           map[string][]string // distinct values of mergeJoined keys
 }
 
-// mergeSame are the metadata keys kept when every input has the same value.
-var mergeSame = []string{"time_mode", "time_clock", "time_signal", "time_period_ns", "runtime"}
+// mergeJoined are the Go runtime's accounts of its counts: the distinct
+// ones are kept, joined.
+var mergeJoined = []string{"go_counts", "go_inuse"}
 
-func newMergeMeta() mergeMeta { return mergeMeta{complete: true, same: map[string]string{}} }
+// mergeSame are the metadata keys kept when every input has the same value.
+var mergeSame = []string{"time_mode", "time_clock", "time_signal", "time_period_ns", "runtime", "lang", "go_inuse_exact"}
+
+func newMergeMeta() mergeMeta {
+	return mergeMeta{complete: true, same: map[string]string{}, joined: map[string][]string{}}
+}
 
 func (mm *mergeMeta) add(p *Profile, source string) {
 	mm.inputs++
@@ -366,6 +375,14 @@ func (mm *mergeMeta) add(p *Profile, source string) {
 	}
 	if v, _ := p.MetaValue("hidden"); v == "1" {
 		mm.hidden = true
+	}
+	if v, _ := p.MetaValue("lang"); v != "go" {
+		mm.notGo = true
+	}
+	for _, k := range mergeJoined {
+		if v, ok := p.MetaValue(k); ok && !slices.Contains(mm.joined[k], v) {
+			mm.joined[k] = append(mm.joined[k], v)
+		}
 	}
 	start, ok1 := p.MetaUint("start_ns")
 	if ok1 && (mm.start == 0 || start < mm.start) {
@@ -411,7 +428,14 @@ func (mm *mergeMeta) records() []Meta {
 		put("source", s)
 	}
 	put("complete", strconv.Itoa(b2i(mm.complete)))
-	put("hidden", strconv.Itoa(b2i(mm.hidden)))
+	if mm.notGo { // Go's runtime never records what unwoven code allocates: no hidden to speak of
+		put("hidden", strconv.Itoa(b2i(mm.hidden)))
+	}
+	for _, k := range mergeJoined {
+		if len(mm.joined[k]) > 0 {
+			put(k, strings.Join(mm.joined[k], " | "))
+		}
+	}
 	if mm.start != 0 {
 		num("start_ns", mm.start)
 	}

@@ -425,3 +425,62 @@ func goModule(t *testing.T, name string) string {
 	}
 	return tmp
 }
+
+// TestGoTestMergeDiff: `weave go test ./...` on a module of two packages
+// writes a profile in each package's directory; weave merge adds them up
+// into a Go profile (its totals the sum, its account of what is estimated
+// kept, no "no leaks" from an estimate), and weave diff compares them.
+func TestGoTestMergeDiff(t *testing.T) {
+	tmp := t.TempDir()
+	for _, f := range []string{"go.mod", "a/a.go", "a/a_test.go", "b/b.go", "b/b_test.go"} {
+		b, err := os.ReadFile(filepath.Join("testdata/go/suite", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(tmp, f)), 0o755)
+		os.WriteFile(filepath.Join(tmp, f), b, 0o644)
+	}
+	t.Setenv("WEAVE_OUT", "")
+	os.Unsetenv("WEAVE_OUT") // the default: a profile in each test's directory
+	mustRun(t, tmp, nil, weaveBin, "go", "test", "-count=1", "./...")
+	profs, _ := filepath.Glob(filepath.Join(tmp, "*", "weave-*.prof"))
+	if len(profs) != 2 {
+		t.Fatalf("profiles %v, want one in a/ and one in b/", profs)
+	}
+	var allocs uint64
+	for _, f := range profs {
+		p, err := profile.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range p.Nodes {
+			if n.Kind == profile.KindAlloc {
+				allocs += n.Heap.TotalAllocs()
+			}
+		}
+	}
+	merged := filepath.Join(tmp, "all.prof")
+	mustRun(t, tmp, nil, weaveBin, "merge", "-o", merged, profs[0], profs[1])
+	p, err := profile.ReadFile(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mergedAllocs uint64
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindAlloc {
+			mergedAllocs += n.Heap.TotalAllocs()
+		}
+	}
+	if v, _ := p.MetaValue("lang"); v != "go" || mergedAllocs != allocs || allocs < 150 {
+		t.Errorf("merged: lang %q, %d allocations, the profiles' %d", v, mergedAllocs, allocs)
+	}
+	rep := mustRun(t, tmp, nil, weaveBin, "report", merged).stdout
+	if strings.Contains(rep, "No leaks") || strings.Contains(rep, "WEAVE_HIDDEN") || !strings.Contains(rep, "estimated") ||
+		!strings.Contains(rep, "example.com/suite/a.Make") || !strings.Contains(rep, "example.com/suite/b.Words") {
+		t.Errorf("merged report:\n%s", rep)
+	}
+	d := mustRun(t, tmp, nil, weaveBin, "diff", profs[0], profs[1]).stdout
+	if !strings.Contains(d, "example.com/suite/a.Make") || !strings.Contains(d, "example.com/suite/b.Words") {
+		t.Errorf("diff:\n%s", d)
+	}
+}

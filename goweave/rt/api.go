@@ -34,9 +34,9 @@ func Enter(fn *Func) Frame {
 	if l := prev.links.Load(); l != nil && l.key == unsafe.Pointer(fn) {
 		n = l.to
 	} else {
-		n = prev.child(unsafe.Pointer(fn), fn, nil)
+		n = prev.enterChild(fn, key)
 	}
-	n.calls.Add(1)
+	n.count(key)
 	g.cur = n
 	g.depth++
 	if !timing {
@@ -45,6 +45,16 @@ func Enter(fn *Func) Frame {
 	f := Frame{g: g, prev: prev, childNs: g.childNs, start: nanotime()}
 	g.childNs = 0
 	return f
+}
+
+// enterChild is the child of n for fn, made owned by key on first use.
+func (n *node) enterChild(fn *Func, key uintptr) *node {
+	for l := n.links.Load(); l != nil; l = l.next {
+		if l.key == unsafe.Pointer(fn) {
+			return l.to
+		}
+	}
+	return n.addChild(unsafe.Pointer(fn), fn, nil, key)
 }
 
 // Exit pops the frame pushed by Enter. Small enough to inline.

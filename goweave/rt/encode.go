@@ -110,7 +110,7 @@ func (st *state) encode(w io.Writer, end string) error {
 		}
 	}
 	for _, n := range st.nodes {
-		if c := n.calls.Load(); c != 0 {
+		if c := n.totalCalls(); c != 0 {
 			e.record("C %d %d", n.id, c)
 		}
 	}

@@ -42,10 +42,17 @@ type node struct {
 	site   *Site
 	links  atomic.Pointer[link]
 	id     int32
-	calls  atomic.Uint64
-	selfNs atomic.Int64
-	allocs [4]atomic.Uint64 // by mprof size class
-	bytes  [4]atomic.Uint64
+	calls  atomic.Uint64 // calls made by goroutines other than owner
+	// owner is the goroutine (its key) that made the node, ownCalls the
+	// calls it made: counted without an atomic instruction, which is most
+	// of a call's cost otherwise, as a node is mostly entered by the
+	// goroutine that made it. Read at exit without synchronisation, as
+	// the other goroutines may still run: a count a few calls short.
+	owner    uintptr
+	ownCalls uint64
+	selfNs   atomic.Int64
+	allocs   [4]atomic.Uint64 // by mprof size class
+	bytes    [4]atomic.Uint64
 	// With WEAVE_INUSE=exact (track.go): the allocations whose lifetime
 	// is followed, and those the collector has freed.
 	tracked     atomic.Uint64
@@ -78,10 +85,11 @@ func (n *node) child(key unsafe.Pointer, fn *Func, site *Site) *node {
 			return l.to
 		}
 	}
-	return n.addChild(key, fn, site)
+	return n.addChild(key, fn, site, 0)
 }
 
-func (n *node) addChild(key unsafe.Pointer, fn *Func, site *Site) *node {
+// addChild makes the node for key under n, owned by the goroutine owner.
+func (n *node) addChild(key unsafe.Pointer, fn *Func, site *Site, owner uintptr) *node {
 	treeMu.Lock()
 	defer treeMu.Unlock()
 	head := n.links.Load()
@@ -92,7 +100,7 @@ func (n *node) addChild(key unsafe.Pointer, fn *Func, site *Site) *node {
 	}
 	to := fold(n, fn)
 	if to == nil {
-		to = &node{parent: n, fn: fn, site: site, id: int32(len(nodes))}
+		to = &node{parent: n, fn: fn, site: site, id: int32(len(nodes)), owner: owner}
 		nodes = append(nodes, to)
 	}
 	n.links.Store(&link{key: key, to: to, next: head})
@@ -117,3 +125,15 @@ func fold(n *node, fn *Func) *node {
 	}
 	return nil
 }
+
+// count counts a call of n by the goroutine key.
+func (n *node) count(key uintptr) {
+	if n.owner == key && !raceEnabled {
+		n.ownCalls++
+	} else {
+		n.calls.Add(1)
+	}
+}
+
+// totalCalls is n's count of calls.
+func (n *node) totalCalls() uint64 { return n.calls.Load() + n.ownCalls }

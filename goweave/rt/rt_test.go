@@ -77,8 +77,8 @@ func TestGoroutines(t *testing.T) {
 	top := find(t, fA)
 	inner := find(t, fA, fA) // a under the spawner's a: recursion folding keeps a second level
 	bn := find(t, fA, fA, fB)
-	if top.calls.Load() != 1 || inner.calls.Load() != workers || bn.calls.Load() != workers*n {
-		t.Errorf("calls: a %d, a>a %d, a>a>b %d", top.calls.Load(), inner.calls.Load(), bn.calls.Load())
+	if top.totalCalls() != 1 || inner.totalCalls() != workers || bn.totalCalls() != workers*n {
+		t.Errorf("calls: a %d, a>a %d, a>a>b %d", top.totalCalls(), inner.totalCalls(), bn.totalCalls())
 	}
 	var allocs uint64
 	for l := bn.links.Load(); l != nil; l = l.next {
@@ -105,8 +105,8 @@ func TestGoroutines(t *testing.T) {
 func TestFold(t *testing.T) {
 	rec(100)
 	n := find(t, fR, fR)
-	if n.calls.Load() != 100 || find(t, fR).calls.Load() != 1 {
-		t.Errorf("folded calls %d", n.calls.Load())
+	if n.totalCalls() != 100 || find(t, fR).totalCalls() != 1 {
+		t.Errorf("folded calls %d", n.totalCalls())
 	}
 	func() {
 		defer func() { recover() }()
