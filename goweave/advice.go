@@ -299,7 +299,7 @@ func (w *weaver) initFunc() int {
 			return i
 		}
 	}
-	w.funcs = append(w.funcs, funcRec{name: w.prefix() + ".init", pos: token.Position{Filename: w.pos(w.file.Package).Filename}})
+	w.funcs = append(w.funcs, funcRec{name: w.prefix() + ".init", pos: token.Position{Filename: w.pos(w.file.Package).Filename}, frameless: true})
 	return len(w.funcs) - 1
 }
 

@@ -261,7 +261,10 @@ func (w *weaver) frame(key any, body *dst.BlockStmt, orig *ast.BlockStmt, fn int
 			if after != nil {
 				after()
 			}
-		} else if isMain {
+			return
+		}
+		w.funcs[fn].frameless = true
+		if isMain {
 			w.enter(body, orig, fn, isMain, false)
 		}
 	}

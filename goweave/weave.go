@@ -178,8 +178,9 @@ type weaver struct {
 }
 
 type funcRec struct {
-	name string
-	pos  token.Position
+	name      string
+	pos       token.Position
+	frameless bool
 }
 
 type siteRec struct {
@@ -324,7 +325,11 @@ func (w *weaver) addRecords(df *dst.File) {
 	}
 	var fs, ss []dst.Expr
 	for _, f := range w.funcs {
-		fs = append(fs, elt(kv("Name", str(f.name)), kv("File", file(f.pos.Filename)), kv("Line", num(int64(f.pos.Line)))))
+		fields := []dst.Expr{kv("Name", str(f.name)), kv("File", file(f.pos.Filename)), kv("Line", num(int64(f.pos.Line)))}
+		if f.frameless {
+			fields = append(fields, kv("Frameless", dst.NewIdent("true")))
+		}
+		fs = append(fs, elt(fields...))
 	}
 	for _, s := range w.sites {
 		fields := []dst.Expr{kv("Func", w.record("f", s.fn)), kv("File", file(s.pos.Filename)),
@@ -351,7 +356,7 @@ func (w *weaver) addRecords(df *dst.File) {
 
 // newFunc adds a function record and returns its index.
 func (w *weaver) newFunc(name string, p token.Pos) int {
-	w.funcs = append(w.funcs, funcRec{name, w.pos(p)})
+	w.funcs = append(w.funcs, funcRec{name: name, pos: w.pos(p)})
 	return len(w.funcs) - 1
 }
 

@@ -35,9 +35,9 @@ func (st *state) encode(w io.Writer, end string) error {
 		}
 	}
 	if exprs == 0 {
-		e.meta("go_counts", "exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap)")
+		e.meta("go_counts", "exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap; the calls of framed functions)")
 	} else {
-		e.meta("go_counts", fmt.Sprintf("exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap; %d contexts of sites woven without it count every evaluation)", exprs))
+		e.meta("go_counts", fmt.Sprintf("exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap; %d contexts of sites woven without it count every evaluation; the calls of framed functions)", exprs))
 	}
 	t := st.totals()
 	e.meta("go_inuse", st.inUseMeta(t))
@@ -89,7 +89,11 @@ func (st *state) encode(w io.Writer, end string) error {
 		e.record("S %d %s", i, strings.ReplaceAll(s, "\n", `\n`))
 	}
 	for i, f := range funcs {
-		e.record("F %d %d %d %d", i, e.strs[f.Name], e.strs[f.File], f.Line)
+		if f.Frameless {
+			e.record("F %d %d %d %d 1", i, e.strs[f.Name], e.strs[f.File], f.Line)
+		} else {
+			e.record("F %d %d %d %d", i, e.strs[f.Name], e.strs[f.File], f.Line)
+		}
 	}
 	for i, s := range sites {
 		typ := -1

@@ -15,6 +15,9 @@ type Func struct {
 	Name string
 	File string
 	Line int
+	// Frameless marks a function woven without a frame (--frames auto):
+	// in the tree through its allocation sites only, its calls not counted.
+	Frameless bool
 }
 
 // Site is the static record of an allocation site (an A record). Size is

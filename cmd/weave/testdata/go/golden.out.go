@@ -73,11 +73,11 @@ func main() {
 }
 
 var __wf0 = [5]__wrt.Func{
-	{Name: "main.(*Grid).add", File: "golden.go", Line: 24},
-	{Name: "main.Grid.Name", File: "golden.go", Line: 30},
-	{Name: "main.sum", File: "golden.go", Line: 32},
+	{Name: "main.(*Grid).add", File: "golden.go", Line: 24, Frameless: true},
+	{Name: "main.Grid.Name", File: "golden.go", Line: 30, Frameless: true},
+	{Name: "main.sum", File: "golden.go", Line: 32, Frameless: true},
 	{Name: "main.main", File: "golden.go", Line: 40},
-	{Name: "main.main.func1", File: "golden.go", Line: 53},
+	{Name: "main.main.func1", File: "golden.go", Line: 53, Frameless: true},
 }
 
 var __ws0 = [9]__wrt.Site{
