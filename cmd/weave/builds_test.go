@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -337,10 +338,12 @@ func TestDistcc(t *testing.T) {
 	}
 	d := exec.Command("distccd", args...)
 	d.Stderr = logf
+	// Its own process group: the preforked children go with it.
+	d.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := d.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { d.Process.Kill(); d.Wait() })
+	t.Cleanup(func() { syscall.Kill(-d.Process.Pid, syscall.SIGKILL); d.Wait() })
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	for i := 0; ; i++ {
 		c, err := net.Dial("tcp", addr)
