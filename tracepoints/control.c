@@ -24,7 +24,9 @@
    The channel. A SOCK_SEQPACKET unix socket bound at
    /tmp/.weave-UID/PID.sock (the directory created 0700 if missing, used
    only if this user owns it and no one else can write it; bound through
-   /proc/self/fd, so no link swapped in is followed), close-on-exec. The
+   /proc/self/fd, so no link swapped in is followed), close-on-exec, its
+   descriptor moved near the top of the limit (ctl_high); if the program
+   closes it, the thread binds a new one (ctl_ident). The
    kernel lets only the directory's user (and root) connect; the thread
    answers only a peer of this process's effective user (SO_PEERCRED).
    A socket left by a process that died with the same pid (nobody
@@ -53,6 +55,7 @@
 #include "internal.h"
 
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -78,8 +81,9 @@
    final profile is being written. fd and conn atomic. */
 static struct {
 	int fd, conn, pid, closing;
+	u64 id; /* fd's identity (ctl_ident) when the thread took it */
 	char path[64];
-} g_ctl = {-1, -1, 0, 0, {0}};
+} g_ctl = {-1, -1, 0, 0, 0, {0}};
 
 /* The control directory, /tmp/.weave-UID, created if missing, opened if
    it is a directory owned by this process's user that no one else can
@@ -112,6 +116,30 @@ static int ctl_stale(const struct sockaddr_un *a)
 	r = connect(s, (const struct sockaddr *)a, sizeof *a) != 0 && errno == ECONNREFUSED;
 	close(s);
 	return r;
+}
+
+/* Moves fd to a number near the top of the descriptor limit (as bash
+   keeps its script's), so that the program's own descriptors are
+   numbered as unwoven (its first open still returns 3); returns it. */
+static int ctl_high(int fd)
+{
+	struct rlimit r;
+	int hi;
+	if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur < 256)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)((r.rlim_cur > 1024 ? 1024 : r.rlim_cur) - 64));
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+/* A descriptor's identity (0 if it is closed): the program may close
+   the socket's (a daemon's closefrom) and reuse the number. */
+static u64 ctl_ident(int fd)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 ? (u64)st.st_ino ^ (u64)st.st_dev << 48 : 0;
 }
 
 /* Binds and listens on this process's socket; sets g_ctl.path. Returns
@@ -148,6 +176,8 @@ static int ctl_listen(void)
 	}
 	close(dir);
 	if (fd >= 0) {
+		fd = ctl_high(fd);
+		__atomic_store_n(&g_ctl.id, ctl_ident(fd), __ATOMIC_RELEASE);
 		p.n = 0;
 		sb_str(&p, "/tmp/.weave-");
 		sb_u64(&p, (u64)geteuid());
@@ -264,23 +294,38 @@ static void *ctl_main(void *arg)
 {
 	struct rt_local *l = &rt_local;
 	int cur = -1;
+	u64 id = 0; /* cur's identity, also in g_ctl.id */
 	(void)arg;
 	l->in_rt = 1; /* never set up: not a thread of the program's */
 	prctl(PR_SET_NAME, "weave-ctl", 0, 0, 0);
 	__atomic_store_n(&g_ctl_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	for (;;) {
 		int fd = __atomic_load_n(&g_ctl.fd, __ATOMIC_ACQUIRE), c;
-		if (fd != cur) { /* a failed exec bound a new one */
-			if (cur >= 0)
+		if (fd != cur) { /* the first, or a failed exec bound a new one */
+			if (cur >= 0 && ctl_ident(cur) == id)
 				close(cur);
 			cur = fd;
+			id = ctl_ident(fd);
+			__atomic_store_n(&g_ctl.id, id, __ATOMIC_RELEASE);
 		}
 		if (fd < 0)
 			return NULL;
+		if (!id || ctl_ident(fd) != id) {
+			/* The program closed the descriptor, maybe reusing its
+			   number: never accept on it; a socket of its own again. */
+			int nfd = __atomic_load_n(&g_ctl.closing, __ATOMIC_ACQUIRE) ? -1 : ctl_listen();
+			if (nfd < 0)
+				ctl_exit();
+			__atomic_store_n(&g_ctl.fd, nfd, __ATOMIC_RELEASE);
+			cur = nfd;
+			id = ctl_ident(nfd);
+			__atomic_store_n(&g_ctl.id, id, __ATOMIC_RELEASE);
+			continue;
+		}
 		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0) {
 			struct timespec ts = {0, 50000000};
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			if (errno != EINTR && errno != ECONNABORTED)
 				nanosleep(&ts, NULL);
 			continue;
 		}
@@ -356,8 +401,8 @@ static void ctl_fork_child(void)
 	int c = __atomic_exchange_n(&g_ctl.conn, -1, __ATOMIC_ACQ_REL), e = errno;
 	if (c >= 0)
 		close(c);
-	if (g_ctl.fd >= 0)
-		close(g_ctl.fd);
+	if (g_ctl.fd >= 0 && ctl_ident(g_ctl.fd) == g_ctl.id)
+		close(g_ctl.fd); /* unless the program closed it and reused the number */
 	g_ctl.fd = -1;
 	g_ctl.path[0] = 0;
 	g_ctl.closing = 0;

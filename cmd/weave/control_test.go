@@ -345,3 +345,28 @@ func TestControlExec(t *testing.T) {
 		t.Errorf("the control socket is left after exit")
 	}
 }
+
+// TestControlDescriptors: the program's descriptors are numbered as
+// unwoven (the socket sits near the top of the limit); a program that
+// closes every descriptor (a daemon's closefrom) and opens its own still
+// answers (the thread binds a new socket, never accepting on a number the
+// program reused); a socket left by an image that exec'd past the
+// runtime's wrappers is replaced by the new image's.
+func TestControlDescriptors(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "blocked", nil, nil)
+	for _, mode := range []string{"closefrom", "rawexec"} {
+		t.Run(mode, func(t *testing.T) {
+			p := startBlocked(t, dir, nil, plain, mode, "2000")
+			want := p.finish(0)
+			w := startBlocked(t, dir, []string{"WEAVE_OUT=" + filepath.Join(dir, mode+".prof"), "WEAVE_SUMMARY=0"}, woven, mode, "2000")
+			time.Sleep(300 * time.Millisecond) // into the sleep, the exec done
+			controlAll(t, dir, w.cmd.Process.Pid, 5*time.Second)
+			sameRun(t, mode, want, w.finish(0))
+			if _, err := os.Stat(tracepoints.Socket(controlDir(t), w.cmd.Process.Pid)); err == nil {
+				t.Errorf("the control socket is left after exit")
+			}
+		})
+	}
+}

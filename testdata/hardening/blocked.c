@@ -17,6 +17,13 @@
      A failed exec (the channel is bound again), a byte read from stdin,
      then an exec of itself as "blocked sleep MS 1" (the new image opens
      its own).
+   blocked rawexec MS
+     An exec of itself as "blocked sleep MS 1" by the system call, past
+     the runtime's exec wrappers: the new image finds the socket the old
+     one left and replaces it.
+   blocked closefrom MS
+     Closes every descriptor from 3 up (as daemons do), opens a socket of
+     its own and prints its number, then sleeps MS ms.
    Exit status 0 if every call behaved, else 3. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +36,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -197,6 +206,23 @@ int main(int argc, char **argv)
 			return 3;
 		execv("/proc/self/exe", args);
 		return 3;
+	}
+	if (!strcmp(call, "rawexec")) {
+		char *args[] = {argv[0], "sleep", argv[2], "1", NULL};
+		syscall(SYS_execve, "/proc/self/exe", args, environ);
+		return 3;
+	}
+	if (!strcmp(call, "closefrom")) {
+		int fd;
+		for (fd = 3; fd < 4096; fd++)
+			close(fd);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		printf("ready: own socket at %d\n", fd);
+		fflush(stdout);
+		call = "sleep";
+		all_ok = block(what[0], sizeof what[0]);
+		printf("%s\n", what[0]);
+		return all_ok ? 0 : 3;
 	}
 	threads = argc > 3 ? atoi(argv[3]) : 1;
 	own = argc > 4 && !strcmp(argv[4], "own");
