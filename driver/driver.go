@@ -32,7 +32,7 @@ type Config struct {
 	// --realloc, --free).
 	Allocators []weave.Allocator
 	// Select is the functions to frame (--exclude, --include,
-	// --exclude-file).
+	// --exclude-file, --frame).
 	Select weave.Selection
 	Strict bool // a file that cannot be woven is an error, not a warning
 	// Own are the pointcut patterns of weave cc's own command line (as

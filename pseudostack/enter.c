@@ -11,8 +11,9 @@
    not push (parent == 0): its depth field then holds the depth the
    function ran at.
 
-   __weave_register_unit keeps the units that have frameless functions
-   (woven under --frames auto), for the profile's count. */
+   __weave_register_unit counts the frameless functions of every woven
+   unit (--frames auto), for the profile, and keeps the units, for the
+   trace patterns that select only such functions (tracepoints/unframed.c). */
 
 #include "internal.h"
 
@@ -61,6 +62,8 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 		T = thread_setup(l);
 	if (!T || l->state != ST_LIVE)
 		goto out;
+	if (__builtin_expect(__atomic_load_n(&g_tp_unframed, __ATOMIC_RELAXED), 0))
+		tp_unframed_start();
 	d = t->depth;
 	f.depth = d;
 	if (d + 1 >= t->cap && !stack_grow(T, t))
@@ -205,13 +208,36 @@ STUB void __weave_leave_stub(unsigned depth)
 /* The number of frameless functions of all registered units, and the
    distinct pointcut texts (NUL-separated in g_pc_text), both taken at
    registration, from constructors that may run before the runtime is set
-   up, on any thread: a unit of a library dlclosed before exit is unmapped
-   by then, so nothing of it is kept. g_pc_lock is a spinlock (a
-   registration takes microseconds). */
+   up, on any thread. The units themselves are kept in g_units (through
+   their next field) until a library holding one is dlclosed
+   (units_unload). g_pc_lock is a spinlock (a registration takes
+   microseconds). */
 static u64 g_frameless, g_call_framed;
 static char g_pc_text[16384] RT_LARGE;
 static unsigned g_pc_len;
 static int g_pc_lock;
+static struct __weave_unit *g_units;
+
+static void units_lock(void)
+{
+	while (__atomic_exchange_n(&g_pc_lock, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void units_unlock(void) { __atomic_store_n(&g_pc_lock, 0, __ATOMIC_RELEASE); }
+
+/* Forgets the units in [lo, hi), an object being unloaded (unload.c). */
+static void units_unload(uintptr_t lo, uintptr_t hi)
+{
+	units_lock();
+	for (struct __weave_unit **p = &g_units; *p;) {
+		if ((uintptr_t)*p >= lo && (uintptr_t)*p < hi)
+			*p = (*p)->next;
+		else
+			p = &(*p)->next;
+	}
+	units_unlock();
+}
 
 void __weave_register_unit(struct __weave_unit *u)
 {
@@ -225,10 +251,13 @@ void __weave_register_unit(struct __weave_unit *u)
 	}
 	__atomic_fetch_add(&g_frameless, n, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&g_call_framed, c, __ATOMIC_RELAXED);
-	if (!u->pointcut || !*u->pointcut)
+	units_lock();
+	u->next = g_units;
+	g_units = u;
+	if (!u->pointcut || !*u->pointcut) {
+		units_unlock();
 		return;
-	while (__atomic_exchange_n(&g_pc_lock, 1, __ATOMIC_ACQUIRE))
-		;
+	}
 	for (i = 0; i < g_pc_len; i += (unsigned)strlen(g_pc_text + i) + 1)
 		if (!strcmp(g_pc_text + i, u->pointcut))
 			break;
@@ -237,7 +266,7 @@ void __weave_register_unit(struct __weave_unit *u)
 		memcpy(g_pc_text + g_pc_len, u->pointcut, k);
 		g_pc_len += (unsigned)k;
 	}
-	__atomic_store_n(&g_pc_lock, 0, __ATOMIC_RELEASE);
+	units_unlock();
 }
 
 /* The number of frameless functions in the registered units. */

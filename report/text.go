@@ -353,13 +353,15 @@ func textGraph(w *bufio.Writer, r *Report) {
 	fmt.Fprint(w, `ALLOCATION CALL GRAPH: an entry per function (or cycle of recursive functions) on a path
 to an allocation: its callers, its own [index] line, its callees.
   entry line:   self+desc = bytes allocated by it and its callees, self = by itself,
-                called = its calls (+ calls from within its cycle or itself); not counted:
-                a frameless function's (weave --frames auto; weave -v lists them)
+                called = its calls (+ calls from within its cycle or itself)
   caller line:  bytes it allocated on behalf of that caller, calls from it / all calls
   callee line:  bytes the callee allocated on its behalf, calls to it / all its calls
   frac = share of the entry's self+desc; s m l x = % of bytes by size class
-
 `)
+	if slices.ContainsFunc(r.Graph, func(e Entry) bool { return e.NotCounted }) {
+		fmt.Fprintln(w, notCountedLegend)
+	}
+	fmt.Fprintln(w)
 	if len(r.Graph) == 0 {
 		fmt.Fprintln(w, "No allocations.")
 		return
@@ -433,6 +435,9 @@ func framesLine(r *Report) string {
 	}
 	return "frames auto: " + strings.Join(l, ", ") + "; weave -v lists and explains them"
 }
+
+// notCountedLegend explains NotCounted under a table that has it.
+const notCountedLegend = "  not counted: the calls of a frameless function (weave --frames auto; weave -v lists them)"
 
 // NotCounted is what the call graphs say for the calls of a frameless
 // function, which were not counted.

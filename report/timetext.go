@@ -174,8 +174,7 @@ func textTimeGraph(w *bufio.Writer, r *Report) {
 	w.WriteString(`TIME CALL GRAPH: an entry per function (or cycle of recursive functions): its callers,
 its own [index] line, its callees. Times are exact per arc (from the calling-context tree).
   entry line:   %total = its time with its callees, of all time; self = in itself,
-                children = in its callees; called = its calls (+ calls from within itself);
-                not counted: a frameless function's (weave --frames auto; weave -v lists them)
+                children = in its callees; called = its calls (+ calls from within itself)
   caller line:  its time when called from that caller; calls from it / all its calls
   callee line:  the callee's time when called from it; calls to it / all the callee's calls
 
@@ -187,10 +186,12 @@ its own [index] line, its callees. Times are exact per arc (from the calling-con
 		{head: "index", left: true}, {head: "%total"}, {head: "self"}, {head: "children"},
 		{head: "called", left: true}, {head: "name", left: true},
 	}}
+	uncounted := false // a "not counted" shown: the legend goes below
 	arc := func(a *TimeArc) {
 		called := ""
 		if a.Index > 0 {
 			called = arcCalls(a.Calls, a.TotalCalls, a.NotCounted)
+			uncounted = uncounted || a.NotCounted
 		}
 		name := "  " + a.Name
 		if a.Index > 0 {
@@ -205,6 +206,7 @@ its own [index] line, its callees. Times are exact per arc (from the calling-con
 			hidden++
 			continue
 		}
+		uncounted = uncounted || e.NotCounted
 		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, e.NotCounted, func(called string) {
 			t.add(fmt.Sprintf("[%d]", e.Index), pct1(e.PctTotal), dur(float64(e.SelfNS)), dur(float64(e.Children)),
 				called, fmt.Sprintf("%s [%d]", e.Name, e.Index))
@@ -215,6 +217,9 @@ its own [index] line, its callees. Times are exact per arc (from the calling-con
 	}
 	t.rule()
 	t.write(w)
+	if uncounted {
+		fmt.Fprintln(w, notCountedLegend)
+	}
 	thresholdNote(w, r, hidden, "entry", "entries")
 }
 
@@ -237,6 +242,7 @@ func textTree(w *bufio.Writer, r *Report) {
 	// Past maxIndent levels the prefix stops growing, and lines say their
 	// depth instead: "[depth 40] f".
 	const maxIndent = 12
+	uncounted := false // a "not counted" shown: the legend goes below
 	var walk func(n *TreeNode, line, below string, depth int)
 	walk = func(n *TreeNode, line, below string, depth int) {
 		calls := num(n.Calls)
@@ -245,6 +251,7 @@ func textTree(w *bufio.Writer, r *Report) {
 			calls = "-"
 		case n.NotCounted:
 			calls = NotCounted
+			uncounted = true
 		}
 		name := n.Name
 		if depth > maxIndent {
@@ -272,6 +279,9 @@ func textTree(w *bufio.Writer, r *Report) {
 	}
 	walk(r.Time.Tree, "", "", 0)
 	t.write(w)
+	if uncounted {
+		fmt.Fprintln(w, notCountedLegend)
+	}
 }
 
 // dur formats a duration in ns with three significant digits and a unit:

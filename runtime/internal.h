@@ -663,6 +663,13 @@ static int ctl_exec_before(void);
 static void ctl_exec_failed(int unlinked);
 static void ctl_exit(void);
 
+/* tracepoints/unframed.c: g_tp_unframed, WEAVE_TRACE's patterns are to be
+   checked against the functions without a frame at the next slow enter
+   (the units register from constructors that run after the runtime's). */
+static int g_tp_unframed;
+static void tp_unframed_start(void);
+static int tp_unframed(const char *pats, struct sbuf *out);
+
 /* marks.c, regions.c. g_gen: the generation of the blocks allocated now,
    the number of marks set (relaxed loads; written under g_mk.lock). */
 static u32 g_gen;

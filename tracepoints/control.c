@@ -240,6 +240,7 @@ static void ctl_run(char *req, struct sbuf *a)
 		tp_set(req + 6);
 		sb_str(a, "ok tracing ");
 		sb_str(a, req + 6);
+		tp_unframed(req + 6, a);
 	} else if (strcmp(req, "off") == 0) {
 		tp_set("");
 		sb_str(a, "ok tracing off");

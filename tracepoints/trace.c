@@ -147,6 +147,15 @@ static int tp_site_match(const char *p, const char *pe, const struct __weave_sit
 	return tp_file(p, pe, st->file);
 }
 
+/* Whether the function pattern [p, pe) (a name glob, file:, dir:)
+   selects fn. */
+static int tp_fn_match(const char *p, const char *pe, const struct __weave_fn *fn)
+{
+	return tp_prefix(p, pe, "file:") ? tp_file(p + 5, pe, fn->file)
+	       : tp_prefix(p, pe, "dir:") ? tp_dir(p + 4, pe, fn->file)
+	       : !tp_prefix(p, pe, "alloc:") && fn->name && tp_glob(p, pe, fn->name);
+}
+
 /* Whether node n (of kind F or A) is selected by the patterns. */
 static int tp_match(const struct rt_node *n)
 {
@@ -158,12 +167,8 @@ static int tp_match(const struct rt_node *n)
 		if (n->kind == KIND_A) {
 			if (tp_prefix(p, pe, "alloc:") && tp_site_match(p + 6, pe, n->pub.key))
 				return 1;
-		} else if (n->kind == KIND_F) {
-			const struct __weave_fn *fn = n->pub.key;
-			if (tp_prefix(p, pe, "file:") ? tp_file(p + 5, pe, fn->file)
-			    : tp_prefix(p, pe, "dir:") ? tp_dir(p + 4, pe, fn->file)
-			    : !tp_prefix(p, pe, "alloc:") && fn->name && tp_glob(p, pe, fn->name))
-				return 1;
+		} else if (n->kind == KIND_F && tp_fn_match(p, pe, n->pub.key)) {
+			return 1;
 		}
 		p = *pe ? pe + 1 : pe;
 	}
@@ -442,6 +447,7 @@ static void tp_init(void)
 			pthread_mutex_lock(&g_lock);
 			tp_set(s);
 			pthread_mutex_unlock(&g_lock);
+			__atomic_store_n(&g_tp_unframed, 1, __ATOMIC_RELAXED);
 		}
 	}
 }

@@ -8,5 +8,5 @@ import "embed"
 
 // Files holds the C parts, joined into the runtime by package runtime.
 //
-//go:embed trace.c control.c
+//go:embed trace.c control.c unframed.c
 var Files embed.FS

@@ -12,13 +12,16 @@ import (
 // function name globs (path.Match syntax), --exclude-file file globs
 // (glob.File). An excluded function keeps its allocation advice
 // but gets no frame: its calls are not counted, its time and allocations
-// go to the innermost framed caller.
+// go to the innermost framed caller. --frame (Frame) keeps a frame at
+// the entry of the functions it matches that --frames auto or unit would
+// leave without one (a leaf to trace or time); an excluded function
+// stays excluded.
 type Selection struct {
-	Exclude, Include, ExcludeFiles []string
+	Exclude, Include, ExcludeFiles, Frame []string
 }
 
-// CheckGlob reports a malformed glob of a --exclude, --include or
-// --exclude-file flag.
+// CheckGlob reports a malformed glob of a --exclude, --include,
+// --exclude-file or --frame flag.
 func CheckGlob(flag, glob string) error {
 	if glob == "" || strings.ContainsAny(glob, "\n\x00") {
 		return fmt.Errorf("%s %q: empty or multi-line pattern", flag, glob)
@@ -98,7 +101,7 @@ type selectFlag struct {
 }
 
 func (s *Selection) flags() []selectFlag {
-	return []selectFlag{{"--exclude", s.Exclude}, {"--include", s.Include}, {"--exclude-file", s.ExcludeFiles}}
+	return []selectFlag{{"--exclude", s.Exclude}, {"--include", s.Include}, {"--exclude-file", s.ExcludeFiles}, {"--frame", s.Frame}}
 }
 
 // Pointcut is the text of the options that select what is woven and

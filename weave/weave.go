@@ -216,8 +216,11 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	excluded := fn.Reason == "" && w.sel.excluded(fn.Name, fn.File)
 	woven := fn.Reason == "" && !excluded
 	need := w.need[d.Name()] // needNone when w.need is nil: then every function is framed
-	framed := woven && (w.need == nil || need == needFrame)
-	callFrames := woven && w.need != nil && need == needCalls
+	// --frame keeps a frame at its entry: its calls counted, a tracepoint.
+	// The others' frames do not change: it allocates no more than before.
+	forced := matchAny(w.sel.Frame, fn.Name)
+	framed := woven && (w.need == nil || need == needFrame || forced)
+	callFrames := woven && w.need != nil && need == needCalls && !forced
 	fn.Frameless = woven && !framed && !callFrames
 	fn.Excluded = excluded
 	fn.CallFrames = callFrames
@@ -580,9 +583,10 @@ func (w *weaver) emitTables(prologue string) {
 	if n := len(w.siteRecs); n > 0 {
 		fmt.Fprintf(&post, "const struct __weave_site %s[%d] %s = {\n\t%s\n};\n", w.siteTable(), n, attrs, strings.Join(w.siteRecs, ",\n\t"))
 	}
-	if w.frameless > 0 || w.callFramed > 0 || w.pointcut != "" {
-		// The runtime counts the frameless functions for the profile
-		// and records the pointcut.
+	if len(w.fnRecs) > 0 || w.pointcut != "" {
+		// The runtime counts the frameless functions for the profile,
+		// records the pointcut, and tells a trace pattern that matches
+		// only functions without a frame (tracepoints/unframed.c).
 		unit := "__weave_unit_" + w.tag
 		fns, pc := "0", "0"
 		if len(w.fnRecs) > 0 {

@@ -69,6 +69,7 @@ weave flags:
    --exclude GLOB                functions that get no frame
    --include GLOB                only these functions get frames
    --exclude-file GLOB           files whose functions get no frame
+   --frame GLOB                  functions that keep a frame under --frames auto (to trace them)
    --weave-verbose               list the functions left unwoven or frameless, and why
                                  (WEAVE_VERBOSE=1 does the same; -v is the compiler's)
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // allocProfile is what a profile says about memory: every table built from
@@ -237,6 +238,30 @@ int main(void)
 	if auto, all := allocProfile(t, profAuto, frameless), allocProfile(t, profAll, frameless); auto != all {
 		t.Errorf("the frame store changes the allocation profile:\nauto:\n%s\nall:\n%s", auto, all)
 	}
+	// --frame a_leaf (weave.conf) frames a_leaf alone, whichever unit
+	// calls it: its 10 calls are counted, b_sum stays frameless (the
+	// store says a_leaf cannot allocate), the allocations do not change.
+	write("weave.conf", "frame a_leaf\n")
+	cc("-c", "a.c")
+	cc("-c", "b.c")
+	cc("a.o", "b.o", "-o", "forced")
+	h, profForced := header("forced")
+	if !strings.Contains(h, "2 functions frameless") || forcedCalls(t, profForced) != 10 {
+		t.Errorf("--frame a_leaf: want a_leaf's 10 calls, 2 frameless (a_make, b_sum), report:\n%s", h)
+	}
+	if forced, all := allocProfile(t, profForced, frameless), allocProfile(t, profAll, frameless); forced != all {
+		t.Errorf("--frame changes the allocation profile:\nforced:\n%s\nall:\n%s", forced, all)
+	}
+}
+
+// forcedCalls returns a_leaf's calls in a profile.
+func forcedCalls(t *testing.T, prof string) int {
+	t.Helper()
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return calls(p, "a_leaf")
 }
 
 // TestFramesSiteCache: the x86-64 guard's site caches (weave.h) hand out

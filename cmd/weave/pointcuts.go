@@ -34,7 +34,7 @@ func pointcuts(cfg *driver.Config, args []string) ([]string, error) {
 			return nil, fmt.Errorf("WEAVE_FLAGS: %v", err)
 		}
 		if len(rest) > 0 {
-			return nil, fmt.Errorf("WEAVE_FLAGS: unknown option %q (it takes weave's pointcut flags: --alloc, --calloc, --realloc, --free, --exclude, --include, --exclude-file)", rest[0])
+			return nil, fmt.Errorf("WEAVE_FLAGS: unknown option %q (it takes weave's pointcut flags: --alloc, --calloc, --realloc, --free, --exclude, --include, --exclude-file, --frame)", rest[0])
 		}
 	}
 	before := weave.Options{Allocators: cfg.Allocators, Select: cfg.Select}
@@ -58,7 +58,7 @@ func ownPatterns(before, after []string) []string {
 // pointcutFlags takes weave's pointcut flags out of a command line and sets
 // them in cfg: declared allocators (--alloc, --calloc, --realloc, --free;
 // "--alloc=NAME:size=1" or "--alloc NAME:size=1") and the selection
-// (--exclude, --include, --exclude-file GLOB). It returns the other
+// (--exclude, --include, --exclude-file, --frame GLOB). It returns the other
 // arguments.
 func pointcutFlags(cfg *driver.Config, args []string) ([]string, error) {
 	var rest []string
@@ -94,6 +94,8 @@ func selectList(cfg *driver.Config, flag string) *[]string {
 		return &cfg.Select.Include
 	case "exclude-file":
 		return &cfg.Select.ExcludeFiles
+	case "frame":
+		return &cfg.Select.Frame
 	}
 	return nil
 }
@@ -170,7 +172,7 @@ func readConfig(cfg *driver.Config, path string) error {
 		value = strings.TrimSpace(value)
 		flag := strings.TrimPrefix(word, "--")
 		if !isPointcut(flag) {
-			return at(col, fmt.Errorf("unknown option %q (want alloc, calloc, realloc, free, exclude, include or exclude-file)", word))
+			return at(col, fmt.Errorf("unknown option %q (want alloc, calloc, realloc, free, exclude, include, exclude-file or frame)", word))
 		}
 		if value == "" || strings.ContainsAny(value, " \t") {
 			return at(col, fmt.Errorf("%s takes one value", word))

@@ -319,16 +319,7 @@ func startLoop(t *testing.T, dir, prof string) (cmd *exec.Cmd, pid string, stder
 	t.Helper()
 	testtool.Need(t, "gcc")
 	_, woven := hbuild(t, dir, "traceloop", nil, nil)
-	cmd = exec.Command(woven, "400", "5000")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "WEAVE_OUT="+prof)
-	stderr = &strings.Builder{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	return cmd, strconv.Itoa(cmd.Process.Pid), stderr
+	return startLoopBin(t, dir, woven, prof)
 }
 
 func TestTraceLive(t *testing.T) {
