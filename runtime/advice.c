@@ -60,7 +60,7 @@ static inline void bin_count(struct rt_thread *T, u64 size, int is_free)
 
 /* Counts the free of the block of side-table entry e, charged to the node
    that allocated it. T is the calling thread (may be 0). */
-static inline __attribute__((always_inline)) void charge_free(struct rt_thread *T, const struct ent *e)
+static inline __attribute__((always_inline)) u64 charge_free(struct rt_thread *T, const struct ent *e)
 {
 	u32 ni = (u32)(e->val & NODE_MASK);
 	struct rt_node *n;
@@ -73,7 +73,7 @@ static inline __attribute__((always_inline)) void charge_free(struct rt_thread *
 		/* Inherited from the parent of a fork: not the child's. */
 		__atomic_fetch_add(&g_inh.freed, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&g_inh.freed_bytes, size, __ATOMIC_RELAXED);
-		return;
+		return size;
 	}
 	vm_free(size); /* first: fewer registers live across it */
 	n = node_at(ni);
@@ -89,6 +89,39 @@ static inline __attribute__((always_inline)) void charge_free(struct rt_thread *
 	bin_count(T, size, 1);
 	if (__builtin_expect(__atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED) & TP_ATTN_ALLOCS, 0))
 		tp_free(T, n, e->addr, size);
+	return size;
+}
+
+/* A block about to go back to the allocator: its bytes zeroed when the
+   leak scan will run. A block the allocator hands out again keeps the
+   bytes its program did not write (glibc's writes only its first 16):
+   memcheck calls them undefined and never reads them as pointers; read as
+   such, a stale pointer in a lost block made what it pointed to look
+   indirectly lost (a struct freed with its array, its memory reused). */
+static inline __attribute__((always_inline)) void scrub_freed(void *p, u64 n)
+{
+	u64 *w = p;
+	if (!__builtin_expect(g_scrub, 1))
+		return;
+	if (n > 64) {
+		/* From 128 KiB, glibc's blocks are maps of their own, unmapped. */
+		if (n < (128u << 10))
+			memset(p, 0, n);
+		return;
+	}
+	/* A small block's words in line: a call to memset cost more. The
+	   last bytes, less than a word, hold no pointer of the block's. */
+	switch (n / 8) {
+	case 8: w[7] = 0; /* fall through */
+	case 7: w[6] = 0; /* fall through */
+	case 6: w[5] = 0; /* fall through */
+	case 5: w[4] = 0; /* fall through */
+	case 4: w[3] = 0; /* fall through */
+	case 3: w[2] = 0; /* fall through */
+	case 2: w[1] = 0; /* fall through */
+	case 1: w[0] = 0; /* fall through */
+	default: break;
+	}
 }
 
 /* The allocation leaf for site s under cur, or NULL: the A child of cur,
@@ -163,13 +196,13 @@ static inline __attribute__((always_inline)) void note_alloc(struct rt_local *l,
 		tp_attention(l, a, p, n);
 }
 
-/* Forgets block p (about to be freed). in_rt is set. */
-static inline __attribute__((always_inline)) void note_free(struct rt_local *l, void *p)
+/* Forgets block p (about to be freed); its size, 0 if unknown. in_rt is
+   set. */
+static inline __attribute__((always_inline)) u64 note_free(struct rt_local *l, void *p)
 {
 	struct rt_thread *T = thread_get(l);
 	struct ent e;
-	if (side_remove((uintptr_t)p, &e))
-		charge_free(T, &e);
+	return side_remove((uintptr_t)p, &e) ? charge_free(T, &e) : 0;
 }
 
 /* The fast paths: an allocation or free in the common state, nothing in
@@ -257,6 +290,7 @@ static __attribute__((noinline)) int free_coarse(struct bin *b, uintptr_t ad)
 		return 0;
 	slot_store(1, sl, 0);
 	fast_count(node_at((u32)(val & NODE_MASK)), b, val >> NODE_BITS, 1);
+	scrub_freed((void *)ad, val >> NODE_BITS);
 	return 1;
 }
 
@@ -270,6 +304,7 @@ static inline __attribute__((always_inline)) int free_fast(struct bin *b, void *
 	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
 	n = fine_size(v);
 	fast_count(node_at(fine_node(v)), b, n, 1);
+	scrub_freed(p, n);
 	return 1;
 }
 
@@ -400,7 +435,7 @@ static __attribute__((noinline)) void free_general(void *p)
 		int *ep = rt_errno(l);
 		__builtin_prefetch((char *)p - sizeof(wsize));
 		e = *ep;
-		note_free(l, p);
+		scrub_freed(p, note_free(l, p));
 		*ep = e;
 	}
 	lib_free(p);

@@ -482,8 +482,8 @@ static u64 val_size(uintptr_t a, u64 val);
 
 /* advice.c */
 static void note_alloc(struct rt_local *l, const struct __weave_site *s, void *p, u64 n);
-static inline __attribute__((always_inline)) void note_free(struct rt_local *l, void *p);
-static inline __attribute__((always_inline)) void charge_free(struct rt_thread *T, const struct ent *e);
+static inline __attribute__((always_inline)) u64 note_free(struct rt_local *l, void *p);
+static inline __attribute__((always_inline)) u64 charge_free(struct rt_thread *T, const struct ent *e);
 static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, int array);
 
 /* interpose.c */
@@ -541,6 +541,10 @@ static void totals_end(struct totals *t);
 static void totals_compute(struct totals *t);
 static void summary(struct totals *t, const char *path, int perr);
 static void out_chain(struct out *o, struct rt_node *a);
+
+/* Freed blocks are zeroed (advice.c's scrub_freed): the leak scan will
+   run. Set by ls_config. */
+static int g_scrub;
 
 /* leakstack.c */
 static void ls_note_exit_fns(void *(*sym)(const char *));

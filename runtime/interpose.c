@@ -457,7 +457,7 @@ __attribute__((weak)) void free(void *p)
 		int *ep = rt_errno(l);
 		__builtin_prefetch((char *)p - sizeof(wsize));
 		e = *ep;
-		note_free(l, p);
+		scrub_freed(p, note_free(l, p));
 		*ep = e;
 	}
 	REAL_FN(free)(p);

@@ -23,6 +23,7 @@ static void ls_config(void)
 {
 	const char *s = rt_env("WEAVE_LEAK_SCAN");
 	g_cfg_leak_scan = !(s && strcmp(s, "0") == 0);
+	g_scrub = g_cfg_leak_scan;
 	s = rt_env("WEAVE_LEAK_EXITCODE");
 	if (s && *s)
 		g_cfg_leak_exitcode = (int)(parse_u64(s, 0) & 255);
