@@ -133,9 +133,7 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect, extern ma
 	if err != nil {
 		return nil, err
 	}
-	opts := weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
-		Extern: extern, PortableGuard: cfg.portableGuard}
-	res, err = weave.Weave(u, opts)
+	res, err = weave.Weave(u, cfg.weaveOptions(extern))
 	var ce *weave.ConfigError
 	if errors.As(err, &ce) {
 		return nil, ce // positioned already; stops the build
@@ -176,6 +174,13 @@ weave: note:   so weave may count more allocations than valgrind on the plain -O
 `
 
 var verboseNotes sync.Once
+
+// weaveOptions are the weave's options for a unit (the woven cache's key
+// holds them all: wovenCacheKey).
+func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
+	return weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
+		Extern: extern, PortableGuard: cfg.portableGuard}
+}
 
 // weaveText weaves the preprocessed text of src for the compile step and
 // returns the text to compile. Text woven already (weave's own output fed

@@ -90,7 +90,11 @@ func (cfg *Config) wovenCacheKey(src string, text []byte, d parse.Dialect, exter
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x01%s\x01%q\x01%q\x01", wovenCacheMagic, self, fileID(compiler), d.Compiler)
-	fmt.Fprintf(h, "%q\x01%d\x01%v\x01%q\x01%v\x01%q\x01", d.Flags, cfg.Frames, cfg.Allocators, cfg.Select, cfg.portableGuard, src)
+	// Every option but the prologue (part of the binary) and extern
+	// (below: the part the unit can read).
+	opts := cfg.weaveOptions(nil)
+	opts.Prologue = ""
+	fmt.Fprintf(h, "%q\x01%#v\x01%q\x01", d.Flags, opts, src)
 	for _, k := range slices.Sorted(maps.Keys(own)) {
 		fmt.Fprintf(h, "own %q\x00", k)
 	}
