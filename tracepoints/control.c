@@ -25,8 +25,10 @@
    /tmp/.weave-UID/PID.sock (the directory created 0700 if missing, used
    only if this user owns it and no one else can write it; bound through
    /proc/self/fd, so no link swapped in is followed), close-on-exec, its
-   descriptor moved near the top of the limit (ctl_high); if the program
-   closes it, the thread binds a new one (ctl_ident). The
+   descriptor moved near the top of the limit (ctl_high), the thread
+   waiting in poll (a blocked accept holds the lowest free number): the
+   program's descriptors are numbered as unwoven. If the program closes
+   it, the thread binds a new one (ctl_ident). The
    kernel lets only the directory's user (and root) connect; the thread
    answers only a peer of this process's effective user (SO_PEERCRED).
    A socket left by a process that died with the same pid (nobody
@@ -54,6 +56,8 @@
 
 #include "internal.h"
 
+#include <linux/futex.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -160,7 +164,7 @@ static int ctl_listen(void)
 	memset(&a, 0, sizeof a);
 	a.sun_family = AF_UNIX;
 	if (p.n < sizeof a.sun_path)
-		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd >= 0) {
 		memcpy(a.sun_path, p.s, p.n + 1);
 		if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 &&
@@ -300,6 +304,7 @@ static void *ctl_main(void *arg)
 	l->in_rt = 1; /* never set up: not a thread of the program's */
 	prctl(PR_SET_NAME, "weave-ctl", 0, 0, 0);
 	__atomic_store_n(&g_ctl_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	syscall(SYS_futex, &g_ctl_tid, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	for (;;) {
 		int fd = __atomic_load_n(&g_ctl.fd, __ATOMIC_ACQUIRE), c;
 		if (fd != cur) { /* the first, or a failed exec bound a new one */
@@ -313,8 +318,14 @@ static void *ctl_main(void *arg)
 			return NULL;
 		if (!id || ctl_ident(fd) != id) {
 			/* The program closed the descriptor, maybe reusing its
-			   number: never accept on it; a socket of its own again. */
-			int nfd = __atomic_load_n(&g_ctl.closing, __ATOMIC_ACQUIRE) ? -1 : ctl_listen();
+			   number: never accept on it; a socket of its own again,
+			   after a while (a daemon closes every descriptor, then
+			   opens its own: the new socket's transient low numbers
+			   must not come between). */
+			struct timespec ts = {0, 100000000};
+			int nfd;
+			nanosleep(&ts, NULL);
+			nfd = __atomic_load_n(&g_ctl.closing, __ATOMIC_ACQUIRE) ? -1 : ctl_listen();
 			if (nfd < 0)
 				ctl_exit();
 			__atomic_store_n(&g_ctl.fd, nfd, __ATOMIC_RELEASE);
@@ -323,13 +334,27 @@ static void *ctl_main(void *arg)
 			__atomic_store_n(&g_ctl.id, id, __ATOMIC_RELEASE);
 			continue;
 		}
+		/* Blocked in poll, not accept: a blocked accept holds the lowest
+		   free descriptor number, the one the program's next open
+		   would have had. */
+		{
+			struct pollfd pf = {fd, POLLIN, 0};
+			struct timespec ts = {0, 50000000};
+			if (poll(&pf, 1, -1) < 0)
+				continue;
+			if (!(pf.revents & POLLIN)) {
+				nanosleep(&ts, NULL); /* closed (POLLNVAL): seen above */
+				continue;
+			}
+		}
 		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0) {
 			struct timespec ts = {0, 50000000};
-			if (errno != EINTR && errno != ECONNABORTED)
+			if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN)
 				nanosleep(&ts, NULL);
 			continue;
 		}
+		c = ctl_high(c);
 		__atomic_store_n(&g_ctl.conn, c, __ATOMIC_RELEASE);
 		ctl_serve(c);
 		__atomic_store_n(&g_ctl.conn, -1, __ATOMIC_RELEASE);
@@ -371,6 +396,12 @@ static void ctl_start(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&at);
 	if (ok) {
+		/* Its tid before going on: a leak scan at a quick exit (a fork
+		   child's _exit) must not wait for it (it takes no signal). */
+		struct timespec ts = {0, 100000000};
+		while (!__atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE) &&
+		       syscall(SYS_futex, &g_ctl_tid, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0) == 0)
+			;
 		errno = e;
 		return;
 	}

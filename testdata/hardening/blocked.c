@@ -10,6 +10,8 @@
      installs a handler of the program's for every signal it may catch,
      checks at the end that none ran while it was blocked, then raises
      each and checks that its own handler ran.
+   It first prints the number its next open gets ("ready: next
+   descriptor 3").
    blocked fork MS
      The child prints "child PID" and sleeps MS ms; the parent waits for
      it. Prints "ready" (after the child's line) when the calls start.
@@ -27,6 +29,7 @@
    Exit status 0 if every call behaved, else 3. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <poll.h>
 #include <pthread.h>
@@ -230,7 +233,12 @@ int main(int argc, char **argv)
 		return 2;
 	if (own)
 		own_handlers();
-	printf("ready\n");
+	{
+		/* The runtime's descriptors leave the program's numbering alone. */
+		int fd = open("/dev/null", O_RDONLY);
+		printf("ready: next descriptor %d\n", fd);
+		close(fd);
+	}
 	fflush(stdout);
 	for (long i = 1; i < threads; i++)
 		pthread_create(&th[i], NULL, thread_main, (void *)i);
