@@ -48,8 +48,7 @@ static void checkpoint_start(void)
 	for (; *s >= '0' && *s <= '9' && secs < 1000000; s++)
 		secs = secs * 10 + (u64)(*s - '0');
 	if (*s || !secs) {
-		static const char msg[] = "==weave== WEAVE_CHECKPOINT: want a number of seconds; no checkpoints\n";
-		(void)!write(2, msg, sizeof msg - 1);
+		rt_warn("WEAVE_CHECKPOINT: want a number of seconds; no checkpoints\n");
 		return;
 	}
 	g_ckpt_secs = (unsigned)secs;

@@ -149,7 +149,7 @@ static const char *rt_env(const char *name)
    set and are ignored. */
 static void secure_notice(void)
 {
-	static const char msg[] = "==weave== secure execution (setuid, setgid or capabilities): "
+	static const char msg[] = "secure execution (setuid, setgid or capabilities): "
 				  "WEAVE_* variables ignored"
 #ifndef WEAVE_SECURE_PROFILE
 				  ", no profile written"
@@ -157,9 +157,7 @@ static void secure_notice(void)
 				  "\n";
 	for (char **e = environ; e && *e; e++) {
 		if (strncmp(*e, "WEAVE_", 6) == 0) {
-			if (write(2, msg, sizeof msg - 1) < 0) {
-				/* nothing to do: stderr is gone */
-			}
+			rt_warn(msg);
 			return;
 		}
 	}

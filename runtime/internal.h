@@ -518,6 +518,7 @@ static void sb_str(struct sbuf *b, const char *s);
 static void sb_mem(struct sbuf *b, const char *s, wsize k);
 static void sb_u64(struct sbuf *b, u64 v);
 static void sb_numbered(struct sbuf *b, const struct sbuf *name, u64 n);
+static void rt_warn(const char *msg);
 
 /* profile.c */
 static u64 threads_snap(void);

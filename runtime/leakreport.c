@@ -88,10 +88,9 @@ static void ls_supp_load(void)
 	g_ls_supp.loaded = 1;
 	fd = open(g_cfg_supp, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || !(g_ls_supp.text = tmp_alloc(&tm, cap + 1))) {
-		static const char msg[] = "==weave== cannot read WEAVE_SUPPRESSIONS file\n";
 		if (fd >= 0)
 			close(fd);
-		(void)!write(2, msg, sizeof msg - 1);
+		rt_warn("cannot read WEAVE_SUPPRESSIONS file\n");
 		return;
 	}
 	while (g_ls_supp.len < cap && (k = read(fd, g_ls_supp.text + g_ls_supp.len, cap - g_ls_supp.len)) != 0) {

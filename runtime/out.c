@@ -162,6 +162,19 @@ static void sb_u64(struct sbuf *b, u64 v)
 	sb_mem(b, d + i, sizeof d - (wsize)i);
 }
 
+/* Writes "==weave <pid>== " and msg (a line) on stderr in one write, as
+   the summary's lines start: a parent's lines and its children's told
+   apart. No stdio, no malloc: callable anywhere. */
+static void rt_warn(const char *msg)
+{
+	struct sbuf b = {.n = 0};
+	sb_str(&b, "==weave ");
+	sb_u64(&b, (u64)getpid());
+	sb_str(&b, "== ");
+	sb_str(&b, msg);
+	(void)!write(2, b.s, b.n);
+}
+
 /* Appends pattern with each "%p" replaced by the pid (WEAVE_OUT, WEAVE_LOG). */
 static void sb_expand(struct sbuf *b, const char *pattern)
 {

@@ -46,6 +46,12 @@ func TestSummaryDefaults(t *testing.T) {
 		t.Errorf("lost blocks suppressed, default: %q", r.stderr)
 	}
 
+	// The runtime's other messages carry the pid too.
+	r = run(t, leaky, []string{"WEAVE_SUMMARY=0", "WEAVE_SUPPRESSIONS=" + supp + ".none"})
+	if !regexp.MustCompile(`^==weave \d+== cannot read WEAVE_SUPPRESSIONS file\n$`).MatchString(r.stderr) {
+		t.Errorf("a missing suppressions file: %q", r.stderr)
+	}
+
 	// WEAVE_LOG: the summary in a file of its own, none on stderr.
 	r = run(t, empty, append(auto, "WEAVE_LOG=log.%p"))
 	pid = readProfile(t, r.profile()).meta["pid"]

@@ -137,15 +137,6 @@ static int tsc_invariant(void)
 	return ok;
 }
 
-static void time_warn(const char *what)
-{
-	const char *p = "==weave== ";
-	ssize_t r;
-	r = write(2, p, strlen(p));
-	r = write(2, what, strlen(what));
-	(void)r;
-}
-
 /* Calibration: an empty woven function against a plain one, timed with a
    scratch tree. time_cal_woven does what weave.h's inline fast paths do in
    exact mode (here they are not inlined: the runtime defines them out of
@@ -316,7 +307,7 @@ static void time_global_init(void)
 		else if (strcmp(s, "off") == 0 || strcmp(s, "0") == 0)
 			g_time_mode = TIME_OFF;
 		else if (strcmp(s, "sampled") != 0)
-			time_warn("WEAVE_TIME: want exact, sampled or off; using sampled\n");
+			rt_warn("WEAVE_TIME: want exact, sampled or off; using sampled\n");
 	}
 	if (g_time_mode == TIME_EXACT) {
 #if defined(__x86_64__) || defined(__i386__)
