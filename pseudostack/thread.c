@@ -102,7 +102,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 		goto fail;
 	memset(T, 0, sizeof *T);
 	T->num = g_nthreads;
-	if (!(T->vm = vm_thread_new(T)))
+	if (!(T->vm = vm_thread_new()))
 		goto fail;
 	T->bins = bins;
 	T->cc = cc;

@@ -600,7 +600,7 @@ static inline __attribute__((always_inline)) void vm_alloc(u64 n);
 static inline __attribute__((always_inline)) void vm_free(u64 n);
 static void vm_init(void);
 static void vm_multi(void);
-static struct vm_thread *vm_thread_new(struct rt_thread *T);
+static struct vm_thread *vm_thread_new(void);
 static void vm_thread_exit(struct rt_thread *T);
 static void vm_counts(u64 *allocs, u64 *frees);
 static void vm_fork_child(void);

@@ -42,13 +42,12 @@
 #define VT_CREDIT_MIN 1024  /* bytes */
 #define VT_CREDIT_SHIFT 7   /* the peak / 128, shared among the threads */
 
-/* A record for thread T, being set up (g_lock held): the first thread's
+/* A record for a thread being set up (g_lock held): the first thread's
    is g_vm_first; 0 if memory is short. */
-static struct vm_thread *vm_thread_new(struct rt_thread *T)
+static struct vm_thread *vm_thread_new(void)
 {
 	struct vm_thread *v;
 	char *p;
-	(void)T;
 	__atomic_fetch_add(&g_vm.nthreads, 1, __ATOMIC_RELAXED);
 	if (!g_vm.first_taken) {
 		g_vm.first_taken = 1;
