@@ -100,6 +100,7 @@ static struct {
 	u32 nexcl, excl_cap;
 	struct ls_task *tasks;
 	u32 ntasks;
+	struct ls_range saved[2];            /* the exiting thread's registers, saved by its exit path (leakstack.c) */
 	/* Last: their pages are written only as far as they are used. */
 	u32 nsegs, nbigs;
 	struct {

@@ -734,6 +734,8 @@ static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp
 	ls_sort_excl();
 	ls_linker_roots(); /* before the roots: the only blocks marked yet */
 	ls_roots(maps, len, self_sp);
+	ls_root(g_ls.saved[0].lo, g_ls.saved[0].hi);
+	ls_root(g_ls.saved[1].lo, g_ls.saved[1].hi);
 	ls_task_regs();
 	ls_cliques();
 	return ls_tally_all(tm);

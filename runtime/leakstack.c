@@ -16,9 +16,12 @@
      library itself (main's return is its call to exit). That call's return
      address is the lowest one above the exit writer's frame whose call
      instruction calls one of them (ls_exit_sp). The exit path's frames
-     below (atexit handlers, destructors, the writer) are not read. Not
-     found (exit called through a pointer, or by a tail jump): read from the
-     writer's frame, as memcheck would not.
+     below (atexit handlers, destructors, the writer) are not read, but for
+     the registers that the exit function and the function it calls push
+     first (glibc's __run_exit_handlers pushes all six callee-saved ones):
+     the caller's registers, where memcheck finds a pointer that a live
+     frame kept in one (ls_saved_regs). Not found (exit called through a
+     pointer, or by a tail jump): read from the writer's frame.
    - a thread stopped for the scan: from its stack pointer in the signal
      context, less the 128-byte red zone (which memcheck reads too), and its
      general registers from the context (ls_on_signal, ls_task_regs); the
@@ -106,7 +109,7 @@ static uintptr_t ls_callee(const struct ls_rmaps *r, uintptr_t ret)
    is one of fns[0..nfns), or (near) starts at most 4 KiB before near: the
    address above its return address; 0 when there is none. */
 static uintptr_t ls_call_sp(const struct ls_rmaps *r, uintptr_t from, uintptr_t top, const uintptr_t *fns, u32 nfns,
-			    uintptr_t near)
+			    uintptr_t near, uintptr_t *callee)
 {
 	const uintptr_t *p = (const uintptr_t *)((from + 7) & ~(uintptr_t)7);
 	u32 k, i;
@@ -114,6 +117,7 @@ static uintptr_t ls_call_sp(const struct ls_rmaps *r, uintptr_t from, uintptr_t 
 		uintptr_t t;
 		if (!ls_readable(r, *p - 6, 6, 1) || !(t = ls_callee(r, *p)))
 			continue;
+		*callee = t;
 		if (near && t <= near && near - t < 4096)
 			return (uintptr_t)(p + 1);
 		for (i = 0; i < nfns; i++)
@@ -123,6 +127,50 @@ static uintptr_t ls_call_sp(const struct ls_rmaps *r, uintptr_t from, uintptr_t 
 	return 0;
 }
 #endif
+
+/* How many registers the prologue at f pushes before anything but a
+   register move ([endbr64], push %rbx, %rbp, %r12-%r15, mov between
+   registers): gcc's and clang's way of saving the callee-saved ones. */
+static u32 ls_pushes(const struct ls_rmaps *r, uintptr_t f)
+{
+	const unsigned char *c = (const unsigned char *)f;
+	u32 k = 0, i = 0;
+	if (!ls_readable(r, f, 40, 1))
+		return 0;
+	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
+		i = 4;
+	while (i < 36 && k < 6) {
+		if (c[i] == 0x41 && c[i + 1] >= 0x54 && c[i + 1] <= 0x57)
+			k++, i += 2;
+		else if (c[i] == 0x55 || c[i] == 0x53)
+			k++, i++;
+		else if ((c[i] & 0xf0) == 0x40 && c[i + 1] == 0x89 && (c[i + 2] & 0xc0) == 0xc0)
+			i += 3;
+		else if (c[i] == 0x89 && (c[i + 1] & 0xc0) == 0xc0)
+			i += 2;
+		else
+			break;
+	}
+	return k;
+}
+
+/* The registers the exit function f (called from the return slot below
+   sp) and its callee pushed: ranges in g_ls.saved. */
+static void ls_saved_regs(const struct ls_rmaps *r, uintptr_t sp, uintptr_t self_sp, uintptr_t f)
+{
+	const uintptr_t *p = (const uintptr_t *)(sp - 8);
+	u32 k = ls_pushes(r, f);
+	g_ls.saved[0].lo = sp - 8 - 8 * k, g_ls.saved[0].hi = sp - 8;
+	/* f's call: the first return address into f below. */
+	for (p--; (uintptr_t)p >= self_sp; p--) {
+		uintptr_t t;
+		if (*p < f || *p - f >= 4096 || !ls_readable(r, *p - 6, 6, 1) || !(t = ls_callee(r, *p)))
+			continue;
+		k = ls_pushes(r, t);
+		g_ls.saved[1].lo = (uintptr_t)p - 8 * k, g_ls.saved[1].hi = (uintptr_t)p;
+		return;
+	}
+}
 
 /* The functions that begin an exit, noted at start-up (real_resolve):
    the next object's (the C library's), found by sym, the runtime's own
@@ -153,7 +201,7 @@ static uintptr_t ls_exit_sp(struct tmpmem *tm, const char *maps, u64 len, uintpt
 	struct ls_rmaps r = {.n = 0};
 	struct vm_map m;
 	const char *cur;
-	uintptr_t top = 0, sp, fns[LS_NEXIT];
+	uintptr_t top = 0, sp, fns[LS_NEXIT], f = 0;
 	u32 i;
 	for (cur = maps; vm_next_map(&cur, maps + len, &m);)
 		r.cap++;
@@ -167,8 +215,11 @@ static uintptr_t ls_exit_sp(struct tmpmem *tm, const char *maps, u64 len, uintpt
 	}
 	for (i = 0; i < LS_NEXIT; i++) /* a non-PIE executable's exit is its PLT entry */
 		fns[i] = g_ls_exit_fns[i] ? ls_through_plt(&r, g_ls_exit_fns[i]) : 0;
-	sp = top ? ls_call_sp(&r, self_sp, top, fns, LS_NEXIT, 0) : 0;
-	return sp ? sp : self_sp;
+	sp = top ? ls_call_sp(&r, self_sp, top, fns, LS_NEXIT, 0, &f) : 0;
+	if (!sp)
+		return self_sp;
+	ls_saved_regs(&r, sp, self_sp, f);
+	return sp;
 #else
 	(void)tm, (void)maps, (void)len;
 	return self_sp;
@@ -210,10 +261,10 @@ static uintptr_t ls_dead_sp(uintptr_t hook, uintptr_t ret)
 #if defined(__x86_64__)
 	struct ls_rmap seg[16] = {{ret, ret, 0}};
 	struct ls_rmaps r = {seg, 0, 16};
-	uintptr_t top = (uintptr_t)pthread_self(), sp;
+	uintptr_t top = (uintptr_t)pthread_self(), sp, callee;
 	if (!dl_iterate_phdr(ls_object_segs, &r) || top <= hook)
 		return hook;
-	sp = ls_call_sp(&r, hook, top, NULL, 0, ret);
+	sp = ls_call_sp(&r, hook, top, NULL, 0, ret, &callee);
 	return sp ? sp : hook;
 #else
 	(void)ret;
