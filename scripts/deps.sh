@@ -15,6 +15,7 @@ make make
 cmake cmake
 ccache ccache
 sccache sccache
+distcc distcc
 distccd distcc
 g++ g++
 uftrace uftrace
