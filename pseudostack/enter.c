@@ -209,9 +209,9 @@ STUB void __weave_leave_stub(unsigned depth)
    distinct pointcut texts (NUL-separated in g_pc_text), both taken at
    registration, from constructors that may run before the runtime is set
    up, on any thread. The units themselves are kept in g_units (through
-   their next field) until a library holding one is dlclosed
-   (units_unload). g_pc_lock is a spinlock (a registration takes
-   microseconds). */
+   their next field) until their destructor unregisters them (at exit, or
+   when a library holding one is dlclosed). g_pc_lock is a spinlock (a
+   registration takes microseconds). */
 static u64 g_frameless, g_call_framed;
 static char g_pc_text[16384] RT_LARGE;
 static unsigned g_pc_len;
@@ -226,15 +226,15 @@ static void units_lock(void)
 
 static void units_unlock(void) { __atomic_store_n(&g_pc_lock, 0, __ATOMIC_RELEASE); }
 
-/* Forgets the units in [lo, hi), an object being unloaded (unload.c). */
-static void units_unload(uintptr_t lo, uintptr_t hi)
+/* Forgets unit u: its object is being unloaded, or the process exits. */
+void __weave_unregister_unit(struct __weave_unit *u)
 {
 	units_lock();
-	for (struct __weave_unit **p = &g_units; *p;) {
-		if ((uintptr_t)*p >= lo && (uintptr_t)*p < hi)
-			*p = (*p)->next;
-		else
-			p = &(*p)->next;
+	for (struct __weave_unit **p = &g_units; *p; p = &(*p)->next) {
+		if (*p == u) {
+			*p = u->next;
+			break;
+		}
 	}
 	units_unlock();
 }

@@ -58,7 +58,8 @@ enum { __WEAVE_FN_CALLS = 2 };
 /* A woven unit with frameless functions, or woven with a pointcut (weave
    --alloc, --exclude & co.), registers its function table from a
    constructor, so that the profile can count them and record the pointcut
-   (the flags as text, or 0), which the runtime copies. next is unused. */
+   (the flags as text, or 0), which the runtime copies; the runtime keeps
+   it, through next, until its destructor unregisters it (exit, dlclose). */
 struct __weave_unit {
 	const struct __weave_fn *fns;
 	unsigned n;
@@ -66,6 +67,7 @@ struct __weave_unit {
 	const char *pointcut;
 };
 void __weave_register_unit(struct __weave_unit *u);
+void __weave_unregister_unit(struct __weave_unit *u);
 
 /* Allocation operations, stored in __weave_site.op. */
 enum __weave_op {

@@ -125,7 +125,6 @@ void __weave_rt_unload(const void *lo, const void *hi)
 	int was = l->in_rt;
 	if (!rt_is_active())
 		return;
-	units_unload((uintptr_t)lo, (uintptr_t)hi);
 	rt_enter(l);
 	pthread_mutex_lock(&g_lock);
 	nodes = threads_snap();

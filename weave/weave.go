@@ -597,6 +597,7 @@ func (w *weaver) emitTables(prologue string) {
 		}
 		fmt.Fprintf(&post, "static struct __weave_unit %s = {%s, %d, 0, %s};\n", unit, fns, len(w.fnRecs), pc)
 		fmt.Fprintf(&post, "__attribute__((__constructor__)) static void __weave_register_%s(void) { __weave_register_unit(&%s); }\n", w.tag, unit)
+		fmt.Fprintf(&post, "__attribute__((__destructor__)) static void __weave_unregister_%s(void) { __weave_unregister_unit(&%s); }\n", w.tag, unit)
 	}
 	w.buf.Insert(len(w.u.Text), post.String())
 	sort.SliceStable(w.res.Skipped, func(i, j int) bool { return w.res.Skipped[i].Line < w.res.Skipped[j].Line })
