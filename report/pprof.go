@@ -46,7 +46,10 @@ func (pprofRenderer) Render(w io.Writer, r *Report) error {
 	}
 	start, err1 := strconv.ParseInt(r.Metadata["start_ns"], 10, 64)
 	end, err2 := strconv.ParseInt(r.Metadata["end_ns"], 10, 64)
-	if err1 == nil && err2 == nil && end >= start {
+	switch {
+	case r.Runs > 0: // merged: the runs' times summed
+		p.TimeNanos, p.DurationNanos = start, int64(r.RunNS)
+	case err1 == nil && err2 == nil && end >= start:
 		p.TimeNanos, p.DurationNanos = start, end-start
 	}
 	// One mapping that says the locations are symbolized already, so that

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	pprof "github.com/google/pprof/profile"
 )
 
 type diffCounts struct {
@@ -168,6 +170,21 @@ func TestMergeFork(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(out); string(after) != string(before) {
 		t.Error("merge -o OUT OUT changed OUT")
+	}
+	// Its run time is the runs' summed, in the pprof export too.
+	var runNS int64
+	for _, f := range files {
+		l := load(t, f)
+		start, _ := l.p.MetaUint("start_ns")
+		end, _ := l.p.MetaUint("end_ns")
+		runNS += int64(end - start)
+	}
+	pb := filepath.Join(dir, "merged.pb.gz")
+	mustRun(t, dir, nil, weaveBin, "report", "--format", "pprof", "-o", pb, out)
+	if f, err := os.Open(pb); err != nil {
+		t.Error(err)
+	} else if pp, err := pprof.Parse(f); err != nil || pp.DurationNanos != runNS || m.r.RunNS != uint64(runNS) {
+		t.Errorf("merged run time: pprof %v (%v), report %d, runs %d", pp, err, m.r.RunNS, runNS)
 	}
 	// weave check reads the merged leak kinds as it reads the runs'.
 	if r := run(t, dir, nil, weaveBin, "check", out); r.code == 2 {
