@@ -100,3 +100,47 @@ func startLoopBin(t *testing.T, dir, bin, prof string) (*exec.Cmd, string, *stri
 	time.Sleep(200 * time.Millisecond)
 	return cmd, strconv.Itoa(cmd.Process.Pid), stderr
 }
+
+// TestFramePointcutDlclose: weave trace checks its patterns against the
+// units loaded now: a woven library's frameless libtick is named while
+// the library is loaded, and forgotten (not read: its memory is gone)
+// once it is dlclosed; the process goes on.
+func TestFramePointcutDlclose(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src := func(name string) string { s, _ := filepath.Abs("../../testdata/unframed/" + name); return s }
+	env := []string{"WEAVE_CC=gcc"}
+	mustRun(t, dir, env, weaveBin, "cc", "-shared", "-fPIC", "-O2", src("lib.c"), "-o", filepath.Join(dir, "lib.so"))
+	bin := filepath.Join(dir, "main")
+	mustRun(t, dir, env, weaveBin, "cc", "-O2", src("main.c"), "-o", bin, "-ldl")
+	cmd := exec.Command(bin)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WEAVE_OUT="+filepath.Join(dir, "m.prof"), "WEAVE_SUMMARY=0")
+	var out, errs strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := strconv.Itoa(cmd.Process.Pid)
+	touch := func(name string) { os.WriteFile(filepath.Join(dir, name), nil, 0o600) }
+	defer touch("stop")
+	time.Sleep(200 * time.Millisecond)
+	if r := mustRun(t, dir, nil, weaveBin, "trace", pid, "libtick,tick"); !strings.Contains(r.stdout, "'libtick', 'tick' match only functions without a frame, which have no tracepoint: libtick, tick") &&
+		!strings.Contains(r.stdout, "'libtick', 'tick' match only functions without a frame, which have no tracepoint: tick, libtick") {
+		t.Errorf("library loaded: weave trace answered %q, want libtick and tick named", r.stdout)
+	}
+	touch("close")
+	for i := 0; i < 400; i++ {
+		if _, err := os.Stat(filepath.Join(dir, "closed")); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r := mustRun(t, dir, nil, weaveBin, "trace", pid, "libtick,tick"); !strings.Contains(r.stdout, "; 'tick' matches only functions without a frame, which have no tracepoint: tick (") {
+		t.Errorf("library unloaded: weave trace answered %q, want tick alone named", r.stdout)
+	}
+	touch("stop")
+	if err := cmd.Wait(); err != nil || out.String() != "77\n" {
+		t.Errorf("the process: %v, stdout %q, stderr %q", err, out.String(), errs.String())
+	}
+}
