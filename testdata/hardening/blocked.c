@@ -10,8 +10,8 @@
      installs a handler of the program's for every signal it may catch,
      checks at the end that none ran while it was blocked, then raises
      each and checks that its own handler ran.
-   It first prints the number its next open gets ("ready: next
-   descriptor 3").
+   It first prints the number its next open gets and whether the
+   runtime counts one thread ("ready: next descriptor 3, one thread 1").
    blocked fork MS
      The child prints "child PID" and sleeps MS ms; the parent waits for
      it. Prints "ready" (after the child's line) when the calls start.
@@ -44,6 +44,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern unsigned char __weave_solo __attribute__((weak));
 
 static const char *call;
 static int ms;
@@ -234,9 +236,12 @@ int main(int argc, char **argv)
 	if (own)
 		own_handlers();
 	{
-		/* The runtime's descriptors leave the program's numbering alone. */
+		/* The runtime's descriptors leave the program's numbering
+		   alone, and its thread does not count as a second thread of
+		   the program's (woven code's one-thread fast path, 1 while
+		   one thread is set up; unwoven, no such flag: 1). */
 		int fd = open("/dev/null", O_RDONLY);
-		printf("ready: next descriptor %d\n", fd);
+		printf("ready: next descriptor %d, one thread %d\n", fd, &__weave_solo ? __weave_solo : 1);
 		close(fd);
 	}
 	fflush(stdout);
