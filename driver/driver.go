@@ -202,8 +202,9 @@ func (cfg *Config) weaveText(src string, text []byte, d parse.Dialect, extern ma
 
 // nameMainFile wraps the prologue of woven text (everything before its
 // first linemarker) in linemarkers: the main file first, so that it names
-// the translation unit, then weave's #ident (weaveIdent), then the
-// prologue as a system header "<weave>" included from it.
+// the translation unit, then the prologue as a system header "<weave>"
+// included from it, starting with weave's #ident (weaveIdent; in a
+// system header, -pedantic says nothing of it).
 func nameMainFile(text []byte, main string) []byte {
 	end := -1
 	for i := 0; i+2 < len(text); {
@@ -222,7 +223,7 @@ func nameMainFile(text []byte, main string) []byte {
 	}
 	var b bytes.Buffer
 	b.Grow(len(text) + 2*len(main) + 32)
-	fmt.Fprintf(&b, "# 0 %s\n%s# 1 \"<weave>\" 1 3\n", main, weaveIdent())
+	fmt.Fprintf(&b, "# 0 %s\n# 1 \"<weave>\" 1 3\n%s", main, weaveIdent())
 	b.Write(text[:end])
 	fmt.Fprintf(&b, "# 1 %s 2\n", main)
 	b.Write(text[end:])

@@ -478,3 +478,19 @@ func TestFallthroughComments(t *testing.T) {
 		}
 	}
 }
+
+// TestPedanticWoven: what weave cc adds to the woven text (its #ident,
+// the runtime reference) passes -std=c99 -pedantic -Werror under gcc and
+// clang: the unit is woven, with no diagnostic.
+func TestPedanticWoven(t *testing.T) {
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			testtool.Need(t, cc)
+			dir := ccDir(t)
+			r := run(t, dir, []string{"WEAVE_CC=" + cc}, weaveBin, "cc", "-std=c99", "-pedantic", "-Werror", "-Wall", "-Wextra", "-O2", "-c", "util.c")
+			if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "util.o")) {
+				t.Errorf("exit %d, stderr %q: want a woven util.o and no diagnostic", r.code, r.stderr)
+			}
+		})
+	}
+}
