@@ -252,6 +252,7 @@ func (w *weaver) wrap(c *dstutil.Cursor, at token.Pos, helper, op string, sizeOf
 		op = "make"
 	}
 	site := w.newSite(at, op, sizeOf, named)
+	w.sites[site].fixed = helper == "New" && w.sites[site].size > 0
 	e := c.Node().(dst.Expr)
 	decs := *e.Decorations()
 	*e.Decorations() = dst.NodeDecs{}

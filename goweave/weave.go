@@ -184,11 +184,12 @@ type funcRec struct {
 }
 
 type siteRec struct {
-	fn   int
-	pos  token.Position
-	op   string
-	typ  string
-	size int64
+	fn    int
+	pos   token.Position
+	op    string
+	typ   string
+	size  int64
+	fixed bool // every block is size bytes
 }
 
 // walk weaves the file's allocation sites and adds its functions and
@@ -336,6 +337,9 @@ func (w *weaver) addRecords(df *dst.File) {
 			kv("Line", num(int64(s.pos.Line))), kv("Col", num(int64(s.pos.Column))), kv("Op", str(s.op)), kv("Type", str(s.typ))}
 		if s.size > 0 {
 			fields = append(fields, kv("Size", num(s.size)))
+		}
+		if s.fixed {
+			fields = append(fields, kv("Fixed", dst.NewIdent("true")))
 		}
 		if w.opt.Escapes == nil {
 			fields = append(fields, kv("Expr", dst.NewIdent("true")))

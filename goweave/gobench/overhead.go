@@ -76,12 +76,13 @@ func BenchmarkTrees(b *testing.B) {
 
 type config struct {
 	name  string
-	argv  []string // after "go test" (or "weave go test")
+	build []string // weave go test -c's flags
+	argv  []string // the test binary's flags, before the benchmark's
 	env   []string
 	weave bool
 }
 
-func runOverhead(root string, count int) error {
+func runOverhead(root string, count int, other string) error {
 	tmp, err := os.MkdirTemp("", "weave-gobench-")
 	if err != nil {
 		return err
@@ -91,49 +92,87 @@ func runOverhead(root string, count int) error {
 	if out, err := exec.Command("go", "build", "-o", weaveBin, "./cmd/weave").CombinedOutput(); err != nil {
 		return fmt.Errorf("building weave: %v\n%s", err, out)
 	}
+	if other != "" { // an older weave, for a before/after table
+		weaveBin = other
+	}
 	mod := filepath.Join(tmp, "work")
 	os.MkdirAll(mod, 0o755)
 	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/work\n\ngo 1.22\n"), 0o644)
 	os.WriteFile(filepath.Join(mod, "work_test.go"), []byte(workload), 0o644)
-	bench := []string{"-run", "^$", "-bench", ".", "-benchtime", "20x", "-cpu", "1", "-count", strconv.Itoa(count)}
+	// Each configuration's test binary is built once (go test -c), then
+	// the binaries run in turn, count rounds, so that a change of the
+	// machine's load falls on every configuration alike.
+	bench := []string{"-test.run", "^$", "-test.bench", ".", "-test.benchtime", "100x", "-test.cpu", "1", "-test.count", "1"}
+	quiet := []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}
 	configs := []config{
-		{name: "plain", argv: bench},
-		{name: "`weave go test` (default: --frames auto)", argv: bench, weave: true, env: []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}},
-		{name: "`weave go test --frames all`", argv: append([]string{"--frames", "all"}, bench...), weave: true, env: []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}},
-		{name: "`weave go test`, `WEAVE_INUSE=exact`", argv: bench, weave: true, env: []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0", "WEAVE_INUSE=exact"}},
-		{name: "`weave go test --frames all`, `WEAVE_TIME=exact`", argv: append([]string{"--frames", "all"}, bench...), weave: true, env: []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0", "WEAVE_TIME=exact"}},
-		{name: "`go test -cpuprofile`", argv: append([]string{"-cpuprofile", filepath.Join(tmp, "cpu.prof")}, bench...)},
-		{name: "`go test -memprofile -memprofilerate=1`", argv: append([]string{"-memprofile", filepath.Join(tmp, "mem.prof"), "-memprofilerate", "1"}, bench...)},
+		{name: "plain"},
+		{name: "`weave go test` (default: --frames auto)", weave: true, env: quiet},
+		{name: "`weave go test --frames all`", weave: true, build: []string{"--frames", "all"}, env: quiet},
+		{name: "`weave go test`, `WEAVE_INUSE=exact`", weave: true, env: append([]string{"WEAVE_INUSE=exact"}, quiet...)},
+		{name: "`weave go test --frames all`, `WEAVE_TIME=exact`", weave: true, build: []string{"--frames", "all"}, env: append([]string{"WEAVE_TIME=exact"}, quiet...)},
+		{name: "`go test -cpuprofile`", argv: []string{"-test.cpuprofile", filepath.Join(tmp, "cpu.prof")}},
+		{name: "`go test -memprofile -memprofilerate=1`", argv: []string{"-test.memprofile", filepath.Join(tmp, "mem.prof"), "-test.memprofilerate", "1"}},
 	}
-	results := map[string]map[string]float64{} // config -> benchmark -> median cpu-ns/op
-	var order []string
-	for _, c := range configs {
-		argv := append([]string{"go", "test"}, c.argv...)
+	if other != "" { // its flags and variables are not known: its default and exact time only
+		configs = []config{configs[0],
+			{name: "`weave go test` (" + other + ")", weave: true, env: quiet},
+			{name: "`weave go test`, `WEAVE_TIME=exact` (" + other + ")", weave: true, env: append([]string{"WEAVE_TIME=exact"}, quiet...)},
+			configs[5], configs[6]}
+	}
+	bins := map[string]string{}
+	for i, c := range configs {
+		key := fmt.Sprint(c.weave, c.build)
+		if _, ok := bins[key]; ok {
+			continue
+		}
+		bin := filepath.Join(tmp, fmt.Sprintf("work%d.test", i))
+		argv := append(append([]string{"go", "test", "-c", "-o", bin}, c.build...), ".")
 		if c.weave {
 			argv = append([]string{weaveBin}, argv...)
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), c.env...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
+		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("%s: %v\n%s", c.name, err, out)
 		}
-		results[c.name] = parseBench(out)
-		order = append(order, c.name)
+		bins[key] = bin
+	}
+	runs := map[string]map[string][]float64{} // config -> benchmark -> cpu-ns/op of each round
+	for range count {
+		for _, c := range configs {
+			cmd := exec.Command(bins[fmt.Sprint(c.weave, c.build)], append(append([]string(nil), c.argv...), bench...)...)
+			cmd.Dir = mod
+			cmd.Env = append(os.Environ(), c.env...)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("%s: %v\n%s", c.name, err, out)
+			}
+			if runs[c.name] == nil {
+				runs[c.name] = map[string][]float64{}
+			}
+			for name, v := range parseBench(out) {
+				runs[c.name][name] = append(runs[c.name][name], v)
+			}
+		}
+	}
+	median := func(name, b string) float64 {
+		vs := runs[name][b]
+		sort.Float64s(vs)
+		return vs[len(vs)/2]
 	}
 	fmt.Println("| configuration | Fib cpu-ns/op | x plain | Trees cpu-ns/op | x plain |")
 	fmt.Println("|---|---:|---:|---:|---:|")
-	for _, name := range order {
-		r, p := results[name], results["plain"]
-		fmt.Printf("| %s | %.0f | %.1f | %.0f | %.1f |\n", name, r["Fib"], r["Fib"]/p["Fib"], r["Trees"], r["Trees"]/p["Trees"])
+	for _, c := range configs {
+		f, t := median(c.name, "Fib"), median(c.name, "Trees")
+		fmt.Printf("| %s | %.0f | %.2f | %.0f | %.2f |\n", c.name, f, f/median("plain", "Fib"), t, t/median("plain", "Trees"))
 	}
 	return nil
 }
 
-// parseBench returns the median cpu-ns/op of each benchmark in go test's output.
+// parseBench returns the cpu-ns/op of each benchmark in a test binary's
+// output (one run of each).
 func parseBench(out []byte) map[string]float64 {
-	all := map[string][]float64{}
+	res := map[string]float64{}
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -143,17 +182,11 @@ func parseBench(out []byte) map[string]float64 {
 		name := strings.TrimPrefix(strings.Split(f[0], "-")[0], "Benchmark")
 		for i := 2; i+1 < len(f); i += 2 {
 			if f[i+1] == "cpu-ns/op" {
-				v, err := strconv.ParseFloat(f[i], 64)
-				if err == nil {
-					all[name] = append(all[name], v)
+				if v, err := strconv.ParseFloat(f[i], 64); err == nil {
+					res[name] = v
 				}
 			}
 		}
 	}
-	median := map[string]float64{}
-	for name, vs := range all {
-		sort.Float64s(vs)
-		median[name] = vs[len(vs)/2]
-	}
-	return median
+	return res
 }

@@ -105,24 +105,42 @@ func String[S ~string](site *Site, s S) S {
 // goroutine's current context (its root when it is in no woven function),
 // under the site's function, and returns the site's node.
 func record(site *Site, size uint64) *node {
+	key := getg()
 	cur := root
-	if g := current(); g != nil {
+	if g := lookup(key); g != nil {
 		cur = g.cur
 	}
 	if cur.fn != site.Func {
 		// A site of a frameless function (an allocation leaf, or a package
 		// initialiser's): its function's node, uncounted, as a frame would
 		// have made it.
-		cur = cur.child(unsafe.Pointer(site.Func), site.Func, nil)
+		cur = cur.enterChild(site.Func, key)
 	}
-	n := cur.child(unsafe.Pointer(site), nil, site)
+	n := cur.siteChild(site, key)
 	c := sizeClass(size)
-	n.allocs[c].Add(1)
-	n.bytes[c].Add(size)
-	b := binOf(size)
-	bins[b].allocs.Add(1)
-	bins[b].bytes.Add(size)
+	if n.owner == key && !raceEnabled { // as count does for calls
+		n.ownAllocs[c]++
+		n.ownBytes[c] += size
+	} else {
+		n.allocs[c].Add(1)
+		n.bytes[c].Add(size)
+	}
+	if !site.Fixed { // a fixed size's bin is its node's counts (encode)
+		b := binOf(size)
+		bins[b].allocs.Add(1)
+		bins[b].bytes.Add(size)
+	}
 	return n
+}
+
+// siteChild is the child of n for site, made owned by key on first use.
+func (n *node) siteChild(site *Site, key uintptr) *node {
+	for l := n.links.Load(); l != nil; l = l.next {
+		if l.key == unsafe.Pointer(site) {
+			return l.to
+		}
+	}
+	return n.addChild(unsafe.Pointer(site), nil, site, key)
 }
 
 // binOf is the bin of a block of size bytes: its size up to 1024, else

@@ -50,6 +50,8 @@ func (st *state) encode(w io.Writer, end string) error {
 	if timing {
 		e.meta("time_mode", "exact")
 		e.meta("time_clock", "monotonic")
+	} else { // no time, but the time tables' calls, as the C runtime's
+		e.meta("time_mode", "off")
 	}
 
 	// Strings, functions and sites, in first use by the nodes.
@@ -130,9 +132,21 @@ func (st *state) encode(w io.Writer, end string) error {
 	if (st.rate > 0 || t.estNodes == 0) && ta > 0 && tb > 0 {
 		fa, fb = 1-float64(la)/float64(ta), 1-float64(lb)/float64(tb)
 	}
+	var binA, binB [len(bins)]uint64
 	for size := range bins {
-		if a := bins[size].allocs.Load(); a != 0 {
-			b := bins[size].bytes.Load()
+		binA[size], binB[size] = bins[size].allocs.Load(), bins[size].bytes.Load()
+	}
+	for _, n := range st.nodes {
+		if n.site != nil && n.site.Fixed {
+			for c := range 4 {
+				binA[binOf(n.site.Size)] += n.allocsIn(c)
+				binB[binOf(n.site.Size)] += n.bytesIn(c)
+			}
+		}
+	}
+	for size := range bins {
+		if a := binA[size]; a != 0 {
+			b := binB[size]
 			f, g := uint64(float64(a)*fa+0.5), uint64(float64(b)*fb+0.5)
 			if t.estNodes == 0 { // every block followed: the bins' own frees
 				f, g = binFrees[size].allocs.Load(), binFrees[size].bytes.Load()
@@ -156,7 +170,7 @@ func (st *state) heapRecord(e *encoder, n *node) {
 	var a, b, f, g [4]uint64
 	var total, totalBytes uint64
 	for c := range 4 {
-		a[c], b[c] = n.allocs[c].Load(), n.bytes[c].Load()
+		a[c], b[c] = n.allocsIn(c), n.bytesIn(c)
 		total += a[c]
 		totalBytes += b[c]
 	}

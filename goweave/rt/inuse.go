@@ -88,8 +88,8 @@ func estimateInUse(nodes []*node) (map[*node]inuse, int) {
 		}
 		var a, b uint64
 		for c := range 4 {
-			a += n.allocs[c].Load()
-			b += n.bytes[c].Load()
+			a += n.allocsIn(c)
+			b += n.bytesIn(c)
 		}
 		out[n] = inuse{
 			blocks: uint64(float64(a)*float64(s.liveObj)/float64(s.allocObj) + 0.5),

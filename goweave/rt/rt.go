@@ -34,6 +34,9 @@ type Site struct {
 	// Expr marks a site woven without the compiler's escape analysis: it
 	// counts every evaluation, on the stack or not.
 	Expr bool
+	// Fixed marks a site whose every block is Size bytes (new, &T{} of a
+	// known type): its bin is counted from its nodes at exit.
+	Fixed bool
 }
 
 // node is a calling-context-tree node: a function in a context, or an
@@ -51,8 +54,10 @@ type node struct {
 	// of a call's cost otherwise, as a node is mostly entered by the
 	// goroutine that made it. Read at exit without synchronisation, as
 	// the other goroutines may still run: a count a few calls short.
-	owner    uintptr
-	ownCalls uint64
+	owner     uintptr
+	ownCalls  uint64
+	ownAllocs [4]uint64 // the owner's allocations, as ownCalls
+	ownBytes  [4]uint64
 	selfNs   atomic.Int64
 	allocs   [4]atomic.Uint64 // by mprof size class
 	bytes    [4]atomic.Uint64
@@ -140,3 +145,7 @@ func (n *node) count(key uintptr) {
 
 // totalCalls is n's count of calls.
 func (n *node) totalCalls() uint64 { return n.calls.Load() + n.ownCalls }
+
+// allocsIn and bytesIn are n's allocations and bytes in size class c.
+func (n *node) allocsIn(c int) uint64 { return n.allocs[c].Load() + n.ownAllocs[c] }
+func (n *node) bytesIn(c int) uint64  { return n.bytes[c].Load() + n.ownBytes[c] }

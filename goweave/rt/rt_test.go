@@ -82,9 +82,9 @@ func TestGoroutines(t *testing.T) {
 	}
 	var allocs uint64
 	for l := bn.links.Load(); l != nil; l = l.next {
-		allocs += l.to.allocs[0].Load()
-		if l.to.bytes[0].Load() != 24*l.to.allocs[0].Load() {
-			t.Errorf("bytes %d for %d allocs", l.to.bytes[0].Load(), l.to.allocs[0].Load())
+		allocs += l.to.allocsIn(0)
+		if l.to.bytesIn(0) != 24*l.to.allocsIn(0) {
+			t.Errorf("bytes %d for %d allocs", l.to.bytesIn(0), l.to.allocsIn(0))
 		}
 	}
 	if allocs != workers*n {

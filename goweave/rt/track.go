@@ -97,8 +97,8 @@ func drain() {
 func exactIn(n *node) (in inuse, ok bool) {
 	var a, b, f, g uint64
 	for c := range 4 {
-		a += n.allocs[c].Load()
-		b += n.bytes[c].Load()
+		a += n.allocsIn(c)
+		b += n.bytesIn(c)
 		f += n.frees[c].Load()
 		g += n.freedBytes[c].Load()
 	}

@@ -125,8 +125,8 @@ func (st *state) totals() (t totals) {
 		}
 		var a uint64
 		for c := range 4 {
-			a += n.allocs[c].Load()
-			t.bytes += n.bytes[c].Load()
+			a += n.allocsIn(c)
+			t.bytes += n.bytesIn(c)
 		}
 		if a == 0 {
 			continue

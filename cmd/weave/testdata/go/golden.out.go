@@ -81,7 +81,7 @@ var __wf0 = [5]__wrt.Func{
 }
 
 var __ws0 = [9]__wrt.Site{
-	{Func: &__wf0[0], File: "golden.go", Line: 25, Col: 7, Op: "composite", Type: "point", Size: 16},
+	{Func: &__wf0[0], File: "golden.go", Line: 25, Col: 7, Op: "composite", Type: "point", Size: 16, Fixed: true},
 	{Func: &__wf0[0], File: "golden.go", Line: 26, Col: 10, Op: "append", Type: "[]*point"},
 	{Func: &__wf0[1], File: "golden.go", Line: 30, Col: 46, Op: "concat", Type: "string"},
 	{Func: &__wf0[3], File: "golden.go", Line: 46, Col: 11, Op: "make", Type: "[]string"},
