@@ -58,9 +58,9 @@ type node struct {
 	ownCalls  uint64
 	ownAllocs [4]uint64 // the owner's allocations, as ownCalls
 	ownBytes  [4]uint64
-	selfNs   atomic.Int64
-	allocs   [4]atomic.Uint64 // by mprof size class
-	bytes    [4]atomic.Uint64
+	selfNs    atomic.Int64
+	allocs    [4]atomic.Uint64 // by mprof size class
+	bytes     [4]atomic.Uint64
 	// With WEAVE_INUSE=exact (track.go): the allocations whose lifetime
 	// is followed, and those the collector has freed.
 	tracked     atomic.Uint64
