@@ -79,7 +79,7 @@ static struct rt_node *node_new(struct rt_thread *T, const struct rt_node *paren
 		return NULL;
 	if (kind == KIND_A) {
 		pthread_mutex_lock(&g_lock);
-		h = arena_alloc(sizeof *h);
+		h = arena_line(sizeof *h); /* its owner's counters: no line shared with another thread's */
 		pthread_mutex_unlock(&g_lock);
 		if (!h)
 			return NULL;

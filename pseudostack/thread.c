@@ -97,7 +97,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 		__atomic_store_n(&g_multi, 1, __ATOMIC_SEQ_CST);
 		vm_multi();
 	}
-	T = arena_alloc(sizeof *T);
+	T = arena_line(sizeof *T); /* its owner writes it, others read it */
 	if (!T || !bins || !stack)
 		goto fail;
 	memset(T, 0, sizeof *T);

@@ -464,6 +464,7 @@ static void rt_global_init(void);
 static void *bump_take(struct bump *b, wsize n, wsize chunk);
 static void bump_each(const struct bump *b, void (*f)(const void *p, u64 n));
 static void *arena_alloc(wsize n);
+static void *arena_line(wsize n);
 static int rt_is_active(void);
 
 /* side.c */

@@ -47,16 +47,13 @@
 static struct vm_thread *vm_thread_new(void)
 {
 	struct vm_thread *v;
-	char *p;
 	__atomic_fetch_add(&g_vm.nthreads, 1, __ATOMIC_RELAXED);
 	if (!g_vm.first_taken) {
 		g_vm.first_taken = 1;
 		return &g_vm_first;
 	}
-	if (!(p = arena_alloc(sizeof *v + 63)))
+	if (!(v = arena_line(sizeof *v)))
 		return NULL;
-	v = (struct vm_thread *)(void *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
-	memset(v, 0, sizeof *v);
 	v->state = VT_CREDIT; /* no credit: its first allocation reserves */
 	return v;
 }
