@@ -101,6 +101,7 @@ static struct {
 	struct ls_task *tasks;
 	u32 ntasks;
 	struct ls_range saved[2];            /* the exiting thread's registers, saved by its exit path (leakstack.c) */
+	const void *sig_uc;                  /* its signal context, exit called on sigaltstack (leakstack.c) */
 	/* Last: their pages are written only as far as they are used. */
 	u32 nsegs, nbigs;
 	struct {

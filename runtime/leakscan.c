@@ -464,6 +464,14 @@ static uintptr_t ls_stack_in(uintptr_t lo, uintptr_t hi, uintptr_t self_sp, int 
 	*live = 1;
 	if (self_sp >= lo && self_sp < hi)
 		return self_sp;
+#if defined(__x86_64__)
+	if (g_ls.sig_uc) {
+		/* The stack a handler on sigaltstack interrupted. */
+		uintptr_t isp = (uintptr_t)((const ucontext_t *)g_ls.sig_uc)->uc_mcontext.gregs[REG_RSP] - LS_REDZONE;
+		if (isp >= lo && isp < hi)
+			return isp;
+	}
+#endif
 	for (i = 0; i < g_ls.ntasks; i++) {
 		uintptr_t sp = g_ls.tasks[i].sp;
 		if (__atomic_load_n(&g_ls.tasks[i].answered, __ATOMIC_ACQUIRE) && sp >= lo && sp < hi &&
@@ -565,14 +573,16 @@ static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 		close(pm);
 }
 
-/* Marks from the registers of the threads stopped for the scan. */
+/* Marks from the registers of the threads stopped for the scan, and the
+   exiting thread's when a handler on sigaltstack called exit. */
 static void ls_task_regs(void)
 {
 #if defined(__x86_64__)
 	u32 i;
-	for (i = 0; i < g_ls.ntasks; i++) {
-		const ucontext_t *uc = g_ls.tasks[i].uc;
-		if (!uc || !__atomic_load_n(&g_ls.tasks[i].answered, __ATOMIC_ACQUIRE))
+	for (i = 0; i <= g_ls.ntasks; i++) {
+		/* The last: the exiting thread's interrupted by a signal. */
+		const ucontext_t *uc = i < g_ls.ntasks ? g_ls.tasks[i].uc : g_ls.sig_uc;
+		if (!uc || (i < g_ls.ntasks && !__atomic_load_n(&g_ls.tasks[i].answered, __ATOMIC_ACQUIRE)))
 			continue;
 		/* REG_R8 .. REG_RSP: the sixteen general registers. */
 		g_ls.leader = LS_ROOTS;

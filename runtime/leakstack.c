@@ -22,6 +22,10 @@
      the caller's registers, where memcheck finds a pointer that a live
      frame kept in one (ls_saved_regs). Not found (exit called through a
      pointer, or by a tail jump): read from the writer's frame.
+     exit called from a signal handler on another stack (sigaltstack):
+     the interrupted stack is read from the stack pointer in the signal
+     frame above the handler, with the interrupted registers
+     (ls_signal_frame); otherwise it would be read whole.
    - a thread stopped for the scan: from its stack pointer in the signal
      context, less the 128-byte red zone (which memcheck reads too), and its
      general registers from the context (ls_on_signal, ls_task_regs); the
@@ -172,6 +176,29 @@ static void ls_saved_regs(const struct ls_rmaps *r, uintptr_t sp, uintptr_t self
 	}
 }
 
+/* The signal frame above sp, below top, when its interrupted stack
+   pointer lies in another mapping than sp (a handler on sigaltstack):
+   g_ls.sig_uc. At a handler's entry its return address is the restorer
+   (mov $15, %rax; syscall), the ucontext just above, its fpregs pointing
+   above that. */
+static void ls_signal_frame(const struct ls_rmaps *r, uintptr_t sp, uintptr_t lo, uintptr_t top)
+{
+	static const unsigned char restorer[] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
+	const uintptr_t *p = (const uintptr_t *)((sp + 7) & ~(uintptr_t)7);
+	u32 k;
+	for (k = 0; k < 4096 && (uintptr_t)(p + 1) + sizeof(ucontext_t) <= top; k++, p++) {
+		const ucontext_t *uc = (const ucontext_t *)(p + 1);
+		uintptr_t isp, fp;
+		if (!ls_readable(r, *p, sizeof restorer, 1) || memcmp((const void *)*p, restorer, sizeof restorer))
+			continue;
+		isp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+		fp = (uintptr_t)uc->uc_mcontext.fpregs;
+		if (fp > (uintptr_t)uc && fp < top && (isp < lo || isp >= top))
+			g_ls.sig_uc = uc;
+		return;
+	}
+}
+
 /* The functions that begin an exit, noted at start-up (real_resolve):
    the next object's (the C library's), found by sym, the runtime's own
    _exit and _Exit, and in an executable's copy exit and quick_exit as it
@@ -201,7 +228,8 @@ static uintptr_t ls_exit_sp(struct tmpmem *tm, const char *maps, u64 len, uintpt
 	struct ls_rmaps r = {.n = 0};
 	struct vm_map m;
 	const char *cur;
-	uintptr_t top = 0, sp, fns[LS_NEXIT], f = 0;
+	uintptr_t lo = 0, top = 0, sp, fns[LS_NEXIT], f = 0;
+	stack_t alt;
 	u32 i;
 	for (cur = maps; vm_next_map(&cur, maps + len, &m);)
 		r.cap++;
@@ -211,7 +239,7 @@ static uintptr_t ls_exit_sp(struct tmpmem *tm, const char *maps, u64 len, uintpt
 		if (m.perms[0] == 'r')
 			r.m[r.n++] = (struct ls_rmap){m.start, m.end, m.perms[2] == 'x'};
 		if (self_sp >= m.start && self_sp < m.end)
-			top = m.end;
+			lo = m.start, top = m.end;
 	}
 	for (i = 0; i < LS_NEXIT; i++) /* a non-PIE executable's exit is its PLT entry */
 		fns[i] = g_ls_exit_fns[i] ? ls_through_plt(&r, g_ls_exit_fns[i]) : 0;
@@ -219,6 +247,13 @@ static uintptr_t ls_exit_sp(struct tmpmem *tm, const char *maps, u64 len, uintpt
 	if (!sp)
 		return self_sp;
 	ls_saved_regs(&r, sp, self_sp, f);
+	ls_signal_frame(&r, sp, lo, top);
+	if (g_ls.sig_uc && sigaltstack(NULL, &alt) == 0 && sp >= (uintptr_t)alt.ss_sp &&
+	    sp < (uintptr_t)alt.ss_sp + alt.ss_size)
+		/* The alternate stack may lie in a mapping read whole (the
+		   program's data): its dead part, with the exit path's frames
+		   and this scan's, is not a root. */
+		ls_exclude(alt.ss_sp, sp - (uintptr_t)alt.ss_sp);
 	return sp;
 #else
 	(void)tm, (void)maps, (void)len;
