@@ -143,6 +143,11 @@ func (w *weaver) goStmt(c *dstutil.Cursor, n *ast.GoStmt) {
 	if len(w.stack) == 0 || !w.goable(n.Call) {
 		return
 	}
+	if key, _ := w.callee(n.Call); key != nil {
+		// Framed, so that a goroutine left at exit names the function it
+		// runs, under its spawner's chain.
+		w.graph.node(key).spawned = true
+	}
 	orig := c.Node().(*dst.GoStmt)
 	call := orig.Call
 	var names, values []dst.Expr

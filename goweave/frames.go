@@ -23,7 +23,8 @@ import (
 // only allocations are its own sites (an allocation leaf) is frameless
 // too: the runtime makes its node when one of its sites allocates. The
 // others keep their exact bodies, so the compiler inlines them as in the
-// plain build.
+// plain build. A function a go statement runs is framed too, so that the
+// goroutines left at exit are listed by the function they run.
 
 // FramesEnv names the environment variable of the frame policy (auto,
 // unit or all; unit is auto, as Go packages share no summaries).
@@ -45,6 +46,7 @@ func ParseFrames(s string) (all bool, err error) {
 // (keyed by its *types.Func) or a literal (by its *ast.FuncLit).
 type fnode struct {
 	sites   bool  // it has a woven allocation site
+	spawned bool  // a go statement of the package runs it
 	unknown bool  // it calls something that may allocate, whatever the package's functions do
 	callees []any // the package's functions it calls
 	entry   func(framed bool)
@@ -90,7 +92,7 @@ func (g *callGraph) framed() map[any]bool {
 	}
 	framed := map[any]bool{}
 	for k, n := range g.nodes {
-		framed[k] = n.unknown
+		framed[k] = n.unknown || n.spawned
 		for _, c := range n.callees {
 			framed[k] = framed[k] || may[c]
 		}

@@ -373,7 +373,7 @@ func TestGoInUse(t *testing.T) {
 	// Exact, against the runtime's heap profile of the same run.
 	r = mustRun(t, tmp, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=1", "WEAVE_INUSE=exact"}, "./app", "10000")
 	if !strings.Contains(r.stderr, "in use at exit: 72,") || !strings.Contains(r.stderr, "1,001 blocks") ||
-		!strings.Contains(r.stderr, "1 goroutine in woven code at exit") {
+		!strings.Contains(r.stderr, "1 goroutine in woven code at exit") || !strings.Contains(r.stderr, "main.waiter <- main.main") {
 		t.Errorf("exact summary:\n%s", r.stderr)
 	}
 	type count struct{ allocs, inuse uint64 }

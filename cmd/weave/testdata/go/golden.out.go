@@ -56,6 +56,7 @@ func main() {
 	ro := __wrt.ChanRecv(&__ws0[7], make(<-chan int, 2)) // a directional channel
 	{
 		__wg1, __wg2, __wgc3 := func(n int) {
+			defer __wrt.Enter(&__wf0[4]).Exit()
 			counts["go"] = n // the goroutine runs under main's context
 			done <- true
 		}, len(lines), __wrt.Spawn()
@@ -77,7 +78,7 @@ var __wf0 = [5]__wrt.Func{
 	{Name: "main.Grid.Name", File: "golden.go", Line: 30, Frameless: true},
 	{Name: "main.sum", File: "golden.go", Line: 32, Frameless: true},
 	{Name: "main.main", File: "golden.go", Line: 40},
-	{Name: "main.main.func1", File: "golden.go", Line: 53, Frameless: true},
+	{Name: "main.main.func1", File: "golden.go", Line: 53},
 }
 
 var __ws0 = [9]__wrt.Site{
