@@ -19,40 +19,8 @@ import (
 func (st *state) encode(w io.Writer, end string) error {
 	e := &encoder{w: bufio.NewWriter(w), strs: map[string]int{}, funcs: map[*Func]int{}, sites: map[*Site]int{}}
 	fmt.Fprintf(e.w, "weave profile 1\n")
-	e.meta("pid", fmt.Sprint(os.Getpid()))
-	e.meta("ppid", fmt.Sprint(os.Getppid()))
-	e.meta("argv", strings.ReplaceAll(strings.Join(argv, " "), "\n", " "))
-	e.meta("start_ns", fmt.Sprint(startWall.UnixNano()))
-	e.meta("end_ns", fmt.Sprint(time.Now().UnixNano()))
-	e.meta("complete", "1")
-	e.meta("runtime", "go1 "+runtime.Version())
-	e.meta("end", end)
-	e.meta("lang", "go")
-	exprs := 0
-	for _, n := range st.nodes {
-		if n.site != nil && n.site.Expr {
-			exprs++
-		}
-	}
-	if exprs == 0 {
-		e.meta("go_counts", "exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap; the calls of framed functions)")
-	} else {
-		e.meta("go_counts", fmt.Sprintf("exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap; %d contexts of sites woven without it count every evaluation; the calls of framed functions)", exprs))
-	}
 	t := st.totals()
-	e.meta("go_inuse", st.inUseMeta(t))
-	if t.estNodes == 0 {
-		e.meta("go_inuse_exact", "1")
-	}
-	for i, n := range st.goroutines {
-		e.meta("go_goroutine_"+strconv.Itoa(i), chainOf(n))
-	}
-	if timing {
-		e.meta("time_mode", "exact")
-		e.meta("time_clock", "monotonic")
-	} else { // no time, but the time tables' calls, as the C runtime's
-		e.meta("time_mode", "off")
-	}
+	st.encodeMeta(e, t, end)
 
 	// Strings, functions and sites, in first use by the nodes.
 	var funcs []*Func
@@ -125,35 +93,7 @@ func (st *state) encode(w io.Writer, end string) error {
 			st.heapRecord(e, n)
 		}
 	}
-	// The bins' frees: the share of all allocations freed (the bins do not
-	// know their nodes).
-	ta, tb, la, lb := t.allocs, t.bytes, t.exactBlocks+t.estBlocks, t.exactB+t.estB
-	fa, fb := 0.0, 0.0
-	if (st.rate > 0 || t.estNodes == 0) && ta > 0 && tb > 0 {
-		fa, fb = 1-float64(la)/float64(ta), 1-float64(lb)/float64(tb)
-	}
-	var binA, binB [len(bins)]uint64
-	for size := range bins {
-		binA[size], binB[size] = bins[size].allocs.Load(), bins[size].bytes.Load()
-	}
-	for _, n := range st.nodes {
-		if n.site != nil && n.site.Fixed {
-			for c := range 4 {
-				binA[binOf(n.site.Size)] += n.allocsIn(c)
-				binB[binOf(n.site.Size)] += n.bytesIn(c)
-			}
-		}
-	}
-	for size := range bins {
-		if a := binA[size]; a != 0 {
-			b := binB[size]
-			f, g := uint64(float64(a)*fa+0.5), uint64(float64(b)*fb+0.5)
-			if t.estNodes == 0 { // every block followed: the bins' own frees
-				f, g = binFrees[size].allocs.Load(), binFrees[size].bytes.Load()
-			}
-			e.record("B %d %d %d %d %d", size, a, f, b, g)
-		}
-	}
+	st.encodeBins(e, t)
 	for _, n := range st.nodes {
 		if t := n.selfNs.Load(); t > 0 && n.site == nil {
 			e.record("D %d %d", n.id, t)
@@ -244,4 +184,75 @@ func (st *state) inUseMeta(t totals) string {
 		return "exact (nothing allocated)"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// encodeMeta writes the M records.
+func (st *state) encodeMeta(e *encoder, t totals, end string) {
+	e.meta("pid", fmt.Sprint(os.Getpid()))
+	e.meta("ppid", fmt.Sprint(os.Getppid()))
+	e.meta("argv", strings.ReplaceAll(strings.Join(argv, " "), "\n", " "))
+	e.meta("start_ns", fmt.Sprint(startWall.UnixNano()))
+	e.meta("end_ns", fmt.Sprint(time.Now().UnixNano()))
+	e.meta("complete", "1")
+	e.meta("runtime", "go1 "+runtime.Version())
+	e.meta("end", end)
+	e.meta("lang", "go")
+	exprs := 0
+	for _, n := range st.nodes {
+		if n.site != nil && n.site.Expr {
+			exprs++
+		}
+	}
+	if exprs == 0 {
+		e.meta("go_counts", "exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap; the calls of framed functions)")
+	} else {
+		e.meta("go_counts", fmt.Sprintf("exact (the allocation expressions of woven code that the compiler's escape analysis puts on the heap; %d contexts of sites woven without it count every evaluation; the calls of framed functions)", exprs))
+	}
+	e.meta("go_inuse", st.inUseMeta(t))
+	if t.estNodes == 0 {
+		e.meta("go_inuse_exact", "1")
+	}
+	for i, n := range st.goroutines {
+		e.meta("go_goroutine_"+strconv.Itoa(i), chainOf(n))
+	}
+	if timing {
+		e.meta("time_mode", "exact")
+		e.meta("time_clock", "monotonic")
+	} else { // no time, but the time tables' calls, as the C runtime's
+		e.meta("time_mode", "off")
+	}
+}
+
+// encodeBins writes the B records: the bins counted as allocations were
+// recorded, and those of fixed-size sites from their nodes; their frees
+// the collector's (every block followed) or the share of all allocations
+// estimated freed (the bins do not know their nodes).
+func (st *state) encodeBins(e *encoder, t totals) {
+	ta, tb, la, lb := t.allocs, t.bytes, t.exactBlocks+t.estBlocks, t.exactB+t.estB
+	fa, fb := 0.0, 0.0
+	if (st.rate > 0 || t.estNodes == 0) && ta > 0 && tb > 0 {
+		fa, fb = 1-float64(la)/float64(ta), 1-float64(lb)/float64(tb)
+	}
+	var binA, binB [len(bins)]uint64
+	for size := range bins {
+		binA[size], binB[size] = bins[size].allocs.Load(), bins[size].bytes.Load()
+	}
+	for _, n := range st.nodes {
+		if n.site != nil && n.site.Fixed {
+			for c := range 4 {
+				binA[binOf(n.site.Size)] += n.allocsIn(c)
+				binB[binOf(n.site.Size)] += n.bytesIn(c)
+			}
+		}
+	}
+	for size := range bins {
+		if a := binA[size]; a != 0 {
+			b := binB[size]
+			f, g := uint64(float64(a)*fa+0.5), uint64(float64(b)*fb+0.5)
+			if t.estNodes == 0 { // every block followed: the bins' own frees
+				f, g = binFrees[size].allocs.Load(), binFrees[size].bytes.Load()
+			}
+			e.record("B %d %d %d %d %d", size, a, f, b, g)
+		}
+	}
 }
