@@ -113,9 +113,9 @@ struct rt_thread {
 struct vm_thread {
 	long long x, lo_rel; /* the fast path's offset and free threshold */
 	u64 allocs, frees;   /* allocations and frees counted here */
-	int state;           /* VT_*: one-thread scheme, on credit, exited, none (vmthreads.c) */
+	int state;           /* VT_*: one-thread scheme, on credit, exited, none, folded (vmthreads.c) */
 } __attribute__((aligned(64)));
-enum { VT_ONE, VT_CREDIT, VT_DEAD, VT_NONE };
+enum { VT_ONE, VT_CREDIT, VT_DEAD, VT_NONE, VT_FOLDED };
 
 /* Per-thread private state. */
 struct rt_local {

@@ -97,6 +97,7 @@ static struct {
 	u64 allocs, frees;        /* events of threads without a record, and of exited ones */
 	u64 bytes;                /* the heap but what the records hold (vmthreads.c) */
 	u32 nthreads;             /* records made (vmthreads.c) */
+	long long folded;         /* the first thread's x when vm_multi folded it (vmthreads.c) */
 	int first_taken;          /* g_vm_first belongs to a thread */
 	u64 hi;                   /* the next slow allocation: at hi + 0 (one thread) */
 	int due;                  /* the timer asked for a point */
@@ -438,7 +439,8 @@ static inline int vm_one(const struct vm_thread *v)
 /* Sets hi and lo from the timeline thresholds and the peak, and the fast
    path's x and lo_rel from them (see the top comment), in the thread that
    keeps the heap with the one-thread scheme (else nothing: the other
-   threads' records are their own). in_rt set. */
+   threads' records are their own). in_rt set, g_vm.lock held (or before
+   any thread): vm_multi takes x under it. */
 static void vm_rearm(void)
 {
 	u64 hi = vm_load(&g_vm.tl_hi), sn = vm_load(&g_vm.snap_next), st = vm_load(&g_vm.stamp_next);
@@ -538,19 +540,22 @@ static int vm_peak_raise(u64 b)
    vm_alloc, to the cold section. */
 static __attribute__((noinline)) void vm_up(struct vm_thread *v, u64 n)
 {
+	long long x = __atomic_load_n(&v->x, __ATOMIC_RELAXED);
 	u64 b;
 	int due;
-	if (__builtin_expect(!vm_one(v), 0)) {
+	if (__builtin_expect(!vm_one(v) || x >= VM_FAR / 2, 0)) { /* x: folded by vm_multi meanwhile */
 		vm_up_threads(v, n);
 		return;
 	}
 	VM_COUNT(v->allocs);
-	b = g_vm.hi + (u64)v->x;
+	b = g_vm.hi + (u64)x;
 	due = __atomic_load_n(&g_vm.due, __ATOMIC_RELAXED);
 	if (b > vm_load(&g_vm.peak))
 		vm_peak_raise(b);
 	if (!due && b <= vm_load(&g_vm.tl_hi) && b <= vm_load(&g_vm.snap_next) && b <= vm_load(&g_vm.stamp_next)) {
+		spin_lock(&g_vm.lock);
 		vm_rearm(); /* at hi exactly */
+		spin_unlock(&g_vm.lock);
 		return;
 	}
 	spin_lock(&g_vm.lock);
@@ -577,12 +582,13 @@ static __attribute__((noinline)) void vm_up(struct vm_thread *v, u64 n)
    harmless). in_rt set. */
 static __attribute__((noinline)) void vm_down(struct vm_thread *v, u64 n)
 {
+	long long x = __atomic_load_n(&v->x, __ATOMIC_RELAXED);
 	u64 b;
-	if (__builtin_expect(!vm_one(v), 0)) {
+	if (__builtin_expect(!vm_one(v) || x >= VM_FAR / 2, 0)) { /* x: folded by vm_multi meanwhile */
 		vm_down_threads(v, n);
 		return;
 	}
-	b = g_vm.hi + (u64)v->x;
+	b = g_vm.hi + (u64)x;
 	if (b + n > g_vm.peak && b + n < 1ull << 62) {
 		__atomic_store_n(&g_vm.peak, b + n, __ATOMIC_RELAXED);
 		vm_peak_counts();

@@ -16,26 +16,31 @@
    are per thread too: advice.c).
 
    K is the peak over 128 times the threads set up, at least
-   VT_CREDIT_MIN: g_vm.bytes exceeds the heap by less than 1/64 of the
+   VT_CREDIT_MIN: g_vm.bytes exceeds the heap by at most 1/64 of the
    peak, or 2 KiB a thread on a small heap. With several threads the
-   peak is g_vm.bytes less the reserving thread's credit, taken at every
-   reservation: never below the heap the threads had at any time, and at
-   most the other threads' credits above it. A point of the timeline, a
+   peak is the largest g_vm.bytes, taken at every reservation: never below
+   the heap the threads had at any time (no thread allocates past its
+   credit without reserving more), and at most the credits above it. A point of the timeline, a
    peak snapshot and the exit read the heap as g_vm.bytes plus every
    record's x (each read racily: exact when the threads are quiet).
 
    The first thread keeps vmmap.c's one-thread scheme (state VT_ONE: its
-   heap is g_vm.hi + x) until its next slow path after a second thread is
-   set up (vm_multi makes that its next free at the latest), where it adds
-   that heap to g_vm.bytes and goes on credit itself. A thread that exits
+   heap is g_vm.hi + x) until a second thread is set up: vm_multi, in the
+   new thread, swaps VM_FAR into its x and adds g_vm.hi + what x held to
+   g_vm.bytes (VT_FOLDED), so that its next event takes its slow path,
+   which adds what it did since (x less VM_FAR; or x less what was folded,
+   g_vm.folded, when its own add to x raced the swap and stored a value
+   below 0 again) and puts it on credit (vt_convert). Until then its
+   events are counted in x alone, as before. A thread that exits
    gives its credit back and its counts to g_vm (vm_thread_exit); its
    later events, and those of threads never set up, go to g_vm directly
    (g_vm_none: every event slow, atomic adds).
 
    Threading: a record's x, lo_rel and counts are written by its thread
-   (lo_rel by vm_multi too), read by others with relaxed loads; state is
-   written by its thread, or under g_lock at set-up; g_vm.bytes, allocs
-   and frees are atomic. */
+   (x and lo_rel of the first by vm_multi too, under g_vm.lock, as the
+   one-thread scheme's rearm writes them), read by others with relaxed
+   loads; state is written by its thread or vm_multi (g_vm.lock), or under
+   g_lock at set-up; g_vm.bytes, allocs and frees are atomic. */
 
 #include "internal.h"
 
@@ -58,11 +63,29 @@ static struct vm_thread *vm_thread_new(void)
 	return v;
 }
 
-/* A second thread is being set up (g_lock held): the first one's next
-   free goes to its slow path, which puts it on credit. */
+/* A second thread is being set up (g_lock held, g_multi set): the first
+   thread's heap goes to g_vm.bytes, and its next event to its slow path
+   (see the top). */
 static void vm_multi(void)
 {
-	__atomic_store_n(&g_vm_first.lo_rel, VM_NEVER, __ATOMIC_RELAXED);
+	struct vm_thread *v = &g_vm_first;
+	long long old;
+	spin_lock(&g_vm.lock);
+	if (__atomic_load_n(&v->state, __ATOMIC_RELAXED) == VT_ONE) {
+		old = __atomic_exchange_n(&v->x, VM_FAR, __ATOMIC_RELAXED);
+		g_vm.folded = old;
+		__atomic_add_fetch(&g_vm.bytes, vm_load(&g_vm.hi) + (u64)old, __ATOMIC_RELAXED);
+		__atomic_store_n(&v->lo_rel, VM_NEVER, __ATOMIC_RELAXED);
+		__atomic_store_n(&v->state, VT_FOLDED, __ATOMIC_RELAXED);
+	}
+	spin_unlock(&g_vm.lock);
+}
+
+/* What the folded first thread did since vm_multi (its x less VM_FAR, or
+   less what was folded when its add raced the swap). */
+static long long vt_since(long long x)
+{
+	return x >= VM_FAR / 2 ? x - VM_FAR : x - g_vm.folded;
 }
 
 /* What record v holds of the heap beyond g_vm.bytes (racy but for its
@@ -73,6 +96,8 @@ static long long vt_part(const struct vm_thread *v)
 	long long x = __atomic_load_n(&v->x, __ATOMIC_RELAXED);
 	if (st == VT_ONE)
 		return (long long)vm_load(&g_vm.hi) + x;
+	if (st == VT_FOLDED)
+		return vt_since(x);
 	return st == VT_CREDIT ? x : 0;
 }
 
@@ -125,8 +150,8 @@ static long long vt_credit(void)
 	return k < VT_CREDIT_MIN ? VT_CREDIT_MIN : (long long)k;
 }
 
-/* After an event that moved g_vm.bytes to b: the peak (an allocation: b
-   less the thread's credit), its time and counts, a peak snapshot, a
+/* After an event that moved g_vm.bytes to b: the peak (an allocation),
+   its time and counts, a peak snapshot, a
    timeline point, as vm_up does with one thread. in_rt set. */
 static void vt_check(u64 b, int is_free)
 {
@@ -162,13 +187,14 @@ static void vt_direct(struct vm_thread *v, u64 n, int is_free)
 }
 
 /* The first thread's first slow path after a second thread was set up:
-   its heap (g_vm.hi + x, this event's included) to g_vm.bytes, and on
-   credit from now on, with none. Returns g_vm.bytes. */
+   what its x holds of the heap (this event's included; all of it if
+   vm_multi did not fold it yet) to g_vm.bytes, and on credit from now
+   on, with none. Returns g_vm.bytes. */
 static u64 vt_convert(struct vm_thread *v)
 {
 	u64 b;
 	spin_lock(&g_vm.lock);
-	b = __atomic_add_fetch(&g_vm.bytes, g_vm.hi + (u64)v->x, __ATOMIC_RELAXED);
+	b = __atomic_add_fetch(&g_vm.bytes, (u64)vt_part(v), __ATOMIC_RELAXED);
 	__atomic_store_n(&v->x, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&v->state, VT_CREDIT, __ATOMIC_RELAXED);
 	spin_unlock(&g_vm.lock);
@@ -186,14 +212,14 @@ static void vm_up_threads(struct vm_thread *v, u64 n)
 		return;
 	}
 	VM_COUNT(v->allocs);
-	if (v->state == VT_ONE) {
+	if (v->state == VT_ONE || v->state == VT_FOLDED) {
 		vt_check(vt_convert(v), 0);
 		return;
 	}
 	k = vt_credit();
 	b = __atomic_add_fetch(&g_vm.bytes, (u64)(v->x + k), __ATOMIC_RELAXED);
 	__atomic_store_n(&v->x, -k, __ATOMIC_RELAXED);
-	vt_check(b - (u64)k, 0);
+	vt_check(b, 0); /* the heap reaches b at most, until the next reservation */
 }
 
 /* vm_down with several threads: the free of n bytes left the thread more
@@ -207,9 +233,10 @@ static void vm_down_threads(struct vm_thread *v, u64 n)
 		return;
 	}
 	VM_COUNT(v->frees);
-	if (v->state == VT_ONE)
+	if (v->state == VT_ONE || v->state == VT_FOLDED) {
 		b = vt_convert(v);
-	else if ((x = v->x) < -k) {
+		vm_peak_raise(b + n); /* the first thread's heap before this free: not in g_vm.bytes until now */
+	} else if ((x = v->x) < -k) {
 		b = __atomic_sub_fetch(&g_vm.bytes, (u64)(-x - k), __ATOMIC_RELAXED);
 		__atomic_store_n(&v->x, -k, __ATOMIC_RELAXED);
 	} else
