@@ -108,6 +108,36 @@ static int safefile_open(struct safefile *f, const char *path)
 	return 0;
 }
 
+/* Moves fd, a descriptor the runtime keeps open, to a number near the
+   top of the descriptor limit (as bash keeps its script's), so that the
+   program's own are numbered as unwoven (its next open gets the number it
+   would have); returns it, or fd where that fails. errno kept. */
+static int fd_high(int fd)
+{
+	struct rlimit r;
+	int hi, e = errno;
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur < 256)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)((r.rlim_cur > 1024 ? 1024 : r.rlim_cur) - 64));
+	if (hi >= 0) {
+		close(fd);
+		fd = hi;
+	}
+	errno = e;
+	return fd;
+}
+
+/* A descriptor's identity (0 if it is closed): the program may close one
+   of the runtime's (a daemon's closefrom) and reuse its number. */
+static u64 fd_ident(int fd)
+{
+	struct stat st;
+	int e = errno;
+	u64 id = fd >= 0 && fstat(fd, &st) == 0 ? (u64)st.st_ino ^ (u64)st.st_dev << 48 : 0;
+	errno = e;
+	return id;
+}
+
 /* Removes the temporary file and closes everything. */
 static void safefile_abort(struct safefile *f)
 {

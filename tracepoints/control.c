@@ -25,10 +25,10 @@
    /tmp/.weave-UID/PID.sock (the directory created 0700 if missing, used
    only if this user owns it and no one else can write it; bound through
    /proc/self/fd, so no link swapped in is followed), close-on-exec, its
-   descriptor moved near the top of the limit (ctl_high), the thread
+   descriptor moved near the top of the limit (fd_high), the thread
    waiting in poll (a blocked accept holds the lowest free number): the
    program's descriptors are numbered as unwoven. If the program closes
-   it, the thread binds a new one (ctl_ident). The
+   it, the thread binds a new one (fd_ident). The
    kernel lets only the directory's user (and root) connect; the thread
    answers only a peer of this process's effective user (SO_PEERCRED).
    A socket left by a process that died with the same pid (nobody
@@ -59,7 +59,6 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -85,7 +84,7 @@
    final profile is being written. fd and conn atomic. */
 static struct {
 	int fd, conn, pid, closing;
-	u64 id; /* fd's identity (ctl_ident) when the thread took it */
+	u64 id; /* fd's identity (fd_ident) when the thread took it */
 	char path[64];
 } g_ctl = {-1, -1, 0, 0, 0, {0}};
 
@@ -122,30 +121,6 @@ static int ctl_stale(const struct sockaddr_un *a)
 	return r;
 }
 
-/* Moves fd to a number near the top of the descriptor limit (as bash
-   keeps its script's), so that the program's own descriptors are
-   numbered as unwoven (its first open still returns 3); returns it. */
-static int ctl_high(int fd)
-{
-	struct rlimit r;
-	int hi;
-	if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur < 256)
-		return fd;
-	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)((r.rlim_cur > 1024 ? 1024 : r.rlim_cur) - 64));
-	if (hi < 0)
-		return fd;
-	close(fd);
-	return hi;
-}
-
-/* A descriptor's identity (0 if it is closed): the program may close
-   the socket's (a daemon's closefrom) and reuse the number. */
-static u64 ctl_ident(int fd)
-{
-	struct stat st;
-	return fd >= 0 && fstat(fd, &st) == 0 ? (u64)st.st_ino ^ (u64)st.st_dev << 48 : 0;
-}
-
 /* Binds and listens on this process's socket; sets g_ctl.path. Returns
    the socket or -1. */
 static int ctl_listen(void)
@@ -180,8 +155,8 @@ static int ctl_listen(void)
 	}
 	close(dir);
 	if (fd >= 0) {
-		fd = ctl_high(fd);
-		__atomic_store_n(&g_ctl.id, ctl_ident(fd), __ATOMIC_RELEASE);
+		fd = fd_high(fd);
+		__atomic_store_n(&g_ctl.id, fd_ident(fd), __ATOMIC_RELEASE);
 		p.n = 0;
 		sb_str(&p, "/tmp/.weave-");
 		sb_u64(&p, (u64)geteuid());
@@ -308,15 +283,15 @@ static void *ctl_main(void *arg)
 	for (;;) {
 		int fd = __atomic_load_n(&g_ctl.fd, __ATOMIC_ACQUIRE), c;
 		if (fd != cur) { /* the first, or a failed exec bound a new one */
-			if (cur >= 0 && ctl_ident(cur) == id)
+			if (cur >= 0 && fd_ident(cur) == id)
 				close(cur);
 			cur = fd;
-			id = ctl_ident(fd);
+			id = fd_ident(fd);
 			__atomic_store_n(&g_ctl.id, id, __ATOMIC_RELEASE);
 		}
 		if (fd < 0)
 			return NULL;
-		if (!id || ctl_ident(fd) != id) {
+		if (!id || fd_ident(fd) != id) {
 			/* The program closed the descriptor, maybe reusing its
 			   number: never accept on it; a socket of its own again,
 			   after a while (a daemon closes every descriptor, then
@@ -330,7 +305,7 @@ static void *ctl_main(void *arg)
 				ctl_exit();
 			__atomic_store_n(&g_ctl.fd, nfd, __ATOMIC_RELEASE);
 			cur = nfd;
-			id = ctl_ident(nfd);
+			id = fd_ident(nfd);
 			__atomic_store_n(&g_ctl.id, id, __ATOMIC_RELEASE);
 			continue;
 		}
@@ -354,7 +329,7 @@ static void *ctl_main(void *arg)
 				nanosleep(&ts, NULL);
 			continue;
 		}
-		c = ctl_high(c);
+		c = fd_high(c);
 		__atomic_store_n(&g_ctl.conn, c, __ATOMIC_RELEASE);
 		ctl_serve(c);
 		__atomic_store_n(&g_ctl.conn, -1, __ATOMIC_RELEASE);
@@ -433,7 +408,7 @@ static void ctl_fork_child(void)
 	int c = __atomic_exchange_n(&g_ctl.conn, -1, __ATOMIC_ACQ_REL), e = errno;
 	if (c >= 0)
 		close(c);
-	if (g_ctl.fd >= 0 && ctl_ident(g_ctl.fd) == g_ctl.id)
+	if (g_ctl.fd >= 0 && fd_ident(g_ctl.fd) == g_ctl.id)
 		close(g_ctl.fd); /* unless the program closed it and reused the number */
 	g_ctl.fd = -1;
 	g_ctl.path[0] = 0;

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -146,7 +147,11 @@ func hasCtlThread(pid int) bool {
 // (after "ok "), waiting at most timeout. The process's control thread
 // answers at once, whatever its other threads are doing (blocked in
 // sleep, read or epoll_wait included), unless one of them holds the
-// runtime's lock all that time.
+// runtime's lock all that time. A socket that refuses or drops the
+// request unread while the process has its control thread is tried again
+// until the timeout: the thread binds a new one when it finds that the
+// program closed its descriptor (a daemon's closefrom), which the first
+// try makes it see.
 func Request(pid int, req string, timeout time.Duration) (string, error) {
 	if err := Target(pid); err != nil {
 		return "", err
@@ -155,34 +160,55 @@ func Request(pid int, req string, timeout time.Duration) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	conn, err := net.DialTimeout("unixpacket", Socket(dir, pid), timeout)
-	if err != nil {
-		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+	deadline := time.Now().Add(timeout)
+	for {
+		ans, again, err := request(pid, Socket(dir, pid), req, deadline)
+		if !again {
+			return ans, err
+		}
+		if !hasCtlThread(pid) {
 			return "", noChannel(pid, Socket(dir, pid))
 		}
-		return "", fmt.Errorf("connecting to process %d: %v", pid, err)
+		if time.Now().Add(50 * time.Millisecond).After(deadline) {
+			return "", fmt.Errorf("process %d did not take the request within %v: %v", pid, timeout, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// request is one try of Request; again: the request was not read (no
+// socket, refused, or dropped unanswered) and may be tried again.
+func request(pid int, path, req string, deadline time.Time) (ans string, again bool, err error) {
+	conn, err := net.DialTimeout("unixpacket", path, time.Until(deadline))
+	if err != nil {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+			return "", true, err
+		}
+		return "", false, fmt.Errorf("connecting to process %d: %v", pid, err)
 	}
 	defer conn.Close()
 	if err := checkPeer(conn.(*net.UnixConn), pid); err != nil {
-		return "", err
+		return "", false, err
 	}
-	conn.SetDeadline(time.Now().Add(timeout))
+	conn.SetDeadline(deadline)
 	if _, err := conn.Write([]byte(req)); err != nil {
-		return "", fmt.Errorf("sending the request to process %d: %v", pid, err)
+		return "", errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE), err
 	}
 	buf := make([]byte, 8192)
 	n, err := conn.Read(buf)
-	if err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return "", fmt.Errorf("process %d did not answer within %v: its control thread waits for the runtime's lock, which a thread of the program holds (stopped, or stuck inside the runtime)", pid, timeout)
-		}
-		return "", fmt.Errorf("process %d: no answer: %v", pid, err)
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return "", false, fmt.Errorf("process %d did not answer in time: its control thread waits for the runtime's lock, which a thread of the program holds (stopped, or stuck inside the runtime)", pid)
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || err == nil && n == 0:
+		return "", true, fmt.Errorf("dropped unanswered")
+	case err != nil:
+		return "", false, fmt.Errorf("process %d: no answer: %v", pid, err)
 	}
-	ans := strings.TrimSpace(string(buf[:n]))
-	if rest, ok := strings.CutPrefix(ans, "ok "); ok {
-		return rest, nil
+	a := strings.TrimSpace(string(buf[:n]))
+	if rest, ok := strings.CutPrefix(a, "ok "); ok {
+		return rest, false, nil
 	}
-	return "", fmt.Errorf("process %d: %s", pid, strings.TrimPrefix(ans, "error "))
+	return "", false, fmt.Errorf("process %d: %s", pid, strings.TrimPrefix(a, "error "))
 }
 
 // checkPeer checks that the socket's listener is process pid of this user

@@ -62,6 +62,7 @@ static char g_tp_pat[4096] RT_LARGE;
 static int g_tp_funcs; /* function patterns are active */
 static struct safefile g_tp_file;
 static int g_tp_fd = -1;             /* the trace file; g_lock to open */
+static u64 g_tp_id;                  /* its identity (fd_ident) */
 static u64 g_tp_max = 1024ull << 20; /* bytes */
 static u64 g_tp_bytes, g_tp_events, g_tp_dropped; /* atomics */
 static int g_tp_used;                               /* tracing ever started */
@@ -213,7 +214,10 @@ static void tp_flush(struct rt_thread *T)
 	if (!b || !b->n)
 		return;
 	len = offsetof(struct tp_buf, ev) + (wsize)b->n * sizeof b->ev[0];
-	if (fd < 0 || __atomic_add_fetch(&g_tp_bytes, len, __ATOMIC_RELAXED) > g_tp_max || write(fd, b, len) != (ssize_t)len)
+	/* Never into a file of the program's that took the number of a
+	   trace file it closed. */
+	if (fd < 0 || fd_ident(fd) != g_tp_id || __atomic_add_fetch(&g_tp_bytes, len, __ATOMIC_RELAXED) > g_tp_max ||
+	    write(fd, b, len) != (ssize_t)len)
 		__atomic_fetch_add(&g_tp_dropped, b->n, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_add(&g_tp_events, b->n, __ATOMIC_RELAXED);
@@ -374,8 +378,13 @@ static void tp_open(void)
 		return;
 	for (c = g_cfg_out_set && g_cfg_out[0] ? g_cfg_out : "weave.prof"; *c; c++)
 		sb_mem(&p, c, 1);
-	if (safefile_open(&g_tp_file, p.s) == 0)
+	if (safefile_open(&g_tp_file, p.s) == 0) {
+		/* kept open: numbered out of the program's way (fd_high) */
+		g_tp_file.dir = fd_high(g_tp_file.dir);
+		g_tp_file.fd = fd_high(g_tp_file.fd);
+		g_tp_id = fd_ident(g_tp_file.fd);
 		__atomic_store_n(&g_tp_fd, g_tp_file.fd, __ATOMIC_RELEASE);
+	}
 }
 
 /* Replaces the pattern list with s ("" turns tracing off) and applies it
@@ -485,8 +494,8 @@ static void tp_write(struct out *o, const u32 *ids)
 static void tp_finish(const char *path)
 {
 	struct sbuf p = {.n = 0};
-	if (g_tp_fd < 0 || !path)
-		return;
+	if (g_tp_fd < 0 || !path || fd_ident(g_tp_fd) != g_tp_id)
+		return; /* not opened, or closed by the program */
 	__atomic_store_n(&g_tp_fd, -1, __ATOMIC_RELEASE);
 	sb_str(&p, path);
 	sb_str(&p, ".trace");
