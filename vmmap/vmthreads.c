@@ -11,18 +11,19 @@
    an allocation past the credit reserves what it lacks and a credit of K
    more (one atomic add to g_vm.bytes); a free that leaves more than 2K
    gives back all but K. So g_vm.bytes is the heap plus the credits held,
-   which are at most 2K a thread, and no cache line is written by two
-   threads on the fast paths (the side table and the contexts' counters
-   are per thread too: advice.c).
+   which are at most 2K a thread, and the heap's accounting writes no
+   cache line another thread writes (nor do the advice's fast paths but
+   for a free of another thread's block: advice.c).
 
    K is the peak over 128 times the threads set up, at least
    VT_CREDIT_MIN: g_vm.bytes exceeds the heap by at most 1/64 of the
    peak, or 2 KiB a thread on a small heap. With several threads the
-   peak is the largest g_vm.bytes, taken at every reservation: never below
-   the heap the threads had at any time (no thread allocates past its
-   credit without reserving more), and at most the credits above it. A point of the timeline, a
-   peak snapshot and the exit read the heap as g_vm.bytes plus every
-   record's x (each read racily: exact when the threads are quiet).
+   peak is the largest g_vm.bytes, taken at every reservation: never
+   below the heap the threads had at any time (no thread allocates past
+   its credit without reserving more), and at most the credits above it.
+   A point of the timeline, a peak snapshot and the exit read the heap
+   as g_vm.bytes plus every record's x (each read racily: exact when the
+   threads are quiet).
 
    The first thread keeps vmmap.c's one-thread scheme (state VT_ONE: its
    heap is g_vm.hi + x) until a second thread is set up: vm_multi, in the
