@@ -427,16 +427,16 @@ static void tp_set(const char *s)
 	tp_timing_bytes();
 }
 
-/* One line on stderr: "==weave== control: " a b. */
+/* One line on stderr: "==weave <pid>== control: " a b (rt_warn). */
 static void tp_say(const char *a, const char *b)
 {
-	ssize_t r = write(2, "==weave== control: ", 19);
-	r = write(2, a, strlen(a));
-	if (b) {
-		r = write(2, b, strlen(b));
-	}
-	r = write(2, "\n", 1);
-	(void)r;
+	struct sbuf m = {.n = 0};
+	sb_str(&m, "control: ");
+	sb_str(&m, a);
+	if (b)
+		sb_str(&m, b);
+	sb_str(&m, "\n");
+	rt_warn(m.s);
 }
 
 /* Start-up (rt_global_init): WEAVE_TRACE and WEAVE_TRACE_MAX_MB. Not in
