@@ -153,6 +153,7 @@ static void rt_crash(int sig, siginfo_t *si, void *uc)
 	int e = errno;
 	(void)uc;
 	rt_finish(0, 0, "signal", sig, LOCK_TRY);
+	ctl_exit(); /* the process dies: its control socket goes */
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);

@@ -52,7 +52,9 @@
    loader's); none under ThreadSanitizer, which forbids that thread.
    exec: the socket is unlinked first and closed by the exec
    (close-on-exec); an exec that fails binds it again. exit: the final
-   profile unlinks it; requests already queued are refused. */
+   profile unlinks it (and the crash handlers); requests already queued
+   are refused. A process killed otherwise leaves it: the next command
+   removes the sockets of processes that are gone. */
 
 #include "internal.h"
 

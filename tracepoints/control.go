@@ -160,6 +160,7 @@ func Request(pid int, req string, timeout time.Duration) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	sweep(dir)
 	deadline := time.Now().Add(timeout)
 	for {
 		ans, again, err := request(pid, Socket(dir, pid), req, deadline)
@@ -173,6 +174,22 @@ func Request(pid int, req string, timeout time.Duration) (string, error) {
 			return "", fmt.Errorf("process %d did not take the request within %v: %v", pid, timeout, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sweep removes the sockets in dir of processes that are gone: killed
+// (SIGKILL, a signal's default action) before the runtime could remove
+// its own.
+func sweep(dir string) {
+	socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
+	for _, s := range socks {
+		pid, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(s), ".sock"))
+		if err != nil {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, os.ErrNotExist) {
+			os.Remove(s)
+		}
 	}
 }
 

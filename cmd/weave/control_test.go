@@ -258,7 +258,8 @@ func TestControlFork(t *testing.T) {
 }
 
 // TestControlRefusals: a malformed request gets an error and one line on
-// the program's stderr; WEAVE_CONTROL=0 leaves no channel (no thread, no
+// the program's stderr; a killed process's socket is swept by the next
+// request; WEAVE_CONTROL=0 leaves no channel (no thread, no
 // socket) and the command says why; WEAVE_CONTROL_SIGNAL says it is gone.
 func TestControlRefusals(t *testing.T) {
 	testtool.Need(t, "gcc")
@@ -277,8 +278,20 @@ func TestControlRefusals(t *testing.T) {
 	if ans := string(b[:n]); ans != "error unknown request" {
 		t.Errorf("malformed request answered %q", ans)
 	}
+	// A process killed by SIGKILL leaves its socket; the next request
+	// (to any process) removes it.
+	k := startBlocked(t, dir, []string{"WEAVE_OUT="}, woven, "read", "0", "1")
+	kpid := k.cmd.Process.Pid
+	k.cmd.Process.Kill()
+	k.finish(0)
+	if _, err := os.Stat(tracepoints.Socket(controlDir(t), kpid)); err != nil {
+		t.Errorf("a killed process's socket: %v (want it left)", err)
+	}
 	if r := run(t, dir, nil, weaveBin, "snapshot", strconv.Itoa(pid)); r.code == 0 || !strings.Contains(r.stderr, "writes no profile") {
 		t.Errorf("snapshot of a process that writes no profile: exit %d %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(tracepoints.Socket(controlDir(t), kpid)); err == nil {
+		t.Errorf("the killed process's socket is still there after a request")
 	}
 	got := w.finish(1)
 	if n := strings.Count(got.stderr, "malformed request ignored"); n != 1 || got.code != 0 {
