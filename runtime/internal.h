@@ -542,6 +542,7 @@ static void totals_start(struct totals *t, struct tmpmem *tm);
 static void totals_add(struct totals *t, u32 node, const u64 v[16]);
 static void totals_end(struct totals *t);
 static void totals_compute(struct totals *t);
+static int summary_wanted(int perr);
 static void summary(struct totals *t, const char *path, int perr);
 static void out_chain(struct out *o, struct rt_node *a);
 

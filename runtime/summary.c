@@ -239,6 +239,16 @@ static void summary_write(struct out *o, struct totals *t, const char *path, int
 	}
 }
 
+/* Whether the summary is printed at all: always (WEAVE_SUMMARY=1), into
+   WEAVE_LOG, else when stderr is a terminal or there is something to
+   report (lost blocks, a profile not written, perr): never on a test
+   suite's compared stderr with nothing to report. */
+static int summary_wanted(int perr)
+{
+	return g_cfg_summary > 0 ||
+	       (g_cfg_summary < 0 && (g_cfg_log_set || perr || ls_lost() || isatty(2)));
+}
+
 /* Prints the summary where WEAVE_SUMMARY and WEAVE_LOG say (see init.c):
    into a new WEAVE_LOG file, created as profiles are, else on stderr
    when it is a terminal or there is something to report (lost blocks,
@@ -251,7 +261,7 @@ static void summary(struct totals *t, const char *path, int perr)
 	struct safefile f;
 	int lerr = 0;
 
-	if (!g_cfg_summary || (g_cfg_summary < 0 && !g_cfg_log_set && !perr && !ls_lost() && !isatty(2)))
+	if (!summary_wanted(perr))
 		return;
 	sb_str(&P, "==weave ");
 	sb_u64(&P, (u64)getpid());

@@ -499,10 +499,12 @@ static void tp_finish(const char *path)
 	__atomic_store_n(&g_tp_fd, -1, __ATOMIC_RELEASE);
 	sb_str(&p, path);
 	sb_str(&p, ".trace");
-	if (safefile_commit(&g_tp_file, &p, 1) == 0 && g_cfg_summary) {
-		ssize_t r = write(2, "==weave== trace written to ", 27);
-		r = write(2, p.s, p.n);
-		r = write(2, "\n", 1);
-		(void)r;
+	/* said with the summary, on stderr, or not at all */
+	if (safefile_commit(&g_tp_file, &p, 1) == 0 && summary_wanted(0) && !g_cfg_log_set) {
+		struct sbuf m = {.n = 0};
+		sb_str(&m, "trace written to ");
+		sb_str(&m, p.s);
+		sb_str(&m, "\n");
+		rt_warn(m.s);
 	}
 }

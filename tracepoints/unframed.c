@@ -89,10 +89,11 @@ static void tp_unframed_start(void)
 		return;
 	s = rt_env("WEAVE_TRACE");
 	if (s && tp_unframed(s, &b)) {
-		ssize_t r = write(2, "==weave== WEAVE_TRACE:", 22);
-		r = write(2, b.s + 1, b.n - 1); /* after the first "; " */
-		r = write(2, "\n", 1);
-		(void)r;
+		struct sbuf m = {.n = 0};
+		sb_str(&m, "WEAVE_TRACE:");
+		sb_str(&m, b.s + 1); /* after the first "; " */
+		sb_str(&m, "\n");
+		rt_warn(m.s);
 	}
 	errno = e;
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestFramePointcut(t *testing.T) {
 
 	auto := build("auto", nil)
 	stderr, n, enters := runTraced(auto, "depth_sum,work")
-	if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "'depth_sum' matches only functions without a frame, which have no tracepoint: depth_sum (give them one with --frame 'depth_sum', or --frames=all)") {
+	if strings.Count(stderr, "\n") != 1 || !regexp.MustCompile(`^==weave [0-9]+== WEAVE_TRACE: `).MatchString(stderr) || !strings.Contains(stderr, "'depth_sum' matches only functions without a frame, which have no tracepoint: depth_sum (give them one with --frame 'depth_sum', or --frames=all)") {
 		t.Errorf("WEAVE_TRACE=depth_sum,work on the auto build: stderr %q, want one line naming depth_sum and --frame", stderr)
 	}
 	if n != 0 || enters != 0 {
@@ -51,6 +52,22 @@ func TestFramePointcut(t *testing.T) {
 	}
 	if stderr, _, _ := runTraced(auto, "work,alloc:*"); stderr != "" {
 		t.Errorf("patterns with tracepoints: stderr %q, want nothing", stderr)
+	}
+
+	// The trace file is named where the summary is printed, never alone
+	// on the stderr of a run with nothing to report.
+	quiet := filepath.Join(dir, "quiet.c")
+	if err := os.WriteFile(quiet, []byte("#include <stdlib.h>\nvoid work(void) { free(malloc(32)); }\nint main(void) { work(); return 0; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, weaveBin, "cc", "--frames=all", "-o", filepath.Join(dir, "quiet"), quiet)
+	prof := filepath.Join(dir, "quiet.prof")
+	if r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TRACE=work", "WEAVE_SUMMARY="}, filepath.Join(dir, "quiet")); r.stderr != "" {
+		t.Errorf("WEAVE_TRACE=work, default summary, nothing leaked: stderr %q, want nothing", r.stderr)
+	}
+	r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TRACE=work", "WEAVE_SUMMARY=1"}, filepath.Join(dir, "quiet"))
+	if !regexp.MustCompile(`(?m)^==weave [0-9]+== trace written to ` + regexp.QuoteMeta(prof) + `\.trace$`).MatchString(r.stderr) {
+		t.Errorf("WEAVE_TRACE=work, WEAVE_SUMMARY=1: stderr %q, want ==weave PID== trace written to %s.trace", r.stderr, prof)
 	}
 
 	conf := filepath.Join(dir, "frame.conf")
@@ -76,7 +93,7 @@ func TestFramePointcut(t *testing.T) {
 
 	// weave trace's answer says it too.
 	cmd, pid, errs := startLoopBin(t, dir, auto, filepath.Join(dir, "live.prof"))
-	r := mustRun(t, dir, nil, weaveBin, "trace", pid, "depth_sum")
+	r = mustRun(t, dir, nil, weaveBin, "trace", pid, "depth_sum")
 	if !strings.Contains(r.stdout, "tracing depth_sum; 'depth_sum' matches only functions without a frame") {
 		t.Errorf("weave trace PID depth_sum: %q", r.stdout)
 	}
