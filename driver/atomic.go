@@ -22,7 +22,10 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 		return finish(f, write)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if pe, ok := err.(*os.PathError); ok {
+		// the user named path, not the temporary file beside it
+		return &os.PathError{Op: "cannot write output file", Path: path, Err: pe.Err}
+	} else if err != nil {
 		return err
 	}
 	tmp := f.Name()
