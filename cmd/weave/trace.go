@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -132,6 +134,20 @@ func runSnapshot(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("snapshot: %v", err)
 	}
-	fmt.Fprintf(c.App.Writer, "process %d: profile written to %s\n", pid, strings.TrimPrefix(ans, "snapshot "))
+	fmt.Fprintf(c.App.Writer, "process %d: profile written to %s\n", pid, fromHere(pid, strings.TrimPrefix(ans, "snapshot ")))
 	return nil
+}
+
+// fromHere is path, relative to the process's working directory (a
+// relative WEAVE_OUT), as this command's user can open it: joined to the
+// process's directory when that is not ours.
+func fromHere(pid int, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+	if wd, _ := os.Getwd(); err != nil || cwd == wd {
+		return path
+	}
+	return filepath.Join(cwd, path)
 }

@@ -322,6 +322,25 @@ func startLoop(t *testing.T, dir, prof string) (cmd *exec.Cmd, pid string, stder
 	return startLoopBin(t, dir, woven, prof)
 }
 
+// TestSnapshotRelative: a process whose WEAVE_OUT is relative, snapshot
+// from another directory: weave snapshot names the profile so that its
+// user can open it (it was "rel.prof", relative to the process's
+// directory).
+func TestSnapshotRelative(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	cmd, pid, stderr := startLoop(t, dir, "rel.prof")
+	r := mustRun(t, elsewhere, nil, weaveBin, "snapshot", pid)
+	if want := "profile written to " + filepath.Join(dir, "rel.prof") + "\n"; !strings.HasSuffix(r.stdout, want) {
+		t.Errorf("weave snapshot from another directory: %q, want ...%q", r.stdout, want)
+	}
+	if r := mustRun(t, dir, nil, weaveBin, "snapshot", pid); !strings.HasSuffix(r.stdout, " rel.prof\n") {
+		t.Errorf("weave snapshot from the process's directory: %q, want rel.prof", r.stdout)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+}
+
 func TestTraceLive(t *testing.T) {
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "live.prof")
