@@ -25,8 +25,15 @@ static void ls_config(void)
 	g_cfg_leak_scan = !(s && strcmp(s, "0") == 0);
 	g_scrub = g_cfg_leak_scan;
 	s = rt_env("WEAVE_LEAK_EXITCODE");
-	if (s && *s)
-		g_cfg_leak_exitcode = (int)(parse_u64(s, 0) & 255);
+	if (s && *s) {
+		/* a misset CI gate says so and still fails, never passes silently */
+		u64 v = parse_u64(s, 256);
+		if (v > 255) {
+			rt_warn("WEAVE_LEAK_EXITCODE: want a number from 0 to 255; using 23\n");
+			v = 23;
+		}
+		g_cfg_leak_exitcode = (int)v;
+	}
 	s = rt_env("WEAVE_LEAK_THREADS");
 	if (s && *s)
 		g_cfg_leak_threads = (u32)parse_u64(s, 0);

@@ -204,6 +204,17 @@ func TestLeakKinds(t *testing.T) {
 	if x.code != 23 || x.stdout != r.stdout {
 		t.Errorf("WEAVE_LEAK_EXITCODE=23: exit %d, stdout %q (want 23, %q)", x.code, x.stdout, r.stdout)
 	}
+	// Misset: one line, and still a failing status (was 0 for "abc" and
+	// "-1", 300 & 255 for 300).
+	for _, v := range []string{"abc", "-1", "300", "2x"} {
+		x := run(t, dir, []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0", "WEAVE_LEAK_EXITCODE=" + v}, exe)
+		if x.code != 23 || !regexp.MustCompile(`^==weave [0-9]+== WEAVE_LEAK_EXITCODE: want a number from 0 to 255; using 23\n$`).MatchString(x.stderr) {
+			t.Errorf("WEAVE_LEAK_EXITCODE=%s: exit %d, stderr %q; want 23 and one line", v, x.code, x.stderr)
+		}
+	}
+	if x := run(t, dir, []string{"WEAVE_OUT=", "WEAVE_LEAK_EXITCODE=0"}, exe); x.code != 0 {
+		t.Errorf("WEAVE_LEAK_EXITCODE=0: exit %d", x.code)
+	}
 	x = run(t, dir, []string{"WEAVE_OUT=", "WEAVE_LEAK_EXITCODE=23", "WEAVE_SUPPRESSIONS=" + supp}, exe)
 	if x.code != 0 || !strings.Contains(x.stderr, "suppressed: 384 bytes in 12 blocks") {
 		t.Errorf("WEAVE_SUPPRESSIONS: exit %d\n%s", x.code, x.stderr)
