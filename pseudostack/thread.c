@@ -133,6 +133,8 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	l->state = ST_LIVE;
 	time_thread_setup(T, t);
 	lim_update(t); /* after the timing byte's set-up */
+	if (T->num)
+		ctl_threads(); /* a second thread: the control channel (tracepoints/control.c) */
 	return T;
 fail:
 	/* The arena record and any node indices taken are lost: harmless. */

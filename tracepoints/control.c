@@ -10,15 +10,18 @@
    thread that takes it, whatever SA_RESTART says, and many programs take
    that for an error. Nothing but a thread can answer a process that idles
    in such a call without disturbing it. The thread, "weave-ctl" (`ps -L`
-   shows the name), is created by the constructor with every signal
-   blocked (the program's signals, process-directed ones included, never
+   shows the name), is created when the program sets up its second thread
+   (WEAVE_CONTROL=auto, the default) or by the constructor
+   (WEAVE_CONTROL=1), with every signal blocked (the program's signals, process-directed ones included, never
    land in it), a 256 KiB stack without a guard page, and in_rt set for
    life: it is never set up, so it is not one of the program's threads
    for the runtime (not in g_nthreads: __weave_solo and the advice's
    one-thread fast paths stay; no CPU timer; not in the profile), and the
    glibc calloc of its TLS vector in pthread_create is not recorded. What
-   it costs the program: glibc, once a process has two threads, locks
-   stdio and malloc's arena for good (docs/tracepoints.md);
+   it would cost a single-threaded program: glibc, once a process has two
+   threads, locks stdio and malloc's arena for good (getc 2.1x its
+   instructions: docs/tracepoints.md); hence auto, where only a program
+   with threads of its own, already in those paths, gets one.
    WEAVE_CONTROL=0 creates no thread and no socket.
 
    The channel. A SOCK_SEQPACKET unix socket bound at
@@ -339,23 +342,52 @@ static void *ctl_main(void *arg)
 	}
 }
 
-/* Opens the channel and starts its thread: the constructor, and a fork
-   child. in_rt set. */
+/* When the channel opens (WEAVE_CONTROL): never; at start-up; or, the
+   default, once the program has a second thread. */
+enum { CTL_OFF, CTL_ON, CTL_AUTO };
+static int g_ctl_mode = CTL_OFF; /* set by the constructor */
+static int g_ctl_open;           /* atomic: the channel was opened in this process */
+
+static void ctl_open(void);
+
+/* The constructor: reads WEAVE_CONTROL, opens the channel if asked to at
+   start-up. in_rt set. */
 static void ctl_start(void)
 {
 	const char *s;
-	pthread_attr_t at;
-	pthread_t th;
-	sigset_t all, old;
-	int e = errno, ok;
 	if (g_secure || !rt_is_active())
 		return;
 	if (rt_env("WEAVE_CONTROL_SIGNAL") && !g_forked)
 		tp_say("WEAVE_CONTROL_SIGNAL is gone: requests come through a thread of weave's, "
 		       "no signal is used (WEAVE_CONTROL=0 turns run-time control off)", NULL);
 	s = rt_env("WEAVE_CONTROL");
-	if (s && strcmp(s, "0") == 0)
-		return;
+	g_ctl_mode = !s || !*s || strcmp(s, "auto") == 0 ? CTL_AUTO : strcmp(s, "0") == 0 ? CTL_OFF : CTL_ON;
+	if (g_ctl_mode == CTL_ON)
+		ctl_open();
+}
+
+/* A thread other than the first was set up (thread_setup, g_lock not
+   held, in_rt set): under WEAVE_CONTROL=auto the channel opens now. A
+   single-threaded process gets no thread of weave's: a second thread
+   would switch glibc to its multi-thread paths for good (locked stdio:
+   getc twice the instructions; malloc's arena locks), a cost the program
+   pays whether or not anyone ever sends a request. Once the program has
+   threads of its own, glibc is in those paths anyway. */
+static void ctl_threads(void)
+{
+	if (g_ctl_mode == CTL_AUTO && !__atomic_load_n(&g_ctl_open, __ATOMIC_ACQUIRE) &&
+	    !__atomic_exchange_n(&g_ctl_open, 1, __ATOMIC_ACQ_REL))
+		ctl_open();
+}
+
+/* Opens the channel and starts its thread. in_rt set. */
+static void ctl_open(void)
+{
+	pthread_attr_t at;
+	pthread_t th;
+	sigset_t all, old;
+	int e = errno, ok;
+	__atomic_store_n(&g_ctl_open, 1, __ATOMIC_RELEASE);
 	g_ctl.pid = (int)getpid();
 	__atomic_store_n(&g_ctl.fd, ctl_listen(), __ATOMIC_RELEASE);
 	if (g_ctl.fd < 0 || pthread_attr_init(&at) != 0)
@@ -416,9 +448,12 @@ static void ctl_fork_child(void)
 	g_ctl.path[0] = 0;
 	g_ctl.closing = 0;
 	__atomic_store_n(&g_ctl_tid, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_ctl_open, 0, __ATOMIC_RELEASE);
 	errno = e;
-	if (CTL_FORK_CHILD)
-		ctl_start();
+	/* The child has one thread: under auto, its channel opens with its
+	   second, as the parent's did. */
+	if (CTL_FORK_CHILD && g_ctl_mode == CTL_ON)
+		ctl_open();
 }
 
 /* Before exec: unlinks the socket (the exec closes it). Returns whether

@@ -120,15 +120,33 @@ func Socket(dir string, pid int) string {
 // noChannel says why pid has no control socket at path to connect to.
 func noChannel(pid int, path string) error {
 	env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	mode := "auto"
 	for _, kv := range bytes.Split(env, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte("WEAVE_CONTROL=")); ok && string(v) == "0" {
-			return fmt.Errorf("process %d has run-time control off (WEAVE_CONTROL=0)", pid)
+		if v, ok := bytes.CutPrefix(kv, []byte("WEAVE_CONTROL=")); ok {
+			mode = string(v)
 		}
+	}
+	if mode == "0" {
+		return fmt.Errorf("process %d has run-time control off (WEAVE_CONTROL=0)", pid)
 	}
 	if hasCtlThread(pid) {
 		return fmt.Errorf("process %d has a control thread but no socket at %s (removed by hand?)", pid, path)
 	}
+	if mode == "auto" || mode == "" {
+		if n := threads(pid); n == 1 {
+			return fmt.Errorf("process %d runs one thread, and under WEAVE_CONTROL=auto (the default) a single-threaded program gets no control thread: "+
+				"one would switch glibc to its multi-thread paths for the whole run; start it with WEAVE_CONTROL=1 to reach it while it runs", pid)
+		} else if n > 1 {
+			return fmt.Errorf("process %d has no control channel yet: under WEAVE_CONTROL=auto (the default) it opens when a second thread of the program first enters weave's runtime (allocates or calls woven code), which none of its %d other threads has done; WEAVE_CONTROL=1 opens it at start-up", pid, n-1)
+		}
+	}
 	return fmt.Errorf("process %d has no control channel (no socket at %s, no weave-ctl thread): a secure (setuid) process, one whose runtime predates the control thread, or one that could not use %s", pid, path, filepath.Dir(path))
+}
+
+// threads returns pid's number of threads, or 0 if unknown.
+func threads(pid int) int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
+	return len(tasks)
 }
 
 // hasCtlThread reports whether pid has a thread named weave-ctl.

@@ -383,3 +383,47 @@ func TestControlDescriptors(t *testing.T) {
 		})
 	}
 }
+
+// TestControlAuto: under WEAVE_CONTROL=auto, the default, a single-threaded
+// program gets no thread of weave's (one would switch glibc to its
+// multi-thread paths for the whole run) and weave snapshot says why and
+// what to do; a program with threads of its own gets the channel once its
+// second thread enters the runtime, and answers while blocked.
+func TestControlAuto(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "blocked", nil, nil)
+	env := []string{"WEAVE_CONTROL=auto", "WEAVE_SUMMARY=0"}
+
+	want := startBlocked(t, dir, nil, plain, "read", "0", "1").finish(1)
+	w := startBlocked(t, dir, env, woven, "read", "0", "1")
+	pid := w.cmd.Process.Pid
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	_, serr := os.Stat(tracepoints.Socket(controlDir(t), pid))
+	r := run(t, dir, nil, weaveBin, "snapshot", strconv.Itoa(pid))
+	got := w.finish(1)
+	if len(tasks) != 1 || serr == nil {
+		t.Errorf("one thread, auto: %d threads, socket: %v; want 1 and none", len(tasks), serr)
+	}
+	if r.code == 0 || !strings.Contains(r.stderr, "runs one thread") || !strings.Contains(r.stderr, "WEAVE_CONTROL=1") {
+		t.Errorf("snapshot of a single-threaded process under auto: exit %d %s", r.code, r.stderr)
+	}
+	if got.stdout != want.stdout || got.code != want.code {
+		t.Errorf("one thread, auto: woven %q exit %d, plain %q exit %d", got.stdout, got.code, want.stdout, want.code)
+	}
+
+	want = startBlocked(t, dir, nil, plain, "sleep", "3000", "3").finish(0)
+	w = startBlocked(t, dir, env, woven, "sleep", "3000", "3")
+	pid = w.cmd.Process.Pid
+	sock := tracepoints.Socket(controlDir(t), pid)
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+	}
+	controlAll(t, dir, pid, 2*time.Second)
+	got = w.finish(0)
+	if got.stdout != want.stdout || got.code != want.code {
+		t.Errorf("three threads, auto: woven %q exit %d, plain %q exit %d", got.stdout, got.code, want.stdout, want.code)
+	}
+}

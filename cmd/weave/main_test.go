@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building weave: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// The woven processes these tests send requests to are mostly
+	// single-threaded, which under WEAVE_CONTROL=auto have no control
+	// channel; TestControlAuto checks the default itself.
+	os.Setenv("WEAVE_CONTROL", "1")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
