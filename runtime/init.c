@@ -183,6 +183,8 @@ static void rt_config(void)
 	if (__atomic_load_n(&g_cfg_loaded, __ATOMIC_ACQUIRE) || !environ)
 		return;
 	g_secure = getauxval(AT_SECURE) != 0;
+	if (!g_stderr_id)
+		g_stderr_id = fd_ident(2);
 	if (g_secure) {
 		secure_notice();
 #ifndef WEAVE_SECURE_PROFILE

@@ -298,6 +298,7 @@ static int g_cfg_out_set; /* WEAVE_OUT is set */
 static char g_cfg_out[4096] RT_LARGE;
 static int g_cfg_summary = -1; /* WEAVE_SUMMARY: 1 always, 0 never, -1 when there is something to report */
 static int g_cfg_log_set;      /* WEAVE_LOG is set: the summary goes to that file */
+static u64 g_stderr_id;        /* descriptor 2's fd_ident at rt_config, before main: 0 if closed (stderr_fd) */
 static char g_cfg_log[4096] RT_LARGE;
 static u32 g_cfg_leaks = 5;
 static int g_cfg_stats;
@@ -521,6 +522,8 @@ static void sb_mem(struct sbuf *b, const char *s, wsize k);
 static void sb_u64(struct sbuf *b, u64 v);
 static void sb_numbered(struct sbuf *b, const struct sbuf *name, u64 n);
 static void rt_warn(const char *msg);
+static int stderr_fd(void);
+static u64 fd_ident(int fd); /* safefile.c */
 
 /* profile.c */
 static u64 threads_snap(void);

@@ -162,17 +162,28 @@ static void sb_u64(struct sbuf *b, u64 v)
 	sb_mem(b, d + i, sizeof d - (wsize)i);
 }
 
+/* 2 while descriptor 2 is still the stderr the program started with,
+   else -1: a program that closed it and opened a file of its own, which
+   took number 2, never finds the runtime's lines in that file. */
+static int stderr_fd(void)
+{
+	return g_stderr_id && fd_ident(2) == g_stderr_id ? 2 : -1;
+}
+
 /* Writes "==weave <pid>== " and msg (a line) on stderr in one write, as
    the summary's lines start: a parent's lines and its children's told
    apart. No stdio, no malloc: callable anywhere. */
 static void rt_warn(const char *msg)
 {
 	struct sbuf b = {.n = 0};
+	int fd = stderr_fd();
+	if (fd < 0)
+		return;
 	sb_str(&b, "==weave ");
 	sb_u64(&b, (u64)getpid());
 	sb_str(&b, "== ");
 	sb_str(&b, msg);
-	(void)!write(2, b.s, b.n);
+	(void)!write(fd, b.s, b.n);
 }
 
 /* Appends pattern with each "%p" replaced by the pid (WEAVE_OUT, WEAVE_LOG). */

@@ -273,6 +273,8 @@ static void summary(struct totals *t, const char *path, int perr)
 		else
 			lerr = errno;
 	}
+	if (o.fd == 2 && stderr_fd() < 0)
+		return; /* the program closed its stderr: nowhere to say it */
 	summary_write(&o, t, path, perr, P.s);
 	out_flush(&o);
 	if (o.fd != 2 && (o.err || safefile_commit(&f, &log, 0) != 0)) {
@@ -280,7 +282,7 @@ static void summary(struct totals *t, const char *path, int perr)
 			safefile_abort(&f);
 		lerr = o.err ? o.err : errno;
 	}
-	if (lerr) {
+	if (lerr && stderr_fd() >= 0) {
 		o = (struct out){.fd = 2, .buf = buf, .cap = sizeof buf};
 		out_str(&o, P.s);
 		out_str(&o, "cannot write WEAVE_LOG file ");

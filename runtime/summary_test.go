@@ -73,6 +73,28 @@ func TestSummaryDefaults(t *testing.T) {
 	})
 }
 
+// TestSummaryClosedStderr: a program that closed its stderr and opened a
+// file of its own as descriptor 2 finds in it only what it wrote, not the
+// runtime's summary (lost blocks, WEAVE_SUMMARY=1) nor its messages (a
+// misset variable read after the close); WEAVE_LOG still gets the summary.
+func TestSummaryClosedStderr(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "closedstderr")
+	for _, env := range [][]string{{"WEAVE_SUMMARY="}, {"WEAVE_SUMMARY=1", "WEAVE_SUPPRESSIONS=/nonexistent.supp"}} {
+		r := run(t, exe, env)
+		if b, err := os.ReadFile(filepath.Join(r.dir, "data.txt")); r.code != 0 || string(b) != "data\n" {
+			t.Errorf("%v: exit %d, the program's data.txt holds %q (%v), want its line only", env, r.code, b, err)
+		}
+		if _, err := os.Stat(r.profile()); err != nil {
+			t.Errorf("%v: no profile: %v", env, err)
+		}
+	}
+	r := run(t, exe, []string{"WEAVE_LOG=log"})
+	if b, _ := os.ReadFile(filepath.Join(r.dir, "log")); !strings.Contains(string(b), "definitely lost: 50 bytes in 1 blocks") {
+		t.Errorf("WEAVE_LOG after the program closed stderr: %q", b)
+	}
+}
+
 // TestOutDir: WEAVE_OUT=DIR/ (made if absent) or an existing directory:
 // one profile per process there, each with a name of its own.
 func TestOutDir(t *testing.T) {
