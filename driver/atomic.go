@@ -17,16 +17,13 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return err
+			return outputError(path, err)
 		}
 		return finish(f, write)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if pe, ok := err.(*os.PathError); ok {
-		// the user named path, not the temporary file beside it
-		return &os.PathError{Op: "cannot write output file", Path: path, Err: pe.Err}
-	} else if err != nil {
-		return err
+	if err != nil {
+		return outputError(path, err)
 	}
 	tmp := f.Name()
 	err = finish(f, write)
@@ -51,6 +48,15 @@ func finish(f *os.File, write func(io.Writer) error) error {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	return err
+}
+
+// outputError names path, as the user gave it, in an error about opening
+// it or the temporary file beside it.
+func outputError(path string, err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return &os.PathError{Op: "cannot write output file", Path: path, Err: pe.Err}
 	}
 	return err
 }

@@ -18,6 +18,9 @@ func TestWriteAtomicNames(t *testing.T) {
 	if err == nil || err.Error() != "cannot write output file "+out+": no such file or directory" {
 		t.Errorf("WriteAtomic into a missing directory: %v", err)
 	}
+	if err := WriteAtomic(dir, write); err == nil || err.Error() != "cannot write output file "+dir+": is a directory" {
+		t.Errorf("WriteAtomic into a directory's name: %v", err)
+	}
 	ok := filepath.Join(dir, "ok.c")
 	os.WriteFile(ok, []byte("old contents, longer\n"), 0o644)
 	if err := WriteAtomic(ok, write); err != nil {
