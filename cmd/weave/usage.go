@@ -39,9 +39,15 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 }
 
 // flagMessage rewrites the flag package's messages in weave's terms
-// (its flags are written with two dashes).
+// (its flags are written with two dashes, a one-letter one with one, as
+// typed: -x, not --x).
 func flagMessage(s string) string {
-	long := func(name string) string { return "--" + strings.TrimLeft(name, "-") }
+	long := func(name string) string {
+		if name = strings.TrimLeft(name, "-"); len(name) == 1 {
+			return "-" + name
+		}
+		return "--" + name
+	}
 	if name, ok := strings.CutPrefix(s, "flag provided but not defined: "); ok {
 		return "unknown flag " + long(name)
 	}
