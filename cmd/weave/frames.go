@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/weave-profiler/weave/driver"
@@ -8,14 +9,17 @@ import (
 )
 
 // framesFlag takes weave's --frames=auto|unit|all (or "--frames auto") out of a
-// command line: the value ("" if absent) and the other arguments.
+// command line: the value ("" if absent) and the other arguments. A
+// --frames last, with no value, is kept for setFrames to refuse.
 func framesFlag(args []string) (value string, rest []string, found bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case strings.HasPrefix(a, "--frames="):
 			value, found = a[len("--frames="):], true
-		case a == "--frames" && i+1 < len(args):
+		case a == "--frames" && i+1 == len(args):
+			value, found = "", true
+		case a == "--frames":
 			value, found = args[i+1], true
 			i++
 		default:
@@ -29,6 +33,9 @@ func framesFlag(args []string) (value string, rest []string, found bool) {
 // $WEAVE_FRAMES, else auto.
 func setFrames(cfg *driver.Config, value string, found bool) error {
 	var err error
+	if found && value == "" {
+		return errors.New("--frames needs a value (auto, unit or all)")
+	}
 	if found {
 		cfg.Frames, err = weave.ParseFrames(value)
 		return err

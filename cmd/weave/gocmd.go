@@ -34,6 +34,9 @@ var goCommand = &cli.Command{
 			return misuse(c, "which go command? (build, test, run, install, vet)")
 		}
 		frames, rest, found := framesFlag(args[1:])
+		if found && frames == "" {
+			return misuse(c, "--frames needs a value (auto or all)")
+		}
 		if !found {
 			frames = os.Getenv(goweave.FramesEnv)
 		}

@@ -69,7 +69,10 @@ func pointcutFlags(cfg *driver.Config, args []string) ([]string, error) {
 			rest = append(rest, a)
 			continue
 		}
-		if !hasValue && i+1 < len(args) {
+		if !hasValue {
+			if i+1 == len(args) {
+				return nil, fmt.Errorf("--%s needs a value", flag)
+			}
 			value = args[i+1]
 			i++
 		}
