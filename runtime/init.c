@@ -197,10 +197,17 @@ static void rt_config(void)
 		g_cfg_out_set = cfg_path(g_cfg_out, s);
 	s = rt_env("WEAVE_SUMMARY");
 	g_cfg_summary = !s ? -1 : strcmp(s, "0") == 0 ? 0 : strcmp(s, "1") == 0 ? 1 : -1;
+	if (s && *s && g_cfg_summary < 0)
+		rt_warn("WEAVE_SUMMARY: want 1 (always) or 0 (never); printing it when there is something to report\n");
 	s = rt_env("WEAVE_LOG");
 	if (s && *s)
 		g_cfg_log_set = cfg_path(g_cfg_log, s);
-	g_cfg_leaks = (u32)parse_u64(rt_env("WEAVE_LEAKS"), 5);
+	g_cfg_leaks = (u32)parse_u64(rt_env("WEAVE_LEAKS"), 1u << 31);
+	if (g_cfg_leaks == 1u << 31) {
+		if ((s = rt_env("WEAVE_LEAKS")) && *s)
+			rt_warn("WEAVE_LEAKS: want a number; using 5\n");
+		g_cfg_leaks = 5;
+	}
 	if (g_cfg_leaks > 1000)
 		g_cfg_leaks = 1000;
 	s = rt_env("WEAVE_STATS");

@@ -52,6 +52,21 @@ func TestSummaryDefaults(t *testing.T) {
 		t.Errorf("a missing suppressions file: %q", r.stderr)
 	}
 
+	// A misset variable says so in one line, never silently.
+	for _, tc := range []struct{ env, line string }{
+		{"WEAVE_SUMMARY=yes", "WEAVE_SUMMARY: want 1 (always) or 0 (never); printing it when there is something to report"},
+		{"WEAVE_LEAKS=many", "WEAVE_LEAKS: want a number; using 5"},
+		{"WEAVE_TIME_CLOCK=rdtsc", "WEAVE_TIME_CLOCK: want tsc or monotonic; using the default"},
+	} {
+		r := run(t, empty, append(auto, tc.env, "WEAVE_TIME=exact"))
+		if !regexp.MustCompile(`^==weave \d+== ` + regexp.QuoteMeta(tc.line) + `\n$`).MatchString(r.stderr) {
+			t.Errorf("%s: stderr %q, want the line %q", tc.env, r.stderr, tc.line)
+		}
+	}
+	if r := run(t, empty, append(auto, "WEAVE_TIME=exact", "WEAVE_TIME_CLOCK=monotonic", "WEAVE_LEAKS=3")); r.stderr != "" {
+		t.Errorf("well-set variables: stderr %q", r.stderr)
+	}
+
 	// WEAVE_LOG: the summary in a file of its own, none on stderr.
 	r = run(t, empty, append(auto, "WEAVE_LOG=log.%p"))
 	pid = readProfile(t, r.profile()).meta["pid"]

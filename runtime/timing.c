@@ -312,6 +312,10 @@ static void time_global_init(void)
 	if (g_time_mode == TIME_EXACT) {
 #if defined(__x86_64__) || defined(__i386__)
 		s = rt_env("WEAVE_TIME_CLOCK");
+		if (s && *s && strcmp(s, "tsc") != 0 && strcmp(s, "monotonic") != 0) {
+			rt_warn("WEAVE_TIME_CLOCK: want tsc or monotonic; using the default\n");
+			s = NULL;
+		}
 		g_time_tsc = s && *s ? strcmp(s, "tsc") == 0 : tsc_invariant();
 #endif
 		g_time_raw0 = clock_ns(CLOCK_MONOTONIC_RAW);
