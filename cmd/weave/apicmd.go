@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/weave-profiler/weave/api"
@@ -21,6 +25,11 @@ var apiCommand = &cli.Command{
 			return misuse(c, "unexpected argument %q (want only -o DIR)", c.Args().First())
 		}
 		if dir := c.String("o"); dir != "" && dir != "-" {
+			// -o names a directory; one named as the header would get a
+			// directory weave_api.h holding weave_api.h
+			if fi, err := os.Stat(dir); err == nil && !fi.IsDir() || err != nil && strings.HasSuffix(dir, ".h") {
+				return fmt.Errorf("api: -o %s: want a directory, where weave_api.h is written (the header alone: weave api > FILE)", dir)
+			}
 			return api.Write(dir)
 		}
 		_, err := c.App.Writer.Write(api.Header())

@@ -20,6 +20,9 @@ import (
 // misuse is one line naming the file once.
 func TestCLIMisuse(t *testing.T) {
 	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notadir"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args   []string
 		code   int
@@ -37,6 +40,8 @@ func TestCLIMisuse(t *testing.T) {
 		{[]string{"cc", "x.c", "--frames"}, 1, `^weave: --frames needs a value \(auto, unit or all\)\n$`},
 		{[]string{"-o", "o.c", "x.c", "--frames"}, 1, `^weave: --frames needs a value \(auto, unit or all\)\n$`},
 		{[]string{"go", "build", "--frames"}, 2, `^weave: go: --frames needs a value \(auto or all\)\nusage: weave go build.*\n$`},
+		{[]string{"api", "-o", "inc/weave_api.h"}, 1, `^weave: api: -o inc/weave_api\.h: want a directory, where weave_api\.h is written \(the header alone: weave api > FILE\)\n$`},
+		{[]string{"api", "-o", "notadir"}, 1, `^weave: api: -o notadir: want a directory`},
 		{[]string{"report", "--depth"}, 2, `^weave: report: --depth needs a value\nusage: weave report .*\n$`},
 		{[]string{"report", "--format", "nope", "x.prof"}, 2, `^weave: report: unknown format "nope" .*\nusage: weave report .*\n$`},
 		{[]string{"diff", "a.prof"}, 2, `^weave: diff: want two profiles, BASE and NEW\nusage: weave diff \[options\] BASE NEW .*\n$`},
