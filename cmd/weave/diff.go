@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/weave-profiler/weave/driver"
 	"github.com/weave-profiler/weave/report/diff"
 )
 
@@ -20,7 +21,8 @@ var diffCommand = &cli.Command{
 		"sorted by the largest change. Contexts are matched by their function names, so builds\n" +
 		"that differ are comparable. Counts are exact: two runs of the same input differ only in time.\n\n" +
 		"--fail-if RULE (repeatable) exits 1 when the rule holds for NEW, naming the rule and its\n" +
-		"numbers. RULE is QUANTITY[(FUNCTION)] OP LIMIT: QUANTITY one of " + strings.Join(diff.Quantities, ", ") + "\n" +
+		"numbers (2 when a rule is malformed or names a function in neither profile).\n" +
+		"RULE is QUANTITY[(FUNCTION)] OP LIMIT: QUANTITY one of " + strings.Join(diff.Quantities, ", ") + "\n" +
 		"(with (FUNCTION): that function's, callees included, but calls(f) counts f's calls); OP >, >=, < or <=; LIMIT N (the new\n" +
 		"value), +N or -N (the change) or +N% (the change relative to BASE); N may end in K, M, G\n" +
 		"(x1024) or, for time, ns, us, ms, s. E.g. --fail-if 'bytes_in_use > +5%' --fail-if 'allocs(parse) > 12'.",
@@ -53,7 +55,7 @@ func runDiff(c *cli.Context) error {
 	for _, s := range c.StringSlice("fail-if") {
 		r, err := diff.ParseRule(s)
 		if err != nil {
-			return err
+			return misuse(c, "%v", err) // 2: a malformed rule is no broken budget
 		}
 		rules = append(rules, r)
 	}
@@ -71,7 +73,7 @@ func runDiff(c *cli.Context) error {
 	for _, r := range rules {
 		v, err := r.Check(d)
 		if err != nil {
-			return err
+			return &driver.ExitError{Code: exitUsage, Err: err}
 		}
 		verdicts = append(verdicts, v)
 		if v.Broken {

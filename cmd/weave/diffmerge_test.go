@@ -101,8 +101,13 @@ func TestDiffWidgets(t *testing.T) {
 		t.Errorf("broken budget: exit %d\n%s", r.code, r.stderr)
 	}
 	mustRun(t, "", nil, weaveBin, "diff", a, b, "--fail-if", "bytes_allocated > +100%", "--fail-if", "allocs > 200000")
-	if r := run(t, "", nil, weaveBin, "diff", "--fail-if", "allocs ~ 3", a, b); r.code == 0 || !strings.Contains(r.stderr, "budget rule") {
+	// A rule that cannot be checked is a usage error (2), never a broken
+	// budget (1) a CI script would read as a regression.
+	if r := run(t, "", nil, weaveBin, "diff", "--fail-if", "allocs ~ 3", a, b); r.code != 2 || !strings.Contains(r.stderr, "budget rule") {
 		t.Errorf("bad rule: exit %d %s", r.code, r.stderr)
+	}
+	if r := run(t, "", nil, weaveBin, "diff", "--fail-if", "time(nosuchfn) > 1ms", a, b); r.code != 2 || !strings.Contains(r.stderr, "no function nosuchfn") {
+		t.Errorf("rule naming no function: exit %d %s", r.code, r.stderr)
 	}
 }
 
