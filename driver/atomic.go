@@ -2,6 +2,7 @@ package driver
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,7 +32,9 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 		err = os.Chmod(tmp, 0o644)
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		if err = os.Rename(tmp, path); err != nil {
+			err = outputError(path, err)
+		}
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -55,8 +58,15 @@ func finish(f *os.File, write func(io.Writer) error) error {
 // outputError names path, as the user gave it, in an error about opening
 // it or the temporary file beside it.
 func outputError(path string, err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return &os.PathError{Op: "cannot write output file", Path: path, Err: pe.Err}
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	default:
+		return err
 	}
-	return err
+	return &os.PathError{Op: "cannot write output file", Path: path, Err: err}
 }

@@ -21,6 +21,12 @@ func TestWriteAtomicNames(t *testing.T) {
 	if err := WriteAtomic(dir, write); err == nil || err.Error() != "cannot write output file "+dir+": is a directory" {
 		t.Errorf("WriteAtomic into a directory's name: %v", err)
 	}
+	// the temporary goes beside the lexical directory, "dir"; the rename
+	// fails where "nodir" is missing
+	odd := filepath.Join(dir, "nodir") + "/../odd.c"
+	if err := WriteAtomic(odd, write); err == nil || err.Error() != "cannot write output file "+odd+": no such file or directory" {
+		t.Errorf("WriteAtomic through a missing directory's ..: %v", err)
+	}
 	ok := filepath.Join(dir, "ok.c")
 	os.WriteFile(ok, []byte("old contents, longer\n"), 0o644)
 	if err := WriteAtomic(ok, write); err != nil {
