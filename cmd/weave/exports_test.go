@@ -166,3 +166,45 @@ func TestExportFolded(t *testing.T) {
 		t.Errorf("--quantity bogus: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestProfileStdin: "-" names standard input for weave report, check and
+// diff (a profile piped in, as from ssh host cat x.prof): the same output
+// as from the file; something else piped in is one error line.
+func TestProfileStdin(t *testing.T) {
+	dir := t.TempDir()
+	prof := widgetsProfile(t, dir, "100", "off")
+	piped := func(file string, args ...string) result {
+		t.Helper()
+		cmd := exec.Command(weaveBin, args...)
+		in, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		var stdout, stderr strings.Builder
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = in, &stdout, &stderr
+		code := 0
+		if err := cmd.Run(); err != nil {
+			ee, ok := err.(*exec.ExitError)
+			if !ok {
+				t.Fatal(err)
+			}
+			code = ee.ExitCode()
+		}
+		return result{stdout.String(), stderr.String(), code}
+	}
+	for _, args := range [][]string{{"report", "--format", "json"}, {"check"}} {
+		want := run(t, dir, nil, append(append([]string{weaveBin}, args...), prof)...)
+		got := piped(prof, append(args, "-")...)
+		if got.code != want.code || strings.ReplaceAll(want.stdout, prof, "-") != got.stdout {
+			t.Errorf("weave %s -: exit %d\n%s\nwant exit %d\n%s", strings.Join(args, " "), got.code, got.stdout, want.code, want.stdout)
+		}
+	}
+	if r := piped(prof, "diff", prof, "-"); r.code != 0 || !strings.Contains(r.stdout, "No change") {
+		t.Errorf("weave diff FILE - (the same profile): exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	src, _ := filepath.Abs("../../testdata/widgets.c")
+	if r := piped(src, "report", "-"); r.code != 1 || r.stderr != "weave: standard input: not a weave profile\n" {
+		t.Errorf("weave report - < widgets.c: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

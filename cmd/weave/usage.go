@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -142,6 +143,13 @@ func helpArg(args []string) bool {
 // readProfile reads a profile; an error names the file once ("a.prof: no
 // such file or directory", not "a.prof: open a.prof: ...").
 func readProfile(path string) (*profile.Profile, error) {
+	if path == "-" { // a profile piped in: ssh host cat x.prof | weave report -
+		p, err := profile.Read(os.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("standard input: %w", err)
+		}
+		return p, nil
+	}
 	p, err := profile.ReadFile(path)
 	return p, fileError(err)
 }
