@@ -70,7 +70,11 @@ func runCheck(c *cli.Context) error {
 		if r.Failed == 0 {
 			fmt.Fprintf(w, "%s: clean", path)
 		} else {
-			fmt.Fprintf(w, "%s: %d leaks, %s bytes in %s blocks", path, r.Failed, leakcheck.Commas(r.Bytes), leakcheck.Commas(r.Blocks))
+			leaks := "leaks"
+			if r.Failed == 1 {
+				leaks = "leak"
+			}
+			fmt.Fprintf(w, "%s: %d %s, %s bytes in %s blocks", path, r.Failed, leaks, leakcheck.Commas(r.Bytes), leakcheck.Commas(r.Blocks))
 			failed++
 		}
 		if r.Suppressed > 0 {

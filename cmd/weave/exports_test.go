@@ -200,6 +200,10 @@ func TestProfileStdin(t *testing.T) {
 			t.Errorf("weave %s -: exit %d\n%s\nwant exit %d\n%s", strings.Join(args, " "), got.code, got.stdout, want.code, want.stdout)
 		}
 	}
+	// widgets leaks along one chain: "1 leak", not "1 leaks"
+	if r := run(t, dir, nil, weaveBin, "check", prof); !strings.HasPrefix(r.stdout, prof+": 1 leak, ") {
+		t.Errorf("weave check of one leak: %q", r.stdout)
+	}
 	if r := piped(prof, "diff", prof, "-"); r.code != 0 || !strings.Contains(r.stdout, "No change") {
 		t.Errorf("weave diff FILE - (the same profile): exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
