@@ -232,6 +232,8 @@ func request(pid int, path, req string, deadline time.Time) (ans string, again b
 	buf := make([]byte, 8192)
 	n, err := conn.Read(buf)
 	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded) && stopped(pid):
+		return "", false, fmt.Errorf("process %d did not answer in time: it is stopped (SIGSTOP, or a debugger holds it); it answers once it runs again (kill -CONT %d)", pid, pid)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return "", false, fmt.Errorf("process %d did not answer in time: its control thread waits for the runtime's lock, which a thread of the program holds (stopped, or stuck inside the runtime)", pid)
 	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || err == nil && n == 0:
@@ -244,6 +246,17 @@ func request(pid int, path, req string, deadline time.Time) (ans string, again b
 		return rest, false, nil
 	}
 	return "", false, fmt.Errorf("process %d: %s", pid, strings.TrimPrefix(a, "error "))
+}
+
+// stopped reports whether process pid is stopped by a signal or a tracer
+// (state T or t in /proc/PID/stat), so none of its threads runs.
+func stopped(pid int) bool {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndex(st, []byte(") ")) // after the command name, which may hold ") "
+	return i >= 0 && i+2 < len(st) && (st[i+2] == 'T' || st[i+2] == 't')
 }
 
 // checkPeer checks that the socket's listener is process pid of this user
