@@ -80,6 +80,13 @@ func runCheck(c *cli.Context) error {
 		if r.Suppressed > 0 {
 			fmt.Fprintf(w, " (%s blocks suppressed)", leakcheck.Commas(r.Suppressed))
 		}
+		// a merged suite's runs that crashed or ran unscanned are not
+		// in the verdict: say so rather than call them clean
+		runs, ok1 := p.MetaUint("merged")
+		scanned, ok2 := p.MetaUint("leak_scan_runs")
+		if ok1 && ok2 && scanned < runs {
+			fmt.Fprintf(w, " (%d of %d runs without a leak scan, not checked: crashed, or WEAVE_LEAK_SCAN=0)", runs-scanned, runs)
+		}
 		fmt.Fprintln(w)
 		for _, l := range r.Leaks {
 			fmt.Fprintf(w, "  %s\n", l)
