@@ -93,35 +93,52 @@ static inline __attribute__((always_inline)) u64 charge_free(struct rt_thread *T
 }
 
 /* A block about to go back to the allocator: its bytes zeroed when the
-   leak scan will run. A block the allocator hands out again keeps the
-   bytes its program did not write (glibc's writes only its first 16):
-   memcheck calls them undefined and never reads them as pointers; read as
-   such, a stale pointer in a lost block made what it pointed to look
-   indirectly lost (a struct freed with its array, its memory reused). */
+   leak scan will run, if it is no larger than SCRUB_MAX. A block the
+   allocator hands out again keeps the bytes its program did not write
+   (glibc's writes only its first 16): memcheck calls them undefined and
+   never reads them as pointers; read as such, a stale pointer in a lost
+   block made what it pointed to look indirectly lost (a struct freed with
+   its array, its memory reused). glibc's tcache and fastbins hand small
+   blocks out again at once; a larger block keeps its bytes, so a stale
+   pointer in its reused memory can still differ from memcheck (zeroing it
+   would cost a memset of the block on every free). A block under 8
+   bytes holds no pointer. */
+#define SCRUB_MAX 256
+typedef u64 scrub16 __attribute__((vector_size(16), aligned(8), may_alias));
+typedef u64 scrub8 __attribute__((may_alias));
+
+/* scrub_freed's blocks of 65 to SCRUB_MAX bytes. 16-byte stores from
+   each end, which overlap in the middle (as memset does), here and below:
+   a loop costs more (or becomes a call to memset). */
+static __attribute__((noinline)) void scrub_big(void *p, u64 n)
+{
+	const scrub16 z = {0};
+	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
+	if (n > 128) {
+		a[7] = a[6] = a[5] = a[4] = z;
+		e[-7] = e[-6] = e[-5] = e[-4] = z;
+	}
+	a[3] = a[2] = a[1] = a[0] = z;
+	e[-3] = e[-2] = e[-1] = e[0] = z;
+}
+
 static inline __attribute__((always_inline)) void scrub_freed(void *p, u64 n)
 {
-	u64 *w = p;
-	if (!__builtin_expect(g_scrub, 1))
+	const scrub16 z = {0};
+	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
+	if (!__builtin_expect(g_scrub, 1) || n > SCRUB_MAX || n < 8)
 		return;
+	if (n < 16) {
+		*(scrub8 *)p = 0;
+		return;
+	}
 	if (n > 64) {
-		/* From 128 KiB, glibc's blocks are maps of their own, unmapped. */
-		if (n < (128u << 10))
-			memset(p, 0, n);
+		scrub_big(p, n);
 		return;
 	}
-	/* A small block's words in line: a call to memset cost more. The
-	   last bytes, less than a word, hold no pointer of the block's. */
-	switch (n / 8) {
-	case 8: w[7] = 0; /* fall through */
-	case 7: w[6] = 0; /* fall through */
-	case 6: w[5] = 0; /* fall through */
-	case 5: w[4] = 0; /* fall through */
-	case 4: w[3] = 0; /* fall through */
-	case 3: w[2] = 0; /* fall through */
-	case 2: w[1] = 0; /* fall through */
-	case 1: w[0] = 0; /* fall through */
-	default: break;
-	}
+	if (n > 32)
+		a[1] = e[-1] = z;
+	a[0] = e[0] = z;
 }
 
 /* The allocation leaf for site s under cur, or NULL: the A child of cur,
