@@ -123,8 +123,14 @@ func textHeader(w *bufio.Writer, r *Report) {
 	if tt.HiddenAllocs > 0 {
 		t.add("  of which hidden", num(tt.HiddenAllocs), num(tt.HiddenBytes))
 	}
-	t.add("freed", num(tt.Frees), num(tt.BytesFreed))
-	t.add("in use at exit", num(tt.BlocksInUse), num(tt.BytesInUse))
+	// A Go profile's frees are the collector's, estimated from its sampled
+	// heap profile unless WEAVE_INUSE=exact: the rows say so themselves.
+	freed, inUse := "freed", "in use at exit"
+	if r.Metadata["lang"] == "go" && r.Metadata["go_inuse_exact"] != "1" {
+		freed, inUse = "freed (estimated)", "in use at exit (estimated)"
+	}
+	t.add(freed, num(tt.Frees), num(tt.BytesFreed))
+	t.add(inUse, num(tt.BlocksInUse), num(tt.BytesInUse))
 	if tt.LeakKinds != nil {
 		for k := range profile.NumLeakKinds {
 			c := tt.LeakKinds.Kind(k)

@@ -366,7 +366,8 @@ func TestGoInUse(t *testing.T) {
 		!strings.Contains(r.stderr, "allocs, ") || !strings.Contains(r.stderr, "profile written to "+prof) {
 		t.Errorf("default summary:\n%s", r.stderr)
 	}
-	if rep := mustRun(t, tmp, nil, weaveBin, "report", prof).stdout; strings.Contains(rep, "No leaks") || !strings.Contains(rep, "main.main") {
+	if rep := mustRun(t, tmp, nil, weaveBin, "report", prof).stdout; strings.Contains(rep, "No leaks") || !strings.Contains(rep, "main.main") ||
+		!strings.Contains(rep, "in use at exit (estimated)") {
 		t.Errorf("default report:\n%s", rep)
 	}
 
@@ -375,6 +376,9 @@ func TestGoInUse(t *testing.T) {
 	if !strings.Contains(r.stderr, "in use at exit: 72,") || !strings.Contains(r.stderr, "1,001 blocks") ||
 		!strings.Contains(r.stderr, "1 goroutine in woven code at exit") || !strings.Contains(r.stderr, "main.waiter <- main.main") {
 		t.Errorf("exact summary:\n%s", r.stderr)
+	}
+	if rep := mustRun(t, tmp, nil, weaveBin, "report", prof).stdout; !strings.Contains(rep, "in use at exit ") || strings.Contains(rep, "(estimated)") {
+		t.Errorf("exact report says estimated:\n%s", rep)
 	}
 	type count struct{ allocs, inuse uint64 }
 	oracle := map[int]count{}
