@@ -35,8 +35,14 @@ static void ls_config(void)
 		g_cfg_leak_exitcode = (int)v;
 	}
 	s = rt_env("WEAVE_LEAK_THREADS");
-	if (s && *s)
-		g_cfg_leak_threads = (u32)parse_u64(s, 0);
+	if (s && *s) {
+		u64 v = parse_u64(s, ~0ull);
+		if (v > 0xffffffffull) {
+			rt_warn("WEAVE_LEAK_THREADS: want a number of threads; choosing them by the idle CPUs\n");
+			v = 0;
+		}
+		g_cfg_leak_threads = (u32)v;
+	}
 	s = rt_env("WEAVE_SUPPRESSIONS");
 	if (s && strlen(s) < sizeof g_cfg_supp)
 		memcpy(g_cfg_supp, s, strlen(s) + 1);

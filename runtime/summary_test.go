@@ -57,13 +57,14 @@ func TestSummaryDefaults(t *testing.T) {
 		{"WEAVE_SUMMARY=yes", "WEAVE_SUMMARY: want 1 (always) or 0 (never); printing it when there is something to report"},
 		{"WEAVE_LEAKS=many", "WEAVE_LEAKS: want a number; using 5"},
 		{"WEAVE_TIME_CLOCK=rdtsc", "WEAVE_TIME_CLOCK: want tsc or monotonic; using the default"},
+		{"WEAVE_LEAK_THREADS=x", "WEAVE_LEAK_THREADS: want a number of threads; choosing them by the idle CPUs"},
 	} {
 		r := run(t, empty, append(auto, tc.env, "WEAVE_TIME=exact"))
 		if !regexp.MustCompile(`^==weave \d+== ` + regexp.QuoteMeta(tc.line) + `\n$`).MatchString(r.stderr) {
 			t.Errorf("%s: stderr %q, want the line %q", tc.env, r.stderr, tc.line)
 		}
 	}
-	if r := run(t, empty, append(auto, "WEAVE_TIME=exact", "WEAVE_TIME_CLOCK=monotonic", "WEAVE_LEAKS=3")); r.stderr != "" {
+	if r := run(t, empty, append(auto, "WEAVE_TIME=exact", "WEAVE_TIME_CLOCK=monotonic", "WEAVE_LEAKS=3", "WEAVE_LEAK_THREADS=1")); r.stderr != "" {
 		t.Errorf("well-set variables: stderr %q", r.stderr)
 	}
 

@@ -42,6 +42,7 @@ func TestCLIMisuse(t *testing.T) {
 		{[]string{"go", "build", "--frames"}, 2, `^weave: go: --frames needs a value \(auto or all\)\nusage: weave go build.*\n$`},
 		{[]string{"api", "-o", "inc/weave_api.h"}, 1, `^weave: api: -o inc/weave_api\.h: want a directory, where weave_api\.h is written \(the header alone: weave api > FILE\)\n$`},
 		{[]string{"api", "-o", "notadir"}, 1, `^weave: api: -o notadir: want a directory`},
+		{[]string{"report", "--between", "A", "notadir"}, 2, `^weave: report: --between A B: "notadir" is a file: give both marks, then the profile \(--between A B PROFILE\)\nusage: weave report .*\n$`},
 		{[]string{"report", "--depth"}, 2, `^weave: report: --depth needs a value\nusage: weave report .*\n$`},
 		{[]string{"report", "--format", "nope", "x.prof"}, 2, `^weave: report: unknown format "nope" .*\nusage: weave report .*\n$`},
 		{[]string{"diff", "a.prof"}, 2, `^weave: diff: want two profiles, BASE and NEW\nusage: weave diff \[options\] BASE NEW .*\n$`},

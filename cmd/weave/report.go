@@ -114,6 +114,13 @@ func runReport(c *cli.Context) error {
 	if depth < 0 {
 		return misuse(c, "--depth %d: want 0 (whole chains) or more", depth)
 	}
+	// --between A x.prof, one mark short: x.prof would be taken for mark B
+	// and the newest profile here reported on.
+	if b := c.String("between-to"); c.IsSet("between") && c.NArg() == 0 && b != "" {
+		if st, err := os.Stat(b); err == nil && st.Mode().IsRegular() {
+			return misuse(c, "--between A B: %q is a file: give both marks, then the profile (--between A B PROFILE)", b)
+		}
+	}
 	path := c.Args().First()
 	if path == "" {
 		if path, err = newestProfile("."); err != nil {
