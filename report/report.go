@@ -355,7 +355,7 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 		}
 	}
 	depth := max(opt.Depth, 0)
-	r := &Report{Complete: true, Depth: depth, Sites: opt.Sites, Quantity: QuantityBytes, labels: map[Func]string{}, prof: p, trace: opt.Trace, Between: opt.Between}
+	r := &Report{Complete: true, Depth: depth, Sites: opt.Sites, Quantity: profile.QuantityBytes, labels: map[Func]string{}, prof: p, trace: opt.Trace, Between: opt.Between}
 	if opt.Quantity != "" {
 		q, err := profile.ParseQuantity(opt.Quantity)
 		if err != nil {

@@ -8,15 +8,6 @@ import (
 // heap counts, or a function node's calls and self time.
 type Values = profile.Counts
 
-// Quantities, named in profile: the exports' --quantity.
-const (
-	QuantityBytes = profile.QuantityBytes
-	QuantityInUse = profile.QuantityInUse
-	QuantityAlloc = profile.QuantityAllocs
-	QuantityTime  = profile.QuantityTime
-	QuantityCalls = profile.QuantityCalls
-)
-
 // StackFrame is a frame of an exact stack: a woven function, the
 // allocator called by unwoven code (Hidden), or the time spent outside
 // woven functions (Outside).

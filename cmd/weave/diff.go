@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/weave-profiler/weave/driver"
+	"github.com/weave-profiler/weave/profile"
 	"github.com/weave-profiler/weave/report/diff"
 )
 
@@ -22,14 +23,14 @@ var diffCommand = &cli.Command{
 		"that differ are comparable. Counts are exact: two runs of the same input differ only in time.\n\n" +
 		"--fail-if RULE (repeatable) exits 1 when the rule holds for NEW, naming the rule and its\n" +
 		"numbers (2 when a rule is malformed or names a function in neither profile).\n" +
-		"RULE is QUANTITY[(FUNCTION)] OP LIMIT: QUANTITY one of " + strings.Join(diff.Quantities, ", ") + "\n" +
+		"RULE is QUANTITY[(FUNCTION)] OP LIMIT: QUANTITY one of " + strings.Join(profile.Quantities, ", ") + "\n" +
 		"(with (FUNCTION): that function's, callees included, but calls(f) counts f's calls); OP >, >=, < or <=; LIMIT N (the new\n" +
 		"value), +N or -N (the change) or +N% (the change relative to BASE); N may end in K, M, G\n" +
 		"(x1024) or, for time, ns, us, ms, s. E.g. --fail-if 'bytes_in_use > +5%' --fail-if 'allocs(parse) > 12'.",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
 		&cli.IntFlag{Name: "depth", Value: diff.DefaultDepth, Usage: "functions in a chain, innermost first (0: whole chains)"},
-		&cli.StringFlag{Name: "sort", Value: diff.Bytes, Usage: "sort by the change of: " + strings.Join(diff.Quantities, ", ")},
+		&cli.StringFlag{Name: "sort", Value: profile.QuantityBytes, Usage: "sort by the change of: " + strings.Join(profile.Quantities, ", ")},
 		&cli.IntFlag{Name: "top", Value: 10, Usage: "rows per table in the text output (0: all)"},
 		&cli.StringSliceFlag{Name: "fail-if", Usage: "budget rule (see above); repeatable"},
 	},
@@ -45,8 +46,8 @@ func runDiff(c *cli.Context) error {
 		return misuse(c, "unknown format %q (want text or json)", format)
 	}
 	sort := c.String("sort")
-	if !slices.Contains(diff.Quantities, sort) {
-		return misuse(c, "--sort %q: want one of %s", sort, strings.Join(diff.Quantities, ", "))
+	if !slices.Contains(profile.Quantities, sort) {
+		return misuse(c, "--sort %q: want one of %s", sort, strings.Join(profile.Quantities, ", "))
 	}
 	if c.Int("depth") < 0 || c.Int("top") < 0 {
 		return misuse(c, "--depth and --top want 0 or more")

@@ -56,7 +56,7 @@ var reportCommand = &cli.Command{
 		},
 		&cli.StringFlag{
 			Name:  "quantity",
-			Value: report.QuantityBytes,
+			Value: profile.QuantityBytes,
 			Usage: "quantity of the folded stacks and the HTML flame graph: " + strings.Join(profile.Quantities, ", "),
 		},
 		&cli.StringFlag{

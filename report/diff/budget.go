@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/weave-profiler/weave/profile"
 )
 
 // A Rule is a budget: a condition on the new profile that, when true,
@@ -45,11 +47,11 @@ func ParseRule(s string) (*Rule, error) {
 	r := &Rule{Text: strings.TrimSpace(s), Func: m[2], Op: m[3], Change: m[4] != ""}
 	switch m[1] {
 	case "bytes":
-		r.Quantity = Bytes
-	case Allocs, Bytes, InUse, Calls, Time:
+		r.Quantity = profile.QuantityBytes
+	case profile.QuantityAllocs, profile.QuantityBytes, profile.QuantityInUse, profile.QuantityCalls, profile.QuantityTime:
 		r.Quantity = m[1]
 	default:
-		return nil, fmt.Errorf("budget rule %q: unknown quantity %q (want %s)", s, m[1], strings.Join(Quantities, ", "))
+		return nil, fmt.Errorf("budget rule %q: unknown quantity %q (want %s)", s, m[1], strings.Join(profile.Quantities, ", "))
 	}
 	v, _ := strconv.ParseFloat(m[5], 64)
 	if m[4] == "-" {
@@ -65,7 +67,7 @@ func ParseRule(s string) (*Rule, error) {
 	case "K", "M", "G":
 		v *= math.Pow(1024, float64(strings.Index("KMG", unit)+1))
 	default:
-		if r.Quantity != Time {
+		if r.Quantity != profile.QuantityTime {
 			return nil, fmt.Errorf("budget rule %q: unit %s is for time", s, unit)
 		}
 		v *= map[string]float64{"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[unit]

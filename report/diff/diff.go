@@ -19,18 +19,6 @@ const DefaultDepth = 5
 // Counts are the quantities compared (profile.Counts).
 type Counts = profile.Counts
 
-// Quantity names, as in rules and --sort.
-const (
-	Allocs = profile.QuantityAllocs
-	Bytes  = profile.QuantityBytes
-	InUse  = profile.QuantityInUse
-	Calls  = profile.QuantityCalls
-	Time   = profile.QuantityTime
-)
-
-// Quantities lists the quantities in the order they are shown.
-var Quantities = profile.Quantities
-
 // Row is a function, chain, site or type in both profiles.
 type Row struct {
 	Key    string `json:"key"`
@@ -75,7 +63,7 @@ type Diff struct {
 // "" is bytes_allocated).
 func Compare(base, new *profile.Profile, depth int, sort string) *Diff {
 	if sort == "" {
-		sort = Bytes
+		sort = profile.QuantityBytes
 	}
 	names := newNamer(base, new)
 	d := &Diff{Depth: max(depth, 0), Sort: sort, Inclusive: map[string]*Row{}}
@@ -139,7 +127,7 @@ func sorted(m map[string]*Row, sort string) []Row {
 		if c := cmp.Compare(abs(b.Change.Get(sort)), abs(a.Change.Get(sort))); c != 0 {
 			return c
 		}
-		for _, q := range Quantities {
+		for _, q := range profile.Quantities {
 			if c := cmp.Compare(abs(b.Change.Get(q)), abs(a.Change.Get(q))); c != 0 {
 				return c
 			}

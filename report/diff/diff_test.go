@@ -157,12 +157,12 @@ func TestChanges(t *testing.T) {
 
 func TestParseRule(t *testing.T) {
 	for s, want := range map[string]Rule{
-		"bytes_in_use > +5%":    {Quantity: InUse, Op: ">", Limit: 5, Change: true, Percent: true},
-		" allocs( f ) <= 12 ":   {Quantity: Allocs, Func: "f", Op: "<=", Limit: 12},
-		"bytes > -2M":           {Quantity: Bytes, Op: ">", Limit: -2 << 20, Change: true},
-		"time(main) >= 1.5ms":   {Quantity: Time, Func: "main", Op: ">=", Limit: 1.5e6},
-		"calls < 3":             {Quantity: Calls, Op: "<", Limit: 3},
-		"bytes_allocated > 10K": {Quantity: Bytes, Op: ">", Limit: 10240},
+		"bytes_in_use > +5%":    {Quantity: profile.QuantityInUse, Op: ">", Limit: 5, Change: true, Percent: true},
+		" allocs( f ) <= 12 ":   {Quantity: profile.QuantityAllocs, Func: "f", Op: "<=", Limit: 12},
+		"bytes > -2M":           {Quantity: profile.QuantityBytes, Op: ">", Limit: -2 << 20, Change: true},
+		"time(main) >= 1.5ms":   {Quantity: profile.QuantityTime, Func: "main", Op: ">=", Limit: 1.5e6},
+		"calls < 3":             {Quantity: profile.QuantityCalls, Op: "<", Limit: 3},
+		"bytes_allocated > 10K": {Quantity: profile.QuantityBytes, Op: ">", Limit: 10240},
 	} {
 		r, err := ParseRule(s)
 		if err != nil {

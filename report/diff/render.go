@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/weave-profiler/weave/profile"
 )
 
 // WriteText writes the diff for people: the totals, then each table's rows
@@ -20,7 +22,7 @@ func (d *Diff) WriteText(w io.Writer, base, new string, top int, verdicts []Verd
 		fmt.Fprintln(bw, "No change: every count is the same in both profiles (allocations, bytes, bytes in use")
 		fmt.Fprintln(bw, "at exit, calls) for every function, chain, site and type.")
 		if d.HasTime && d.Totals.Change.TimeNS != 0 {
-			fmt.Fprintf(bw, "Time differs by %s (measured, not counted: it varies from run to run).\n", formatQ(Time, d.Totals.Change.TimeNS, true))
+			fmt.Fprintf(bw, "profile.QuantityTime differs by %s (measured, not counted: it varies from run to run).\n", formatQ(profile.QuantityTime, d.Totals.Change.TimeNS, true))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -42,7 +44,7 @@ func (d *Diff) WriteText(w io.Writer, base, new string, top int, verdicts []Verd
 	for _, t := range tables {
 		var changed []Row
 		for _, r := range t.rows {
-			if r.CountsChanged() || d.Sort == Time && r.Change.TimeNS != 0 {
+			if r.CountsChanged() || d.Sort == profile.QuantityTime && r.Change.TimeNS != 0 {
 				changed = append(changed, r)
 			}
 		}
@@ -91,9 +93,9 @@ func (d *Diff) WriteJSON(w io.Writer, base, new string, verdicts []Verdict) erro
 // shown returns the quantities the text shows: time only when measured.
 func (d *Diff) shown() []string {
 	if d.HasTime {
-		return Quantities
+		return profile.Quantities
 	}
-	return Quantities[:len(Quantities)-1]
+	return profile.Quantities[:len(profile.Quantities)-1]
 }
 
 func depthText(depth int) string {
@@ -123,7 +125,7 @@ func formatQ(q string, v int64, signed bool) string {
 	} else if signed && v > 0 {
 		sign = "+"
 	}
-	if q == Time {
+	if q == profile.QuantityTime {
 		return sign + strconv.FormatFloat(float64(v)/1e6, 'f', 3, 64) + " ms"
 	}
 	s := strconv.FormatInt(v, 10)
