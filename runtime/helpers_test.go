@@ -76,6 +76,30 @@ func build(t testing.TB, cc, prog string, sanitize ...string) string {
 	return exe
 }
 
+// buildSignal builds testdata/signal.c linked with testdata/sigsafe.c's
+// allocator (a shared library ahead of the C library), whose malloc holds
+// signals off: the program's handler allocates, and glibc's malloc is not
+// async-signal-safe, so without it the test would fail now and then on
+// the program's undefined behaviour rather than the runtime's. The
+// program calls nothing of the library's, hence --no-as-needed.
+func buildSignal(t testing.TB) string {
+	t.Helper()
+	obj := object(t, "gcc")
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libsigsafe.so")
+	exe := filepath.Join(dir, "signal")
+	for _, args := range [][]string{
+		{"-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Werror", filepath.Join("testdata", "sigsafe.c"), "-o", lib},
+		{"-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-I../pseudostack", "-Itestdata",
+			filepath.Join("testdata", "signal.c"), obj, "-Wl,--no-as-needed", lib, "-Wl,-rpath," + dir, "-o", exe, "-pthread"},
+	} {
+		if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+			t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return exe
+}
+
 type result struct {
 	stdout, stderr string
 	code           int

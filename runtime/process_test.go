@@ -189,7 +189,7 @@ func TestNoWovenFunction(t *testing.T) {
 // no deadlock, crash, or leak.
 func TestSignal(t *testing.T) {
 	t.Parallel()
-	r := run(t, build(t, "gcc", "signal"), nil)
+	r := run(t, buildSignal(t), nil)
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "handled ") {
 		t.Fatalf("exit %d, %q\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -148,7 +148,7 @@ func TestTimingForkLongjmpSignal(t *testing.T) {
 			}
 		}
 
-		r = run(t, build(t, "gcc", "signal"), env)
+		r = run(t, buildSignal(t), env)
 		if r.code != 0 || !strings.HasPrefix(r.stdout, "handled ") {
 			t.Fatalf("%s signal: exit %d, %q\n%s", mode, r.code, r.stdout, r.stderr)
 		}

@@ -1,6 +1,7 @@
 /* A SIGPROF handler running woven code that allocates, interrupting a
    loop that allocates: whatever the handler manages to record, nothing may
-   leak, deadlock or crash. */
+   leak, deadlock or crash. Built with sigsafe.c's allocator (see there):
+   malloc in a handler is undefined behaviour with glibc's alone. */
 #include "woven.h"
 #include <signal.h>
 #include <stdlib.h>
