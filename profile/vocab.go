@@ -83,11 +83,14 @@ func (c *Counts) IsZero() bool { return *c == Counts{} }
 func HeapCounts(h *Heap) Counts {
 	a, f := h.TotalAllocs(), h.TotalFrees()
 	b, fb := h.TotalBytes(), h.TotalFreedBytes()
-	return Counts{Allocs: int64(a), Bytes: int64(b), InUseBlocks: int64(sub0(a, f)), InUse: int64(sub0(b, fb))}
+	return Counts{Allocs: int64(a), Bytes: int64(b), InUseBlocks: int64(Remaining(a, f)), InUse: int64(Remaining(b, fb))}
 }
 
-func sub0(a, b uint64) uint64 {
-	if a < b {
+// Remaining returns a-b, or 0 if b > a: what is left of a count after its
+// frees (a profile that freed more than it allocated is inconsistent;
+// kept memory is never negative).
+func Remaining(a, b uint64) uint64 {
+	if b > a {
 		return 0
 	}
 	return a - b

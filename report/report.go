@@ -557,19 +557,10 @@ func (b *builder) totals() Totals {
 		BytesAllocated: h.TotalBytes(),
 		BytesFreed:     h.TotalFreedBytes(),
 	}
-	t.BytesInUse = sub0(t.BytesAllocated, t.BytesFreed)
-	t.BlocksInUse = sub0(t.Allocs, t.Frees)
+	t.BytesInUse = profile.Remaining(t.BytesAllocated, t.BytesFreed)
+	t.BlocksInUse = profile.Remaining(t.Allocs, t.Frees)
 	t.HiddenAllocs, t.HiddenBytes = hidden.TotalAllocs(), hidden.TotalBytes()
 	return t
-}
-
-// sub0 returns a-b, or 0 if b > a (a profile that freed more than it
-// allocated is inconsistent; kept memory is never negative).
-func sub0(a, b uint64) uint64 {
-	if b > a {
-		return 0
-	}
-	return a - b
 }
 
 // pct returns 100*a/b, or 0 when b is 0.
@@ -584,7 +575,7 @@ func pct(a, b uint64) float64 {
 func kept(h *profile.Heap) BySize {
 	var k BySize
 	for c := range profile.NumClasses {
-		k[c] = sub0(h.Bytes[c], h.FreedBytes[c])
+		k[c] = profile.Remaining(h.Bytes[c], h.FreedBytes[c])
 	}
 	return k
 }
@@ -635,8 +626,8 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64, want []profile.
 		g := groups[k]
 		h := &g.heap
 		row := Leak{
-			BytesKept:  sub0(h.TotalBytes(), h.TotalFreedBytes()),
-			BlocksKept: sub0(h.TotalAllocs(), h.TotalFrees()),
+			BytesKept:  profile.Remaining(h.TotalBytes(), h.TotalFreedBytes()),
+			BlocksKept: profile.Remaining(h.TotalAllocs(), h.TotalFrees()),
 			Allocs:     h.TotalAllocs(),
 			Frees:      h.TotalFrees(),
 			Hidden:     g.hidden,
@@ -774,7 +765,7 @@ func (b *builder) bins(in []profile.Bin) ([]Bin, []RunTimeType) {
 		sum.Frees += bin.Frees
 		sum.FreedBytes += bin.FreedBytes
 	}
-	totalKept := sub0(sum.Bytes, sum.FreedBytes)
+	totalKept := profile.Remaining(sum.Bytes, sum.FreedBytes)
 	rows := []Bin{}
 	for _, bin := range in {
 		if bin.Allocs == 0 && bin.Bytes == 0 && bin.Frees == 0 {
@@ -787,7 +778,7 @@ func (b *builder) bins(in []profile.Bin) ([]Bin, []RunTimeType) {
 			Bytes:     bin.Bytes,
 			PctBytes:  pct(bin.Bytes, sum.Bytes),
 			Frees:     bin.Frees,
-			BytesKept: sub0(bin.Bytes, bin.FreedBytes),
+			BytesKept: profile.Remaining(bin.Bytes, bin.FreedBytes),
 			Types:     []string{},
 		}
 		row.PctKept = pct(row.BytesKept, totalKept)
@@ -800,7 +791,7 @@ func (b *builder) bins(in []profile.Bin) ([]Bin, []RunTimeType) {
 				}
 			}
 		}
-		row.Untyped = sub0(bin.Allocs, typed)
+		row.Untyped = profile.Remaining(bin.Allocs, typed)
 		rows = append(rows, row)
 	}
 	var rt []RunTimeType

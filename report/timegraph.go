@@ -126,7 +126,7 @@ func (tb *timeBuilder) graph(r *Report, tm *Time) []TimeEntry {
 			Index: ge.index, Name: ge.name, Func: ge.fn, Cycle: ge.cycle,
 			PctTotal:   pct(a.total, tm.TotalNS),
 			SelfNS:     a.self,
-			Children:   sub0(a.total, a.self),
+			Children:   profile.Remaining(a.total, a.self),
 			Calls:      ge.calls,
 			Recursive:  ge.recursive,
 			NotCounted: ge.uncounted,
