@@ -129,6 +129,9 @@ func (cfg *Config) CC(args []string) error {
 			cfg.extern = cfg.store.load()
 		}
 	}
+	if j := cfg.oneStepJob(c, jobs); j != nil {
+		j.oneStep = true
+	}
 	cfg.runJobs(c, jobs, tmp, stdin)
 	var failed error
 	for _, j := range jobs {
@@ -144,6 +147,11 @@ func (cfg *Config) CC(args []string) error {
 		return failed
 	}
 	cfg.warnUnmatched(c, jobs)
+	for _, j := range jobs {
+		if j != nil && j.woven != "" {
+			return cfg.oneStepLink(c, j, objects, tmp)
+		}
+	}
 	return cfg.link(c, objects, tmp)
 }
 
@@ -157,6 +165,14 @@ type job struct {
 	// res is the woven unit (nil if not woven here), whose Unmatched
 	// warnUnmatched reads.
 	res *weave.Result
+	// oneStep: the woven text is compiled by the link command
+	// (oneStepLink); woven is its file, finish compiles it on its own
+	// (and saves the unit's summary) if that link fails.
+	oneStep bool
+	woven   string
+	pp      []byte // the -E step's diagnostics
+	finish  func()
+	save    func()
 }
 
 // warnUnmatched warns about the patterns of weave cc's own command line
@@ -282,11 +298,11 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 			// -C keeps the comments: -Wimplicit-fallthrough looks for /* FALLTHROUGH */.
 			flags = append(flags, "-C")
 		}
-		text, err = cfg.preprocess(append(flags, deps...), in.name, stdinText, &ppErr)
+		// System headers' comments dropped: half the text to parse and compile.
+		text, err = cfg.preprocessDirect(append(flags, deps...), in.name, stdinText, &ppErr)
 		if err != nil {
 			reason = "preprocessing failed"
 		}
-		text = parse.DropSystemComments(text) // half the text to parse and compile
 	} else if in.name == "-" {
 		text = stdinText
 	} else {
@@ -326,19 +342,31 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 				j.err = err
 				return
 			}
-			var ccErr bytes.Buffer
-			argv := append(append(append(append([]string{}, cfg.Compiler...), c.compileFlags()...),
-				cfg.preprocessedLang()...), modeFlag(c), wfile, "-o", j.out)
-			if err := cfg.runTo(&ccErr, nil, argv); err == nil {
-				j.res = res
-				j.stderr.Write(ppErr.Bytes())
-				j.stderr.Write(ccErr.Bytes())
+			save := func() {
 				if store != nil && res != nil && res.Summary != nil && in.name != "-" {
 					store.save(in.name, storeOut, res.Summary)
 				}
+			}
+			finish := func() {
+				var ccErr bytes.Buffer
+				argv := append(append(append(append([]string{}, cfg.Compiler...), c.compileFlags()...),
+					cfg.preprocessedLang()...), modeFlag(c), wfile, "-o", j.out)
+				if err := cfg.runTo(&ccErr, nil, argv); err == nil {
+					j.res = res
+					j.stderr.Write(ppErr.Bytes())
+					j.stderr.Write(ccErr.Bytes())
+					save()
+					return
+				}
+				cfg.fallback(c, j, deps, stdinText, "the woven code does not compile: "+firstDiag(ccErr.String()), tmp)
+			}
+			if j.oneStep {
+				j.res, j.woven, j.pp, j.save = res, wfile, ppErr.Bytes(), save
+				j.finish = func() { j.res, j.woven = nil, ""; finish() }
 				return
 			}
-			reason = "the woven code does not compile: " + firstDiag(ccErr.String())
+			finish()
+			return
 		}
 	}
 	cfg.fallback(c, j, deps, stdinText, reason, tmp)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/weave-profiler/weave/internal/cachedir"
 )
 
 // weaveIdent is the #ident line woven text starts with: weave's build ID
@@ -22,7 +24,7 @@ var weaveIdent = sync.OnceValue(func() string {
 	if exe, err := os.Executable(); err == nil {
 		id = goBuildID(exe)
 		if id == "" {
-			sum := sha256.Sum256([]byte(fileID(exe)))
+			sum := sha256.Sum256([]byte(cachedir.FileID(exe)))
 			id = hex.EncodeToString(sum[:12])
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/weave-profiler/weave/internal/cachedir"
@@ -57,22 +56,8 @@ var selfID = sync.OnceValue(func() string {
 	if err != nil {
 		return ""
 	}
-	return fileID(exe)
+	return cachedir.FileID(exe)
 })
-
-// fileID is a file's path, size, modification time and inode ("" if it
-// cannot be read).
-func fileID(path string) string {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	ino := uint64(0)
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = st.Ino
-	}
-	return fmt.Sprintf("%s\x00%d\x00%d\x00%d", path, fi.Size(), fi.ModTime().UnixNano(), ino)
-}
 
 // wovenCacheKey is the key of src's preprocessed text woven in dialect d
 // with extern; "" when there is no cache to use.
@@ -89,7 +74,7 @@ func (cfg *Config) wovenCacheKey(src string, text []byte, d parse.Dialect, exter
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x01%s\x01%q\x01%q\x01", wovenCacheMagic, self, fileID(compiler), d.Compiler)
+	fmt.Fprintf(h, "%s\x01%s\x01%q\x01%q\x01", wovenCacheMagic, self, cachedir.FileID(compiler), d.Compiler)
 	// Every option but the prologue (part of the binary) and extern
 	// (below: the part the unit can read).
 	opts := cfg.weaveOptions(nil)
@@ -109,12 +94,16 @@ func (cfg *Config) wovenCacheKey(src string, text []byte, d parse.Dialect, exter
 }
 
 // wovenCacheDir returns the cache's directory, made if need be.
-func wovenCacheDir() (string, error) {
+func wovenCacheDir() (string, error) { return cacheSubdir("woven") }
+
+// cacheSubdir returns the directory name of weave's cache directory, made
+// if need be.
+func cacheSubdir(name string) (string, error) {
 	base, err := cachedir.Dir()
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(base, "woven")
+	dir := filepath.Join(base, name)
 	return dir, os.MkdirAll(dir, 0o700)
 }
 

@@ -16,6 +16,7 @@ import (
 const (
 	pruneAge  = 30 * 24 * time.Hour
 	pruneKeep = 64
+	indexKeep = 256
 	tmpAge    = time.Hour
 )
 
@@ -28,20 +29,28 @@ func touch(obj string, fi os.FileInfo) {
 }
 
 // prune removes stale runtime objects of dir; keep (just built) stays.
-func prune(dir, keep string) {
+func prune(dir, keep string) { pruneFiles(dir, "rt-", ".o", pruneKeep, keep) }
+
+// pruneIndex removes stale object index entries of dir (index.go).
+func pruneIndex(dir string) { pruneFiles(dir, indexPrefix, "", indexKeep, "") }
+
+// pruneFiles removes the files of dir named prefix*suffix, but keep, that
+// are unused for pruneAge or beyond the n most recently used, and
+// prefix*suffix.tmp files older than tmpAge.
+func pruneFiles(dir, prefix, suffix string, n int, keep string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	type obj struct {
+	type file struct {
 		path string
 		mod  time.Time
 	}
-	var objs []obj
+	var files []file
 	now := time.Now()
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, "rt-") || !e.Type().IsRegular() {
+		if !strings.HasPrefix(name, prefix) || !e.Type().IsRegular() {
 			continue
 		}
 		fi, err := e.Info()
@@ -50,18 +59,18 @@ func prune(dir, keep string) {
 		}
 		path := filepath.Join(dir, name)
 		switch {
-		case strings.HasSuffix(name, ".o.tmp"):
+		case strings.HasSuffix(name, suffix+".tmp"):
 			if now.Sub(fi.ModTime()) > tmpAge {
 				os.Remove(path)
 			}
-		case strings.HasSuffix(name, ".o") && path != keep:
-			objs = append(objs, obj{path, fi.ModTime()})
+		case strings.HasSuffix(name, suffix) && path != keep:
+			files = append(files, file{path, fi.ModTime()})
 		}
 	}
-	slices.SortFunc(objs, func(a, b obj) int { return b.mod.Compare(a.mod) })
-	for i, o := range objs {
-		if i+1 >= pruneKeep || now.Sub(o.mod) > pruneAge {
-			os.Remove(o.path)
+	slices.SortFunc(files, func(a, b file) int { return b.mod.Compare(a.mod) })
+	for i, f := range files {
+		if i+1 >= n || now.Sub(f.mod) > pruneAge {
+			os.Remove(f.path)
 		}
 	}
 }

@@ -50,6 +50,24 @@ func Object(cc []string, flags []string) (string, error) {
 	if len(cc) == 0 || cc[0] == "" {
 		return "", errors.New("runtime: no compiler given")
 	}
+	dir, err := cachedir.Dir()
+	if err != nil {
+		return "", fmt.Errorf("runtime: %v", err)
+	}
+	quick := indexKey(cc, flags)
+	if obj := lookIndex(dir, quick); obj != "" {
+		return obj, nil
+	}
+	obj, err := buildObject(dir, cc, flags)
+	if err == nil {
+		writeIndex(dir, quick, obj)
+	}
+	return obj, err
+}
+
+// buildObject is Object without the index: the object named by the hash of
+// the source and the compiler's --version output, built if need be.
+func buildObject(dir string, cc, flags []string) (string, error) {
 	version, err := compilerVersion(cc)
 	if err != nil {
 		return "", err
@@ -63,10 +81,6 @@ func Object(cc []string, flags []string) (string, error) {
 		fmt.Fprintf(h, "flag %q\n", s)
 	}
 	fmt.Fprintf(h, "source %d\n%s\nversion %d\n%s", len(src), src, len(version), version)
-	dir, err := cachedir.Dir()
-	if err != nil {
-		return "", fmt.Errorf("runtime: %v", err)
-	}
 	obj := filepath.Join(dir, "rt-"+hex.EncodeToString(h.Sum(nil))+".o")
 	if cachedir.Trusted(obj) {
 		if fi, err := os.Stat(obj); err == nil {

@@ -178,6 +178,104 @@ func TestWovenCache(t *testing.T) {
 	}
 }
 
+// TestDirectCache: a unit compiled again with its source and headers
+// unchanged skips the -E step (the direct cache) and repeats its
+// diagnostics; a header changed in place (same size, same time) is a
+// miss, and the object has the change; a unit whose files use __TIME__,
+// or changed just before its compile, is not stored; WEAVE_CACHE=off
+// preprocesses; the program built through the cache behaves and profiles
+// as one built without it.
+func TestDirectCache(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := ccDir(t)
+	home := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	write := func(name, text string, tm time.Time) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, tm, tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A compiler that logs the sources of its -E steps.
+	write("logcc", "#!/bin/sh\ncase \" $* \" in *\" -E \"*) for a; do last=$a; done; case $last in *.c) echo \"$last\" >> \"$0.log\";; esac;; esac\nexec gcc \"$@\"\n", old)
+	preprocessed := func() []string {
+		t.Helper()
+		b, _ := os.ReadFile(filepath.Join(dir, "logcc.log"))
+		os.Remove(filepath.Join(dir, "logcc.log"))
+		srcs := strings.Fields(string(b))
+		slices.Sort(srcs)
+		return srcs
+	}
+	header := func(n string) string {
+		return strings.Replace(ccSources["util.h"], "#endif", "#define N "+n+"\n#endif", 1)
+	}
+	write("util.h", header("100"), old)
+	write("main.c", "#warning direct cache\n"+strings.Replace(ccSources["main.c"], "sum(100)", "sum(N)", 1), old)
+	write("util.c", ccSources["util.c"], old)
+	env := []string{"WEAVE_CC=" + filepath.Join(dir, "logcc"), "XDG_CACHE_HOME=" + home}
+	build := func(out string, extra ...string) string {
+		t.Helper()
+		r := run(t, dir, append(env, extra...), weaveBin, "cc", "-O2", "-o", out, "main.c", "util.c")
+		if r.code != 0 {
+			t.Fatalf("weave cc: exit %d\n%s", r.code, r.stderr)
+		}
+		return r.stderr
+	}
+	both := []string{"main.c", "util.c"}
+	first := build("cached")
+	if got := preprocessed(); !slices.Equal(got, both) {
+		t.Fatalf("first build preprocessed %q", got)
+	}
+	if !strings.Contains(first, "#warning direct cache") {
+		t.Fatalf("first build's diagnostics: %q", first)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(home, "weave", "direct")); len(ents) != 2 {
+		t.Fatalf("%d direct cache entries after the first build, want 2", len(ents))
+	}
+	if again := build("cached"); again != first {
+		t.Errorf("diagnostics from the cache:\n%s\nwant, as preprocessed:\n%s", again, first)
+	}
+	if got := preprocessed(); len(got) != 0 {
+		t.Errorf("an unchanged rebuild preprocessed %q", got)
+	}
+	build("uncached", "WEAVE_CACHE=off")
+	if got := preprocessed(); !slices.Equal(got, both) {
+		t.Errorf("WEAVE_CACHE=off preprocessed %q", got)
+	}
+	a, b := runProfiled(t, dir, "./cached"), runProfiled(t, dir, "./uncached")
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("through the direct cache: %+v\nwithout: %+v", a, b)
+	}
+
+	// The header changed in place: same size, same time.
+	write("util.h", header("010"), old)
+	build("changed")
+	if got := preprocessed(); !slices.Equal(got, both) {
+		t.Errorf("after util.h changed, preprocessed %q, want both units", got)
+	}
+	if r := mustRun(t, dir, []string{"WEAVE_OUT="}, "./changed"); r.stdout != "woven 28\n" {
+		t.Errorf("after util.h changed the program prints %q, want \"woven 28\\n\" (sum(010))", r.stdout)
+	}
+	build("changed")
+	if got := preprocessed(); len(got) != 0 {
+		t.Errorf("the rebuild after the change preprocessed %q", got)
+	}
+
+	// Not stored: __TIME__ in a header, a source changed just now.
+	write("util.h", header("100")+"static const char *when = __TIME__;\n", old)
+	write("util.c", ccSources["util.c"]+"\n", time.Now())
+	for i := range 2 {
+		build("prog")
+		if got := preprocessed(); !slices.Equal(got, both) {
+			t.Errorf("build %d with __TIME__ in util.h and util.c new: preprocessed %q, want both", i+1, got)
+		}
+	}
+}
+
 // definedFuncs returns the functions an object defines.
 func definedFuncs(t *testing.T, obj string) []string {
 	t.Helper()

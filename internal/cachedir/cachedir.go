@@ -65,3 +65,19 @@ func owner(fi fs.FileInfo) (int, bool) {
 	}
 	return int(st.Uid), true
 }
+
+// FileID identifies a file by its path, size, modification time and
+// inode ("" if it cannot be read): a rebuilt or replaced binary is
+// another one. Cache keys use it for weave's own binary and the
+// compiler's.
+func FileID(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	ino := uint64(0)
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%d", path, fi.Size(), fi.ModTime().UnixNano(), ino)
+}

@@ -1,0 +1,204 @@
+package driver
+
+import (
+	"bytes"
+	"compress/flate"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weave-profiler/weave/internal/cachedir"
+	"github.com/weave-profiler/weave/parse"
+)
+
+// The direct cache (ccache's "direct mode"): the preprocessed text of a
+// unit, keyed by the command that makes it, and valid while the files it
+// read are unchanged, so that a unit compiled again (make clean; make, a
+// small program built again) skips the -E step, a third of a small
+// program's woven compile. The key: weave's and the compiler's binaries
+// (as the woven cache keys them), the compiler command and the -E step's
+// flags, the working directory, the source's name and the environment
+// variables the preprocessor reads. The entry: every file the text came
+// from (its linemarkers: the source and each header entered) with a hash
+// of its content, the -E step's diagnostics and the text, with system
+// headers' comments dropped (parse.DropSystemComments). A hit needs every
+// file to hash as it did; any change is a miss, which runs -E and writes
+// the entry again. Not stored: a unit whose files use __DATE__, __TIME__
+// or __TIMESTAMP__, or one of whose files changed less than two seconds
+// before its -E step started (it may have changed while -E read it). Not
+// used: standard input, dependency output (-M*: the -E step writes
+// them), -imacros (its file leaves no linemarker), -v (weave -v), and
+// WEAVE_CACHE=off. As with ccache, a header newly created earlier in the
+// include path than the one the text came from is not noticed (nor a
+// __has_include that would now find one): make clean does not remove the
+// entries, WEAVE_CACHE=off (or touching the source) does. Entries are
+// files of the cache directory's direct/, written and pruned as the woven
+// cache's.
+const (
+	directMagic = "weave direct 1\n"
+	directBytes = 256 << 20
+)
+
+// directEntry is what an entry holds.
+type directEntry struct {
+	Files  []directFile
+	Stderr []byte // the -E step's diagnostics
+	Text   []byte // the preprocessed text, system comments dropped
+}
+
+type directFile struct {
+	Name string // as the linemarkers name it (relative to the working directory)
+	Sum  [sha256.Size]byte
+}
+
+// directEnv are the environment variables that change what gcc's or
+// clang's -E step writes (or the language of its diagnostics).
+var directEnv = []string{"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH",
+	"GCC_EXEC_PREFIX", "COMPILER_PATH", "SOURCE_DATE_EPOCH", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES",
+	"GCC_COLORS", "CCC_OVERRIDE_OPTIONS"}
+
+// directKey is the direct cache's key of the -E step of src with flags,
+// "" when the cache is not to be used for it.
+func (cfg *Config) directKey(flags []string, src string) string {
+	if cfg.Verbose || os.Getenv("WEAVE_CACHE") == "off" || src == "-" ||
+		os.Getenv("DEPENDENCIES_OUTPUT") != "" || os.Getenv("SUNPRO_DEPENDENCIES") != "" {
+		return ""
+	}
+	for _, f := range flags {
+		if strings.HasPrefix(f, "-M") || strings.HasPrefix(f, "-Wp,") || f == "-imacros" || f == "-v" || f == "-H" {
+			return ""
+		}
+	}
+	cc := cfg.bareCompiler()
+	compiler, err := exec.LookPath(cc[0])
+	if err != nil {
+		return ""
+	}
+	wd, err := os.Getwd()
+	self, comp := selfID(), cachedir.FileID(compiler)
+	if err != nil || self == "" || comp == "" {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x01%q\x01%q\x01%q\x01%q\x01%q\x01%q\x01", directMagic, self, comp, cc, flags, wd, src)
+	for _, v := range directEnv {
+		val, ok := os.LookupEnv(v)
+		fmt.Fprintf(h, "%s=%v:%q\x00", v, ok, val)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// preprocessDirect is the -E step through the direct cache: it returns
+// the preprocessed text of src with system headers' comments dropped,
+// its diagnostics in stderr.
+func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, stderr *bytes.Buffer) ([]byte, error) {
+	key := cfg.directKey(flags, src)
+	if key == "" {
+		text, err := cfg.preprocess(flags, src, stdin, stderr)
+		return parse.DropSystemComments(text), err
+	}
+	dir, derr := cacheSubdir("direct")
+	if derr == nil {
+		if e := loadDirect(filepath.Join(dir, key)); e != nil {
+			stderr.Write(e.Stderr)
+			return e.Text, nil
+		}
+	}
+	start := time.Now()
+	var pp bytes.Buffer
+	text, err := cfg.preprocess(flags, src, stdin, &pp)
+	stderr.Write(pp.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	files := sourceFiles(text)
+	text = parse.DropSystemComments(text)
+	if derr != nil || files == nil {
+		return text, nil
+	}
+	e := &directEntry{Stderr: pp.Bytes(), Text: text}
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		fi, serr := os.Stat(name)
+		if err != nil || serr != nil || !fi.ModTime().Before(start.Add(-2*time.Second)) ||
+			bytes.Contains(b, []byte("__DATE__")) || bytes.Contains(b, []byte("__TIME__")) ||
+			bytes.Contains(b, []byte("__TIMESTAMP__")) {
+			return text, nil
+		}
+		e.Files = append(e.Files, directFile{Name: name, Sum: sha256.Sum256(b)})
+	}
+	var b bytes.Buffer
+	b.WriteString(directMagic)
+	zw, _ := flate.NewWriter(&b, flate.BestSpeed)
+	if gob.NewEncoder(zw).Encode(e) == nil && zw.Close() == nil &&
+		writeCacheFile(filepath.Join(dir, key), b.Bytes()) && time.Now().UnixNano()%32 == 0 {
+		pruneWoven(dir, directBytes)
+	}
+	return text, nil
+}
+
+// loadDirect returns the entry at path if every file it lists hashes as
+// it did, else nil.
+func loadDirect(path string) *directEntry {
+	b := readCacheFile(path)
+	if !bytes.HasPrefix(b, []byte(directMagic)) {
+		return nil
+	}
+	var e directEntry
+	if gob.NewDecoder(flate.NewReader(bytes.NewReader(b[len(directMagic):]))).Decode(&e) != nil || len(e.Files) == 0 {
+		return nil
+	}
+	for _, f := range e.Files {
+		b, err := os.ReadFile(f.Name)
+		if err != nil || sha256.Sum256(b) != f.Sum {
+			return nil
+		}
+	}
+	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+		now := time.Now()
+		os.Chtimes(path, now, now)
+	}
+	return &e
+}
+
+// sourceFiles returns the files preprocessed text came from, in the order
+// its linemarkers name them first, or nil if a name cannot be read back
+// (or there is none). Names in angle brackets (<built-in>,
+// <command-line>) are not files.
+func sourceFiles(text []byte) []string {
+	seen := map[string]bool{}
+	var files []string
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if len(line) < 4 || line[0] != '#' || line[1] != ' ' || line[2] < '0' || line[2] > '9' {
+			continue
+		}
+		q := bytes.IndexByte(line, '"')
+		e := bytes.LastIndexByte(line, '"')
+		if q < 0 || e <= q {
+			continue
+		}
+		name, err := strconv.Unquote(string(line[q : e+1]))
+		if err != nil {
+			return nil
+		}
+		if name == "" || strings.HasPrefix(name, "<") || seen[name] {
+			continue
+		}
+		seen[name] = true
+		files = append(files, name)
+	}
+	return files
+}
