@@ -17,6 +17,11 @@ ccache ccache
 sccache sccache
 distcc distcc
 distccd distcc
+icecc icecc
+iceccd icecc
+icecc-scheduler icecc
+icecc-create-env icecc
+unshare util-linux
 g++ g++
 uftrace uftrace
 chromium chromium
@@ -30,8 +35,10 @@ LIST
 # %fs:0 variant (TestFramesGuardFS); uftrace: the timing tests compare call
 # counts with its; chromium: the HTML report's tests run it headless;
 # autoconf, automake: TestSuiteAutotools builds a project with them.
-# sccache, distcc, g++: woven builds through compiler caches, a distcc
-# daemon on localhost and into a C++ program (cmd/weave/builds_test.go).
+# sccache, distcc, icecc, g++: woven builds through compiler caches, a
+# distcc daemon and an icecream cluster on localhost (unshare gives its
+# remote daemon an idle /proc/stat) and into a C++ program
+# (cmd/weave/builds_test.go).
 # The libraries of the benchmarks game programs (corpus tests):
 for pkg in libgmp-dev libpcre3-dev libpcre2-dev libapr1-dev; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")

@@ -414,10 +414,7 @@ func freePort() (int, error) {
 // behaves and profiles as the one built locally.
 func TestDistcc(t *testing.T) {
 	testtool.Need(t, "gcc", "distcc", "distccd")
-	local := ccDir(t)
-	mustRun(t, local, []string{"WEAVE_CC=gcc", "WEAVE_CACHE=off"}, weaveBin, "cc", "-O2", "-c", "main.c", "util.c")
-	mustRun(t, local, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "main.o", "util.o", "-o", "prog")
-	want := runProfiled(t, local, "./prog")
+	local, want := builtLocally(t)
 
 	dir := ccDir(t)
 	port, err := freePort()
@@ -472,16 +469,123 @@ func TestDistcc(t *testing.T) {
 	if len(ok) != 2 || !strings.Contains(log, "main.woven.i") || !strings.Contains(log, "util.woven.i") {
 		t.Errorf("distccd compiled %d woven units, want main's and util's:\n%s", len(ok), log)
 	}
+	sameAsLocal(t, "distcc", dir, local, want)
+}
+
+// builtLocally builds ccSources' program woven in a new directory, which
+// it returns, and what the program printed and profiled.
+func builtLocally(t *testing.T) (string, profiled) {
+	t.Helper()
+	local := ccDir(t)
+	mustRun(t, local, []string{"WEAVE_CC=gcc", "WEAVE_CACHE=off"}, weaveBin, "cc", "-O2", "-c", "main.c", "util.c")
+	mustRun(t, local, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "main.o", "util.o", "-o", "prog")
+	return local, runProfiled(t, local, "./prog")
+}
+
+// sameAsLocal checks that the objects built in dir through tool are those
+// built in local, and that the program prints and profiles as want.
+func sameAsLocal(t *testing.T, tool, dir, local string, want profiled) {
+	t.Helper()
 	for _, o := range []string{"main.o", "util.o"} {
 		a, _ := os.ReadFile(filepath.Join(dir, o))
 		b, _ := os.ReadFile(filepath.Join(local, o))
 		if len(a) == 0 || !bytes.Equal(a, b) {
-			t.Errorf("%s from distccd (%d bytes) differs from the local one (%d bytes)", o, len(a), len(b))
+			t.Errorf("%s from %s (%d bytes) differs from the local one (%d bytes)", o, tool, len(a), len(b))
 		}
 	}
 	if got := runProfiled(t, dir, "./prog"); !reflect.DeepEqual(got, want) {
-		t.Errorf("built through distcc: %+v\nbuilt locally: %+v", got, want)
+		t.Errorf("built through %s: %+v\nbuilt locally: %+v", tool, got, want)
 	}
+}
+
+// TestIcecream: WEAVE_CC="icecc gcc" with a real icecream cluster on
+// localhost, set up as icecream's own tests set theirs up (a scheduler, a
+// local daemon that takes no jobs, a "remote" daemon, their own network
+// name and ports): weave preprocesses and weaves locally, the remote
+// daemon compiles each woven unit in its chroot (its log and the
+// scheduler's), the objects are those of a local build, and the program
+// behaves and profiles as the one built locally. The scheduler gives a
+// job only to a host whose CPU is not all busy, from its /proc/stat: on a
+// loaded machine (any CI run's) it would hold the jobs for minutes, so the
+// remote daemon runs in a mount namespace of its own whose /proc/stat
+// never moves (an idle host). Root: the daemon compiles in a chroot.
+func TestIcecream(t *testing.T) {
+	asRoot(t)
+	testtool.Need(t, "gcc", "icecc", "iceccd", "icecc-scheduler", "icecc-create-env", "unshare")
+	local, want := builtLocally(t)
+
+	dir := ccDir(t)
+	// The daemons run as the user icecc: they write their logs, sockets
+	// and compiler environments here.
+	ice := t.TempDir()
+	for _, d := range []string{filepath.Dir(ice), ice} {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sched, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	remotePort, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := filepath.Join(ice, "stat")
+	os.WriteFile(idle, []byte("cpu  1 0 1 100 0 0 0 0 0 0\ncpu0 1 0 1 100 0 0 0 0 0 0\n"), 0o644)
+	net := fmt.Sprintf("weavetest%d", os.Getpid())
+	env := append(os.Environ(), "ICECC_TESTS=1", fmt.Sprintf("ICECC_SCHEDULER=:%d", sched))
+	start := func(name string, argv ...string) {
+		t.Helper()
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = append(env, "ICECC_TEST_SOCKET="+filepath.Join(ice, "socket-"+name))
+		cmd.Dir = ice
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	}
+	logOf := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(ice, name+".log"))
+		return string(b)
+	}
+	daemon := func(name string, extra ...string) []string {
+		return append([]string{"iceccd", "-b", filepath.Join(ice, "envs-"+name), "-l", filepath.Join(ice, name+".log"),
+			"-n", net, "-N", name, "-m", "2", "-v", "-v", "-v"}, extra...)
+	}
+	start("scheduler", "icecc-scheduler", "-p", fmt.Sprint(sched), "-l", filepath.Join(ice, "scheduler.log"), "-n", net, "-v", "-v", "-v")
+	start("localice", daemon("localice", "--no-remote")...)
+	remote := strings.Join(daemon("remoteice", "-p", fmt.Sprint(remotePort)), " ")
+	start("remoteice", "unshare", "--mount", "sh", "-c", "mount --bind "+idle+" /proc/stat && exec "+remote)
+	for i := 0; !strings.Contains(logOf("localice"), "Connected to scheduler") ||
+		!strings.Contains(logOf("remoteice"), "Connected to scheduler"); i++ {
+		if i == 600 {
+			t.Fatalf("the daemons did not connect to the scheduler in 60 s:\n%s\n%s\n%s",
+				logOf("scheduler"), logOf("localice"), logOf("remoteice"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// ICECC_PREFERRED_HOST: the remote daemon or nothing.
+	cenv := []string{"WEAVE_CC=icecc gcc", "WEAVE_CACHE=off", "ICECC_TEST_SOCKET=" + filepath.Join(ice, "socket-localice"),
+		"ICECC_TEST_REMOTEBUILD=1", "ICECC_PREFERRED_HOST=remoteice", "ICECC_DEBUG=debug",
+		"ICECC_LOGFILE=" + filepath.Join(ice, "icecc.log")}
+	mustRun(t, dir, cenv, weaveBin, "cc", "-O2", "-c", "main.c", "util.c")
+	mustRun(t, dir, cenv, weaveBin, "cc", "main.o", "util.o", "-o", "prog")
+	done := "Remote compilation completed with exit code 0"
+	for i := 0; strings.Count(logOf("remoteice"), done) < 2 && i < 100; i++ {
+		time.Sleep(100 * time.Millisecond) // the log line may come after the client is done
+	}
+	if n := strings.Count(logOf("remoteice"), done); n != 2 {
+		t.Errorf("the remote daemon completed %d compiles, want 2:\n%s", n, logOf("remoteice"))
+	}
+	s := logOf("scheduler")
+	jobs := regexp.MustCompile(`(?m)^.*BEGIN: \d+ client=localice\S* server=remoteice.*$`).FindAllString(s, -1)
+	if len(jobs) != 2 || !regexp.MustCompile(`NEW \d+ .*main\.woven\.i`).MatchString(s) ||
+		!regexp.MustCompile(`NEW \d+ .*util\.woven\.i`).MatchString(s) {
+		t.Errorf("the scheduler sent %d jobs to the remote daemon, want main's and util's woven units:\n%s", len(jobs), s)
+	}
+	sameAsLocal(t, "icecream", dir, local, want)
 }
 
 // TestCxxLink: a woven C library in a C++ program. Linked by weave's
