@@ -231,16 +231,17 @@ static inline __attribute__((always_inline)) u64 note_free(struct rt_local *l, v
    nodes' counters) but for a block of another thread's node, whose free
    is counted atomically in that node's rf and rg, and the block's slot.
    They count what note_alloc and charge_free count, without what that
-   state makes moot: generations, errno (nothing here sets it). A small
-   block (under COARSE_MIN bytes, the fine tree) is inline, its size class
-   and bin straight from a size under 128; a larger one (the coarse tree)
-   out of line. Anything else takes the general path, from the start: a
-   fast path that gives up has written nothing. */
+   state makes moot: generations, errno (nothing here sets it). Both
+   trees' paths are inline; a free looks first in the tree coarse_hint
+   names, so it reads one slot, not two. Anything else takes the general
+   path, from the start: a fast path that gives up has written nothing. */
 
 /* Counts block n bytes allocated (is_free 0) or freed at node nd's heap
    counters and bins b, as note_alloc and charge_free do: a free of
-   another thread's node atomically, in rf and rg. */
-static inline __attribute__((always_inline)) void fast_count(const struct rt_node *nd, struct bin *b, u64 n, int is_free)
+   another thread's node atomically, in rf and rg. l is &rt_local, read
+   once by the caller (each TLS access here costs a call's clobbers). */
+static inline __attribute__((always_inline)) void fast_count(struct rt_local *l, const struct rt_node *nd, struct bin *b, u64 n,
+							     int is_free)
 {
 	struct heapc *h = nd->u.heap;
 	int c = size_class(n);
@@ -248,35 +249,35 @@ static inline __attribute__((always_inline)) void fast_count(const struct rt_nod
 	   with this allocation, and nothing is live across its slow path's
 	   call. */
 	bin_add(b, n, is_free);
-	if (is_free && __builtin_expect(nd->thread != rt_local.num, 0)) {
+	if (is_free && __builtin_expect(nd->thread != l->num, 0)) {
 		__atomic_fetch_add(&h->rf[c], 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&h->rg[c], n, __ATOMIC_RELAXED);
-		vm_free(n);
+		vm_free_in(l->vm, n);
 	} else if (is_free) {
 		h->f[c]++;
 		h->g[c] += n;
-		vm_free(n);
+		vm_free_in(l->vm, n);
 	} else {
 		h->a[c]++;
 		h->b[c] += n;
-		vm_alloc(n);
+		vm_alloc_in(l->vm, n);
 	}
 }
 
 /* alloc_fast for a block of COARSE_MIN bytes or more. */
-static __attribute__((noinline)) int alloc_coarse(struct bin *b, struct rt_node *a, uintptr_t ad, u64 n)
+static inline __attribute__((always_inline)) int alloc_coarse(struct rt_local *l, struct bin *b, struct rt_node *a, uintptr_t ad, u64 n)
 {
 	void *sl;
 	if (n >= SLOT_SIZE_MAX || !(sl = radix_slot(1, ad, 0)) || slot_load(1, sl) ||
 	    __atomic_load_n(&g_spill_count, __ATOMIC_RELAXED))
 		return 0;
 	slot_store(1, sl, slot_make(1, ad, n << NODE_BITS | a->self));
-	fast_count(a, b, n, 0);
+	fast_count(l, a, b, n, 0);
 	return 1;
 }
 
 /* Records block p (not NULL) of n bytes at site s; 0 if it cannot. */
-static inline __attribute__((always_inline)) int alloc_fast(struct bin *b, const struct __weave_site *s, void *p, u64 n)
+static inline __attribute__((always_inline)) int alloc_fast(struct rt_local *l, struct bin *b, const struct __weave_site *s, void *p, u64 n)
 {
 	struct rt_node *a = ((struct rt_node *)(void *)__weave_tls.cur)->u.acache;
 	uintptr_t ad = (uintptr_t)p;
@@ -284,7 +285,7 @@ static inline __attribute__((always_inline)) int alloc_fast(struct bin *b, const
 	if (__builtin_expect(a->pub.key != s, 0))
 		return 0;
 	if (__builtin_expect(n >= COARSE_MIN, 0))
-		return alloc_coarse(b, a, ad, n);
+		return alloc_coarse(l, b, a, ad, n);
 	if (__builtin_expect(a->self > FINE_NODE_MAX, 0))
 		return 0;
 	if (__builtin_expect((sl = fine_slot(ad)) == NULL, 0))
@@ -294,35 +295,66 @@ static inline __attribute__((always_inline)) int alloc_fast(struct bin *b, const
 	if (__builtin_expect(__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) != 0, 0))
 		return 0;
 	__atomic_store_n(sl, fine_make(ad, (u32)n, a->self), __ATOMIC_RELAXED);
-	fast_count(a, b, n, 0);
+	fast_count(l, a, b, n, 0);
 	return 1;
 }
 
-/* free_fast for a block the fine tree does not hold. */
-static __attribute__((noinline)) int free_coarse(struct bin *b, uintptr_t ad)
+/* free_fast in the fine tree: 1 if it held block ad. */
+static inline __attribute__((always_inline)) int free_in_fine(struct rt_local *l, struct bin *b, uintptr_t ad)
+{
+	u32 *sl = fine_slot(ad), v, n;
+	if (__builtin_expect(!sl, 0) || !fine_holds(v = __atomic_load_n(sl, __ATOMIC_RELAXED), ad))
+		return 0;
+	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
+	n = fine_size(v);
+	fast_count(l, node_at(fine_node(v)), b, n, 1);
+	scrub_freed((void *)ad, n);
+	return 1;
+}
+
+/* free_fast in the coarse tree, then, if fine, the fine tree: 1 if one
+   held block ad. Out of line: the fine tree's path, inline, keeps the
+   registers of its own. */
+static inline __attribute__((always_inline)) int free_coarse(struct rt_local *l, struct bin *b, uintptr_t ad, int fine)
 {
 	void *sl = radix_slot(1, ad, 0);
 	u64 v, val;
 	if (!sl || !slot_holds(1, v = slot_load(1, sl), ad) || !((val = slot_val(1, v)) & NODE_MASK))
-		return 0;
+		return fine && free_in_fine(l, b, ad);
 	slot_store(1, sl, 0);
-	fast_count(node_at((u32)(val & NODE_MASK)), b, val >> NODE_BITS, 1);
+	fast_count(l, node_at((u32)(val & NODE_MASK)), b, val >> NODE_BITS, 1);
 	scrub_freed((void *)ad, val >> NODE_BITS);
 	return 1;
 }
 
+static __attribute__((noinline)) int free_coarse_only(struct rt_local *l, struct bin *b, uintptr_t ad)
+{
+	return free_coarse(l, b, ad, 0);
+}
+
+/* Whether block ad is likely in the coarse tree. Under the C library's
+   malloc (g_hint_mask all ones: g_spaced) the size word of its chunk,
+   just below it, says: 160 bytes or more (the flags in its low 3 bits
+   change no comparison with a multiple of 16) is a request of 137 or
+   more (glibc's chunk is the request + 8, rounded up to 16), so a free of
+   a block of COARSE_MIN bytes or more reads one tree's slot, not a miss
+   in the fine tree's first. It is a hint: a chunk memalign or a shrinking
+   realloc left larger, or one of 144 bytes (requests 121-136), may be in
+   the other tree, which free_fast tries next. free reads the word anyway,
+   so its cache miss is only moved. The mask is 0 otherwise, and the
+   test false for NULL. */
+static inline int coarse_hint(uintptr_t ad)
+{
+	return (ad & __atomic_load_n(&g_hint_mask, __ATOMIC_RELAXED)) && ((const wsize *)ad)[-1] >= 160;
+}
+
 /* Forgets and counts the free of block p, with bins b; 0 if it cannot. */
-static inline __attribute__((always_inline)) int free_fast(struct bin *b, void *p)
+static inline __attribute__((always_inline)) int free_fast(struct rt_local *l, struct bin *b, void *p)
 {
 	uintptr_t ad = (uintptr_t)p;
-	u32 *sl, v, n;
-	if (__builtin_expect(!(sl = fine_slot(ad)), 0) || !fine_holds(v = __atomic_load_n(sl, __ATOMIC_RELAXED), ad))
-		return free_coarse(b, ad);
-	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
-	n = fine_size(v);
-	fast_count(node_at(fine_node(v)), b, n, 1);
-	scrub_freed(p, n);
-	return 1;
+	if (coarse_hint(ad))
+		return free_coarse(l, b, ad, 1);
+	return free_in_fine(l, b, ad) || free_coarse_only(l, b, ad);
 }
 
 /* The thread's bins if the fast paths may run now (see above), else
@@ -378,7 +410,7 @@ void *__weave_malloc(const struct __weave_site *s, wsize n)
 		return malloc_general(s, n);
 	rt_enter(l);
 	r = g_real.malloc(n); /* real_direct: ATTN_LIB is clear */
-	if (r && !alloc_fast(b, s, r, n))
+	if (r && !alloc_fast(l, b, s, r, n))
 		note_kept(l, s, r, n);
 	rt_exit(l);
 	return r;
@@ -469,7 +501,7 @@ void __weave_free(const struct __weave_site *s, void *p)
 		return;
 	}
 	rt_enter(l);
-	if (__builtin_expect(!free_fast(b, p), 0)) {
+	if (__builtin_expect(!free_fast(l, b, p), 0)) {
 		rt_exit(l);
 		free_general(p);
 		return;

@@ -212,8 +212,20 @@ enum { LOCK_WAIT, LOCK_TRY, LOCK_ONCE };
    up, or exited): every event takes the slow path (vmthreads.c). */
 static struct vm_thread g_vm_none = {.x = 1ll << 62, .lo_rel = 0x7fffffffffffffffll, .state = VT_NONE};
 
+/* The runtime's own thread-local variables in an executable: the
+   initial-exec model, an access one load from %fs, where the general
+   model (-fPIC) is a call to __tls_get_addr as far as the compiler knows
+   (the linker relaxes it, but registers are saved around it in the fast
+   paths all the same). Not in a shared object, which dlopen may load
+   after the static TLS block is laid out. */
+#ifdef WEAVE_SHARED_OBJECT
+#define RT_TLS
+#else
+#define RT_TLS __attribute__((tls_model("initial-exec")))
+#endif
+
 /* Per thread: the thread's runtime record, set-up state and in_rt flag. */
-static __thread struct rt_local rt_local = {.vm = &g_vm_none};
+static __thread struct rt_local rt_local RT_TLS = {.vm = &g_vm_none};
 
 /* Read only: the node every empty cache points to; its key (its own
    address) matches no function or site. */
@@ -234,7 +246,7 @@ static struct __weave_cc rt_cc_none[__WEAVE_CC_SIZE] RT_LARGE;
 /* Per thread: the woven code's view (weave.h). Initial value: cur =
    &rt_boot, cap = 0, so the first enter of every thread takes the slow
    path. */
-__thread struct __weave_thread __weave_tls = {.cur = &rt_boot.pub, .cc = rt_cc_none};
+__thread struct __weave_thread __weave_tls RT_TLS = {.cur = &rt_boot.pub, .cc = rt_cc_none};
 
 /* Sets t->lim (weave.h) to t->cap, or to 0 if the timing byte is set.
    Owner thread. Another thread sets the byte and then zeroes lim (tracing
@@ -265,6 +277,9 @@ static int g_multi;
    table's fine tree, so an allocation's slot needs no CAS even with
    threads. Written once by real_resolve, before g_real_state is 2. */
 static int g_spaced;
+
+/* All ones if g_spaced, else 0: advice.c's coarse_hint. */
+static uintptr_t g_hint_mask;
 
 /* Two threads may race for an empty slot of the side table: set when a
    second thread is set up, unless g_spaced; slot inserts use CAS then. */

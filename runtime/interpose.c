@@ -118,6 +118,7 @@ static void real_resolve(void)
 	} while (0)
 	NEXT(malloc, __libc_malloc);
 	g_spaced = g_real.malloc == __libc_malloc; /* the C library's: blocks 32 bytes apart or more */
+	g_hint_mask = g_spaced ? ~(uintptr_t)0 : 0;
 	NEXT(free, __libc_free);
 	NEXT(calloc, __libc_calloc);
 	NEXT(realloc, __libc_realloc);

@@ -13,8 +13,9 @@
      blocks share one) and 4-byte slots (a node under 2^20); larger blocks
      to the coarse tree, 128-byte granules, which no two of them can
      share whatever the allocator, and 8-byte slots. A
-     lookup is three dependent loads and no hashing (a free tries the
-     fine tree first), and blocks allocated together have neighbouring
+     lookup is three dependent loads and no hashing (a free's fast path
+     tries the tree the C library's chunk header suggests first: advice.c's
+     coarse_hint), and blocks allocated together have neighbouring
      slots, so the table's working set follows the program's: this is
      what makes malloc/free advice cheap (binary-trees: 3.2x faster than
      the hash table it replaced). Slots are written without a lock: a

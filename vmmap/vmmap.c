@@ -601,12 +601,11 @@ static __attribute__((noinline)) void vm_down(struct vm_thread *v, u64 n)
 	spin_unlock(&g_vm.lock);
 }
 
-/* Records an allocation of n bytes. in_rt set. The fast path (below hi
+/* Records an allocation of n bytes in thread record v. in_rt set. The fast path (below hi
    with one thread, within its credit with several) is an add to the
    thread's x, a branch on its sign and a count. */
-static inline __attribute__((always_inline)) void vm_alloc(u64 n)
+static inline __attribute__((always_inline)) void vm_alloc_in(struct vm_thread *v, u64 n)
 {
-	struct vm_thread *v = rt_local.vm;
 #if VM_TSAN
 	long long x = __atomic_add_fetch(&v->x, (long long)n, __ATOMIC_RELAXED);
 #else
@@ -619,12 +618,11 @@ static inline __attribute__((always_inline)) void vm_alloc(u64 n)
 	VM_COUNT(v->allocs);
 }
 
-/* Records a free of n bytes. in_rt set. The fast path (one thread, above
+/* Records a free of n bytes in thread record v. in_rt set. The fast path (one thread, above
    lo, the peak out of reach) is a subtract from x, a compare with lo_rel
    and a count. */
-static inline __attribute__((always_inline)) void vm_free(u64 n)
+static inline __attribute__((always_inline)) void vm_free_in(struct vm_thread *v, u64 n)
 {
-	struct vm_thread *v = rt_local.vm;
 #if VM_TSAN
 	long long x = __atomic_sub_fetch(&v->x, (long long)n, __ATOMIC_RELAXED);
 #else
@@ -636,6 +634,11 @@ static inline __attribute__((always_inline)) void vm_free(u64 n)
 	}
 	VM_COUNT(v->frees);
 }
+
+/* vm_alloc_in and vm_free_in in the calling thread's record (rt_local.vm:
+   a caller that holds &rt_local passes its vm, saving a TLS access). */
+static inline __attribute__((always_inline)) void vm_alloc(u64 n) { vm_alloc_in(rt_local.vm, n); }
+static inline __attribute__((always_inline)) void vm_free(u64 n) { vm_free_in(rt_local.vm, n); }
 
 /* A sample of the timing signal: every tick_every-th asks for a point at
    the next allocation or free. Async-signal-safe. */
