@@ -44,9 +44,14 @@ package profile
 //	                        ("blocks bytes": the parent's blocks live at the
 //	                        fork, and those of them the child freed; neither
 //	                        is counted in the child's H records); after a leak
-//	                        scan, leak_scan (its nanoseconds) and
+//	                        scan, leak_scan (its nanoseconds),
 //	                        leak_scan_threads (the threads that read the
-//	                        blocks, WEAVE_LEAK_THREADS). With timing
+//	                        blocks, WEAVE_LEAK_THREADS), leak_stop (how the
+//	                        other threads were stopped for it: ptrace, or
+//	                        signal where ptrace was refused, or none when
+//	                        there were none) and leak_stop_ns (the
+//	                        nanoseconds stopping and resuming them took,
+//	                        which leak_scan includes). With timing
 //	                        on (WEAVE_TIME), time_* keys: see the D record.
 //	                        A merged profile (weave merge, merge.go) has
 //	                        merged (the number of runs), source (the first

@@ -55,12 +55,19 @@ struct ls_tally {
 	u64 blocks[4], bytes[4];
 };
 
+/* A task stopped for the scan (leakstop.c). */
 struct ls_task {
 	int tid;
-	int answered; /* atomic */
+	int answered;      /* atomic: stopped, sp and its registers noted */
+	int traced;        /* the tracer's LT_* state (ptrace) */
+	int sig;           /* the signal whose delivery its ptrace stop caught */
 	uintptr_t sp;
-	const void *uc; /* its signal context, while it waits */
+	const void *uc;    /* its signal context, while it waits (signal) */
+	uintptr_t regs[16]; /* its general registers (ptrace), ls_task_regs' order */
 };
+
+/* How the other threads were stopped (M leak_stop). */
+enum { LS_STOP_NONE, LS_STOP_PTRACE, LS_STOP_SIGNAL };
 
 struct ls_range {
 	uintptr_t lo, hi;
@@ -100,6 +107,8 @@ static struct {
 	u32 nexcl, excl_cap;
 	struct ls_task *tasks;
 	u32 ntasks;
+	int stop;                            /* LS_STOP_*: how they were stopped */
+	u64 stop_ns;                         /* how long stopping and resuming them took */
 	struct ls_range saved[2];            /* the exiting thread's registers, saved by its exit path (leakstack.c) */
 	const void *sig_uc;                  /* its signal context, exit called on sigaltstack (leakstack.c) */
 	/* Last: their pages are written only as far as they are used. */

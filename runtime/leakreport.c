@@ -311,9 +311,11 @@ static void ls_modules(struct writer *w)
 	}
 }
 
-/* M leak_scan: how long the scan took, when it ran. */
+/* M leak_scan: how long the scan took, when it ran; how the other threads
+   were stopped for it. */
 static void ls_write_meta(struct out *o)
 {
+	static const char *const stop[] = {[LS_STOP_NONE] = "none", [LS_STOP_PTRACE] = "ptrace", [LS_STOP_SIGNAL] = "signal"};
 	if (!g_ls.ok)
 		return;
 	out_str(o, "M leak_scan");
@@ -322,7 +324,13 @@ static void ls_write_meta(struct out *o)
 	out_str(o, "M leak_scan_threads");
 	out_field(o, g_ls.threads ? g_ls.threads : 1);
 	out_ch(o, '\n');
-	o->records += 2;
+	out_str(o, "M leak_stop ");
+	out_str(o, stop[g_ls.stop]);
+	out_ch(o, '\n');
+	out_str(o, "M leak_stop_ns");
+	out_field(o, g_ls.stop_ns);
+	out_ch(o, '\n');
+	o->records += 4;
 }
 
 /* The K record of leaf node (profile id id), if it has blocks in use. */

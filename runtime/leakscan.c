@@ -36,11 +36,7 @@
      stopped thread's registers;
    - every other readable, writable mapping: whole.
 
-   Stopping: every other task of /proc/self/task gets LS_SIGNAL (tgkill);
-   the handler notes its stack pointer and waits on a futex until the scan
-   is over. A thread that does not answer within LS_WAIT_MS (the signal
-   blocked) is scanned whole, as an unknown mapping, and may change memory
-   under the scan: its blocks can only look more reachable. */
+   Stopping the other threads, and their registers: leakstop.c. */
 
 #include "internal.h"
 
@@ -66,116 +62,6 @@ static void ls_thread_exit(uintptr_t hook, uintptr_t ret)
 	}
 	i = __atomic_fetch_add(&g_ls_ndead, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&ring[i % LS_DEAD_CAP], ls_dead_sp(hook, ret), __ATOMIC_RELAXED);
-}
-
-/* ---------------------------------------------------------- stopping */
-
-static void ls_on_signal(int sig, siginfo_t *si, void *uc)
-{
-	int e = errno, tid = (int)syscall(SYS_gettid);
-	u32 i;
-	if (!si || si->si_code != SI_TKILL || si->si_pid != g_pid || !__atomic_load_n(&g_ls_hold, __ATOMIC_ACQUIRE)) {
-		/* Not ours: the handler it replaced (the timer's samples). */
-		if ((g_ls_prev.sa_flags & SA_SIGINFO) && g_ls_prev.sa_sigaction)
-			g_ls_prev.sa_sigaction(sig, si, uc);
-		else if (!(g_ls_prev.sa_flags & SA_SIGINFO) && g_ls_prev.sa_handler != SIG_DFL &&
-			 g_ls_prev.sa_handler != SIG_IGN)
-			g_ls_prev.sa_handler(sig);
-		errno = e;
-		return;
-	}
-	for (i = 0; i < g_ls.ntasks; i++) {
-		if (g_ls.tasks[i].tid != tid)
-			continue;
-#if defined(__x86_64__)
-		/* Its stack pointer and registers when stopped (leakstack.c). */
-		g_ls.tasks[i].sp = uc ? (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP] - LS_REDZONE
-				      : (uintptr_t)__builtin_frame_address(0);
-		g_ls.tasks[i].uc = uc;
-#else
-		/* The kernel put the signal frame, with every register, just
-		   above this frame. */
-		g_ls.tasks[i].sp = (uintptr_t)__builtin_frame_address(0);
-#endif
-		__atomic_store_n(&g_ls.tasks[i].answered, 1, __ATOMIC_RELEASE);
-		break;
-	}
-	while (__atomic_load_n(&g_ls_hold, __ATOMIC_ACQUIRE))
-		syscall(SYS_futex, &g_ls_hold, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
-	errno = e;
-}
-
-/* Stops every other task of the process; returns how many answered. */
-static u32 ls_stop(void)
-{
-	char buf[4096];
-	struct sigaction sa;
-	int fd, me = (int)syscall(SYS_gettid);
-	long n;
-	u32 i, answered = 0;
-	u64 t0;
-
-	fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-		long off = 0;
-		while (off < n) {
-			struct {
-				u64 ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *d = (void *)(buf + off);
-			int tid = 0;
-			const char *c;
-			off += d->reclen;
-			for (c = d->name; *c >= '0' && *c <= '9'; c++)
-				tid = tid * 10 + (*c - '0');
-			if (*c || !tid || tid == me || tid == __atomic_load_n(&g_ckpt_tid, __ATOMIC_ACQUIRE) ||
-			    tid == __atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE) ||
-			    g_ls.ntasks == LS_MAXTASKS)
-				continue;
-			g_ls.tasks[g_ls.ntasks].tid = tid;
-			g_ls.tasks[g_ls.ntasks].sp = 0;
-			g_ls.tasks[g_ls.ntasks].answered = 0;
-			g_ls.tasks[g_ls.ntasks].uc = NULL;
-			g_ls.ntasks++;
-		}
-	}
-	close(fd);
-	if (!g_ls.ntasks)
-		return 0;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = ls_on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigfillset(&sa.sa_mask);
-	if (sigaction(LS_SIGNAL, &sa, &g_ls_prev) != 0)
-		return 0;
-	__atomic_store_n(&g_ls_hold, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < g_ls.ntasks; i++)
-		syscall(SYS_tgkill, g_pid, g_ls.tasks[i].tid, LS_SIGNAL);
-	t0 = now_ns();
-	for (;;) {
-		struct timespec ts = {0, 200000};
-		answered = 0;
-		for (i = 0; i < g_ls.ntasks; i++)
-			answered += (u32)__atomic_load_n(&g_ls.tasks[i].answered, __ATOMIC_ACQUIRE);
-		if (answered == g_ls.ntasks || now_ns() - t0 > LS_WAIT_MS * 1000000ull)
-			break;
-		nanosleep(&ts, NULL);
-	}
-	return answered;
-}
-
-static void ls_resume(void)
-{
-	if (!g_ls.ntasks)
-		return;
-	__atomic_store_n(&g_ls_hold, 0, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &g_ls_hold, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
-	sigaction(LS_SIGNAL, &g_ls_prev, NULL);
 }
 
 /* ------------------------------------------------------------ blocks */
@@ -581,12 +467,15 @@ static void ls_task_regs(void)
 	u32 i;
 	for (i = 0; i <= g_ls.ntasks; i++) {
 		/* The last: the exiting thread's interrupted by a signal. */
-		const ucontext_t *uc = i < g_ls.ntasks ? g_ls.tasks[i].uc : g_ls.sig_uc;
-		if (!uc || (i < g_ls.ntasks && !__atomic_load_n(&g_ls.tasks[i].answered, __ATOMIC_ACQUIRE)))
+		const struct ls_task *t = i < g_ls.ntasks ? &g_ls.tasks[i] : NULL;
+		const ucontext_t *uc = t ? t->uc : g_ls.sig_uc;
+		if (t && !__atomic_load_n(&t->answered, __ATOMIC_ACQUIRE))
 			continue;
-		/* REG_R8 .. REG_RSP: the sixteen general registers. */
 		g_ls.leader = LS_ROOTS;
-		ls_scan((uintptr_t)&uc->uc_mcontext.gregs[REG_R8], (uintptr_t)&uc->uc_mcontext.gregs[REG_RSP + 1], 1);
+		if (uc) /* REG_R8 .. REG_RSP: the sixteen general registers */
+			ls_scan((uintptr_t)&uc->uc_mcontext.gregs[REG_R8], (uintptr_t)&uc->uc_mcontext.gregs[REG_RSP + 1], 1);
+		else if (t) /* stopped by the tracer: the same, read by ptrace */
+			ls_scan((uintptr_t)&t->regs[0], (uintptr_t)&t->regs[16], 1);
 		ls_drain();
 	}
 #endif
@@ -767,7 +656,7 @@ static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 	if (g_cfg_summary == 0 && g_cfg_out_set && !g_cfg_out[0] && g_cfg_leak_exitcode < 0)
 		return; /* nobody would see the result */
 	g_ls.done = 1;
-	if (!(g_ls.tasks = tmp_alloc(&tm, LS_MAXTASKS * sizeof *g_ls.tasks)))
+	if (!(g_ls.tasks = tmp_alloc(&tm, LS_MAXTASKS * sizeof *g_ls.tasks + LT_STACK)))
 		return;
 	ls_stop();
 	g_ls.ok = ls_run(&tm, self_sp);

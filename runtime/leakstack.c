@@ -26,10 +26,11 @@
      the interrupted stack is read from the stack pointer in the signal
      frame above the handler, with the interrupted registers
      (ls_signal_frame); otherwise it would be read whole.
-   - a thread stopped for the scan: from its stack pointer in the signal
-     context, less the 128-byte red zone (which memcheck reads too), and its
-     general registers from the context (ls_on_signal, ls_task_regs); the
-     signal frame below, with the vector registers, is not read.
+   - a thread stopped for the scan (leakstop.c): from its stack pointer
+     at the stop, less the 128-byte red zone (which memcheck reads too),
+     with its general registers, both read by ptrace (lt_stopped) or from
+     the signal context (ls_on_signal; the signal frame below, with the
+     vector registers, is not read); ls_task_regs marks from them.
    - a thread that ended: from the stack pointer of the C library's thread
      start when it called the function that ran the thread-exit hook
      (ls_thread_exit): the start routine's frames, dead, are not read; the

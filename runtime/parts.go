@@ -49,6 +49,7 @@ var parts = []part{
 	file(files, "runtime", "leakpar.c"),                     // the leak scan's helper threads (raw clone), for its passes by address range
 	file(files, "runtime", "leakmark.c"),                    // the leak scan's state, page index and mark
 	file(files, "runtime", "leakstack.c"),                   // where the live part of each thread's stack begins
+	file(files, "runtime", "leakstop.c"),                    // stopping the other threads for the scan: a ptrace tracer, else a signal
 	file(files, "runtime", "leakscan.c"),                    // leak kinds at exit: a conservative mark from the roots
 	file(files, "runtime", "leakreport.c"),                  // the scan's results: suppressions, merged leaks, exit status
 	file(files, "runtime", "unload.c"),                      // a woven library unloaded before exit: its records copied

@@ -728,7 +728,7 @@ func withoutLinker(got memcheck.Kinds, p *profile.Profile) memcheck.Kinds {
 // woven -O2 build gives memcheck's leak summary of the plain -O2 build,
 // kind by kind, blocks and bytes, built by gcc and by clang.
 func TestLeakStale(t *testing.T) {
-	leaksLikeMemcheck(t, "stale.c", 64, "main", "callee", "deep", "quick", "handler", "thread", "running", "live", "register")
+	leaksLikeMemcheck(t, "stale.c", 64, nil, "main", "callee", "deep", "quick", "handler", "thread", "running", "live", "register")
 }
 
 // TestLeakReused: a realloc-grown array whose only pointer lies in freed
@@ -736,14 +736,15 @@ func TestLeakStale(t *testing.T) {
 // wrote that word (testdata/leaks/reuse.c), is definitely lost, as memcheck
 // says; it was indirectly lost when the scan read the stale word.
 func TestLeakReused(t *testing.T) {
-	leaksLikeMemcheck(t, "reuse.c", 2, "2048")
+	leaksLikeMemcheck(t, "reuse.c", 2, nil, "2048")
 }
 
 // leaksLikeMemcheck builds testdata/leaks/<name> woven and plain (-O2 -g)
 // by gcc and by clang and runs each with each argument: weave's leak
 // summary of the woven build, less the dynamic linker's blocks, must be
 // memcheck's of the plain build, with definite blocks definitely lost.
-func leaksLikeMemcheck(t *testing.T, name string, definite uint64, args ...string) {
+// each, if not nil, checks each woven run further.
+func leaksLikeMemcheck(t *testing.T, name string, definite uint64, each func(t *testing.T, arg string, r result, p *profile.Profile), args ...string) {
 	src := leaksSource(t, name)
 	for _, cc := range []string{"gcc", "clang"} {
 		t.Run(cc, func(t *testing.T) {
@@ -766,6 +767,9 @@ func leaksLikeMemcheck(t *testing.T, name string, definite uint64, args ...strin
 				p, err := profile.ReadFile(prof)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if each != nil {
+					each(t, arg, r, p)
 				}
 				got = withoutLinker(got, p)
 				if got[0].Blocks != definite {

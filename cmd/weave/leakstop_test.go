@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
+)
+
+// wantStop is how the leak scan stops the other threads of the programs
+// these tests run: by ptrace, unless this environment refuses it to them
+// (a seccomp filter, under which the runtime makes no clone; Yama's
+// ptrace_scope 3, or 2 without privilege): then by a signal.
+func wantStop() string {
+	b, _ := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
+	scope := strings.TrimSpace(string(b))
+	if underSeccomp() || scope == "3" || scope == "2" && os.Geteuid() != 0 {
+		return "signal"
+	}
+	return "ptrace"
+}
+
+// TestLeakStopQuiet: threads sleeping in poll and nanosleep while the
+// process exits (testdata/leaks/sleepers.c, issue 29's reproducer) are
+// stopped for the leak scan and resumed without any call of theirs ending
+// early: the woven -O2 build's stdout, stderr and exit status are the
+// plain build's, run after run, also with threads created and ending
+// during the stop, main gone by pthread_exit, and a forked child (whose
+// scan has nothing to stop: M leak_stop none). M leak_stop says ptrace.
+func TestLeakStopQuiet(t *testing.T) {
+	testtool.Need(t, "gcc")
+	if wantStop() != "ptrace" {
+		t.Skip("ptrace refused here: the scan stops threads with a signal (TestLeakBlocked checks that way)")
+	}
+	dir := t.TempDir()
+	src := leaksSource(t, "sleepers.c")
+	woven, plain := filepath.Join(dir, "woven"), filepath.Join(dir, "plain")
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "-g", "-o", woven, src, "-pthread")
+	mustRun(t, dir, nil, "gcc", "-O2", "-g", "-o", plain, src, "-pthread")
+	for _, mode := range []string{"plain", "churn", "pexit", "fork"} {
+		want := run(t, dir, nil, plain, mode)
+		if want.code != 0 || want.stdout != "bye\n" || want.stderr != "" {
+			t.Fatalf("%s: the plain build: exit %d, %q, %q", mode, want.code, want.stdout, want.stderr)
+		}
+		for i := range 3 {
+			out := filepath.Join(dir, fmt.Sprintf("%s-%d", mode, i)) + "/"
+			r := runWithin(t, 30*time.Second, dir, []string{"WEAVE_OUT=" + out, "WEAVE_SUMMARY=0"}, woven, mode)
+			if r != want {
+				t.Errorf("%s, run %d: exit %d, stdout %q, stderr %q; plain: exit %d, %q, %q",
+					mode, i, r.code, r.stdout, r.stderr, want.code, want.stdout, want.stderr)
+			}
+			files, _ := filepath.Glob(out + "*.prof")
+			var stops []string
+			for _, f := range files {
+				p, err := profile.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, _ := p.MetaValue("leak_stop")
+				stops = append(stops, s)
+			}
+			wantStops := "ptrace"
+			if mode == "fork" {
+				wantStops = "none ptrace" // the child's, the parent's
+			}
+			slices.Sort(stops)
+			if got := strings.Join(stops, " "); got != wantStops {
+				t.Errorf("%s, run %d: M leak_stop of the profiles: %q, want %q", mode, i, got, wantStops)
+			}
+		}
+	}
+}
+
+// TestLeakBlocked: threads blocked at exit in poll, nanosleep, read and
+// pthread_cond_wait (testdata/leaks/blocked.c) keep memcheck's leak kinds
+// when stopped by ptrace, none of their calls ending early; and when the
+// process is not dumpable (ptrace refused), stopped by the signal that
+// is the fallback, which M leak_stop then names, still with memcheck's
+// kinds.
+func TestLeakBlocked(t *testing.T) {
+	leaksLikeMemcheck(t, "blocked.c", 64, func(t *testing.T, arg string, r result, p *profile.Profile) {
+		want := wantStop()
+		if arg == "all-nodump" {
+			want = "signal"
+		}
+		if got, _ := p.MetaValue("leak_stop"); got != want {
+			t.Errorf("%s: M leak_stop %q, want %q", arg, got, want)
+		}
+		if want == "ptrace" && strings.Contains(r.stderr, "Interrupted") {
+			t.Errorf("%s: a blocked call ended early:\n%s", arg, r.stderr)
+		}
+		if r.stdout != "done\n" {
+			t.Errorf("%s: stdout %q", arg, r.stdout)
+		}
+	}, "all", "all-nodump")
+}
