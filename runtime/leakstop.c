@@ -14,8 +14,8 @@
    sent to the program's threads and no handler runs in them. The kernel
    restarts what a ptrace stop interrupted (poll, nanosleep, select, read,
    futex waits such as pthread_cond_wait), but for the calls Linux ends with
-   EINTR after any stop (epoll_wait, semop, sigtimedwait, a read of
-   inotify: docs/leaks.md).
+   EINTR after any stop (epoll_wait, sigtimedwait, a socket's wait with
+   SO_RCVTIMEO: docs/leaks.md).
 
    The tracer has no thread-local storage of its own (its TLS register is
    the exiting thread's): it makes its system calls with the instruction
