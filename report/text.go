@@ -123,11 +123,15 @@ func textHeader(w *bufio.Writer, r *Report) {
 	if tt.HiddenAllocs > 0 {
 		t.add("  of which hidden", num(tt.HiddenAllocs), num(tt.HiddenBytes))
 	}
-	// A Go profile's frees are the collector's, estimated from its sampled
-	// heap profile unless WEAVE_INUSE=exact: the rows say so themselves.
+	// A Go profile's frees are the collector's, exact for the blocks the
+	// runtime follows and estimated from its sampled heap profile for the
+	// others (maps, strings): the rows say so themselves.
 	freed, inUse := "freed", "in use at exit"
 	if r.Metadata["lang"] == "go" && r.Metadata["go_inuse_exact"] != "1" {
 		freed, inUse = "freed (estimated)", "in use at exit (estimated)"
+		if strings.HasPrefix(r.Metadata["go_inuse"], "exact for ") {
+			freed, inUse = "freed (partly estimated)", "in use at exit (partly estimated)"
+		}
 	}
 	t.add(freed, num(tt.Frees), num(tt.BytesFreed))
 	t.add(inUse, num(tt.BlocksInUse), num(tt.BytesInUse))

@@ -350,73 +350,93 @@ func TestGoFrames(t *testing.T) {
 }
 
 // TestGoInUse runs testdata/go/inuse, which keeps 1,000 of 10,000 items in
-// a global slice and leaves a goroutine blocked, woven: by default the
-// summary says which part of in use is estimated and never that nothing
-// leaked; with WEAVE_INUSE=exact each woven line's blocks allocated and in
-// use at exit are those the Go runtime's own heap profile (every
-// allocation sampled) counts in the same run, the frees the difference.
+// a global slice, leaves a goroutine blocked, and has goroutines build and
+// drop trees among blocks it does not weave, woven: by default and with
+// WEAVE_INUSE=cleanup each woven line's blocks allocated and in use at
+// exit are those the Go runtime's own heap profile (every allocation
+// sampled) counts in the same run, the frees the difference; with
+// WEAVE_INUSE=estimate (sampled) the summary says what is estimated and
+// never that nothing leaked.
 func TestGoInUse(t *testing.T) {
 	tmp := goModule(t, "inuse")
 	mustRun(t, tmp, nil, weaveBin, "go", "build", "-o", "app", ".")
 	prof := filepath.Join(tmp, "p.prof")
 
-	// The default: estimated, and said so.
-	r := mustRun(t, tmp, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=1", "WEAVE_GO_MEMRATE=524288"}, "./app", "10000")
+	r := mustRun(t, tmp, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=1", "WEAVE_INUSE=estimate", "WEAVE_GO_MEMRATE=524288"}, "./app", "10000")
 	if !strings.Contains(r.stderr, "estimated") || strings.Contains(r.stderr, "no leaks") ||
 		!strings.Contains(r.stderr, "allocs, ") || !strings.Contains(r.stderr, "profile written to "+prof) {
-		t.Errorf("default summary:\n%s", r.stderr)
+		t.Errorf("estimated summary:\n%s", r.stderr)
 	}
 	if rep := mustRun(t, tmp, nil, weaveBin, "report", prof).stdout; strings.Contains(rep, "No leaks") || !strings.Contains(rep, "main.main") ||
 		!strings.Contains(rep, "in use at exit (estimated)") {
-		t.Errorf("default report:\n%s", rep)
+		t.Errorf("estimated report:\n%s", rep)
 	}
 
-	// Exact, against the runtime's heap profile of the same run.
-	r = mustRun(t, tmp, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=1", "WEAVE_INUSE=exact"}, "./app", "10000")
-	if !strings.Contains(r.stderr, "in use at exit: 72,") || !strings.Contains(r.stderr, "1,001 blocks") ||
-		!strings.Contains(r.stderr, "1 goroutine in woven code at exit") || !strings.Contains(r.stderr, "main.waiter <- main.main") {
-		t.Errorf("exact summary:\n%s", r.stderr)
-	}
-	if rep := mustRun(t, tmp, nil, weaveBin, "report", prof).stdout; !strings.Contains(rep, "in use at exit ") || strings.Contains(rep, "(estimated)") {
-		t.Errorf("exact report says estimated:\n%s", rep)
-	}
-	type count struct{ allocs, inuse uint64 }
-	oracle := map[int]count{}
-	for _, l := range strings.Split(r.stderr, "\n") {
-		var line int
-		var c count
-		var bytes uint64
-		if n, _ := fmt.Sscanf(l, "oracle line %d allocs %d inuse %d bytes %d", &line, &c.allocs, &c.inuse, &bytes); n == 4 {
-			oracle[line] = c
+	for _, mode := range []string{"", "cleanup"} {
+		r = mustRun(t, tmp, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=1", "WEAVE_INUSE=" + mode}, "./app", "10000")
+		// The map and the string of churn are estimated, and said so.
+		if !strings.Contains(r.stderr, "in use at exit: ") || !strings.Contains(r.stderr, "blocks of it estimated, for 2 allocation contexts") ||
+			!strings.Contains(r.stderr, "1 goroutine in woven code at exit") || !strings.Contains(r.stderr, "main.waiter <- main.main") {
+			t.Errorf("WEAVE_INUSE=%s: summary:\n%s", mode, r.stderr)
 		}
-	}
-	p, err := profile.ReadFile(prof)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := p.MetaValue("go_inuse_exact"); v != "1" {
-		t.Errorf("go_inuse_exact %q", v)
-	}
-	weave := map[int]count{}
-	for _, n := range p.Nodes {
-		if n.Kind == profile.KindAlloc && n.Site.Func.Name != "main.oracle" {
-			c := weave[n.Site.Line]
-			c.allocs += n.Heap.TotalAllocs()
-			c.inuse += n.Heap.TotalAllocs() - n.Heap.TotalFrees()
-			weave[n.Site.Line] = c
+		type count struct{ allocs, inuse uint64 }
+		oracle := map[int]count{}
+		var unwoven uint64 // live blocks the oracle has on no woven line
+		for _, l := range strings.Split(r.stderr, "\n") {
+			var line int
+			var c count
+			var bytes uint64
+			if n, _ := fmt.Sscanf(l, "oracle line %d allocs %d inuse %d bytes %d", &line, &c.allocs, &c.inuse, &bytes); n == 4 {
+				oracle[line] = c
+			}
+			fmt.Sscanf(l, "oracle other inuse %d", &unwoven)
 		}
-	}
-	if len(weave) < 4 || weave[29] != (count{10000, 1000}) {
-		t.Errorf("weave's lines %v", weave)
-	}
-	for line, c := range weave {
-		if oracle[line] != c {
-			t.Errorf("line %d: weave %d allocated, %d in use; the runtime's heap profile %d, %d", line, c.allocs, c.inuse, oracle[line].allocs, oracle[line].inuse)
+		p, err := profile.ReadFile(prof)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	rep := mustRun(t, tmp, nil, weaveBin, "report", prof).stdout
-	if !strings.Contains(rep, "IN USE AT EXIT") || !strings.Contains(rep, "64,000") || !strings.Contains(rep, "1 goroutine in woven code at exit") {
-		t.Errorf("exact report:\n%s", rep)
+		if v, _ := p.MetaValue("go_inuse"); !strings.Contains(v, "exact for ") {
+			t.Errorf("WEAVE_INUSE=%s: go_inuse %q", mode, v)
+		}
+		weave := map[int]count{}
+		for _, n := range p.Nodes {
+			if n.Kind == profile.KindAlloc && n.Site.Func.Name != "main.oracle" {
+				c := weave[n.Site.Line]
+				c.allocs += n.Heap.TotalAllocs()
+				c.inuse += n.Heap.TotalAllocs() - n.Heap.TotalFrees()
+				weave[n.Site.Line] = c
+			}
+		}
+		if len(weave) < 6 || weave[30] != (count{10000, 1000}) {
+			t.Errorf("WEAVE_INUSE=%s: weave's lines %v", mode, weave)
+		}
+		for line, c := range oracle {
+			if _, ok := weave[line]; !ok {
+				unwoven += c.inuse
+			}
+		}
+		// By cleanups, every line exact. By the heap's shadow, a block in
+		// use may be one weave did not see in the place of a freed woven
+		// block of its size (docs/go.md): in use at least the oracle's,
+		// and more by no more than the blocks it does not see.
+		var excess uint64
+		for line, c := range weave {
+			o := oracle[line]
+			switch {
+			case mode == "cleanup" && o != c, c.allocs != o.allocs, c.inuse < o.inuse:
+				t.Errorf("WEAVE_INUSE=%s: line %d: weave %d allocated, %d in use; the runtime's heap profile %d, %d", mode, line, c.allocs, c.inuse, o.allocs, o.inuse)
+			default:
+				excess += c.inuse - o.inuse
+			}
+		}
+		if excess > unwoven {
+			t.Errorf("WEAVE_INUSE=%s: %d blocks in use more than the oracle's, of %d live blocks weave does not see", mode, excess, unwoven)
+		}
+		t.Logf("WEAVE_INUSE=%s: %d blocks in use more than the oracle's, of %d live blocks weave does not see", mode, excess, unwoven)
+		rep := mustRun(t, tmp, nil, weaveBin, "report", prof).stdout
+		if !strings.Contains(rep, "IN USE AT EXIT") || !strings.Contains(rep, "64,000") || !strings.Contains(rep, "1 goroutine in woven code at exit") {
+			t.Errorf("WEAVE_INUSE=%s: report:\n%s", mode, rep)
+		}
 	}
 }
 

@@ -106,9 +106,10 @@ func runOverhead(root string, count int, other string) error {
 	quiet := []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}
 	configs := []config{
 		{name: "plain"},
-		{name: "`weave go test` (default: --frames auto)", weave: true, env: quiet},
+		{name: "`weave go test` (default: --frames auto, exact in use)", weave: true, env: quiet},
+		{name: "`weave go test`, `WEAVE_INUSE=estimate`", weave: true, env: append([]string{"WEAVE_INUSE=estimate"}, quiet...)},
 		{name: "`weave go test --frames all`", weave: true, build: []string{"--frames", "all"}, env: quiet},
-		{name: "`weave go test`, `WEAVE_INUSE=exact`", weave: true, env: append([]string{"WEAVE_INUSE=exact"}, quiet...)},
+		{name: "`weave go test`, `WEAVE_INUSE=cleanup`", weave: true, env: append([]string{"WEAVE_INUSE=cleanup"}, quiet...)},
 		{name: "`weave go test --frames all`, `WEAVE_TIME=exact`", weave: true, build: []string{"--frames", "all"}, env: append([]string{"WEAVE_TIME=exact"}, quiet...)},
 		{name: "`go test -cpuprofile`", argv: []string{"-test.cpuprofile", filepath.Join(tmp, "cpu.prof")}},
 		{name: "`go test -memprofile -memprofilerate=1`", argv: []string{"-test.memprofile", filepath.Join(tmp, "mem.prof"), "-test.memprofilerate", "1"}},
@@ -117,7 +118,7 @@ func runOverhead(root string, count int, other string) error {
 		configs = []config{configs[0],
 			{name: "`weave go test` (" + other + ")", weave: true, env: quiet},
 			{name: "`weave go test`, `WEAVE_TIME=exact` (" + other + ")", weave: true, env: append([]string{"WEAVE_TIME=exact"}, quiet...)},
-			configs[5], configs[6]}
+			configs[6], configs[7]}
 	}
 	bins := map[string]string{}
 	for i, c := range configs {

@@ -1,6 +1,9 @@
 package rt
 
-import "unsafe"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // The allocation advice: each helper returns its argument, the value of
 // the allocation expression it wraps, after recording the allocation at
@@ -17,10 +20,11 @@ const (
 
 // New records new(T) or &T{...}.
 func New[T any](site *Site, p *T) *T {
-	n := record(site, uint64(unsafe.Sizeof(*p)))
-	if exact {
-		track(unsafe.Pointer(p), n, uint64(unsafe.Sizeof(*p)))
+	if site.typ.Load() == nil {
+		site.setType(reflect.TypeFor[T](), false)
 	}
+	n := record(site, uint64(unsafe.Sizeof(*p)))
+	follow(unsafe.Pointer(p), n, uint64(unsafe.Sizeof(*p)))
 	return p
 }
 
@@ -34,10 +38,10 @@ const stackBuf = 32
 func Slice[S ~[]E, E any](site *Site, small bool, s S) S {
 	var e E
 	if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > stackBuf {
-		nd := record(site, n)
-		if exact {
-			track(unsafe.Pointer(unsafe.SliceData(s)), nd, n)
+		if site.typ.Load() == nil {
+			site.setType(reflect.TypeFor[E](), true)
 		}
+		follow(unsafe.Pointer(unsafe.SliceData(s)), record(site, n), n)
 	}
 	return s
 }
@@ -48,10 +52,10 @@ func Append[S ~[]E, E any](site *Site, small bool, oldCap int, s S) S {
 	if cap(s) != oldCap {
 		var e E
 		if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > stackBuf {
-			nd := record(site, n)
-			if exact {
-				track(unsafe.Pointer(unsafe.SliceData(s)), nd, n)
+			if site.typ.Load() == nil {
+				site.setType(reflect.TypeFor[E](), true)
 			}
+			follow(unsafe.Pointer(unsafe.SliceData(s)), record(site, n), n)
 		}
 	}
 	return s
@@ -59,7 +63,7 @@ func Append[S ~[]E, E any](site *Site, small bool, oldCap int, s S) S {
 
 // Map records make(map[K]V) or a map literal (its header only).
 func Map[M any](site *Site, m M) M {
-	record(site, mapHeader)
+	unfollowed(record(site, mapHeader))
 	return m
 }
 
@@ -87,8 +91,13 @@ func ChanSend[C ~chan<- E, E any](site *Site, c C) C {
 // block, or none).
 func chanRecord(site *Site, p unsafe.Pointer, size uint64) {
 	n := record(site, size)
-	if exact {
-		track(p, n, size)
+	if inuseMode == inuseShadow {
+		if size >= chanWord {
+			size = 1<<32 | chanWord // too large to follow
+		}
+		shadowPut(uintptr(p), n, size|chanWord)
+	} else {
+		follow(p, n, size)
 	}
 }
 
@@ -96,9 +105,17 @@ func chanRecord(site *Site, p unsafe.Pointer, size uint64) {
 // result allocates nothing.
 func String[S ~string](site *Site, s S) S {
 	if len(s) != 0 {
-		record(site, uint64(len(s)))
+		unfollowed(record(site, uint64(len(s))))
 	}
 	return s
+}
+
+// unfollowed marks n as having blocks whose lifetimes are not followed
+// (a map's, a string's: no address): its in use is estimated.
+func unfollowed(n *node) {
+	if !n.unfollowed.Load() {
+		n.unfollowed.Store(true)
+	}
 }
 
 // record charges an allocation of size bytes at site to the calling

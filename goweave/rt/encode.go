@@ -120,7 +120,7 @@ func (st *state) heapRecord(e *encoder, n *node) {
 	u := st.inuse[n]
 	if st.exactNodes[n] {
 		for c := range 4 {
-			f[c], g[c] = n.frees[c].Load(), n.freedBytes[c].Load()
+			f[c], g[c] = a[c]-min(a[c], u.byClass[c][0]), b[c]-min(b[c], u.byClass[c][1])
 		}
 	} else if st.rate > 0 {
 		f, g = a, b
@@ -167,9 +167,13 @@ func (e *encoder) intern(s string) {
 func (st *state) inUseMeta(t totals) string {
 	var parts []string
 	if t.exactNodes > 0 {
-		s := fmt.Sprintf("exact for %d allocation contexts (each block followed by a runtime cleanup; in use after the collection at exit: reachable)", t.exactNodes)
+		how := "each block's address in a shadow of the heap, the live ones those of a heap dump after a collection at exit (a block freed whose place an unwoven allocation of its size took, live at exit, would count in use)"
+		if inuseMode == inuseCleanup {
+			how = "each block followed by a runtime cleanup, in use after the collection at exit"
+		}
+		s := fmt.Sprintf("exact for %d allocation contexts (%s; what is in use is reachable)", t.exactNodes, how)
 		if t.tiny > 0 {
-			s += fmt.Sprintf(", but for up to %d blocks of 16 bytes or less that may share a block with a live one", t.tiny)
+			s += fmt.Sprintf(", but for up to %d blocks under 16 bytes that may share a block with a live one", t.tiny)
 		}
 		parts = append(parts, s)
 	}
@@ -251,6 +255,9 @@ func (st *state) encodeBins(e *encoder, t totals) {
 			f, g := uint64(float64(a)*fa+0.5), uint64(float64(b)*fb+0.5)
 			if t.estNodes == 0 { // every block followed: the bins' own frees
 				f, g = binFrees[size].allocs.Load(), binFrees[size].bytes.Load()
+				if st.binLive != nil {
+					f, g = a-min(a, st.binLive[size].blocks), b-min(b, st.binLive[size].bytes)
+				}
 			}
 			e.record("B %d %d %d %d %d", size, a, f, b, g)
 		}

@@ -3,6 +3,7 @@ package rt
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Goroutine-local state: a table keyed by the address of the runtime's g
@@ -73,6 +74,7 @@ func lookupOverflow(key uintptr) *G {
 func attach(ctx *node) *G {
 	key := getg()
 	g := &G{cur: ctx, key: key}
+	shadowForget(unsafe.Pointer(g))
 	insertMu.Lock()
 	defer insertMu.Unlock()
 	for i, s := uintptr(0), slot(key); i < maxProbe; i, s = i+1, (s+1)&(tableSize-1) {

@@ -26,8 +26,14 @@ func init() {
 	}
 }
 
-// inuse is a node's estimated blocks and bytes in use at exit.
-type inuse struct{ blocks, bytes uint64 }
+// inuse is a node's blocks and bytes in use at exit; for a node followed
+// exactly, by size class too, and how many of its blocks are under 16
+// bytes (tiny: they may share a block with a live one).
+type inuse struct {
+	blocks, bytes uint64
+	byClass       [4][2]uint64
+	tiny          uint64
+}
 
 type lineKey struct {
 	file string // base name: the profile's frames and the sites agree on it, -trimpath or not
@@ -35,7 +41,7 @@ type lineKey struct {
 }
 
 func estimateInUse(nodes []*node) (map[*node]inuse, int) {
-	if os.Getenv("WEAVE_INUSE") == "0" || runtime.MemProfileRate <= 0 {
+	if inuseMode == inuseOff || runtime.MemProfileRate <= 0 {
 		return nil, 0
 	}
 	runtime.GC()
@@ -56,7 +62,7 @@ func estimateInUse(nodes []*node) (map[*node]inuse, int) {
 		frames := runtime.CallersFrames(r.Stack())
 		for {
 			f, more := frames.Next()
-			if f.Function != "" && !strings.HasPrefix(f.Function, "runtime.") {
+			if f.Function != "" && !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "internal/runtime/") {
 				if strings.HasPrefix(f.Function, rtPrefix) {
 					break // the weave runtime's own block
 				}

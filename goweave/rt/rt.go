@@ -37,6 +37,10 @@ type Site struct {
 	// Fixed marks a site whose every block is Size bytes (new, &T{} of a
 	// known type): its bin is counted from its nodes at exit.
 	Fixed bool
+	// typ is the type of the site's blocks (of their elements for a
+	// slice's), set at its first allocation: its pointer layout tells a
+	// woven block from another in the heap's shadow (shadow.go).
+	typ atomic.Pointer[blockType]
 }
 
 // node is a calling-context-tree node: a function in a context, or an
@@ -61,7 +65,10 @@ type node struct {
 	selfNs    atomic.Int64
 	allocs    [4]atomic.Uint64 // by mprof size class
 	bytes     [4]atomic.Uint64
-	// With WEAVE_INUSE=exact (track.go): the allocations whose lifetime
+	// unfollowed: some of the node's blocks are not in the heap's shadow
+	// (shadow.go), its in use estimated.
+	unfollowed atomic.Bool
+	// With WEAVE_INUSE=cleanup (track.go): the allocations whose lifetime
 	// is followed, and those the collector has freed.
 	tracked     atomic.Uint64
 	frees       [4]atomic.Uint64
@@ -109,9 +116,13 @@ func (n *node) addChild(key unsafe.Pointer, fn *Func, site *Site, owner uintptr)
 	to := fold(n, fn)
 	if to == nil {
 		to = &node{parent: n, fn: fn, site: site, id: int32(len(nodes)), owner: owner}
+		shadowForget(unsafe.Pointer(to))
 		nodes = append(nodes, to)
+		shadowForget(unsafe.Pointer(unsafe.SliceData(nodes)))
 	}
-	n.links.Store(&link{key: key, to: to, next: head})
+	l := &link{key: key, to: to, next: head}
+	shadowForget(unsafe.Pointer(l))
+	n.links.Store(l)
 	return to
 }
 

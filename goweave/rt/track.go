@@ -8,7 +8,7 @@ import (
 	"unsafe"
 )
 
-// Exact lifetimes (WEAVE_INUSE=exact): each block allocated at a site
+// Exact lifetimes by runtime cleanups (WEAVE_INUSE=cleanup): each block allocated at a site
 // whose helper has its address (new, &T{}, slices, appends' growth,
 // channels) gets a runtime cleanup, which counts the free when the
 // collector frees the block; at exit the runtime collects once and waits
@@ -18,7 +18,38 @@ import (
 // A cleanup costs about a microsecond an allocation (a special record in
 // the block's span, kept in order of address): measured in BENCHMARKS.md.
 
-var exact = os.Getenv("WEAVE_INUSE") == "exact"
+// inuseMode is how frees and in use at exit are had (WEAVE_INUSE).
+var inuseMode = func() int {
+	switch os.Getenv("WEAVE_INUSE") {
+	case "0":
+		return inuseOff
+	case "estimate":
+		return inuseEstimate
+	case "cleanup":
+		return inuseCleanup
+	}
+	return inuseShadow // the default, or "exact"
+}()
+
+const (
+	inuseShadow   = iota // each block in the heap's shadow, a heap dump at exit (shadow.go)
+	inuseCleanup         // each block followed by a runtime cleanup (here)
+	inuseEstimate        // the runtime's sampled heap profile, per line (inuse.go)
+	inuseOff             // none: nothing counted freed
+)
+
+// follow follows the block at p, of size bytes, allocated at n's site.
+func follow(p unsafe.Pointer, n *node, size uint64) {
+	switch inuseMode {
+	case inuseShadow:
+		if size >= chanWord { // not a channel's: too large to follow
+			size = 1 << 32
+		}
+		shadowPut(uintptr(p), n, size)
+	case inuseCleanup:
+		track(p, n, size)
+	}
+}
 
 // freed is a tracked block's cleanup argument.
 type freed struct {
@@ -102,8 +133,12 @@ func exactIn(n *node) (in inuse, ok bool) {
 		f += n.frees[c].Load()
 		g += n.freedBytes[c].Load()
 	}
-	if !exact || a == 0 || n.tracked.Load() != a {
+	if inuseMode != inuseCleanup || a == 0 || n.tracked.Load() != a {
 		return inuse{}, false
 	}
-	return inuse{a - f, b - g}, true
+	in = inuse{blocks: a - f, bytes: b - g, tiny: min(a-f, n.tinyTracked.Load())}
+	for c := range 4 {
+		in.byClass[c] = [2]uint64{n.allocsIn(c) - n.frees[c].Load(), n.bytesIn(c) - n.freedBytes[c].Load()}
+	}
+	return in, true
 }

@@ -34,29 +34,42 @@ type state struct {
 	nodes      []*node
 	inuse      map[*node]inuse
 	exactNodes map[*node]bool
-	rate       int // the memory profile rate the estimate is sampled at; 0: none
+	binLive    *[len(bins)]struct{ blocks, bytes uint64 } // the bins' blocks in use, from the heap's shadow
+	rate       int                                        // the memory profile rate the estimate is sampled at; 0: none
 	goroutines []*node
 }
 
 func snapshot() *state {
-	st := &state{goroutines: running()}
-	if exact {
+	words, objs, masks, dumped := shadowLive() // first: nothing allocated at exit in the dump
+	st := &state{goroutines: running(), exactNodes: map[*node]bool{}}
+	if inuseMode == inuseCleanup {
 		drain()
 	}
 	treeMu.Lock()
 	st.nodes = append([]*node(nil), nodes...)
 	treeMu.Unlock()
 	st.inuse, st.rate = estimateInUse(st.nodes)
-	if exact {
-		st.exactNodes = map[*node]bool{}
-		if st.inuse == nil {
-			st.inuse = map[*node]inuse{}
-		}
+	if st.inuse == nil {
+		st.inuse = map[*node]inuse{}
+	}
+	if dumped {
+		l := shadowInUse(st.nodes, words, objs, masks)
+		st.binLive = &l.bins
 		for _, n := range st.nodes {
-			if u, ok := exactIn(n); ok {
-				st.inuse[n] = u
+			if n.site != nil && !n.unfollowed.Load() {
+				u := l.byNode[n]
+				if u == nil {
+					u = &inuse{}
+				}
+				st.inuse[n] = *u
 				st.exactNodes[n] = true
 			}
+		}
+	}
+	for _, n := range st.nodes {
+		if u, ok := exactIn(n); ok {
+			st.inuse[n] = u
+			st.exactNodes[n] = true
 		}
 	}
 	return st
@@ -137,7 +150,7 @@ func (st *state) totals() (t totals) {
 			t.exactNodes++
 			t.exactBlocks += u.blocks
 			t.exactB += u.bytes
-			t.tiny += min(u.blocks, n.tinyTracked.Load())
+			t.tiny += u.tiny
 		} else {
 			t.estNodes++
 			t.estBlocks += u.blocks
@@ -228,12 +241,12 @@ func writeNew(name, text string) error {
 func (st *state) inUseNote(t totals) string {
 	var notes []string
 	if t.exactNodes > 0 && t.tiny > 0 {
-		notes = append(notes, fmt.Sprintf("exact but for up to %s blocks of 16 bytes or less that share a block with a live one", commas(t.tiny)))
+		notes = append(notes, fmt.Sprintf("exact but for up to %s blocks under 16 bytes that may share a block with a live one", commas(t.tiny)))
 	}
 	switch {
 	case t.estNodes == 0:
 	case st.rate > 0:
-		notes = append(notes, fmt.Sprintf("%s bytes in %s blocks of it estimated, for %d allocation contexts, from the runtime's heap profile sampled every %s bytes: off by up to the bytes allocated there (set WEAVE_INUSE=exact, or WEAVE_GO_MEMRATE=1)", commas(t.estB), commas(t.estBlocks), t.estNodes, commas(uint64(st.rate))))
+		notes = append(notes, fmt.Sprintf("%s bytes in %s blocks of it estimated, for %d allocation contexts, from the runtime's heap profile sampled every %s bytes (maps, strings, blocks under 8 bytes: no block to follow): off by up to the bytes allocated there (WEAVE_GO_MEMRATE=1 samples every allocation)", commas(t.estB), commas(t.estBlocks), t.estNodes, commas(uint64(st.rate))))
 	default:
 		notes = append(notes, fmt.Sprintf("not known for %d allocation contexts (WEAVE_INUSE=0)", t.estNodes))
 	}
