@@ -133,7 +133,11 @@ package profile
 //	                                      "sampled": thread CPU time, the
 //	                                      split among nodes by sampling.
 //	                          time_clock  exact: "tsc" or "monotonic";
-//	                                      sampled: "thread_cputime".
+//	                                      sampled: "thread_cputime", or
+//	                                      for Go "goroutine_wall" (each
+//	                                      goroutine in woven code sampled
+//	                                      where it is, running or
+//	                                      blocked: wall-clock time).
 //	                          time_tsc_hz             exact, tsc: the rate.
 //	                          time_call_overhead_ps   exact: the runtime's
 //	                                      cost per call (an entry and an

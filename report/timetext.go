@@ -59,9 +59,13 @@ func textTimeSummary(w *bufio.Writer, r *Report) {
 	case "exact":
 		how = append(how, "wall-clock")
 	case "sampled":
-		how = append(how, "CPU time")
+		if tm.Clock == "goroutine_wall" { // Go: goroutines sampled where they are, running or blocked
+			how = append(how, "wall-clock of goroutines in woven code")
+		} else {
+			how = append(how, "CPU time")
+		}
 	}
-	if tm.Clock != "" && tm.Clock != "thread_cputime" {
+	if tm.Clock != "" && tm.Clock != "thread_cputime" && tm.Clock != "goroutine_wall" {
 		how = append(how, tm.Clock+" clock")
 	}
 	if tm.Mode == "sampled" {
@@ -99,7 +103,7 @@ func textTimeSummary(w *bufio.Writer, r *Report) {
 				plural(int(tm.Clamped), "calling context"))
 		}
 	}
-	if tm.Mode == "sampled" && tm.Samples < 100 && tm.Signal == "SIGURG" {
+	if tm.Mode == "sampled" && tm.Samples < 100 && (tm.Signal == "SIGURG" || tm.Clock == "goroutine_wall") {
 		fmt.Fprintf(w, "note: %s: the split among functions is rough (WEAVE_TIME=exact splits short runs exactly)\n",
 			plural(int(tm.Samples), "sample"))
 	}

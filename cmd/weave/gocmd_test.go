@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	pprof "github.com/google/pprof/profile"
 	"github.com/weave-profiler/weave/internal/golden"
 	"github.com/weave-profiler/weave/internal/testtool"
 	"github.com/weave-profiler/weave/profile"
@@ -510,5 +512,75 @@ func TestGoTestMergeDiff(t *testing.T) {
 	d := mustRun(t, tmp, nil, weaveBin, "diff", profs[0], profs[1]).stdout
 	if !strings.Contains(d, "example.com/suite/a.Make") || !strings.Contains(d, "example.com/suite/b.Words") {
 		t.Errorf("diff:\n%s", d)
+	}
+}
+
+// TestGoSampledTime runs testdata/go/spin woven with the defaults: its
+// profile's time is sampled, with the calls counted, and the share of the
+// time spent in spinA (twice spinB's work, in turns) is the share the Go
+// runtime's own CPU profile of the same run (SIGPROF, written by the
+// program) gives it, within sampling error.
+func TestGoSampledTime(t *testing.T) {
+	tmp := goModule(t, "spin")
+	mustRun(t, tmp, nil, weaveBin, "go", "build", "-o", "app", ".")
+	prof, cpu := filepath.Join(tmp, "p.prof"), filepath.Join(tmp, "cpu.pprof")
+	mustRun(t, tmp, []string{"WEAVE_OUT=" + prof}, "./app", cpu, "60")
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := p.MetaValue("time_mode"); m != "sampled" {
+		t.Fatalf("time_mode %q", m)
+	}
+	samples, _ := p.MetaUint("time_samples")
+	var a, b uint64
+	for _, n := range p.Nodes {
+		if n.Kind != profile.KindFunc {
+			continue
+		}
+		switch n.Func.Name {
+		case "main.spinA":
+			a += n.Time
+			if n.Calls != 60 {
+				t.Errorf("spinA: %d calls, want 60", n.Calls)
+			}
+		case "main.spinB":
+			b += n.Time
+		}
+	}
+	f, err := os.Open(cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pp, err := pprof.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pa, pb int64
+	for _, s := range pp.Sample {
+		in := map[string]bool{}
+		for _, l := range s.Location {
+			for _, ln := range l.Line {
+				in[ln.Function.Name] = true
+			}
+		}
+		switch v := s.Value[len(s.Value)-1]; {
+		case in["main.spinA"]:
+			pa += v
+		case in["main.spinB"]:
+			pb += v
+		}
+	}
+	if a+b == 0 || pa+pb == 0 || samples < 50 {
+		t.Fatalf("weave: spinA %d ns, spinB %d ns (%d samples); pprof: %d, %d", a, b, samples, pa, pb)
+	}
+	wa, oa := float64(a)/float64(a+b), float64(pa)/float64(pa+pb)
+	t.Logf("spinA's share: weave %.3f (%d samples), the runtime's CPU profile %.3f", wa, samples, oa)
+	if math.Abs(wa-oa) > 0.15 {
+		t.Errorf("spinA's share: weave %.3f (%d samples), the runtime's CPU profile %.3f", wa, samples, oa)
+	}
+	if rep := mustRun(t, tmp, nil, weaveBin, "report", prof).stdout; !strings.Contains(rep, "sampled mode (wall-clock of goroutines in woven code") {
+		t.Errorf("report:\n%s", rep)
 	}
 }

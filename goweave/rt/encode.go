@@ -219,10 +219,16 @@ func (st *state) encodeMeta(e *encoder, t totals, end string) {
 	for i, n := range st.goroutines {
 		e.meta("go_goroutine_"+strconv.Itoa(i), chainOf(n))
 	}
-	if timing {
+	switch {
+	case timing:
 		e.meta("time_mode", "exact")
 		e.meta("time_clock", "monotonic")
-	} else { // no time, but the time tables' calls, as the C runtime's
+	case sampling:
+		e.meta("time_mode", "sampled")
+		e.meta("time_clock", "goroutine_wall")
+		e.meta("time_period_ns", strconv.FormatInt(int64(samplePeriod), 10))
+		e.meta("time_samples", strconv.FormatUint(samples.Load(), 10))
+	default: // no time, but the time tables' calls, as the C runtime's
 		e.meta("time_mode", "off")
 	}
 }

@@ -21,6 +21,7 @@ var (
 // writeProfile writes the profile and the summary, once per process.
 func writeProfile(end string) {
 	writeOnce.Do(func() {
+		stopSampling()
 		st := snapshot()
 		path, err := writeFile(st, end)
 		summary(st, path, err)

@@ -183,7 +183,7 @@ func churn(g, n int) int {
 		total += len(m)
 	}
 	key := strconv.Itoa(total) + " nodes kept at exit" // a string (over 16 bytes: not tiny): estimated
-	names[key] = total                   // the map's growth: not woven
+	names[key] = total                                 // the map's growth: not woven
 	return total
 }
 
