@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	pprof "github.com/google/pprof/profile"
 )
 
 // widgetsProfile weaves mprof's widgets example, runs it with n widgets
@@ -70,15 +68,7 @@ func TestExportPprof(t *testing.T) {
 	pb := filepath.Join(dir, "widgets.pb.gz")
 	mustRun(t, "", nil, weaveBin, "report", "--format", "pprof", "-o", pb, prof)
 
-	f, err := os.Open(pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := pprof.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readPprof(t, pb)
 	wantBy := map[string]int64{
 		"alloc_objects": want.Allocs, "alloc_space": want.BytesAllocated,
 		"inuse_objects": want.BlocksInUse, "inuse_space": want.BytesInUse,

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	pprof "github.com/google/pprof/profile"
 	"github.com/weave-profiler/weave/internal/golden"
 	"github.com/weave-profiler/weave/internal/testtool"
 	"github.com/weave-profiler/weave/profile"
@@ -548,15 +547,7 @@ func TestGoSampledTime(t *testing.T) {
 			b += n.Time
 		}
 	}
-	f, err := os.Open(cpu)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pp, err := pprof.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pp := readPprof(t, cpu)
 	var pa, pb int64
 	for _, s := range pp.Sample {
 		in := map[string]bool{}

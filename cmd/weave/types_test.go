@@ -100,15 +100,7 @@ func TestSiteTypes(t *testing.T) {
 	}
 	pb := filepath.Join(dir, "t.pb.gz")
 	mustRun(t, "", nil, weaveBin, "report", "--format", "pprof", "-o", pb, prof)
-	f, err := os.Open(pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pp, err := pprof.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pp := readPprof(t, pb)
 	labels := map[string]string{}
 	for _, s := range pp.Sample {
 		if s.Value[0] == 0 {
@@ -123,4 +115,19 @@ func TestSiteTypes(t *testing.T) {
 			t.Errorf("pprof: %s's allocations labelled type %q (found %v), want %q", fn, got, ok, w)
 		}
 	}
+}
+
+// readPprof reads the pprof profile at path.
+func readPprof(t *testing.T, path string) *pprof.Profile {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := pprof.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
