@@ -1,13 +1,16 @@
 // Command spin spends CPU in spinA twice as long as in spinB, in turns,
-// under the runtime's own CPU profile (written to os.Args[1]): the oracle
-// for weave's sampled time of the same run.
+// for os.Args[2] seconds at least, under the runtime's own CPU profile (1
+// kHz, written to os.Args[1]): the oracle for weave's sampled time of the
+// same run. It prints the rounds it made.
 package main
 
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"time"
 )
 
 var notes []int
@@ -38,13 +41,15 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	rounds, _ := strconv.Atoi(os.Args[2])
+	secs, _ := strconv.ParseFloat(os.Args[2], 64)
+	runtime.SetCPUProfileRate(1000) // 1 kHz, not pprof's 100 Hz: the oracle's own sampling error small
 	pprof.StartCPUProfile(f)
 	var h uint64
-	for i := 0; i < rounds; i++ {
-		h ^= spinA(2_000_000) ^ spinB(2_000_000)
+	rounds := 0
+	for start := time.Now(); time.Since(start).Seconds() < secs; rounds++ {
+		h ^= spinA(100_000) ^ spinB(100_000)
 	}
 	pprof.StopCPUProfile()
 	f.Close()
-	fmt.Println(h != 0)
+	fmt.Println("rounds", rounds, h != 0)
 }
