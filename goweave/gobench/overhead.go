@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -156,16 +155,11 @@ func runOverhead(root string, count int, other string) error {
 			}
 		}
 	}
-	median := func(name, b string) float64 {
-		vs := runs[name][b]
-		sort.Float64s(vs)
-		return vs[len(vs)/2]
-	}
 	fmt.Println("| configuration | Fib cpu-ns/op | x plain | Trees cpu-ns/op | x plain |")
 	fmt.Println("|---|---:|---:|---:|---:|")
 	for _, c := range configs {
-		f, t := median(c.name, "Fib"), median(c.name, "Trees")
-		fmt.Printf("| %s | %.0f | %.2f | %.0f | %.2f |\n", c.name, f, f/median("plain", "Fib"), t, t/median("plain", "Trees"))
+		f, t := median(runs[c.name]["Fib"]), median(runs[c.name]["Trees"])
+		fmt.Printf("| %s | %.0f | %.2f | %.0f | %.2f |\n", c.name, f, f/median(runs["plain"]["Fib"]), t, t/median(runs["plain"]["Trees"]))
 	}
 	return nil
 }

@@ -100,8 +100,10 @@ func shadowAt(p uint64) uint64 {
 // live is what the shadow finds in use at exit: each node's blocks and
 // bytes by size class, its blocks under 16 bytes, and the bins'.
 type live struct {
-	byNode map[*node]*inuse
-	bins   [len(bins)]struct{ blocks, bytes uint64 }
+	byNode  map[*node]*inuse
+	bins    [len(bins)]struct{ blocks, bytes uint64 }
+	nodes   []*node  // by id, when the dump was written
+	classes []uint64 // the runtime's size classes
 }
 
 // blockType is a site's blocks' type, or their elements' (elems).
@@ -159,91 +161,82 @@ func (bt *blockType) blockMask(size uint64) (m uint64, ok bool) {
 	return m, true
 }
 
-// shadowLive collects and reads a heap dump: the shadow words where its
-// live objects start (after a type header: a block over 512 bytes with
-// pointers) and, for a tiny block (two blocks under 16 bytes without
-// pointers share one), 8 bytes in; for each, its object's size and
-// whether it has pointers (objs: size<<1 | ptrs), and the pointer words of
-// its first 64 as those of the block (after a header: shifted). ok false
-// if there is no dump. Called first at exit, so that nothing the exit
-// allocates is in it.
-func shadowLive() (words, objs, masks []uint64, ok bool) {
+// shadowLive collects, writes a heap dump and reads it: each woven block
+// in use is a shadow word where a live object starts (after a type header:
+// a block over 512 bytes with pointers) or, in a tiny block (two blocks
+// under 16 bytes without pointers share one), 8 bytes in, whose size and
+// pointer layout the object's are. nil if there is no dump. Called first
+// at exit, so that nothing the exit allocates is in the dump.
+func shadowLive() *live {
 	if inuseMode != inuseShadow {
-		return nil, nil, nil, false
+		return nil
 	}
 	fd := dumpFile()
 	if fd < 0 {
-		return nil, nil, nil, false
+		return nil
 	}
 	runtime.GC()
 	debug.WriteHeapDump(uintptr(fd))
 	f := os.NewFile(uintptr(fd), "heap dump")
 	defer f.Close()
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, nil, nil, false
+		return nil
 	}
+	treeMu.Lock()
+	ns := append([]*node(nil), nodes...)
+	treeMu.Unlock()
+	l := &live{byNode: map[*node]*inuse{}, nodes: ns, classes: sizeClasses()}
 	err := heapObjects(bufio.NewReaderSize(f, 1<<16), func(addr, size, mask uint64) {
-		obj := size << 1
-		if mask != 0 {
-			obj |= 1
-		}
 		at := addr
 		if mask != 0 && size > 512 && size <= maxSmall {
 			at += 8
 			mask >>= 1
 		}
-		if w := shadowAt(at); w != 0 {
-			words, objs, masks = append(words, w), append(objs, obj), append(masks, mask)
-		}
+		l.add(shadowAt(at), size, mask)
 		if size == 16 && mask == 0 {
-			if w := shadowAt(addr + 8); w != 0 {
-				words, objs, masks = append(words, w), append(objs, obj), append(masks, 0)
-			}
+			l.add(shadowAt(addr+8), size, 0)
 		}
 	})
-	return words, objs, masks, err == nil
-}
-
-// shadowInUse is each node's blocks in use and the bins', from the words
-// shadowLive found: those of a block whose size and pointer layout the
-// object's are.
-func shadowInUse(nodes []*node, words, objs, masks []uint64) *live {
-	l := &live{byNode: map[*node]*inuse{}}
-	classes := sizeClasses()
-	for i, w := range words {
-		id, size, ptrs, obj := int(w>>32), w&(chanWord-1), objs[i]&1 != 0, objs[i]>>1
-		fits := blockSize(classes, size, ptrs) == obj
-		if w&chanWord != 0 {
-			fits = blockSize(classes, size, ptrs) <= obj && obj <= blockSize(classes, size+64, ptrs)
-		}
-		if id <= 0 || id >= len(nodes) || !fits {
-			continue // not the block this word was written for: an old word
-		}
-		m, ok := nodes[id].site.typ.Load().blockMask(size)
-		if ptrs && obj > 512 && obj <= maxSmall {
-			m &^= 1 << 63 // the dump's 64th word was the header
-		}
-		if ok && w&chanWord == 0 && m != masks[i] {
-			continue // another type's block
-		}
-		u := l.byNode[nodes[id]]
-		if u == nil {
-			u = &inuse{}
-			l.byNode[nodes[id]] = u
-		}
-		c := sizeClass(size)
-		u.blocks++
-		u.bytes += size
-		u.byClass[c][0]++
-		u.byClass[c][1] += size
-		if size < 16 {
-			u.tiny++
-		}
-		b := binOf(size)
-		l.bins[b].blocks++
-		l.bins[b].bytes += size
+	if err != nil {
+		return nil
 	}
 	return l
+}
+
+// add counts the woven block of word w in use, if it is the block of the
+// live object of size bytes and pointer words mask at its address.
+func (l *live) add(w, obj, mask uint64) {
+	id, size, ptrs := int(w>>32), w&(chanWord-1), mask != 0
+	fits := blockSize(l.classes, size, ptrs) == obj
+	if w&chanWord != 0 {
+		fits = blockSize(l.classes, size, ptrs) <= obj && obj <= blockSize(l.classes, size+64, ptrs)
+	}
+	if w == 0 || id <= 0 || id >= len(l.nodes) || !fits {
+		return // not the block this word was written for: an old word
+	}
+	m, ok := l.nodes[id].site.typ.Load().blockMask(size)
+	if ptrs && obj > 512 && obj <= maxSmall {
+		m &^= 1 << 63 // the dump's 64th word was the header
+	}
+	if ok && w&chanWord == 0 && m != mask {
+		return // another type's block
+	}
+	u := l.byNode[l.nodes[id]]
+	if u == nil {
+		u = &inuse{}
+		l.byNode[l.nodes[id]] = u
+	}
+	c := sizeClass(size)
+	u.blocks++
+	u.bytes += size
+	u.byClass[c][0]++
+	u.byClass[c][1] += size
+	if size < 16 {
+		u.tiny++
+	}
+	b := binOf(size)
+	l.bins[b].blocks++
+	l.bins[b].bytes += size
 }
 
 const maxSmall = 32768 // the largest small block; larger ones are whole pages

@@ -41,7 +41,7 @@ type state struct {
 }
 
 func snapshot() *state {
-	words, objs, masks, dumped := shadowLive() // first: nothing allocated at exit in the dump
+	l := shadowLive() // first: nothing allocated at exit in the dump
 	st := &state{goroutines: running(), exactNodes: map[*node]bool{}}
 	if inuseMode == inuseCleanup {
 		drain()
@@ -53,8 +53,7 @@ func snapshot() *state {
 	if st.inuse == nil {
 		st.inuse = map[*node]inuse{}
 	}
-	if dumped {
-		l := shadowInUse(st.nodes, words, objs, masks)
+	if l != nil {
 		st.binLive = &l.bins
 		for _, n := range st.nodes {
 			if n.site != nil && !n.unfollowed.Load() {
