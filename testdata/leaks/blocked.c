@@ -8,10 +8,13 @@
    made not dumpable first (PR_SET_DUMPABLE 0), so ptrace is refused and
    the scan falls back to stopping the threads with a signal, which cuts
    their calls short (each prints its error) but must still give
-   memcheck's kinds. */
+   memcheck's kinds; "masked": as "all", each thread blocking every
+   signal (no signal could stop it: it would be scanned whole, dead
+   frames and all; ptrace stops it). */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +28,7 @@ static const char *const calls[] = {"poll", "nanosleep", "read", "pthread_cond_w
 static int fds[2];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER, never = PTHREAD_COND_INITIALIZER;
-static int ready;
+static int ready, masked;
 
 static __attribute__((noinline)) void fill(void *volatile *a, int n, int size)
 {
@@ -82,6 +85,10 @@ static void *worker(void *arg)
 {
 	int k = (int)(long)arg;
 	void *volatile keep[N];
+	sigset_t all;
+	sigfillset(&all);
+	if (masked)
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
 	buried(24 + 8 * k);
 	fill(keep, N, 200 + 8 * k);
 	pthread_mutex_lock(&mu);
@@ -97,8 +104,9 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
 	pthread_t t;
-	if (strcmp(mode, "all") && strcmp(mode, "all-nodump"))
+	if (strcmp(mode, "all") && strcmp(mode, "all-nodump") && strcmp(mode, "masked"))
 		return 2;
+	masked = !strcmp(mode, "masked");
 	if (!strcmp(mode, "all-nodump"))
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (pipe(fds))
