@@ -299,10 +299,11 @@ static inline __attribute__((always_inline)) int alloc_fast(struct rt_local *l, 
 	return 1;
 }
 
-/* free_fast in the fine tree: 1 if it held block ad. */
-static inline __attribute__((always_inline)) int free_in_fine(struct rt_local *l, struct bin *b, uintptr_t ad)
+/* free_fast in the fine tree, whose slot for block ad is sl (may be
+   NULL): 1 if it held the block. */
+static inline __attribute__((always_inline)) int free_in_fine(struct rt_local *l, struct bin *b, uintptr_t ad, u32 *sl)
 {
-	u32 *sl = fine_slot(ad), v, n;
+	u32 v, n;
 	if (__builtin_expect(!sl, 0) || !fine_holds(v = __atomic_load_n(sl, __ATOMIC_RELAXED), ad))
 		return 0;
 	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
@@ -312,24 +313,24 @@ static inline __attribute__((always_inline)) int free_in_fine(struct rt_local *l
 	return 1;
 }
 
-/* free_fast in the coarse tree, then, if fine, the fine tree: 1 if one
-   held block ad. Out of line: the fine tree's path, inline, keeps the
-   registers of its own. */
-static inline __attribute__((always_inline)) int free_coarse(struct rt_local *l, struct bin *b, uintptr_t ad, int fine)
+/* free_fast in the coarse tree, then, if fsl is not NULL, in the fine
+   tree's slot fsl: 1 if one held block ad. */
+static inline __attribute__((always_inline)) int free_coarse(struct rt_local *l, struct bin *b, uintptr_t ad, u32 *fsl)
 {
 	void *sl = radix_slot(1, ad, 0);
 	u64 v, val;
 	if (!sl || !slot_holds(1, v = slot_load(1, sl), ad) || !((val = slot_val(1, v)) & NODE_MASK))
-		return fine && free_in_fine(l, b, ad);
+		return fsl && free_in_fine(l, b, ad, fsl);
 	slot_store(1, sl, 0);
 	fast_count(l, node_at((u32)(val & NODE_MASK)), b, val >> NODE_BITS, 1);
 	scrub_freed((void *)ad, val >> NODE_BITS);
 	return 1;
 }
 
+/* free_coarse out of line, for a block the fine tree did not hold. */
 static __attribute__((noinline)) int free_coarse_only(struct rt_local *l, struct bin *b, uintptr_t ad)
 {
-	return free_coarse(l, b, ad, 0);
+	return free_coarse(l, b, ad, NULL);
 }
 
 /* Whether block ad is likely in the coarse tree. Under the C library's
@@ -352,9 +353,13 @@ static inline int coarse_hint(uintptr_t ad)
 static inline __attribute__((always_inline)) int free_fast(struct rt_local *l, struct bin *b, void *p)
 {
 	uintptr_t ad = (uintptr_t)p;
+	u32 *fsl = fine_slot(ad);
+	/* The fine slot's cache miss overlaps the chunk header's. */
+	if (fsl)
+		__builtin_prefetch(fsl);
 	if (coarse_hint(ad))
-		return free_coarse(l, b, ad, 1);
-	return free_in_fine(l, b, ad) || free_coarse_only(l, b, ad);
+		return free_coarse(l, b, ad, fsl);
+	return free_in_fine(l, b, ad, fsl) || free_coarse_only(l, b, ad);
 }
 
 /* The thread's bins if the fast paths may run now (see above), else
