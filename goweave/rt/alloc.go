@@ -28,16 +28,17 @@ func New[T any](site *Site, p *T) *T {
 	return p
 }
 
-// stackBuf is the size up to which the compiler backs a make of run-time
-// size or an append growth that does not escape with a buffer on the stack.
+// stackBuf is the size up to which the compiler may back a make of
+// run-time size or an append growth that does not escape with a buffer on
+// the stack (where onStack cannot tell).
 const stackBuf = 32
 
 // Slice records make([]E, n, c), []E{...} or a conversion to []byte or
 // []rune; small: the compiler found that it does not escape, so it is on
-// the heap only when over stackBuf bytes.
+// the heap only when not in a buffer on the stack (onStack).
 func Slice[S ~[]E, E any](site *Site, small bool, s S) S {
 	var e E
-	if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > stackBuf {
+	if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > 0 && !onStack(unsafe.Pointer(unsafe.SliceData(s)), n) {
 		if site.typ.Load() == nil {
 			site.setType(reflect.TypeFor[E](), true)
 		}
@@ -51,7 +52,7 @@ func Slice[S ~[]E, E any](site *Site, small bool, s S) S {
 func Append[S ~[]E, E any](site *Site, small bool, oldCap int, s S) S {
 	if cap(s) != oldCap {
 		var e E
-		if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > stackBuf {
+		if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > 0 && !onStack(unsafe.Pointer(unsafe.SliceData(s)), n) {
 			if site.typ.Load() == nil {
 				site.setType(reflect.TypeFor[E](), true)
 			}

@@ -2,7 +2,10 @@
 
 package rt
 
-import "runtime"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // getg returns the calling goroutine's id, parsed from its stack trace
 // header ("goroutine 18 [running]:"): slow (about a microsecond), for the
@@ -19,3 +22,8 @@ func getg() uintptr {
 	}
 	return id + 2 // 0 and 1 (tombstone) are not keys
 }
+
+// onStack reports whether a non-escaping make or append growth of size
+// bytes at p is in a stack buffer: here, without the stack's bounds, when
+// it fits the compiler's buffer of stackBuf bytes.
+func onStack(p unsafe.Pointer, size uint64) bool { return size <= stackBuf }
