@@ -324,11 +324,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 		if c.stage == stageLink {
 			storeOut = "" // a temporary object: the source names the unit
 		}
-		var own weave.Summary
-		if store != nil && in.name != "-" {
-			own = store.own(in.name, storeOut)
-		}
-		woven, res, err := cfg.weaveCached(displayName(in.name), text, d, extern, own)
+		woven, res, err := cfg.weaveCached(displayName(in.name), text, d, extern)
 		var ce *weave.ConfigError
 		if errors.As(err, &ce) {
 			j.err = &ExitError{Code: 1, Err: err}

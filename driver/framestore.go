@@ -119,16 +119,6 @@ func (s *frameStore) unitFile(src, out string) string {
 	return filepath.Join(s.dir, hex.EncodeToString(key[:12]))
 }
 
-// own returns the summary the store holds of the unit compiled from src
-// to out (nil if none).
-func (s *frameStore) own(src, out string) weave.Summary {
-	b := readCacheFile(s.unitFile(src, out))
-	if b == nil {
-		return nil
-	}
-	return parseSummary(b)
-}
-
 // readCacheFile returns the content of a file of weave's cache directory
 // that the user's own (cachedir.Trusted), else nil.
 func readCacheFile(path string) []byte {

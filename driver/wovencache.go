@@ -7,7 +7,6 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,19 +26,23 @@ import (
 // the same tree) is not parsed and woven again. The key: the preprocessed
 // text, the unit's name, the weave binary (path, size, modification time,
 // inode: a rebuilt weave is another one), the compiler binary and the
-// dialect, the frame policy, pointcuts and guard form, and what the frame
-// store says about the functions of other units the text names (extern:
-// of those the weave reads, the ones it calls; not the unit's own, as its
-// summary from the last compile lists them). An entry holds the
-// woven text and what the driver reads of the weave's result (the
-// unmatched patterns, the unit's summary for the frame store), flate
-// compressed, written under a temporary name and renamed. Entries are
-// trusted only if the user's own (cachedir.Trusted); one write in 32
-// prunes the entries unused (by modification time, refreshed on use at
-// most once a day) beyond wovenCacheBytes. WEAVE_CACHE=off turns it off;
-// weave -v does not use it (it lists what the weave decided).
+// dialect, the frame policy, pointcuts and guard form. What the frame
+// store says about other units' functions is checked, not keyed: an
+// entry holds the answers the weave took from it (weave.Result.Extern:
+// which functions of other units it asked about, whether each may
+// allocate), and serves only while the store gives the same answers; if
+// not, the unit is woven again and the entry replaced. So the second
+// build of a tree, whose store knows every unit, hits wherever what it
+// learnt does not change the weave. An entry holds the woven text, those
+// answers and what the driver reads of the weave's result (the unmatched
+// patterns, the unit's summary for the frame store), flate compressed,
+// written under a temporary name and renamed. Entries are trusted only if
+// the user's own (cachedir.Trusted); one write in 32 prunes the entries
+// unused (by modification time, refreshed on use at most once a day)
+// beyond wovenCacheBytes. WEAVE_CACHE=off turns it off; weave -v does not
+// use it (it lists what the weave decided).
 const (
-	wovenCacheMagic = "weave woven 1\n"
+	wovenCacheMagic = "weave woven 2\n"
 	wovenCacheBytes = 512 << 20
 )
 
@@ -48,6 +51,7 @@ type wovenEntry struct {
 	Text      []byte
 	Unmatched []string
 	Summary   weave.Summary
+	Extern    map[string]bool // weave.Result.Extern
 }
 
 // selfID identifies the running weave binary, once per process.
@@ -59,9 +63,9 @@ var selfID = sync.OnceValue(func() string {
 	return cachedir.FileID(exe)
 })
 
-// wovenCacheKey is the key of src's preprocessed text woven in dialect d
-// with extern; "" when there is no cache to use.
-func (cfg *Config) wovenCacheKey(src string, text []byte, d parse.Dialect, extern map[string]bool, own weave.Summary) string {
+// wovenCacheKey is the key of src's preprocessed text woven in dialect d;
+// "" when there is no cache to use.
+func (cfg *Config) wovenCacheKey(src string, text []byte, d parse.Dialect) string {
 	if cfg.Verbose || os.Getenv("WEAVE_CACHE") == "off" {
 		return ""
 	}
@@ -76,21 +80,24 @@ func (cfg *Config) wovenCacheKey(src string, text []byte, d parse.Dialect, exter
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x01%s\x01%q\x01%q\x01", wovenCacheMagic, self, cachedir.FileID(compiler), d.Compiler)
 	// Every option but the prologue (part of the binary) and extern
-	// (below: the part the unit can read).
+	// (checked against the entry: sameAnswers).
 	opts := cfg.weaveOptions(nil)
 	opts.Prologue = ""
-	fmt.Fprintf(h, "%q\x01%#v\x01%q\x01", d.Flags, opts, src)
-	for _, k := range slices.Sorted(maps.Keys(own)) {
-		fmt.Fprintf(h, "own %q\x00", k)
-	}
-	for _, k := range namedIn(text, extern) {
-		if _, ok := own[k]; !ok {
-			fmt.Fprintf(h, "%q=%v\x00", k, extern[k])
-		}
-	}
-	fmt.Fprintf(h, "\x01%d\x01", len(text))
+	fmt.Fprintf(h, "%q\x01%#v\x01%q\x01%d\x01", d.Flags, opts, src, len(text))
 	h.Write(text)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sameAnswers reports whether extern answers every question of answers
+// (weave.Result.Extern) as it was answered: whether a function of another
+// unit may allocate (the weave's rule: unless extern knows it does not).
+func sameAnswers(answers, extern map[string]bool) bool {
+	for name, may := range answers {
+		if v, known := extern[name]; (v || !known) != may {
+			return false
+		}
+	}
+	return true
 }
 
 // wovenCacheDir returns the cache's directory, made if need be.
@@ -183,45 +190,17 @@ func pruneWoven(dir string, limit int64) {
 	}
 }
 
-// namedIn returns the keys of names that are identifiers in text, sorted.
-func namedIn(text []byte, names map[string]bool) []string {
-	if len(names) == 0 {
-		return nil
-	}
-	found := map[string]bool{}
-	for i := 0; i < len(text); {
-		c := text[i]
-		if !(c == '_' || c == '$' || c|0x20 >= 'a' && c|0x20 <= 'z') {
-			i++
-			continue
-		}
-		j := i + 1
-		for ; j < len(text); j++ {
-			c := text[j]
-			if !(c == '_' || c == '$' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z') {
-				break
-			}
-		}
-		if _, ok := names[string(text[i:j])]; ok {
-			found[string(text[i:j])] = true
-		}
-		i = j
-	}
-	return slices.Sorted(maps.Keys(found))
-}
-
-// weaveCached is weaveStdinText through the woven cache; own is the
-// unit's summary from its last compile (frameStore.own).
-func (cfg *Config) weaveCached(src string, text []byte, d parse.Dialect, extern map[string]bool, own weave.Summary) ([]byte, *weave.Result, error) {
-	key := cfg.wovenCacheKey(src, text, d, extern, own)
+// weaveCached is weaveStdinText through the woven cache.
+func (cfg *Config) weaveCached(src string, text []byte, d parse.Dialect, extern map[string]bool) ([]byte, *weave.Result, error) {
+	key := cfg.wovenCacheKey(src, text, d)
 	if key != "" {
-		if e := loadWoven(key); e != nil {
-			return e.Text, &weave.Result{Text: e.Text, Unmatched: e.Unmatched, Summary: e.Summary}, nil
+		if e := loadWoven(key); e != nil && sameAnswers(e.Extern, extern) {
+			return e.Text, &weave.Result{Text: e.Text, Unmatched: e.Unmatched, Summary: e.Summary, Extern: e.Extern}, nil
 		}
 	}
 	woven, res, err := cfg.weaveStdinText(src, text, d, extern)
 	if err == nil && key != "" && res != nil {
-		storeWoven(key, &wovenEntry{Text: woven, Unmatched: res.Unmatched, Summary: res.Summary})
+		storeWoven(key, &wovenEntry{Text: woven, Unmatched: res.Unmatched, Summary: res.Summary, Extern: res.Extern})
 	}
 	return woven, res, err
 }

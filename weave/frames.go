@@ -453,10 +453,15 @@ func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode, cold, loop bool) cal
 
 // externMayAllocate reports whether a function of another unit may
 // allocate, as far as Options.Extern knows (a function it does not know
-// may).
+// may), and records the answer in Result.Extern.
 func (w *weaver) externMayAllocate(name string) bool {
 	v, known := w.extern[name]
-	return v || !known
+	may := v || !known
+	if w.res.Extern == nil {
+		w.res.Extern = map[string]bool{}
+	}
+	w.res.Extern[name] = may
+	return may
 }
 
 // A Summary tells other units what the frame analysis learnt about the

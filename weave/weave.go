@@ -50,6 +50,11 @@ type Result struct {
 	// globs match, no call or definition of a declared allocator.
 	Unmatched []string
 	Summary   Summary // what other units may learn from this one (not under FramesAll)
+	// Extern is every answer the weave took from Options.Extern: the
+	// functions of other units it asked about, whether each may
+	// allocate. The same text woven with the same options and an Extern
+	// giving the same answers is woven the same (driver's woven cache).
+	Extern map[string]bool
 }
 
 // Function is a function definition found in the user's files.

@@ -178,6 +178,55 @@ func TestWovenCache(t *testing.T) {
 	}
 }
 
+// TestWovenCacheExtern: the woven cache serves a unit again only while
+// the frame store answers the weave's questions about other units'
+// functions as it did. caller.c calls leaf (leaf.c: it cannot allocate)
+// and grow (grow.c: it allocates). Compiled before either is known, both
+// may allocate and caller is framed; once leaf.c is compiled the store
+// knows leaf does not allocate, and caller.c woven from the cache must be
+// what weaving it again gives (a miss); once grow.c is compiled too, its
+// answer (it may allocate) is the one taken before, and the cache serves.
+func TestWovenCacheExtern(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	home := t.TempDir()
+	for name, text := range map[string]string{
+		"leaf.c":   "int leaf(int x) { return 2 * x + 1; }\n",
+		"grow.c":   "#include <stdlib.h>\nint *grow(int n) { return malloc(n * sizeof(int)); }\n",
+		"caller.c": "int leaf(int);\nint *grow(int);\nint only_leaf(int n) { int s = 0; for (int i = 0; i < n; i++) s += leaf(i); return s; }\nint *both(int n) { return grow(leaf(n)); }\n",
+	} {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	env := []string{"WEAVE_CC=gcc", "XDG_CACHE_HOME=" + home}
+	compile := func(src, out string, extra ...string) []byte {
+		t.Helper()
+		mustRun(t, dir, append(env, extra...), weaveBin, "cc", "-O2", "-c", src, "-o", out)
+		b, err := os.ReadFile(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	first := compile("caller.c", "caller.o")
+	compile("leaf.c", "leaf.o")
+	cached := compile("caller.c", "caller.o")
+	fresh := compile("caller.c", "fresh.o", "WEAVE_CACHE=off")
+	if !bytes.Equal(cached, fresh) {
+		t.Errorf("caller.o from the cache after leaf.c (%d bytes) differs from caller.c woven again (%d bytes)", len(cached), len(fresh))
+	}
+	if bytes.Equal(first, fresh) {
+		t.Errorf("caller.o is the same whether the store knows leaf or not: the test shows nothing")
+	}
+	n := len(wovenEntries(t, home))
+	compile("grow.c", "grow.o")
+	if again := compile("caller.c", "caller.o"); !bytes.Equal(again, fresh) {
+		t.Errorf("caller.o after grow.c differs from caller.c woven with leaf known")
+	}
+	if m := len(wovenEntries(t, home)); m != n+1 {
+		t.Errorf("woven cache entries %d -> %d after grow.c and caller.c again: want grow.c's only (caller.c served)", n, m)
+	}
+}
+
 // TestDirectCache: a unit compiled again with its source and headers
 // unchanged skips the -E step (the direct cache) and repeats its
 // diagnostics; a header changed in place (same size, same time) is a
