@@ -86,7 +86,10 @@
 
 /* The channel: the listening socket (-1: none), the connection being
    answered (-1: none), the pid that bound it, its path, whether the
-   final profile is being written. fd and conn atomic. */
+   final profile is being written. fd, conn and pid atomic: pid is stored
+   (release) once path is written, and cleared before path is, so that
+   the exit and exec paths, in whatever thread, read a whole path or
+   none while another thread opens the channel. */
 static struct {
 	int fd, conn, pid, closing;
 	u64 id; /* fd's identity (fd_ident) when the thread took it */
@@ -167,8 +170,10 @@ static int ctl_listen(void)
 		sb_u64(&p, (u64)geteuid());
 		sb_str(&p, "/");
 		sb_str(&p, name.s);
-		if (p.n < sizeof g_ctl.path)
+		if (p.n < sizeof g_ctl.path) {
 			memcpy(g_ctl.path, p.s, p.n + 1);
+			__atomic_store_n(&g_ctl.pid, (int)getpid(), __ATOMIC_RELEASE);
+		}
 	}
 	return fd;
 }
@@ -388,7 +393,6 @@ static void ctl_open(void)
 	sigset_t all, old;
 	int e = errno, ok;
 	__atomic_store_n(&g_ctl_open, 1, __ATOMIC_RELEASE);
-	g_ctl.pid = (int)getpid();
 	__atomic_store_n(&g_ctl.fd, ctl_listen(), __ATOMIC_RELEASE);
 	if (g_ctl.fd < 0 || pthread_attr_init(&at) != 0)
 		goto fail;
@@ -420,6 +424,7 @@ fail:
 		close(g_ctl.fd);
 	}
 	g_ctl.fd = -1;
+	__atomic_store_n(&g_ctl.pid, 0, __ATOMIC_RELEASE);
 	g_ctl.path[0] = 0;
 	errno = e;
 }
@@ -429,9 +434,8 @@ static void ctl_exit(void)
 {
 	int e = errno;
 	__atomic_store_n(&g_ctl.closing, 1, __ATOMIC_RELEASE);
-	if (g_ctl.path[0] && g_ctl.pid == (int)getpid())
+	if (__atomic_exchange_n(&g_ctl.pid, 0, __ATOMIC_ACQ_REL) == (int)getpid())
 		unlink(g_ctl.path);
-	g_ctl.path[0] = 0;
 	errno = e;
 }
 
@@ -445,6 +449,7 @@ static void ctl_fork_child(void)
 	if (g_ctl.fd >= 0 && fd_ident(g_ctl.fd) == g_ctl.id)
 		close(g_ctl.fd); /* unless the program closed it and reused the number */
 	g_ctl.fd = -1;
+	__atomic_store_n(&g_ctl.pid, 0, __ATOMIC_RELEASE);
 	g_ctl.path[0] = 0;
 	g_ctl.closing = 0;
 	__atomic_store_n(&g_ctl_tid, 0, __ATOMIC_RELEASE);
@@ -461,7 +466,7 @@ static void ctl_fork_child(void)
 static int ctl_exec_before(void)
 {
 	int e = errno, r = 0;
-	if (g_ctl.fd >= 0 && g_ctl.path[0] && g_ctl.pid == (int)getpid() &&
+	if (g_ctl.fd >= 0 && __atomic_load_n(&g_ctl.pid, __ATOMIC_ACQUIRE) == (int)getpid() &&
 	    !__atomic_load_n(&g_ctl.closing, __ATOMIC_ACQUIRE))
 		r = unlink(g_ctl.path) == 0;
 	errno = e;
@@ -473,7 +478,7 @@ static int ctl_exec_before(void)
 static void ctl_exec_failed(int unlinked)
 {
 	int e = errno, fd, old;
-	if (!unlinked || g_ctl.pid != (int)getpid())
+	if (!unlinked || __atomic_load_n(&g_ctl.pid, __ATOMIC_ACQUIRE) != (int)getpid())
 		return;
 	fd = ctl_listen();
 	if (fd >= 0) {
