@@ -180,7 +180,11 @@ func (st *state) inUseMeta(t totals) string {
 	switch {
 	case t.estNodes == 0:
 	case st.rate > 0:
-		parts = append(parts, fmt.Sprintf("estimated for %d allocation contexts from the runtime's heap profile after a GC at exit, per file:line, sampled every %d bytes (a context's in use may be off by up to its bytes allocated)", t.estNodes, st.rate))
+		s := fmt.Sprintf("estimated for %d allocation contexts from the runtime's heap profile after a GC at exit, per file:line, sampled every %d bytes (a context's in use may be off by up to its bytes allocated)", t.estNodes, st.rate)
+		if noDump != "" {
+			s += "; no heap dump: " + noDump
+		}
+		parts = append(parts, s)
 	default:
 		parts = append(parts, fmt.Sprintf("not known for %d allocation contexts (WEAVE_INUSE=0): nothing counted as freed", t.estNodes))
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sort"
+	"strconv"
 	"sync/atomic"
 	"unsafe"
 )
@@ -173,13 +174,22 @@ func shadowLive() *live {
 	}
 	fd := dumpFile()
 	if fd < 0 {
+		noDump = "no file for the heap dump"
 		return nil
 	}
 	runtime.GC()
-	debug.WriteHeapDump(uintptr(fd))
-	f := os.NewFile(uintptr(fd), "heap dump")
+	runtime.ReadMemStats(&exitStats)
+	if exitStats.HeapAlloc <= maxDump {
+		debug.WriteHeapDump(uintptr(fd))
+	}
+	f := os.NewFile(uintptr(fd), "heap dump") // after the dump: not in it
 	defer f.Close()
+	if exitStats.HeapAlloc > maxDump {
+		noDump = "the heap at exit over " + strconv.Itoa(maxDump>>30) + " GiB, too large to dump"
+		return nil
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		noDump = "the heap dump unread: " + err.Error()
 		return nil
 	}
 	treeMu.Lock()
@@ -198,10 +208,20 @@ func shadowLive() *live {
 		}
 	})
 	if err != nil {
+		noDump = "the heap dump unread: " + err.Error()
 		return nil
 	}
 	return l
 }
+
+// maxDump is the largest heap dumped at exit (writing and reading it takes
+// about 10 ms a MiB); a larger one is estimated.
+const maxDump = 2 << 30
+
+var (
+	exitStats runtime.MemStats // a global: read without allocating before the dump
+	noDump    string           // why there was no dump, when there was none
+)
 
 // add counts the woven block of word w in use, if it is the block of the
 // live object of size bytes and pointer words mask at its address.

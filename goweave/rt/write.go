@@ -246,7 +246,11 @@ func (st *state) inUseNote(t totals) string {
 	switch {
 	case t.estNodes == 0:
 	case st.rate > 0:
-		notes = append(notes, fmt.Sprintf("%s bytes in %s blocks of it estimated, for %d allocation contexts, from the runtime's heap profile sampled every %s bytes (maps, strings, blocks under 8 bytes: no block to follow): off by up to the bytes allocated there (WEAVE_GO_MEMRATE=1 samples every allocation)", commas(t.estB), commas(t.estBlocks), t.estNodes, commas(uint64(st.rate))))
+		why := "maps, strings, blocks under 8 bytes: no block to follow"
+		if noDump != "" {
+			why = noDump
+		}
+		notes = append(notes, fmt.Sprintf("%s bytes in %s blocks of it estimated, for %d allocation contexts, from the runtime's heap profile sampled every %s bytes (%s): off by up to the bytes allocated there (WEAVE_GO_MEMRATE=1 samples every allocation)", commas(t.estB), commas(t.estBlocks), t.estNodes, commas(uint64(st.rate)), why))
 	default:
 		notes = append(notes, fmt.Sprintf("not known for %d allocation contexts (WEAVE_INUSE=0)", t.estNodes))
 	}
