@@ -73,16 +73,20 @@ func shadowPut(p uintptr, n *node, size uint64) {
 	}
 	a := shadowL1[(p>>arenaShift)&(shadowSlots-1)].Load()
 	if a == nil {
-		a = newShadowArena(p)
+		if a = newShadowArena(p); a == nil {
+			unfollowed(n) // no memory for the shadow: this block estimated
+			return
+		}
 	}
 	a[(p>>3)&(arenaWords-1)] = uint64(n.id)<<32 | size
 }
 
+// newShadowArena maps the shadow of p's heap arena; nil if it cannot.
 func newShadowArena(p uintptr) *shadowArena {
 	slot := &shadowL1[(p>>arenaShift)&(shadowSlots-1)]
 	a := (*shadowArena)(mapShadow(int(unsafe.Sizeof(shadowArena{}))))
 	if a == nil {
-		panic("weave: cannot map the heap's shadow")
+		return nil
 	}
 	if !slot.CompareAndSwap(nil, a) { // another goroutine's came first: this one stays mapped, untouched
 		a = slot.Load()
