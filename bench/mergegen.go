@@ -97,7 +97,7 @@ func (t *suiteTree) run(rng *rand.Rand, i int) *profile.Profile {
 		{Key: "complete", Value: "1"}, {Key: "runtime", Value: "12"}, {Key: "end", Value: "exit"},
 		{Key: "hidden", Value: "1"}, {Key: "page_size", Value: "4096"}, {Key: "exe", Value: "/build/tests/check"},
 		{Key: "time_mode", Value: "sampled"}, {Key: "time_clock", Value: "thread_cputime"},
-		{Key: "time_signal", Value: "SIGURG"}, {Key: "time_period_ns", Value: "1000000"},
+		{Key: "time_sampler", Value: "thread"}, {Key: "time_period_ns", Value: "1000000"},
 		{Key: "time_samples", Value: fmt.Sprint(ns / 1_000_000)}, {Key: "leak_scan", Value: "180000"},
 	}
 	th := &profile.Thread{ID: 0, TID: uint64(10000 + i)}

@@ -155,10 +155,17 @@ package profile
 //	                                      busier than when the cost was
 //	                                      measured): they keep their
 //	                                      measured time, nothing subtracted.
-//	                          time_signal sampled: "SIGURG" (the signal
-//	                                      used), "busy" (the program had a
-//	                                      handler: no samples) or "replaced"
-//	                                      (the program took it over).
+//	                          time_sampler sampled: "thread" (the
+//	                                      runtime's sampler thread took the
+//	                                      samples), "stopped" (it took a
+//	                                      signal of the program's: no
+//	                                      samples after) or "none REASON"
+//	                                      (no samples: each thread's time
+//	                                      is charged where it ended).
+//	                          time_signal sampled, older runtimes (a
+//	                                      handler in the program's threads):
+//	                                      "SIGURG", "busy" (no samples) or
+//	                                      "replaced" (samples stopped).
 //	                          time_period_ns, time_samples   sampled.
 //	                        Memory: page_size; exe (the executable's path,
 //	                        from /proc/self/exe); heap_peak "bytes blocks

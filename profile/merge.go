@@ -351,7 +351,7 @@ type mergeMeta struct {
 var mergeJoined = []string{"go_counts", "go_inuse"}
 
 // mergeSame are the metadata keys kept when every input has the same value.
-var mergeSame = []string{"time_mode", "time_clock", "time_signal", "time_period_ns", "runtime", "lang", "go_inuse_exact"}
+var mergeSame = []string{"time_mode", "time_clock", "time_signal", "time_sampler", "time_period_ns", "runtime", "lang", "go_inuse_exact"}
 
 func newMergeMeta() mergeMeta {
 	return mergeMeta{complete: true, same: map[string]string{}, joined: map[string][]string{}}

@@ -77,7 +77,7 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 	fence();
 	t->stack[d + 1].node = c;
 	fence();
-	t->cur = c;
+	__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED); /* the sampler reads it */
 	f.parent = p;
 	if (t->lim != t->cap && !t->timing)
 		lim_update(t); /* tracing was turned off */
@@ -313,7 +313,7 @@ int __weave_setjmp_return(struct __weave_frame *f, int v)
 			time_drop(t, d); /* exact mode: close the frames dropped */
 		t->depth = d;
 		fence();
-		t->cur = t->stack[d].node;
+		__atomic_store_n(&t->cur, t->stack[d].node, __ATOMIC_RELAXED);
 	}
 	/* A longjmp out of a declared allocator's call (its caller at depth
 	   d or deeper) ended it. */

@@ -123,7 +123,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	t->depth = 0;
 	t->cap = STACK_INIT;
 	fence();
-	t->cur = &root->pub;
+	__atomic_store_n(&t->cur, &root->pub, __ATOMIC_RELAXED);
 	if (g_key_ok)
 		pthread_setspecific(g_key, T);
 	l->thr = T;
@@ -178,7 +178,7 @@ static void rt_thread_exit(void *arg)
 	fence();
 	t->depth = 0;
 	fence();
-	t->cur = &node_at(T->root)->pub;
+	__atomic_store_n(&t->cur, &node_at(T->root)->pub, __ATOMIC_RELAXED);
 	t->stack = NULL;
 	t->cc = rt_cc_none; /* before its map goes: woven code reads it first */
 	fence();

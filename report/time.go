@@ -53,7 +53,8 @@ type Time struct {
 	// subtraction would have taken their self time below zero.
 	Clamped uint64 `json:"clamped,omitempty"`
 	Samples uint64 `json:"samples,omitempty"` // sampled mode
-	Signal  string `json:"signal,omitempty"`  // sampled mode: see profile/format.go
+	Signal  string `json:"signal,omitempty"`  // sampled mode, older profiles: see profile/format.go
+	Sampler string `json:"sampler,omitempty"` // sampled mode: see profile/format.go
 	// Threshold, in percent of TotalNS: the tree leaves out the contexts
 	// below it (counting them in Hidden), the text tables their lines;
 	// Functions and Graph stay whole.
@@ -156,6 +157,7 @@ func buildTime(b *builder, r *Report, threshold float64) *Time {
 	tm.Mode, _ = p.MetaValue("time_mode")
 	tm.Clock, _ = p.MetaValue("time_clock")
 	tm.Signal, _ = p.MetaValue("time_signal")
+	tm.Sampler, _ = p.MetaValue("time_sampler")
 	tm.OverheadNS, _ = p.MetaUint("time_overhead_ns")
 	tm.Clamped, _ = p.MetaUint("time_clamped")
 	tm.Samples, _ = p.MetaUint("time_samples")

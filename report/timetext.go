@@ -103,9 +103,15 @@ func textTimeSummary(w *bufio.Writer, r *Report) {
 				plural(int(tm.Clamped), "calling context"))
 		}
 	}
-	if tm.Mode == "sampled" && tm.Samples < 100 && (tm.Signal == "SIGURG" || tm.Clock == "goroutine_wall") {
+	if tm.Mode == "sampled" && tm.Samples < 100 && (tm.Signal == "SIGURG" || tm.Sampler == "thread" || tm.Clock == "goroutine_wall") {
 		fmt.Fprintf(w, "note: %s: the split among functions is rough (WEAVE_TIME=exact splits short runs exactly)\n",
 			plural(int(tm.Samples), "sample"))
+	}
+	switch {
+	case tm.Sampler == "stopped":
+		fmt.Fprintln(w, "WARNING: the sampler took a signal of the program's: samples stopped there (see docs/timing.md)")
+	case strings.HasPrefix(tm.Sampler, "none"):
+		fmt.Fprintf(w, "WARNING: no sampler (%s): each thread's time is charged to where it ended\n", strings.TrimSpace(strings.TrimPrefix(tm.Sampler, "none")))
 	}
 	switch tm.Signal {
 	case "busy":

@@ -481,6 +481,7 @@ static void rt_fork_child(void)
 	marks_fork_child();
 	side_unlock();
 	pthread_mutex_unlock(&g_lock);
+	time_fork_child_late();
 	ctl_fork_child();
 	fence();
 	rt_local.in_rt--;

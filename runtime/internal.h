@@ -102,8 +102,9 @@ struct rt_thread {
 	/* Timing (see timing.c). Owner thread, except as noted. */
 	struct __weave_thread *tls; /* its __weave_tls while it runs, then 0: g_lock */
 	u64 t_start, t_end;         /* exact: ticks at set-up, at exit (0: running): g_lock */
-	u64 cpu_last;               /* sampled: thread CPU ns at the last sample */
+	u64 cpu_last;               /* sampled: thread CPU ns charged so far: whoever holds samp */
 	int timer;                  /* sampled: kernel timer id, -1 for none */
+	int samp;                   /* sampled: who charges it, sampler or owner (sampler.c): atomic */
 	struct tp_buf *tp;          /* tracepoint events, owner (exit writer: g_lock) */
 	struct vm_thread *vm;       /* its heap accounting (vmthreads.c); never freed */
 };
@@ -625,7 +626,7 @@ static struct vm_thread *vm_thread_new(void);
 static void vm_thread_exit(struct rt_thread *T);
 static void vm_counts(u64 *allocs, u64 *frees);
 static void vm_fork_child(void);
-static void vm_tick(void);
+static void vm_tick(struct vm_thread *v);
 static void vm_write(struct out *o, const u32 *ids);
 static void vm_exclude(void (*f)(const void *p, u64 n));
 static void mk_exclude(void (*f)(const void *p, u64 n));
@@ -641,11 +642,17 @@ static void rt_fork_prepare(void);
 static void rt_fork_parent(void);
 static void rt_fork_child(void);
 
+/* sampler.c: the sampler thread's tid (0: none; the leak scan does not
+   stop it), its memory for the leak scan's exclusions. */
+static int g_smp_tid;
+static void smp_exclude(void (*f)(const void *p, u64 n));
+
 /* timing.c */
 static void time_global_init(void);
 static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t);
 static void time_thread_exit(struct rt_thread *T, struct __weave_thread *t);
 static void time_fork_child(void);
+static void time_fork_child_late(void);
 static void time_finish(void);
 static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
 

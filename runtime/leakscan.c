@@ -593,6 +593,7 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	bump_each(&g_slab, ls_exclude);
 	bump_each(&g_arena, ls_exclude);
 	vm_exclude(ls_exclude);
+	smp_exclude(ls_exclude);
 	mk_exclude(ls_exclude);
 	rg_exclude(ls_exclude);
 }

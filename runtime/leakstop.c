@@ -74,11 +74,11 @@ static struct {
 /* ---------------------------------------------------------- listing */
 
 /* Whether tid is to be left running: the exiting thread, the runtime's own
-   (checkpoint writer, control channel). */
+   (checkpoint writer, control channel, sampler). */
 static int ls_task_skip(int tid, int me)
 {
 	return tid == me || tid == __atomic_load_n(&g_ckpt_tid, __ATOMIC_ACQUIRE) ||
-	       tid == __atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE);
+	       tid == __atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE) || tid == __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE);
 }
 
 #if LT_PTRACE

@@ -55,6 +55,7 @@ var parts = []part{
 	file(files, "runtime", "unload.c"),                      // a woven library unloaded before exit: its records copied
 	file(files, "runtime", "exit.c"),                        // the ways out: exit, _exit, exec, crash signals, fork
 	file(files, "runtime", "checkpoint.c"),                  // WEAVE_CHECKPOINT: a profile every so often while running
+	file(files, "runtime", "sampler.c"),                     // sampled time's sampler: a thread of weave's, woken by each thread's CPU timer
 	file(files, "runtime", "timing.c"),                      // function time, exact and sampled
 	file(tracepoints.Files, "tracepoints", "trace.c"),       // tracepoints: patterns, event buffers
 	file(tracepoints.Files, "tracepoints", "control.c"),     // the control channel: a thread of weave's answers weave trace/snapshot/mark

@@ -38,65 +38,35 @@
             inclusive time is its thread's life from set-up to exit, so its
             self time is the thread's time outside woven functions.
    sampled  (the default) No timestamps on the hot path. Each thread the
-            runtime sets up gets a POSIX timer on its own CPU clock
-            (CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID) that sends it
-            TIME_SIGNAL every TIME_PERIOD_NS of its CPU time (the kernel
-            checks at its ticks, so at most HZ samples a second); the handler
-            charges the thread's CPU time since its last sample to its cur
-            node. The sum per thread is exact (what is left since the last
-            sample is charged at thread exit, and for the thread that exits
-            the process, at exit: see time_charge); the split among nodes is
-            statistical.
-            CPU time: a thread that blocks is charged nothing.
-            Why a signal, not a sampler thread reading each thread's cur and
-            CPU clock: creating a thread makes the C library calloc the
-            thread's TLS vector, a block that valgrind and any malloc
-            interposer see (weave's heap totals are checked against
-            valgrind's); a sampler wakes up while the program idles; and it
-            pays a cross-thread clock_gettime (0.3 us here) per thread per
-            sample, running or not, where the signal costs only the threads
-            that run. Why SIGURG: its default action is to ignore it, so a
-            sample pending when the program calls execve cannot kill the new
-            program (SIGPROF's would), and few programs use it. Handlers are
-            installed with SA_RESTART; a sample can still make a system call
-            that is never restarted (poll, epoll_wait, nanosleep) fail with
-            EINTR, when the timer expires while the thread is in the kernel
-            on its way into it. If the program handles SIGURG before weave
-            starts, there is no sampling (M time_signal busy); if it takes
-            SIGURG over later, M time_signal replaced.
+            runtime sets up gets a POSIX timer on its own CPU clock whose
+            signal goes to the runtime's sampler thread, never to the
+            program's (sampler.c); the sampler charges the thread's CPU
+            time since its last reading to its cur node. The sum per thread
+            is exact (what is left since the last sample is charged by the
+            thread itself at thread exit, and for the thread that exits the
+            process, at exit: see time_charge); the split among nodes is
+            statistical. CPU time: a thread that blocks is charged nothing.
+            Without a sampler (M time_sampler none ...) each thread's time
+            is all charged at its end.
    off      No timing, no D records.
 
-   Threading: a node's time is written by its owner only (exact: leave;
-   sampled: the owner's signal handler, and its exit hook with the handler
-   held off by rt_time_hold), with relaxed atomic stores; the exit writer
-   reads it with relaxed loads. T->tls, t_start and t_end are under g_lock. */
+   Threading: exact mode: a node's time is written by its owner only
+   (leave), with relaxed atomic stores. Sampled: by the sampler, and by
+   the owner's tail charge once it took the thread over (sampler.c's
+   hand-off, T->samp), with atomic adds. The exit writer reads it with
+   relaxed loads. T->tls (written under g_lock, read by the sampler with
+   acquire loads), t_start and t_end are under g_lock. */
 
 #include "internal.h"
 
-#define TIME_SIGNAL SIGURG
-#define TIME_PERIOD_NS 1000000u
 #define CAL_CALLS 1000
 #define CAL_ROUNDS 60
 #define CAL_PICK (CAL_ROUNDS / 10) /* the 10th percentile */
-#ifndef SIGEV_THREAD_ID
-#define SIGEV_THREAD_ID 4
-#endif
 
 static u64 g_time_tsc0, g_time_raw0;   /* TSC, CLOCK_MONOTONIC_RAW ns at start */
 static double g_time_oin, g_time_oout; /* exact: overhead ticks per call */
 static double g_time_cal[2];          /* exact: o_in + o_out measured at start-up, at exit */
-static int g_time_sig;                 /* sampled: 1 handler installed, -1 busy */
-static u64 g_time_samples;             /* sampled: samples taken (atomic) */
 static int g_time_done;                /* atomic: time_finish ran */
-static __thread int rt_time_hold;      /* the signal handler charges nothing */
-
-static u64 clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	if (clock_gettime(id, &ts) != 0)
-		return 0;
-	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
-}
 
 /* ns per tick of time_tick, from the run so far. */
 static double time_ns_per_tick(void)
@@ -237,70 +207,27 @@ static void time_measure(double *oin, double *oout)
 		*oout = 0;
 }
 
-/* Sampled mode: charges the thread's CPU time since its last sample to its
-   current node. Async-signal-safe. tail: the last charge, at thread exit or
-   at exit; when the thread has left woven code by then (cur is its root),
-   the time goes to the function it entered last from the root (its thread
-   function, or main), whose total it belongs to more likely than to the
-   time outside woven functions. */
-static void time_charge(struct rt_thread *T, int tail)
+/* Sampled mode: charges the rest of the calling thread's CPU time since
+   the sampler's last reading, at thread exit or at exit, once it took the
+   thread over from the sampler (smp_retire). When the thread has left
+   woven code by then (cur is its root), the time goes to the function it
+   entered last from the root (its thread function, or main), whose total
+   it belongs to more likely than to the time outside woven functions. */
+static void time_charge(struct rt_thread *T)
 {
 	u64 now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	struct rt_node *n = (struct rt_node *)(void *)__atomic_load_n(&__weave_tls.cur, __ATOMIC_RELAXED);
-	if (tail && n->kind == KIND_R && n->pub.cache != &rt_dummy.pub)
+	if (n->kind == KIND_R && n->pub.cache != &rt_dummy.pub)
 		n = (struct rt_node *)(void *)n->pub.cache;
 	if (now > T->cpu_last && n != &rt_boot)
-		time_add(n, now - T->cpu_last);
+		__atomic_fetch_add(&n->time, now - T->cpu_last, __ATOMIC_RELAXED);
 	if (now > T->cpu_last)
 		T->cpu_last = now;
-}
-
-static void time_on_signal(int sig, siginfo_t *si, void *uc)
-{
-	struct rt_local *l = &rt_local;
-	int e = errno;
-	(void)sig;
-	(void)si;
-	(void)uc;
-	if (!rt_time_hold && l->thr && l->state == ST_LIVE && l->thr->timer >= 0) {
-		time_charge(l->thr, 0);
-		__atomic_fetch_add(&g_time_samples, 1, __ATOMIC_RELAXED);
-		vm_tick();
-	}
-	errno = e;
-}
-
-/* Starts T's CPU-clock timer (sampled mode). Owner thread. */
-static void time_timer_start(struct rt_thread *T)
-{
-	struct {
-		union sigval value;
-		int signo, notify, tid, pad[12];
-	} ev;
-	struct itimerspec its;
-	int id = -1;
-	memset(&ev, 0, sizeof ev);
-	ev.signo = TIME_SIGNAL;
-	ev.notify = SIGEV_THREAD_ID;
-	ev.tid = T->tid;
-	T->timer = -1;
-	T->cpu_last = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) != 0)
-		return;
-	its.it_interval.tv_sec = its.it_value.tv_sec = 0;
-	its.it_interval.tv_nsec = its.it_value.tv_nsec = TIME_PERIOD_NS;
-	if (syscall(SYS_timer_settime, id, 0, &its, NULL) != 0) {
-		syscall(SYS_timer_delete, id);
-		return;
-	}
-	fence();
-	T->timer = id;
 }
 
 static void time_global_init(void)
 {
 	const char *s = rt_env("WEAVE_TIME");
-	struct sigaction sa, old;
 	if (s && *s) {
 		if (strcmp(s, "exact") == 0)
 			g_time_mode = TIME_EXACT;
@@ -323,16 +250,7 @@ static void time_global_init(void)
 		time_measure(&g_time_oin, &g_time_oout);
 		g_time_cal[0] = g_time_oin + g_time_oout;
 	} else if (g_time_mode == TIME_SAMPLED) {
-		memset(&sa, 0, sizeof sa);
-		if (sigaction(TIME_SIGNAL, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
-		    (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
-			g_time_sig = -1;
-			return;
-		}
-		sa.sa_sigaction = time_on_signal;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		g_time_sig = sigaction(TIME_SIGNAL, &sa, NULL) == 0 ? 1 : -1;
+		smp_start(0);
 	}
 }
 
@@ -341,8 +259,9 @@ static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t)
 {
 	int e = errno;
 	T->timer = -1;
+	T->samp = SMP_DEAD; /* no tail charge but in sampled mode */
 	pthread_mutex_lock(&g_lock);
-	T->tls = t;
+	__atomic_store_n(&T->tls, t, __ATOMIC_RELEASE);
 	if (g_time_mode == TIME_EXACT)
 		T->t_start = time_tick();
 	pthread_mutex_unlock(&g_lock);
@@ -350,8 +269,8 @@ static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t)
 		t->timing = 1; /* thread_setup sets lim after */
 	} else {
 		tp_thread_setup(t);
-		if (g_time_mode == TIME_SAMPLED && g_time_sig > 0)
-			time_timer_start(T);
+		if (g_time_mode == TIME_SAMPLED)
+			smp_timer_start(T);
 	}
 	errno = e;
 }
@@ -360,13 +279,9 @@ static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t)
 static void time_thread_exit(struct rt_thread *T, struct __weave_thread *t)
 {
 	int e = errno;
-	if (g_time_mode == TIME_SAMPLED && T->timer >= 0) {
-		rt_time_hold = 1;
-		fence();
-		syscall(SYS_timer_delete, T->timer);
-		T->timer = -1;
-		time_charge(T, 1);
-	}
+	smp_timer_stop(T);
+	if (smp_retire(T))
+		time_charge(T);
 	pthread_mutex_lock(&g_lock);
 	if (g_time_mode == TIME_EXACT) {
 		u64 now = time_tick();
@@ -374,13 +289,14 @@ static void time_thread_exit(struct rt_thread *T, struct __weave_thread *t)
 		T->t_end = now > T->t_start ? now : T->t_start + 1;
 		t->timing = 0;
 	}
-	T->tls = NULL;
+	__atomic_store_n(&T->tls, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&g_lock);
 	errno = e;
 }
 
 /* rt_fork_child: g_lock held, one thread. The other threads' frames are
-   closed as of the fork; the forking thread gets a new timer. */
+   closed as of the fork; the forking thread gets a new timer, and the
+   child a sampler, in time_fork_child_late. */
 static void time_fork_child(void)
 {
 	struct rt_thread *T, *me = rt_local.thr;
@@ -394,10 +310,22 @@ static void time_fork_child(void)
 			T->t_end = now > T->t_start ? now : T->t_start + 1;
 		}
 		T->tls = NULL;
-		T->timer = -1;
+		T->samp = SMP_DEAD;
 	}
-	if (me && rt_local.state == ST_LIVE && g_time_mode == TIME_SAMPLED && g_time_sig > 0)
-		time_timer_start(me);
+	errno = e;
+}
+
+/* The end of rt_fork_child, the child's counts zeroed, its tid set: a
+   sampler of its own, and a timer for its thread (not inherited). */
+static void time_fork_child_late(void)
+{
+	struct rt_thread *me = rt_local.thr;
+	int e = errno;
+	if (g_time_mode != TIME_SAMPLED)
+		return;
+	smp_start(1);
+	if (me && rt_local.state == ST_LIVE)
+		smp_timer_start(me);
 	errno = e;
 }
 
@@ -408,13 +336,12 @@ static void time_finish(void)
 	struct rt_thread *T = l->thr;
 	if (g_time_mode == TIME_OFF || __atomic_exchange_n(&g_time_done, 1, __ATOMIC_ACQ_REL))
 		return;
+	if (!g_in_exe)
+		smp_stop(); /* this copy may be unmapped (dlclose) */
 	if (!T || l->state != ST_LIVE)
 		return;
-	if (g_time_mode == TIME_SAMPLED && T->timer >= 0) {
-		rt_time_hold = 1;
-		fence();
-		time_charge(T, 1);
-	}
+	if (smp_retire(T))
+		time_charge(T);
 	if (g_time_mode == TIME_EXACT) {
 		double oin, oout;
 		u64 now = time_tick();
@@ -462,18 +389,13 @@ static void time_write_sampled(struct out *o, const u32 *ids)
 {
 	struct rt_thread *T;
 	struct rt_node *n;
-	struct sigaction sa;
-	const char *sig = "SIGURG";
+	struct sbuf b;
 	u32 i, k;
-	if (g_time_sig < 0)
-		sig = "busy";
-	else if (sigaction(TIME_SIGNAL, NULL, &sa) == 0 && sa.sa_sigaction != time_on_signal)
-		sig = "replaced";
 	out_meta(o, "time_mode", "sampled", 0);
 	out_meta(o, "time_clock", "thread_cputime", 0);
-	out_meta(o, "time_signal", sig, 0);
-	out_meta(o, "time_period_ns", NULL, TIME_PERIOD_NS);
-	out_meta(o, "time_samples", NULL, __atomic_load_n(&g_time_samples, __ATOMIC_RELAXED));
+	out_meta(o, "time_sampler", smp_describe(&b), 0);
+	out_meta(o, "time_period_ns", NULL, SMP_PERIOD_NS);
+	out_meta(o, "time_samples", NULL, __atomic_load_n(&g_smp.samples, __ATOMIC_RELAXED));
 	for (T = g_threads; T; T = T->next) {
 		EACH_NODE(T, i, n, k) {
 			u64 v = __atomic_load_n(&n->time, __ATOMIC_RELAXED);

@@ -640,15 +640,16 @@ static inline __attribute__((always_inline)) void vm_free_in(struct vm_thread *v
 static inline __attribute__((always_inline)) void vm_alloc(u64 n) { vm_alloc_in(rt_local.vm, n); }
 static inline __attribute__((always_inline)) void vm_free(u64 n) { vm_free_in(rt_local.vm, n); }
 
-/* A sample of the timing signal: every tick_every-th asks for a point at
-   the next allocation or free. Async-signal-safe. */
-static void vm_tick(void)
+/* A sample of sampled time, for thread v (the sampler thread: no TLS,
+   no libc): every tick_every-th asks for a point at v's next allocation
+   or free. */
+static void vm_tick(struct vm_thread *v)
 {
 	u32 t = __atomic_add_fetch(&g_vm.ticks, 1, __ATOMIC_RELAXED);
 	u32 every = __atomic_load_n(&g_vm.tick_every, __ATOMIC_RELAXED);
 	if (every && t % every == 0) {
 		__atomic_store_n(&g_vm.due, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&rt_local.vm->lo_rel, VM_NEVER, __ATOMIC_RELAXED); /* this thread's: its next free */
+		__atomic_store_n(&v->lo_rel, VM_NEVER, __ATOMIC_RELAXED); /* its next free */
 	}
 }
 

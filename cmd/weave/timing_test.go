@@ -575,3 +575,80 @@ func BenchmarkTimingFib(b *testing.B) {
 		b.ReportMetric(float64(best["plain"].Microseconds())/1000, "plain-ms")
 	}
 }
+
+// TestTimingUndisturbed: sampled time never reaches the program's threads
+// (testdata/timing/sleepers.c). One and two threads doing work in woven
+// functions between short sleeps in poll, nanosleep and epoll_wait see no
+// call cut short (EINTR), no signal handler they did not install (but the
+// crash handlers, and with WEAVE_SIGNALS=0 not those), their own SIGURG
+// and SIGUSR1 exactly as raised, glibc's one-thread flag still set, and
+// one task that is not theirs: the sampler, "weave-sample" (the control
+// channel off). The work's self-time shares are 1:2:3 within 5 points,
+// as in TestTimingShares, and the calls are exact mode's.
+func TestTimingUndisturbed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exe := timingBuild(t, dir, "sleepers")
+	crash := " 4 6 7 8 11" // SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: the runtime's crash handlers
+	for _, threads := range []string{"1", "2"} {
+		env := []string{"WEAVE_CONTROL=0", "WEAVE_SUMMARY=0"}
+		var errs []string
+		calls := map[string]map[string]uint64{}
+		for attempt := 0; attempt < 5; attempt++ {
+			errs = nil
+			for _, mode := range []string{"sampled", "exact"} {
+				prof := filepath.Join(dir, fmt.Sprintf("%s.%s.%d.prof", threads, mode, attempt))
+				signals := "WEAVE_SIGNALS=" + map[string]string{"sampled": "1", "exact": "0"}[mode]
+				r := mustRun(t, dir, append(env, "WEAVE_TIME="+mode, "WEAVE_OUT="+prof, signals), exe, threads, "8", "8")
+				foreign := map[string]string{"sampled": crash, "exact": ""}[mode]
+				want := fmt.Sprintf("single 1\ntasks %s: weave-sample\neintr 0\nurg 1 usr1 1\nforeign:%s\n", threads, foreign)
+				if mode == "exact" {
+					want = strings.Replace(want, " weave-sample", "", 1) // no sampler
+				}
+				if r.stdout != want {
+					t.Fatalf("%s, %s threads: output\n%s\nwant\n%s", mode, threads, r.stdout, want)
+				}
+				rep := timingReportOf(t, prof)
+				calls[mode] = map[string]uint64{}
+				for _, name := range []string{"main", "worker", "naps", "work1", "work2", "work3"} {
+					calls[mode][name] = rep.fn(t, name).Calls
+				}
+				if mode == "sampled" {
+					errs = checkShares(t, rep)
+				}
+			}
+			for name, n := range calls["sampled"] {
+				if n != calls["exact"][name] || n == 0 {
+					t.Errorf("%s threads: %s called %d times sampled, %d exact", threads, name, n, calls["exact"][name])
+				}
+			}
+			if len(errs) == 0 {
+				break
+			}
+			t.Logf("%s threads, attempt %d: %s", threads, attempt, strings.Join(errs, "; "))
+		}
+		if len(errs) > 0 {
+			t.Errorf("%s threads: %s", threads, strings.Join(errs, "\n"))
+		}
+	}
+}
+
+// TestTimingUnloaded: an unwoven program whose woven library (whose copy
+// of the runtime is then the active one) is unloaded while the program
+// goes on using CPU: the library's sampler is gone before its code is
+// (testdata/timing/unloaded.c), and the library's time was sampled.
+func TestTimingUnloaded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src, _ := filepath.Abs("../../testdata/timing/unloaded.c")
+	lib, exe, prof := filepath.Join(dir, "libw.so"), filepath.Join(dir, "unloaded"), filepath.Join(dir, "u.prof")
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "--frames=all", "-shared", "-fPIC", "-O2", "-DLIB", src, "-o", lib)
+	mustRun(t, dir, nil, "gcc", "-O2", src, "-o", exe, "-ldl")
+	r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TIME=sampled", "WEAVE_SUMMARY=0"}, exe, lib)
+	if r.stdout != "ok\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	if w := timingReportOf(t, prof).fn(t, "lib_work"); w.SelfNS == 0 {
+		t.Errorf("lib_work: %+v", w)
+	}
+}

@@ -1,9 +1,8 @@
-/* Sampled timing and a program that uses SIGURG itself. "late" (default):
-   main installs a SIGURG handler, which from then on also gets the
-   runtime's timer signals (a documented limitation), and the profile says
-   the signal was replaced. URG_EARLY=1: a constructor that runs before the
-   runtime's installs it; the runtime then leaves SIGURG alone, arms no
-   timers, and the program's handler gets only the one raise(): it prints 1. */
+/* Sampled timing and a program that uses SIGURG itself: main installs a
+   SIGURG handler (URG_EARLY=1: a constructor that runs before the
+   runtime's does), raises it once and does work. The runtime's sampling
+   signals go to its own thread: the handler gets the one raise() only,
+   and the program prints 1. */
 #include "woven.h"
 #include <signal.h>
 #include <stdio.h>

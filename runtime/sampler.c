@@ -1,0 +1,415 @@
+//go:build ignore
+
+/* sampler.c: sampled time's sampler, a thread of the runtime's own
+   ("weave-sample"), so that no thread of the program ever takes a signal
+   or runs a handler for it.
+
+   Each program thread the runtime sets up gets a POSIX timer on its own
+   CPU clock (timing.c, smp_timer_start) whose expiries, every
+   SMP_PERIOD_NS of that thread's CPU time, queue a signal to the sampler
+   (SIGEV_THREAD_ID): to the sampler only, never to a thread of the
+   program. The sampler waits for them in rt_sigtimedwait with every
+   signal blocked; for each it reads that thread's CPU clock and charges
+   the time since its last reading to the node the thread is in (its cur,
+   read from its TLS), and does the heap timeline's tick (vm_tick). A
+   thread that does not run uses no CPU, so its timer never expires: an
+   idle process wakes the sampler never, a busy one once per ms of CPU of
+   each running thread (the kernel checks CPU timers at its ticks), with
+   the sample taken while the thread still runs where it ran.
+
+   Why a timer and not a polling loop that reads every thread's clock
+   each period: a loop wakes an idle process, or backs off and then
+   charges a burst of work that came after a quiet spell to wherever the
+   thread is when the loop next wakes (a server's request handler to its
+   event loop).
+
+   The thread. On x86-64 and aarch64 it is a raw clone (CLONE_THREAD, as
+   leakpar.c's helpers), with a stack mapped here, so that the C library
+   does not know of it: the process stays single-threaded for glibc (its
+   stdio and malloc keep their one-thread fast paths), nothing is
+   allocated (valgrind sees no calloc for its TLS), no program hook
+   runs. It shares the creating thread's TLS pointer and must never write
+   TLS: every system call is inline (smp_sys: errno untouched), no libc
+   call, no stack protector (its canary is read through the TLS pointer,
+   which a fork child's forking thread may free). Under a sanitizer, whose
+   instrumentation keeps per-thread state in TLS, and on other
+   architectures, it is a pthread instead (then glibc sees two threads,
+   and a ThreadSanitizer fork child, where TSan forbids a thread, has
+   none). No sampler (M time_sampler none) under a seccomp filter (a
+   clone may kill the process rather than fail: leakpar.c), when no
+   profile is written (WEAVE_OUT=, or a secure process), or when no
+   signal is free; the tail charges (timing.c) still give each thread its
+   exact CPU time, to the node it ends in.
+
+   Its signal: the first real-time signal from SIGRTMAX - 1 down whose
+   disposition is SIG_DFL at start-up. The program never sees it: the
+   timers queue it to the sampler, which blocks it (a blocked signal is
+   queued whatever the disposition, and never kills). A process-directed
+   signal of that number (kill, sigqueue: the program's own, with the
+   signal blocked in its main thread) could reach the sampler while it
+   waits: it is not one of its timers', so the sampler sends it to the
+   process again (kill) and stops sampling for good (M time_sampler
+   stopped), so that the program gets all the later ones.
+
+   Hand-off with the owner: a sample charges T's node and T->cpu_last
+   only while it holds T->samp (SMP_FREE -> SMP_BUSY by CAS); the owner
+   takes it for good at thread exit or at exit (smp_retire: SMP_DEAD,
+   waiting on a futex if a sample is under way), then charges its own
+   tail. So no interval of CPU time is charged twice, and the sampler
+   never reads a TLS block that its thread has released. T records are
+   never freed; the sampler finds them by T->num in g_smp.slot.
+
+   fork: the child has no sampler and no timers (neither is inherited);
+   timing.c's fork hook starts a new sampler on the same stack (the
+   parent's sampler does not exist in the child) and a timer for the
+   forking thread. exec: gone with the other threads. A copy of the
+   runtime in a shared object ends its sampler at its final profile
+   (smp_stop), before a dlclose can unmap the sampler's code. */
+
+#include "internal.h"
+
+#include <linux/futex.h>
+#include <sys/prctl.h>
+
+#define SMP_PERIOD_NS 1000000u
+#define SMP_STACK (64u << 10)
+#define SMP_SLOTS (1u << 20) /* threads a process sets up in its life that are sampled */
+
+#if (defined(__x86_64__) || defined(__aarch64__)) && RT_INTERPOSE
+#define SMP_RAW 1
+#else
+#define SMP_RAW 0
+#endif
+
+/* ThreadSanitizer refuses a thread started in the child of a
+   multi-threaded fork (control.c): no sampler there. */
+#if defined(__SANITIZE_THREAD__)
+#define SMP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SMP_TSAN 1
+#endif
+#endif
+#ifndef SMP_TSAN
+#define SMP_TSAN 0
+#endif
+
+#if defined(__has_attribute)
+#if __has_attribute(no_stack_protector)
+#define SMP_NO_SSP __attribute__((no_stack_protector))
+#endif
+#endif
+#ifndef SMP_NO_SSP
+#if defined(__GNUC__) && !defined(__clang__)
+#define SMP_NO_SSP __attribute__((optimize("no-stack-protector")))
+#else
+#define SMP_NO_SSP
+#endif
+#endif
+
+/* A system call that never writes errno (the raw thread's TLS is its
+   creator's); returns -errno on failure. */
+#if SMP_RAW && defined(__x86_64__)
+static inline __attribute__((always_inline)) long smp_sys(long n, long a, long b, long c, long d)
+{
+	long r;
+	register long r10 __asm__("r10") = d;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+	return r;
+}
+#elif SMP_RAW
+static inline __attribute__((always_inline)) long smp_sys(long n, long a, long b, long c, long d)
+{
+	register long x8 __asm__("x8") = n, x0 __asm__("x0") = a, x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c, x3 __asm__("x3") = d;
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+	return x0;
+}
+#else
+static long smp_sys(long n, long a, long b, long c, long d)
+{
+	long r = syscall(n, a, b, c, d);
+	return r == -1 ? -errno : r;
+}
+#endif
+
+enum { SMP_FREE, SMP_BUSY, SMP_WAIT, SMP_DEAD }; /* T->samp */
+enum { SMP_NONE, SMP_RUNNING, SMP_STOPPED, SMP_ENDED }; /* g_smp.state */
+
+/* The sampler: state, signal (and g_smp_tid) written by smp_start (one thread:
+   the first set-up, or a fork child), state by the sampler when it stops
+   (atomic); slot[T->num] = T published with release by T's owner. */
+static struct {
+	int state, sig;
+	const char *why; /* SMP_NONE: why */
+	char *stack;     /* SMP_STACK bytes, kept for a fork child's sampler */
+	struct rt_thread **slot;
+	u64 samples;     /* atomic */
+	int park;        /* a stopped sampler waits on it for ever */
+	int quit, alive; /* smp_stop: atomic; alive is the sampler's tid until it exits */
+} g_smp = {.why = "not started"};
+
+static u64 clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+/* Thread t's CPU clock (CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD). */
+static inline long smp_clock(int tid)
+{
+	return (long)(((unsigned)~tid << 3) | 6);
+}
+
+/* A timer's signal: charges thread T's CPU time since its last reading
+   to the node it is in now. */
+SMP_NO_SSP static void smp_charge(struct rt_thread *T)
+{
+	struct __weave_thread *t;
+	struct timespec ts;
+	int s = SMP_FREE;
+	if (!__atomic_compare_exchange_n(&T->samp, &s, SMP_BUSY, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return; /* its owner took it over (exit) */
+	t = __atomic_load_n(&T->tls, __ATOMIC_ACQUIRE);
+	if (t && smp_sys(SYS_clock_gettime, smp_clock(T->tid), (long)&ts, 0, 0) == 0) {
+		u64 now = (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+		struct rt_node *n = (struct rt_node *)(void *)__atomic_load_n(&t->cur, __ATOMIC_RELAXED);
+		if (now > T->cpu_last) {
+			if (n != &rt_boot)
+				__atomic_fetch_add(&n->time, now - T->cpu_last, __ATOMIC_RELAXED);
+			T->cpu_last = now;
+		}
+		__atomic_fetch_add(&g_smp.samples, 1, __ATOMIC_RELAXED);
+		vm_tick(T->vm);
+	}
+	if (__atomic_exchange_n(&T->samp, SMP_FREE, __ATOMIC_ACQ_REL) == SMP_WAIT)
+		smp_sys(SYS_futex, (long)&T->samp, FUTEX_WAKE_PRIVATE, 1, 0);
+}
+
+/* A signal the sampler took: a sample (1), or not one of its timers' (0). */
+SMP_NO_SSP static int smp_one(const siginfo_t *si)
+{
+	struct rt_thread *T;
+	u32 k = (u32)si->si_value.sival_int;
+	if (si->si_code != SI_TIMER || k >= SMP_SLOTS || !(T = __atomic_load_n(&g_smp.slot[k], __ATOMIC_ACQUIRE)))
+		return 0;
+	/* Another timer id: T's timer was deleted at its exit, with a signal
+	   still queued (the sampler ignores it). */
+	if (__atomic_load_n(&T->timer, __ATOMIC_RELAXED) == si->si_timerid)
+		smp_charge(T);
+	return 1;
+}
+
+SMP_NO_SSP static int smp_main(void *arg)
+{
+	u64 set = 1ull << (g_smp.sig - 1);
+	siginfo_t si;
+	(void)arg;
+	smp_sys(SYS_prctl, PR_SET_NAME, (long)"weave-sample", 0, 0);
+	for (;;) {
+		long r = smp_sys(SYS_rt_sigtimedwait, (long)&set, (long)&si, 0, 8);
+		if (__atomic_load_n(&g_smp.quit, __ATOMIC_ACQUIRE))
+			return 0;
+		if (r != g_smp.sig || smp_one(&si))
+			continue;
+		/* The program's own signal: give it back, and take no more. */
+		__atomic_store_n(&g_smp.state, SMP_STOPPED, __ATOMIC_RELEASE);
+		smp_sys(SYS_kill, g_pid, g_smp.sig, 0, 0);
+		for (;;)
+			smp_sys(SYS_futex, (long)&g_smp.park, FUTEX_WAIT_PRIVATE, 0, 0);
+	}
+	return 0;
+}
+
+#if !SMP_RAW
+static void *smp_main_pthread(void *arg)
+{
+	__atomic_store_n((int *)arg, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	smp_main(NULL);
+	__atomic_store_n(&g_smp.alive, 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &g_smp.alive, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	return NULL;
+}
+#endif
+
+/* The signal for the timers: see the top. 0 if none is free. */
+static int smp_signal(void)
+{
+	struct sigaction old;
+	int s;
+	for (s = SIGRTMAX - 1; s > SIGRTMIN; s--)
+		if (sigaction(s, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			return s;
+	return 0;
+}
+
+/* Starts the sampler thread (sampled mode: time_global_init, and in a fork
+   child: forked). Every signal blocked in it: it inherits the mask. */
+static void smp_start(int forked)
+{
+	u64 all = ~(u64)0, old;
+	long r = -1;
+	(void)forked;
+	g_smp.state = SMP_NONE;
+	g_smp.quit = g_smp.alive = 0;
+	__atomic_store_n(&g_smp_tid, 0, __ATOMIC_RELEASE);
+	if (g_cfg_out_set && !g_cfg_out[0]) {
+		g_smp.why = "no profile";
+		return;
+	}
+	if (rt_status_number("\nSeccomp:", 10, 1) != 0) {
+		g_smp.why = "seccomp";
+		return;
+	}
+	if (!g_smp.sig && !(g_smp.sig = smp_signal())) {
+		g_smp.why = "no free signal";
+		return;
+	}
+	if (!g_smp.slot)
+		g_smp.slot = mmap(NULL, SMP_SLOTS * sizeof *g_smp.slot, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (g_smp.slot == MAP_FAILED)
+		g_smp.slot = NULL;
+	if (SMP_RAW && !g_smp.stack)
+		g_smp.stack = mmap(NULL, SMP_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (!g_smp.slot || g_smp.stack == MAP_FAILED) {
+		g_smp.why = "out of memory";
+		g_smp.stack = NULL;
+		return;
+	}
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all) != 0) {
+		g_smp.why = "sigprocmask";
+		return;
+	}
+#if SMP_RAW
+	/* The kernel clears alive when it has exited (CLONE_CHILD_CLEARTID). */
+	r = clone(smp_main, g_smp.stack + SMP_STACK,
+		  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_PARENT_SETTID |
+			  CLONE_CHILD_CLEARTID,
+		  NULL, &g_smp.alive, NULL, &g_smp.alive);
+#else
+	{
+		pthread_attr_t a;
+		pthread_t th;
+		static int tid;
+		tid = 0;
+		if (!(forked && SMP_TSAN) && pthread_attr_init(&a) == 0) {
+			pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+			pthread_attr_setstacksize(&a, 256u << 10);
+			if (pthread_create(&th, &a, smp_main_pthread, &tid) == 0)
+				while (!(r = __atomic_load_n(&tid, __ATOMIC_ACQUIRE))) /* its tid, for the timers */
+					sched_yield();
+			pthread_attr_destroy(&a);
+		}
+	}
+#endif
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
+	if (r <= 0) {
+		g_smp.why = "no thread";
+		return;
+	}
+	if (!SMP_RAW)
+		__atomic_store_n(&g_smp.alive, (int)r, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_smp_tid, (int)r, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_smp.state, SMP_RUNNING, __ATOMIC_RELEASE);
+}
+
+/* Ends the sampler and waits until it has exited: the final profile of
+   a copy of the runtime in a shared object, which a dlclose may unmap
+   (the sampler's code with it) while the program goes on. Samples stop
+   there; a timer's later signals find no thread and are dropped. */
+static void smp_stop(void)
+{
+	int tid = __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE), a;
+	if (!tid || __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) != SMP_RUNNING)
+		return;
+	__atomic_store_n(&g_smp.quit, 1, __ATOMIC_RELEASE);
+	syscall(SYS_tgkill, g_pid, tid, g_smp.sig);
+	while ((a = __atomic_load_n(&g_smp.alive, __ATOMIC_ACQUIRE)) != 0)
+		syscall(SYS_futex, &g_smp.alive, FUTEX_WAIT_PRIVATE, a, NULL, NULL, 0);
+	__atomic_store_n(&g_smp.state, SMP_ENDED, __ATOMIC_RELEASE);
+}
+
+/* Deletes T's timer (owner). A signal still queued from it is ignored
+   (smp_one); T->timer keeps the id so that it is recognised. */
+static void smp_timer_stop(struct rt_thread *T)
+{
+	if (T->timer >= 0)
+		syscall(SYS_timer_delete, T->timer);
+}
+
+/* Starts T's CPU-clock timer, whose signals go to the sampler (owner
+   thread, at set-up or in a fork child). T->samp is SMP_FREE: the tail
+   charge comes at exit (smp_retire) whether or not there is a timer. */
+static void smp_timer_start(struct rt_thread *T)
+{
+	struct {
+		union sigval value;
+		int signo, notify, tid, pad[12];
+	} ev;
+	struct itimerspec its;
+	T->cpu_last = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	T->timer = -1;
+	__atomic_store_n(&T->samp, SMP_FREE, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) != SMP_RUNNING || T->num >= SMP_SLOTS)
+		return;
+	memset(&ev, 0, sizeof ev);
+	ev.value.sival_int = (int)T->num;
+	ev.signo = g_smp.sig;
+	ev.notify = SIGEV_THREAD_ID;
+	ev.tid = g_smp_tid;
+	if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &T->timer) != 0) {
+		T->timer = -1;
+		return;
+	}
+	__atomic_store_n(&g_smp.slot[T->num], T, __ATOMIC_RELEASE); /* T's fields before */
+	its.it_interval.tv_sec = its.it_value.tv_sec = 0;
+	its.it_interval.tv_nsec = its.it_value.tv_nsec = SMP_PERIOD_NS;
+	if (syscall(SYS_timer_settime, T->timer, 0, &its, NULL) != 0)
+		smp_timer_stop(T);
+}
+
+/* Takes T's sampling over for good (owner, at thread exit or exit):
+   returns 1 if this call took it (the caller charges the tail), 0 if it
+   was taken before. */
+static int smp_retire(struct rt_thread *T)
+{
+	for (;;) {
+		int s = __atomic_load_n(&T->samp, __ATOMIC_ACQUIRE);
+		if (s == SMP_DEAD)
+			return 0;
+		if (s == SMP_FREE && __atomic_compare_exchange_n(&T->samp, &s, SMP_DEAD, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return 1;
+		if (s == SMP_BUSY)
+			__atomic_compare_exchange_n(&T->samp, &s, SMP_WAIT, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+		else if (s == SMP_WAIT)
+			syscall(SYS_futex, &T->samp, FUTEX_WAIT_PRIVATE, SMP_WAIT, NULL, NULL, 0);
+	}
+}
+
+/* The sampler's memory, for the leak scan's exclusions (no pointers of
+   the program's). */
+static void smp_exclude(void (*f)(const void *p, u64 n))
+{
+	if (g_smp.stack)
+		f(g_smp.stack, SMP_STACK);
+	if (g_smp.slot)
+		f(g_smp.slot, SMP_SLOTS * sizeof *g_smp.slot);
+}
+
+/* M time_sampler: "thread" (sampling), "stopped" (it took a signal of the
+   program's: no samples after), "none <why>". */
+static const char *smp_describe(struct sbuf *b)
+{
+	int s = __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE);
+	b->n = 0;
+	if (s == SMP_RUNNING || s == SMP_ENDED)
+		return "thread";
+	if (s == SMP_STOPPED)
+		return "stopped";
+	sb_str(b, "none ");
+	sb_str(b, g_smp.why);
+	return b->s;
+}
