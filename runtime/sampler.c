@@ -229,7 +229,7 @@ static void *smp_main_pthread(void *arg)
 	__atomic_store_n((int *)arg, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	smp_main(NULL);
 	__atomic_store_n(&g_smp.alive, 0, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &g_smp.alive, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, &g_smp.alive, FUTEX_WAKE, 1, NULL, NULL, 0);
 	return NULL;
 }
 #endif
@@ -260,7 +260,7 @@ static void smp_start(int forked)
 		return;
 	}
 	if (rt_status_number("\nSeccomp:", 10, 1) != 0) {
-		g_smp.why = "seccomp";
+		g_smp.why = "seccomp"; /* or /proc unreadable: no clone either way */
 		return;
 	}
 	if (!g_smp.sig && !(g_smp.sig = smp_signal())) {
@@ -322,13 +322,17 @@ static void smp_start(int forked)
    there; a timer's later signals find no thread and are dropped. */
 static void smp_stop(void)
 {
-	int tid = __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE), a;
+	int tid = __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE), a, n = 0;
+	struct timespec ts = {0, 10000000};
 	if (!tid || __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) != SMP_RUNNING)
 		return;
 	__atomic_store_n(&g_smp.quit, 1, __ATOMIC_RELEASE);
 	syscall(SYS_tgkill, g_pid, tid, g_smp.sig);
-	while ((a = __atomic_load_n(&g_smp.alive, __ATOMIC_ACQUIRE)) != 0)
-		syscall(SYS_futex, &g_smp.alive, FUTEX_WAIT_PRIVATE, a, NULL, NULL, 0);
+	/* Not FUTEX_WAIT_PRIVATE: the kernel's wake at the thread's exit is a
+	   shared one. At most a second: a sampler held stopped (a debugger)
+	   must not hang the exit. */
+	while ((a = __atomic_load_n(&g_smp.alive, __ATOMIC_ACQUIRE)) != 0 && n++ < 100)
+		syscall(SYS_futex, &g_smp.alive, FUTEX_WAIT, a, &ts, NULL, 0);
 	__atomic_store_n(&g_smp.state, SMP_ENDED, __ATOMIC_RELEASE);
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -143,21 +144,28 @@ func noChannel(pid int, path string) error {
 	return fmt.Errorf("process %d has no control channel (no socket at %s, no weave-ctl thread): a secure (setuid) process, one whose runtime predates the control thread, or one that could not use %s", pid, path, filepath.Dir(path))
 }
 
-// threads returns pid's number of threads, or 0 if unknown.
+// threads returns pid's number of threads but the sampler (weave-sample,
+// sampled time's), or 0 if unknown.
 func threads(pid int) int {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
-	return len(tasks)
+	return len(Tasks(pid, "weave-sample"))
 }
 
 // hasCtlThread reports whether pid has a thread named weave-ctl.
 func hasCtlThread(pid int) bool {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/comm", pid))
-	for _, c := range tasks {
-		if b, err := os.ReadFile(c); err == nil && strings.TrimSpace(string(b)) == "weave-ctl" {
-			return true
+	return len(Tasks(pid)) > len(Tasks(pid, "weave-ctl"))
+}
+
+// Tasks returns the names of pid's threads (/proc/PID/task/*/comm) but
+// those named in except.
+func Tasks(pid int, except ...string) []string {
+	comms, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/comm", pid))
+	var names []string
+	for _, c := range comms {
+		if b, err := os.ReadFile(c); err == nil && !slices.Contains(except, strings.TrimSpace(string(b))) {
+			names = append(names, strings.TrimSpace(string(b)))
 		}
 	}
-	return false
+	return names
 }
 
 // Request sends req ("trace PATTERNS", "off", "snapshot" or "mark LABEL")

@@ -300,7 +300,7 @@ func TestControlRefusals(t *testing.T) {
 
 	w = startBlocked(t, dir, []string{"WEAVE_CONTROL=0", "WEAVE_SUMMARY=0"}, woven, "read", "0", "1")
 	pid = w.cmd.Process.Pid
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	tasks := tracepoints.Tasks(pid, "weave-sample") // sampled time's thread
 	_, serr := os.Stat(tracepoints.Socket(controlDir(t), pid))
 	r := run(t, dir, nil, weaveBin, "snapshot", strconv.Itoa(pid))
 	got = w.finish(1)
@@ -398,7 +398,7 @@ func TestControlAuto(t *testing.T) {
 	want := startBlocked(t, dir, nil, plain, "read", "0", "1").finish(1)
 	w := startBlocked(t, dir, env, woven, "read", "0", "1")
 	pid := w.cmd.Process.Pid
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	tasks := tracepoints.Tasks(pid, "weave-sample") // sampled time's thread
 	_, serr := os.Stat(tracepoints.Socket(controlDir(t), pid))
 	r := run(t, dir, nil, weaveBin, "snapshot", strconv.Itoa(pid))
 	got := w.finish(1)
