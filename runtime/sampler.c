@@ -272,6 +272,8 @@ static void smp_start(int forked)
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (g_smp.slot == MAP_FAILED)
 		g_smp.slot = NULL;
+	else if (g_smp.slot)
+		rt_small_pages(g_smp.slot, SMP_SLOTS * sizeof *g_smp.slot); /* one page per 512 threads, not 2 MiB */
 	if (SMP_RAW && !g_smp.stack)
 		g_smp.stack = mmap(NULL, SMP_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (!g_smp.slot || g_smp.stack == MAP_FAILED) {

@@ -35,9 +35,11 @@
        happened since the last one. A point reads statm (three system
        calls) only if the last read is VM_STATM_NS old, else its VM size and
        RSS are -1 (not read).
-   The timer (vm_tick) asks for its point by setting due and lo_rel, so it
-   is taken at the next free (or the next allocation past hi): the signal
-   handler never writes x, whose load and store it may interrupt.
+   The sampler (vm_tick, sampled time's thread: runtime/sampler.c) asks
+   for its point by setting due and the sampled thread's lo_rel, so it is
+   taken by that thread at its next free (or its next allocation past
+   hi): the sampler never writes x, which the thread updates without a
+   lock.
    Once a second thread is set up (vm_multi), each thread works on credit
    reserved in g_vm.bytes, with the same fast paths on its own record
    (vmthreads.c).
@@ -55,7 +57,7 @@
    set; lock order: g_lock, then g_vm.lock). Thresholds read outside the
    lock (lo_rel, tl_hi, tl_lo, snap_next, stamp_next, due) are relaxed
    atomics (lo_rel a plain load on the fast path), written by the lock
-   holder (lo_rel and due by the signal handler too): a stale value costs
+   holder (lo_rel and due by the sampler too): a stale value costs
    a slow-path call or a point late.
 
    Test hook: WEAVE_PROC (ignored in a setuid program) names the directory
