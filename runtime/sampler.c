@@ -245,6 +245,26 @@ static int smp_signal(void)
 	return 0;
 }
 
+/* Names the sampler "weave-sample" from here, so that the name is there
+   as soon as the thread is (it names itself too, when it first runs:
+   /proc may be missing). errno kept. */
+static void smp_name(int tid)
+{
+	static const char name[] = "weave-sample";
+	struct sbuf p = {.n = 0};
+	int e = errno, fd;
+	sb_str(&p, "/proc/self/task/");
+	sb_u64(&p, (u64)tid);
+	sb_str(&p, "/comm");
+	fd = open(p.s, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t w = write(fd, name, sizeof name - 1); /* failed: it names itself */
+		(void)w;
+		close(fd);
+	}
+	errno = e;
+}
+
 /* Starts the sampler thread (sampled mode: time_global_init, and in a fork
    child: forked). Every signal blocked in it: it inherits the mask. */
 static void smp_start(int forked)
@@ -314,6 +334,7 @@ static void smp_start(int forked)
 	}
 	if (!SMP_RAW)
 		__atomic_store_n(&g_smp.alive, (int)r, __ATOMIC_RELEASE);
+	smp_name((int)r);
 	__atomic_store_n(&g_smp_tid, (int)r, __ATOMIC_RELEASE);
 	__atomic_store_n(&g_smp.state, SMP_RUNNING, __ATOMIC_RELEASE);
 }
