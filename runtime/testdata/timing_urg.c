@@ -2,12 +2,20 @@
    SIGURG handler (URG_EARLY=1: a constructor that runs before the
    runtime's does), raises it once and does work. The runtime's sampling
    signals go to its own thread: the handler gets the one raise() only,
-   and the program prints 1. */
+   and the program prints 1.
+   URG_STEAL=1: the program sends itself, process-wide, the signal the
+   sampler's timers use (the highest real-time one but one here), blocked
+   in its only thread, and takes it with sigtimedwait. The sampler may
+   take it first (it waits for that signal): it must send it back, so the
+   program gets it all the same, and stop sampling. Prints 1 when the
+   program got its signal, from itself. */
 #include "woven.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 FN(main);
 FN(work);
@@ -50,9 +58,30 @@ static void work(void)
 	sink = x;
 }
 
+static int steal(void)
+{
+	int sig = SIGRTMAX - 1;
+	struct timespec ts = {5, 0}, nap = {0, 50000000};
+	sigset_t set;
+	siginfo_t si;
+	int r;
+	work();
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	kill(getpid(), sig);
+	nanosleep(&nap, NULL); /* the sampler, waiting, most likely takes it first */
+	r = sigtimedwait(&set, &si, &ts);
+	work();
+	printf("%d\n", r == sig && si.si_pid == getpid());
+	return 0;
+}
+
 int main(void)
 {
 	ENTER(main);
+	if (getenv("URG_STEAL"))
+		return steal();
 	if (!getenv("URG_EARLY"))
 		install();
 	raise(SIGURG);
