@@ -157,11 +157,12 @@ package profile
 //	                                      measured time, nothing subtracted.
 //	                          time_sampler sampled: "thread" (the
 //	                                      runtime's sampler thread took the
-//	                                      samples), "stopped" (it took a
-//	                                      signal of the program's: no
-//	                                      samples after) or "none REASON"
-//	                                      (no samples: each thread's time
-//	                                      is charged where it ended).
+//	                                      samples), "stopped REASON" (no
+//	                                      samples after: "signal", it took
+//	                                      one of the program's; "error")
+//	                                      or "none REASON" (no samples:
+//	                                      each thread's time is charged
+//	                                      where it ended).
 //	                          time_signal sampled, older runtimes (a
 //	                                      handler in the program's threads):
 //	                                      "SIGURG", "busy" (no samples) or

@@ -108,8 +108,9 @@ func textTimeSummary(w *bufio.Writer, r *Report) {
 			plural(int(tm.Samples), "sample"))
 	}
 	switch {
-	case tm.Sampler == "stopped":
-		fmt.Fprintln(w, "WARNING: the sampler took a signal of the program's: samples stopped there (see docs/timing.md)")
+	case strings.HasPrefix(tm.Sampler, "stopped"):
+		fmt.Fprintf(w, "WARNING: the sampler stopped (%s): no samples after, each thread's time since charged to where it ended (see docs/timing.md)\n",
+			strings.TrimSpace(strings.TrimPrefix(tm.Sampler, "stopped")))
 	case strings.HasPrefix(tm.Sampler, "none"):
 		fmt.Fprintf(w, "WARNING: no sampler (%s): each thread's time is charged to where it ended\n", strings.TrimSpace(strings.TrimPrefix(tm.Sampler, "none")))
 	}

@@ -48,8 +48,9 @@
    signal of that number (kill, sigqueue: the program's own, with the
    signal blocked in its main thread) could reach the sampler while it
    waits: it is not one of its timers', so the sampler sends it to the
-   process again (kill) and stops sampling for good (M time_sampler
-   stopped), so that the program gets all the later ones.
+   process again (kill) and ends (M time_sampler stopped signal), so that
+   the program gets all the later ones. It ends too if its wait fails
+   (stopped error: a seccomp filter the program set since).
 
    Hand-off with the owner: a sample charges T's node and T->cpu_last
    only while it holds T->samp (SMP_FREE -> SMP_BUSY by CAS); the owner
@@ -141,11 +142,10 @@ enum { SMP_NONE, SMP_RUNNING, SMP_STOPPED, SMP_ENDED }; /* g_smp.state */
    (atomic); slot[T->num] = T published with release by T's owner. */
 static struct {
 	int state, sig;
-	const char *why; /* SMP_NONE: why */
+	const char *why; /* SMP_NONE, SMP_STOPPED: why */
 	char *stack;     /* SMP_STACK bytes, kept for a fork child's sampler */
 	struct rt_thread **slot;
 	u64 samples;     /* atomic */
-	int park;        /* a stopped sampler waits on it for ever */
 	int quit, alive; /* smp_stop: atomic; alive is the sampler's tid until it exits */
 } g_smp = {.why = "not started"};
 
@@ -212,15 +212,17 @@ SMP_NO_SSP static int smp_main(void *arg)
 		long r = smp_sys(SYS_rt_sigtimedwait, (long)&set, (long)&si, 0, 8);
 		if (__atomic_load_n(&g_smp.quit, __ATOMIC_ACQUIRE))
 			return 0;
-		if (r != g_smp.sig || smp_one(&si))
+		if (r == -EINTR || (r == g_smp.sig && smp_one(&si)))
 			continue;
-		/* The program's own signal: give it back, and take no more. */
+		/* Not a sample: the program's own signal (given back), or the
+		   wait refused (a seccomp filter set since: no busy loop).
+		   The thread ends; its timers' later signals are dropped. */
+		g_smp.why = r == g_smp.sig ? "signal" : "error";
 		__atomic_store_n(&g_smp.state, SMP_STOPPED, __ATOMIC_RELEASE);
-		smp_sys(SYS_kill, g_pid, g_smp.sig, 0, 0);
-		for (;;)
-			smp_sys(SYS_futex, (long)&g_smp.park, FUTEX_WAIT_PRIVATE, 0, 0);
+		if (r == g_smp.sig)
+			smp_sys(SYS_kill, g_pid, g_smp.sig, 0, 0);
+		return 0;
 	}
-	return 0;
 }
 
 #if !SMP_RAW
@@ -426,17 +428,16 @@ static void smp_exclude(void (*f)(const void *p, u64 n))
 		f(g_smp.slot, SMP_SLOTS * sizeof *g_smp.slot);
 }
 
-/* M time_sampler: "thread" (sampling), "stopped" (it took a signal of the
-   program's: no samples after), "none <why>". */
+/* M time_sampler: "thread" (sampling), "stopped signal" (it took a
+   signal of the program's: no samples after), "stopped error", "none
+   <why>". */
 static const char *smp_describe(struct sbuf *b)
 {
 	int s = __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE);
 	b->n = 0;
 	if (s == SMP_RUNNING || s == SMP_ENDED)
 		return "thread";
-	if (s == SMP_STOPPED)
-		return "stopped";
-	sb_str(b, "none ");
+	sb_str(b, s == SMP_STOPPED ? "stopped " : "none ");
 	sb_str(b, g_smp.why);
 	return b->s;
 }

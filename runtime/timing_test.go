@@ -205,14 +205,14 @@ func TestTimingSIGURG(t *testing.T) {
 // TestTimingStolen: a program that sends itself the sampler's signal
 // process-wide, blocked, and waits for it gets it, whether the sampler
 // took it first (then it sends it back and stops sampling: M time_sampler
-// stopped) or not.
+// stopped signal) or not.
 func TestTimingStolen(t *testing.T) {
 	t.Parallel()
 	exe := build(t, "gcc", "timing_urg")
 	for i := 0; i < 3; i++ {
 		r := run(t, exe, []string{"URG_STEAL=1"})
 		tm := readProfile(t, r.profile()).timeMeta()
-		if s := tm["time_sampler"]; r.code != 0 || r.stdout != "1\n" || s != "thread" && s != "stopped" {
+		if s := tm["time_sampler"]; r.code != 0 || r.stdout != "1\n" || s != "thread" && s != "stopped signal" {
 			t.Errorf("exit %d, output %q, metadata %v\n%s", r.code, r.stdout, tm, r.stderr)
 		}
 		t.Logf("run %d: sampler %s, %s samples", i, tm["time_sampler"], tm["time_samples"])
