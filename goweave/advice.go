@@ -20,8 +20,14 @@ func (w *weaver) pre(c *dstutil.Cursor) bool {
 		}
 		w.stack = append(w.stack, w.newFunc(w.funcName(n), n.Type.Func))
 		w.keys = append(w.keys, w.info.Defs[n.Name])
+		at := n.Name.Pos() // where the compiler reports it: the token after func
+		if n.Recv != nil {
+			at = n.Recv.Opening
+		}
+		w.inlinable(at)
 	case *ast.FuncLit:
 		w.keys = append(w.keys, n)
+		w.inlinable(n.Type.Func)
 		outer := w.prefix() + ".init"
 		if len(w.stack) > 0 {
 			outer = w.funcs[w.stack[len(w.stack)-1]].name
@@ -34,6 +40,15 @@ func (w *weaver) pre(c *dstutil.Cursor) bool {
 		w.stack = append(w.stack, w.newFunc(outer+sep+strconv.Itoa(w.closures[outer]), n.Type.Func))
 	}
 	return true
+}
+
+// inlinable marks the function being entered as one the plain build
+// inlines when the compiler reported it at p.
+func (w *weaver) inlinable(p token.Pos) {
+	pos := w.pos(p)
+	if w.opt.Inlinable[Pos{pos.Filename, pos.Line, pos.Column}] {
+		w.graph.node(w.funcKey()).inlinable = true
+	}
 }
 
 // lowLevel reports whether a function carries a compiler directive that

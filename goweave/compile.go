@@ -79,8 +79,8 @@ func compile(args, patterns []string, stderr io.Writer) error {
 	return run(args, os.Stdout, stderr)
 }
 
-// weaveCompile runs the compiler once with -m for the escape analysis, then
-// weaves the package's files.
+// weaveCompile runs the compiler once with -m for the escape analysis and
+// the functions it inlines, then weaves the package's files.
 func weaveCompile(args []string, t *toolArgs, files, patterns []string, cfg []byte, tmp string, stderr io.Writer) ([][]byte, error) {
 	for _, f := range files {
 		if strings.Contains(filepath.Base(f), "cgo") {
@@ -120,7 +120,7 @@ func weaveCompile(args []string, t *toolArgs, files, patterns []string, cfg []by
 		fmt.Fprintf(stderr, "weave: %s: calls woven, allocation sites not: its language version is %s (go.mod), the allocation advice needs go1.18\n", t.pkg, t.lang)
 	}
 	if escErr == nil {
-		opt.Escapes = ParseEscapes(esc, cwd)
+		opt.Escapes, opt.Inlinable = ParseEscapes(esc, cwd), ParseInlinable(esc, cwd)
 	}
 	fset := token.NewFileSet()
 	opt.Importer = gcImporter(fset, cfg)

@@ -36,6 +36,24 @@ func ParseEscapes(out []byte, dir string) map[Pos]bool {
 	return m
 }
 
+// ParseInlinable reads the compiler's -m output: the positions of the
+// functions it can inline ("can inline F"), each at the token after its
+// func keyword (a function's name, a method's receiver) or, for a
+// closure, at func.
+func ParseInlinable(out []byte, dir string) map[Pos]bool {
+	m := map[Pos]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if line := sc.Text(); strings.Contains(line, ": can inline ") {
+			if p, ok := parsePos(line, dir); ok {
+				m[p] = true
+			}
+		}
+	}
+	return m
+}
+
 // parsePos parses the "file:line:col: " that starts a compiler message.
 func parsePos(msg, dir string) (Pos, bool) {
 	i := strings.Index(msg, ": ")

@@ -42,7 +42,7 @@ func WeaveFile(name string, lineDirectives, allFrames bool) (*FileResult, error)
 		fset := token.NewFileSet()
 		opt.Importer = importer.ForCompiler(fset, "gc", nil)
 		note := ""
-		opt.Escapes, note = escapes(filepath.Dir(abs), srcs)
+		opt.Escapes, opt.Inlinable, note = escapes(filepath.Dir(abs), srcs)
 		if f, err := parser.ParseFile(fset, abs, src, parser.PackageClauseOnly); err == nil && f.Name.Name != "main" {
 			opt.ImportPath = f.Name.Name
 		}
@@ -87,8 +87,8 @@ func siblings(name string) []Source {
 }
 
 // escapes compiles the files with -gcflags=-m and returns the escape
-// analysis, or nil and why not.
-func escapes(dir string, srcs []Source) (map[Pos]bool, string) {
+// analysis and the functions the compiler can inline, or nil and why not.
+func escapes(dir string, srcs []Source) (esc, inl map[Pos]bool, note string) {
 	args := []string{"build", "-gcflags=-m", "-o", os.DevNull}
 	for _, s := range srcs {
 		args = append(args, s.Name)
@@ -97,9 +97,9 @@ func escapes(dir string, srcs []Source) (map[Pos]bool, string) {
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, "no escape analysis (go build -gcflags=-m failed): every allocation expression is counted"
+		return nil, nil, "no escape analysis (go build -gcflags=-m failed): every allocation expression is counted"
 	}
-	return ParseEscapes(out, dir), ""
+	return ParseEscapes(out, dir), ParseInlinable(out, dir), ""
 }
 
 func sizes() types.Sizes {

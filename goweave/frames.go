@@ -23,8 +23,12 @@ import (
 // only allocations are its own sites (an allocation leaf) is frameless
 // too: the runtime makes its node when one of its sites allocates. The
 // others keep their exact bodies, so the compiler inlines them as in the
-// plain build. A function a go statement runs is framed too, so that the
-// goroutines left at exit are listed by the function they run.
+// plain build. A function the plain build inlines (the compiler's -m says
+// "can inline") is frameless too, as a frameless C function: a frame's
+// defer would stop its inlining, its work is its caller's and chains skip
+// it, as gprof and perf show inlined functions. A function a go statement
+// runs is framed even so, so that the goroutines left at exit are listed
+// by the function they run.
 
 // FramesEnv names the environment variable of the frame policy (auto,
 // unit or all; unit is auto, as Go packages share no summaries).
@@ -45,11 +49,12 @@ func ParseFrames(s string) (all bool, err error) {
 // fnode is a function of the package in the call graph: a declaration
 // (keyed by its *types.Func) or a literal (by its *ast.FuncLit).
 type fnode struct {
-	sites   bool  // it has a woven allocation site
-	spawned bool  // a go statement of the package runs it
-	unknown bool  // it calls something that may allocate, whatever the package's functions do
-	callees []any // the package's functions it calls
-	entry   func(framed bool)
+	sites     bool  // it has a woven allocation site
+	spawned   bool  // a go statement of the package runs it
+	unknown   bool  // it calls something that may allocate, whatever the package's functions do
+	inlinable bool  // the plain build inlines it
+	callees   []any // the package's functions it calls
+	entry     func(framed bool)
 }
 
 // callGraph is the package's functions and their calls, built while the
@@ -92,10 +97,11 @@ func (g *callGraph) framed() map[any]bool {
 	}
 	framed := map[any]bool{}
 	for k, n := range g.nodes {
-		framed[k] = n.unknown || n.spawned
+		framed[k] = n.unknown
 		for _, c := range n.callees {
 			framed[k] = framed[k] || may[c]
 		}
+		framed[k] = framed[k] && !n.inlinable || n.spawned
 	}
 	return framed
 }

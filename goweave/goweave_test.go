@@ -103,3 +103,29 @@ func TestParseEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestInlinableFrameless: a function that calls an allocation leaf is
+// framed, but not when the compiler's -m output (ParseInlinable) says the
+// plain build can inline it; a method is found at its receiver, a closure
+// at func.
+func TestInlinableFrameless(t *testing.T) {
+	src := "package p\n\ntype T struct{ n int }\n\nfunc leaf() *T { return &T{} }\n\nfunc wrap() *T { return leaf() }\n\nfunc (t T) m() *T { return leaf() }\n\nvar f = func() *T { return leaf() }\n"
+	count := func(inl map[Pos]bool) int {
+		out, err := Package([]Source{{"/x/a.go", []byte(src)}}, Options{
+			ImportPath: "example.com/p", Importer: importer.ForCompiler(token.NewFileSet(), "gc", nil), Inlinable: inl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(out[0]), ".Enter(")
+	}
+	inl := ParseInlinable([]byte("# p\n./a.go:5:6: can inline leaf\n./a.go:7:6: can inline wrap\n./a.go:9:6: can inline T.m\n./a.go:11:9: can inline glob..func1\n"), "/x")
+	if len(inl) != 4 {
+		t.Fatalf("ParseInlinable: %v", inl)
+	}
+	if n := count(nil); n != 3 {
+		t.Errorf("%d frames, want 3 (wrap, T.m, the closure)", n)
+	}
+	if n := count(inl); n != 0 {
+		t.Errorf("%d frames, want none: all inlinable", n)
+	}
+}

@@ -39,6 +39,10 @@ type Options struct {
 	// position, true when the allocation there escapes to the heap, false
 	// when it does not. Nil: every allocation expression counts.
 	Escapes map[Pos]bool
+	// Inlinable holds the functions the compiler inlines in the plain
+	// build (ParseInlinable): under the auto policy they get no frame, so
+	// that they are inlined woven too. Nil: none.
+	Inlinable map[Pos]bool
 	// LineDirectives adds //line directives so that positions in the woven
 	// file (compiler messages, stack traces, the heap profile) are the
 	// original file's.

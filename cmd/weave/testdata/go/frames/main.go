@@ -33,7 +33,8 @@ func fib(n int) int {
 // newItem is an allocation leaf: frameless, its node made by its site.
 func newItem(i int) *item { return &item{name: "i" + strconv.Itoa(i), n: square(i)} }
 
-// wrap calls an allocation leaf: framed.
+// wrap calls an allocation leaf, and the plain build inlines it:
+// frameless, skipped by the chains.
 func wrap(i int) *item { return newItem(i) }
 
 // shape is called through an interface.
@@ -50,7 +51,8 @@ func (b *blob) area() int {
 	return len(b.buf)
 }
 
-// total calls through an interface: framed.
+// total calls through an interface, and the plain build inlines it:
+// frameless.
 func total(ss []shape) int {
 	t := 0
 	for _, s := range ss {
@@ -92,7 +94,9 @@ func sorted(xs []int) []string {
 // shout calls the standard library without callbacks: frameless.
 func shout(s string) string { return strings.ToUpper(s) + strings.Repeat("!", 2) }
 
-// apply calls a func value: framed.
+// apply calls a func value, and is not inlined: framed.
+//
+//go:noinline
 func apply(f func(int) *item, i int) *item { return f(i) }
 
 func main() {

@@ -24,8 +24,14 @@ func makeWidget(i int) *Widget {
 	return &Widget{ID: i, Size: uint64(i)}
 }
 
+// build and layer are not inlined, so that they have frames and are on
+// the chains (a function the plain build inlines is skipped, as gprof
+// and perf skip it).
+//
+//go:noinline
 func build(i int) *Widget { return makeWidget(i) }
 
+//go:noinline
 func layer(n int) {
 	for i := 0; i < n; i++ {
 		keep[i] = build(i)

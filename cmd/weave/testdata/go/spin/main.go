@@ -15,7 +15,8 @@ import (
 
 var notes []int
 
-// note allocates: the functions that call it are framed.
+// note allocates: the functions that call it are framed (spinA and spinB,
+// which are not inlined: an inlined function's time is its caller's).
 func note(x int) { notes = append(notes, x) }
 
 func spin(n int) uint64 {
@@ -26,11 +27,13 @@ func spin(n int) uint64 {
 	return h
 }
 
+//go:noinline
 func spinA(n int) uint64 {
 	note(n)
 	return spin(2 * n)
 }
 
+//go:noinline
 func spinB(n int) uint64 {
 	note(n)
 	return spin(n)
