@@ -7,7 +7,6 @@
 //	weave.h    the ABI: what woven code calls, with the inline fast enter and leave
 //	enter.c    the slow paths: set-up, stack growth, child lookup, setjmp resync
 //	cct.c      the calling-context tree: nodes, the child hash, recursion folding
-//	thread.c   per-thread set-up (root, pseudo-stack, bins) and thread exit
 //	known.c    the functions known not to allocate, for calls framed where made
 //	timed.c    the timed push and pop (exact time, function tracepoints) and their clock
 package pseudostack

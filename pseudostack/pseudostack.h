@@ -1,7 +1,7 @@
 //go:build ignore
 
 /* pseudostack.h: the pseudo-stack and calling-context tree's types and
-   what its parts (cct.c, thread.c, enter.c, known.c, timed.c) offer the
+   what its parts (cct.c, enter.c, known.c, timed.c) offer the
    rest of the runtime. The woven-code side of the same structures is
    weave.h (struct __weave_node, __weave_slot, __weave_thread); a node is
    a struct rt_node whose first member is the public struct __weave_node.
@@ -67,12 +67,6 @@ static inline u32 node_parent(const struct rt_node *n)
 static struct rt_node *node_new(struct rt_thread *T, const struct rt_node *parent, const void *key, int kind);
 static int chash_grow(struct rt_thread *T);
 static struct rt_node *child(struct rt_thread *T, struct rt_node *p, const void *key, int kind);
-
-/* pseudostack/thread.c */
-static struct rt_thread *thread_setup(struct rt_local *l);
-static inline struct rt_thread *thread_get(struct rt_local *l);
-static int stack_grow(struct rt_thread *T, struct __weave_thread *t);
-static void rt_thread_exit(void *arg);
 
 /* pseudostack/enter.c */
 static inline __attribute__((always_inline)) struct __weave_node *fn_child(struct rt_thread *T, struct __weave_node *p, const struct __weave_fn *fn);

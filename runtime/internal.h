@@ -472,6 +472,12 @@ static inline struct rt_node *node_at(u32 i)
 /* Functions the parts call across
    ------------------------------- */
 
+/* thread.c */
+static struct rt_thread *thread_setup(struct rt_local *l);
+static inline struct rt_thread *thread_get(struct rt_local *l);
+static int stack_grow(struct rt_thread *T, struct __weave_thread *t);
+static void rt_thread_exit(void *arg);
+
 /* init.c */
 static void *rt_map(wsize n);
 static void rt_small_pages(void *p, wsize n);

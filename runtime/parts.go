@@ -26,7 +26,7 @@ var parts = []part{
 	file(pseudostack.Files, "pseudostack", "pseudostack.h"), // the pseudo-stack and context tree's types, what its parts offer
 	outOfLine(pseudostack.Files, "pseudostack", "weave.h"),  // their out-of-line copies, generated
 	file(pseudostack.Files, "pseudostack", "cct.c"),         // calling-context tree: nodes, child lookup, recursion folding
-	file(pseudostack.Files, "pseudostack", "thread.c"),      // per-thread set-up (root, pseudo-stack, bins), thread exit
+	file(files, "runtime", "thread.c"),                      // a thread's set-up (its root, pseudo-stack, bins, heap and time accounts) and exit
 	file(pseudostack.Files, "pseudostack", "enter.c"),       // the slow enter, setjmp resync
 	file(pseudostack.Files, "pseudostack", "known.c"),       // the functions known not to allocate, for calls framed where made
 	file(pseudostack.Files, "pseudostack", "timed.c"),       // the timed push and pop (exact time, function tracepoints), their clock

@@ -1,7 +1,9 @@
 //go:build ignore
 
-/* thread.c: per-thread set-up (the thread's root node, pseudo-stack, bins
-   and T record) and thread exit.
+/* thread.c: a thread's set-up (its T record, root node, pseudo-stack,
+   bins, heap and time accounts) and its exit: the runtime's side of a
+   thread, which ties the pseudo-stack (pseudostack/) to the allocation
+   advice, the heap timeline (vmmap/), timing and the leak scan.
 
    Allocation before any woven function ran, or in a thread that never ran
    woven code, is charged to the thread's root (threads are set up lazily
