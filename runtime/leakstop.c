@@ -518,8 +518,15 @@ static void ls_resume(void)
 		lt_end(LT_RELEASE);
 #endif
 	if (g_ls.stop == LS_STOP_SIGNAL) {
-		__atomic_store_n(&g_ls_hold, 0, __ATOMIC_RELEASE);
-		syscall(SYS_futex, &g_ls_hold, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+		/* The executable's scan runs at an exit that ends the process:
+		   its threads stay parked until then. Released, a call the
+		   signal cut short (pause) would let one go on, even end the
+		   process first (main returning 0) before the profile is
+		   written. A library's copy (dlclose) releases them. */
+		if (!g_in_exe) {
+			__atomic_store_n(&g_ls_hold, 0, __ATOMIC_RELEASE);
+			syscall(SYS_futex, &g_ls_hold, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+		}
 		sigaction(LS_SIGNAL, &g_ls_prev, NULL);
 	}
 	g_ls.stop_ns += now_ns() - t0;

@@ -104,3 +104,47 @@ func TestLeakBlocked(t *testing.T) {
 		}
 	}, args...)
 }
+
+// TestLeakStopExitWhile: a thread calls exit(7) while main waits in
+// pause() (testdata/leaks/exitwhile.c). Not dumpable, the scan stops main
+// with its signal, which ends the pause(): main must not run on to return
+// 0 from main and end the process before the profile is written (it did:
+// exit 0, "main returns", no profile). Dumpable (ptrace here) as a check.
+func TestLeakStopExitWhile(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src := leaksSource(t, "exitwhile.c")
+	woven, plain := filepath.Join(dir, "woven"), filepath.Join(dir, "plain")
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "-g", "-o", woven, src, "-pthread")
+	mustRun(t, dir, nil, "gcc", "-O2", "-g", "-o", plain, src, "-pthread")
+	for _, mode := range []string{"nodump", "dump"} {
+		want := run(t, dir, nil, plain, mode)
+		if want.code != 7 || want.stdout != "thread exits\n" {
+			t.Fatalf("%s: the plain build: exit %d, %q, %q", mode, want.code, want.stdout, want.stderr)
+		}
+		wantStop := wantStop()
+		if mode == "nodump" {
+			wantStop = "signal"
+		}
+		for i := range 3 {
+			out := filepath.Join(dir, fmt.Sprintf("%s-%d", mode, i)) + "/"
+			r := runWithin(t, 30*time.Second, dir, []string{"WEAVE_OUT=" + out, "WEAVE_SUMMARY=0"}, woven, mode)
+			if r != want {
+				t.Errorf("%s, run %d: exit %d, stdout %q, stderr %q; plain: exit %d, %q, %q",
+					mode, i, r.code, r.stdout, r.stderr, want.code, want.stdout, want.stderr)
+			}
+			files, _ := filepath.Glob(out + "*.prof")
+			if len(files) != 1 {
+				t.Errorf("%s, run %d: %d profiles, want 1", mode, i, len(files))
+				continue
+			}
+			p, err := profile.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, _ := p.MetaValue("leak_stop"); s != wantStop {
+				t.Errorf("%s, run %d: M leak_stop %q, want %q", mode, i, s, wantStop)
+			}
+		}
+	}
+}
