@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,13 +32,15 @@ import (
 // headers' comments dropped (parse.DropSystemComments). A hit needs every
 // file to hash as it did; any change is a miss, which runs -E and writes
 // the entry again. Not stored: a unit whose files use __DATE__, __TIME__
-// or __TIMESTAMP__, or one of whose files changed less than two seconds
+// or __TIMESTAMP__, or whose own (not system) files probe with
+// __has_include (a header created later would change the text with no
+// file of it changing), or one of whose files changed less than two seconds
 // before its -E step started (it may have changed while -E read it). Not
 // used: standard input, dependency output (-M*: the -E step writes
 // them), -imacros (its file leaves no linemarker), -v (weave -v), and
 // WEAVE_CACHE=off. As with ccache, a header newly created earlier in the
-// include path than the one the text came from is not noticed (nor a
-// __has_include that would now find one): make clean does not remove the
+// include path than the one the text came from is not noticed (nor by a
+// system header's __has_include): make clean does not remove the
 // entries, WEAVE_CACHE=off (or touching the source) does. Entries are
 // files of the cache directory's direct/, written and pruned as the woven
 // cache's.
@@ -118,7 +121,7 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 	if err != nil {
 		return nil, err
 	}
-	files := sourceFiles(text)
+	files, system := sourceFiles(text)
 	text = parse.DropSystemComments(text)
 	if derr != nil || files == nil {
 		return text, nil
@@ -129,7 +132,7 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 		fi, serr := os.Stat(name)
 		if err != nil || serr != nil || !fi.ModTime().Before(start.Add(-2*time.Second)) ||
 			bytes.Contains(b, []byte("__DATE__")) || bytes.Contains(b, []byte("__TIME__")) ||
-			bytes.Contains(b, []byte("__TIMESTAMP__")) {
+			bytes.Contains(b, []byte("__TIMESTAMP__")) || !system[name] && probes(b) {
 			return text, nil
 		}
 		e.Files = append(e.Files, directFile{Name: name, Sum: sha256.Sum256(b)})
@@ -172,9 +175,9 @@ func loadDirect(path string) *directEntry {
 // its linemarkers name them first, or nil if a name cannot be read back
 // (or there is none). Names in angle brackets (<built-in>,
 // <command-line>) are not files.
-func sourceFiles(text []byte) []string {
+func sourceFiles(text []byte) (files []string, system map[string]bool) {
 	seen := map[string]bool{}
-	var files []string
+	system = map[string]bool{}
 	for len(text) > 0 {
 		line := text
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
@@ -192,13 +195,25 @@ func sourceFiles(text []byte) []string {
 		}
 		name, err := strconv.Unquote(string(line[q : e+1]))
 		if err != nil {
-			return nil
+			return nil, nil
 		}
 		if name == "" || strings.HasPrefix(name, "<") || seen[name] {
 			continue
 		}
+		// Flag 3: a system header (its __has_include probes the C
+		// library's own headers, not the project's).
+		system[name] = slices.Contains(strings.Fields(string(line[e+1:])), "3")
 		seen[name] = true
 		files = append(files, name)
 	}
-	return files
+	return files, system
+}
+
+// probes reports whether a file's text may ask for a file that need not
+// exist (__has_include, __has_include_next, __has_embed): the answer can change with
+// none of the files the text came from changing (a header created since),
+// so a unit that does is not stored. System headers' probes are taken as
+// stable (glibc's unistd.h asks for linux/close_range.h).
+func probes(b []byte) bool {
+	return bytes.Contains(b, []byte("__has_include")) || bytes.Contains(b, []byte("__has_embed"))
 }

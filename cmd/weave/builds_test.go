@@ -325,6 +325,45 @@ func TestDirectCache(t *testing.T) {
 	}
 }
 
+// TestDirectCacheHasInclude: a unit whose source asks __has_include for a
+// header that does not exist yet is built again as gcc builds it once the
+// header appears (same old times): the direct cache served the text
+// without it before (the program printed 0, gcc's 42). A unit including
+// <unistd.h>, whose system headers probe too, is still stored.
+func TestDirectCacheHasInclude(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir, home := t.TempDir(), t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("main.c", "#include <stdio.h>\n#if __has_include(\"cfg.h\")\n#include \"cfg.h\"\n#else\n#define CFG 0\n#endif\n"+
+		"int pid(void);\nint main(void) { printf(\"%d %d\\n\", CFG, pid() > 0); return 0; }\n")
+	write("pid.c", "#include <unistd.h>\nint pid(void) { return (int)getpid(); }\n")
+	env := []string{"WEAVE_CC=gcc", "XDG_CACHE_HOME=" + home}
+	for i, cfg := range []string{"", "#define CFG 42\n"} {
+		if cfg != "" {
+			write("cfg.h", cfg)
+		}
+		mustRun(t, dir, env, weaveBin, "cc", "-O2", "-o", "woven", "main.c", "pid.c")
+		mustRun(t, dir, nil, "gcc", "-O2", "-o", "plain", "main.c", "pid.c")
+		got := mustRun(t, dir, []string{"WEAVE_OUT="}, "./woven").stdout
+		if want := mustRun(t, dir, nil, "./plain").stdout; got != want {
+			t.Errorf("build %d (cfg.h %q): the woven program prints %q, gcc's %q", i+1, cfg, got, want)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(home, "weave", "direct")); len(ents) != 1 {
+			t.Errorf("build %d: %d direct cache entries, want 1 (pid.c's)", i+1, len(ents))
+		}
+	}
+}
+
 // definedFuncs returns the functions an object defines.
 func definedFuncs(t *testing.T, obj string) []string {
 	t.Helper()
