@@ -289,15 +289,17 @@ static long lt_clone(int (*fn)(void *), char *top, long flags, int *tid)
 	uintptr_t *sp = (uintptr_t *)(((uintptr_t)top & ~(uintptr_t)15) - 16);
 	sp[0] = (uintptr_t)fn;
 	sp[1] = 0;
+	/* Both assembler dialects ({AT&T|Intel}): a program built with
+	   -masm=intel compiles the runtime with it too. */
 	__asm__ volatile("syscall\n\t"
-			 "testq %%rax, %%rax\n\t"
+			 "{testq %%rax, %%rax|test rax, rax}\n\t"
 			 "jnz 1f\n\t"
-			 "xorq %%rbp, %%rbp\n\t"
-			 "popq %%rax\n\t"
-			 "popq %%rdi\n\t"
-			 "call *%%rax\n\t"
-			 "movq %%rax, %%rdi\n\t"
-			 "movq %[exit], %%rax\n\t"
+			 "{xorq %%rbp, %%rbp|xor rbp, rbp}\n\t"
+			 "{popq %%rax|pop rax}\n\t"
+			 "{popq %%rdi|pop rdi}\n\t"
+			 "{call *%%rax|call rax}\n\t"
+			 "{movq %%rax, %%rdi|mov rdi, rax}\n\t"
+			 "{movq %[exit], %%rax|mov rax, %[exit]}\n\t"
 			 "syscall\n\t"
 			 "1:\n\t"
 			 : "=a"(r)
