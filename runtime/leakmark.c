@@ -123,6 +123,7 @@ static struct {
 } g_ls RT_LARGE;
 
 static int g_ls_hold;          /* futex: stopped threads wait while 1 */
+static u64 g_ls_park_until;    /* atomic: CLOCK_MONOTONIC ns when parked threads go on anyway; 0: never (leakstop.c) */
 static struct sigaction g_ls_prev;
 static uintptr_t *g_ls_dead;   /* stack pointers noted by dying threads (ring) */
 static u32 g_ls_ndead;         /* atomic: notes taken */

@@ -57,6 +57,7 @@
 #endif
 #define LT_STACK (64u << 10) /* the tracer's stack, at the end of g_ls.tasks' map */
 #define LT_PASSES 16         /* listings of the tasks, at most */
+#define LS_PARK_MS 1000      /* the signal way at the final exit: how long stopped threads stay parked */
 
 /* The tracer's phases (g_lt.phase, a futex). */
 enum { LT_START, LT_GO, LT_STOPPED, LT_REFUSED, LT_RELEASE, LT_ABORT };
@@ -436,8 +437,14 @@ static void ls_on_signal(int sig, siginfo_t *si, void *uc)
 		__atomic_store_n(&g_ls.tasks[i].answered, 1, __ATOMIC_RELEASE);
 		break;
 	}
-	while (__atomic_load_n(&g_ls_hold, __ATOMIC_ACQUIRE))
-		syscall(SYS_futex, &g_ls_hold, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
+	while (__atomic_load_n(&g_ls_hold, __ATOMIC_ACQUIRE)) {
+		struct timespec now, nap = {0, 100000000};
+		u64 until = __atomic_load_n(&g_ls_park_until, __ATOMIC_ACQUIRE);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (until && (u64)now.tv_sec * 1000000000ull + (u64)now.tv_nsec >= until)
+			break;
+		syscall(SYS_futex, &g_ls_hold, FUTEX_WAIT_PRIVATE, 1, until ? &nap : NULL, NULL, 0);
+	}
 	errno = e;
 }
 
@@ -456,6 +463,7 @@ static u32 ls_signal_stop(int fd)
 	if (sigaction(LS_SIGNAL, &sa, &g_ls_prev) != 0)
 		return 0;
 	g_ls.stop = LS_STOP_SIGNAL;
+	__atomic_store_n(&g_ls_park_until, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&g_ls_hold, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < g_ls.ntasks; i++)
 		syscall(SYS_tgkill, g_pid, g_ls.tasks[i].tid, LS_SIGNAL);
@@ -521,11 +529,22 @@ static void ls_resume(void)
 #endif
 	if (g_ls.stop == LS_STOP_SIGNAL) {
 		/* The executable's scan runs at an exit that ends the process:
-		   its threads stay parked until then. Released, a call the
-		   signal cut short (pause) would let one go on, even end the
-		   process first (main returning 0) before the profile is
-		   written. A library's copy (dlclose) releases them. */
-		if (!g_in_exe) {
+		   its threads stay parked until then, for at most
+		   LS_PARK_MS. Released at once, a call the signal cut short
+		   (pause) would let one go on, even end the process first
+		   (main returning 0) before the profile is written. Parked for
+		   good, one stopped while it held a lock the rest of the exit
+		   takes (glibc >= 2.39 locks every FILE to flush it at exit)
+		   would hang the process: after LS_PARK_MS they go on. A
+		   library's copy (dlclose) releases them at once. */
+		if (g_in_exe) {
+			struct timespec now;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			__atomic_store_n(&g_ls_park_until,
+					 (u64)now.tv_sec * 1000000000ull + (u64)now.tv_nsec + LS_PARK_MS * 1000000ull,
+					 __ATOMIC_RELEASE);
+			syscall(SYS_futex, &g_ls_hold, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+		} else {
 			__atomic_store_n(&g_ls_hold, 0, __ATOMIC_RELEASE);
 			syscall(SYS_futex, &g_ls_hold, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
 		}
