@@ -190,6 +190,37 @@ func TestGoKnownAllocations(t *testing.T) {
 	}
 }
 
+// TestGoBinFrees: the allocation bins' frees are the heap's shadow's for
+// the blocks it follows when some context is estimated (a map): 200
+// blocks a global keeps, none freed (the share of all allocations
+// estimated freed said 67), 100 dropped ones freed (all but a few a stale
+// slot may still hold).
+func TestGoBinFrees(t *testing.T) {
+	tmp := goModule(t, "bins")
+	mustRun(t, tmp, nil, weaveBin, "go", "build", "-o", "app", ".")
+	prof := filepath.Join(tmp, "p.prof")
+	if r := mustRun(t, tmp, []string{"WEAVE_OUT=" + prof}, "./app"); r.stdout != "200 3\n" {
+		t.Fatalf("stdout %q", r.stdout)
+	}
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := p.MetaValue("go_inuse_exact"); v == "1" {
+		t.Fatalf("no context estimated: the map's should be (M go_inuse %q)", v)
+	}
+	bins := map[int]profile.Bin{}
+	for _, b := range p.Bins {
+		bins[b.Size] = b
+	}
+	if b := bins[40]; b.Allocs != 200 || b.Frees != 0 {
+		t.Errorf("bin 40 (kept): %+v, want 200 allocations, 0 frees", b)
+	}
+	if b := bins[72]; b.Allocs != 100 || b.Frees < 95 {
+		t.Errorf("bin 72 (dropped): %+v, want 100 allocations, at least 95 frees", b)
+	}
+}
+
 // TestGoBadInput: a syntax error is reported at file:line:col; a package
 // that cannot be woven is built as it is, with one warning.
 func TestGoBadInput(t *testing.T) {

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"reflect"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -64,7 +65,7 @@ func Append[S ~[]E, E any](site *Site, small bool, oldCap int, s S) S {
 
 // Map records make(map[K]V) or a map literal (its header only).
 func Map[M any](site *Site, m M) M {
-	unfollowed(record(site, mapHeader))
+	unfollowedBlock(record(site, mapHeader), mapHeader)
 	return m
 }
 
@@ -106,7 +107,7 @@ func chanRecord(site *Site, p unsafe.Pointer, size uint64) {
 // result allocates nothing.
 func String[S ~string](site *Site, s S) S {
 	if len(s) != 0 {
-		unfollowed(record(site, uint64(len(s))))
+		unfollowedBlock(record(site, uint64(len(s))), uint64(len(s)))
 	}
 	return s
 }
@@ -118,6 +119,29 @@ func unfollowed(n *node) {
 		n.unfollowed.Store(true)
 	}
 }
+
+// unfollowedBlock marks n unfollowed for a block of size bytes that is
+// not in the heap's shadow, counted in its bin's binUnfollowed (size 1<<32
+// or more: a bin not known, binMixed).
+func unfollowedBlock(n *node, size uint64) {
+	unfollowed(n)
+	if size >= 1<<32 {
+		binMixed.Store(true)
+		return
+	}
+	b := binOf(size)
+	binUnfollowed[b].allocs.Add(1)
+	binUnfollowed[b].bytes.Add(size)
+}
+
+// binUnfollowed are the bins' blocks not in the heap's shadow (maps,
+// strings, what the shadow could not take): their frees are estimated,
+// the others' exact (encodeBins). binMixed: one such block's bin is not
+// known, so no bin's frees are split.
+var (
+	binUnfollowed [len(bins)]struct{ allocs, bytes atomic.Uint64 }
+	binMixed      atomic.Bool
+)
 
 // record charges an allocation of size bytes at site to the calling
 // goroutine's current context (its root when it is in no woven function),

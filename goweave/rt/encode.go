@@ -239,8 +239,11 @@ func (st *state) encodeMeta(e *encoder, t totals, end string) {
 
 // encodeBins writes the B records: the bins counted as allocations were
 // recorded, and those of fixed-size sites from their nodes; their frees
-// the collector's (every block followed) or the share of all allocations
-// estimated freed (the bins do not know their nodes).
+// the collector's (every block followed); with the heap's shadow, exact
+// for the blocks in it and, for the others (binUnfollowed: maps,
+// strings), the share of the estimated contexts' allocations estimated
+// freed; else that share of all allocations (before, one map made every
+// bin's frees that share: 2 of 10 structs a global kept freed).
 func (st *state) encodeBins(e *encoder, t totals) {
 	ta, tb, la, lb := t.allocs, t.bytes, t.exactBlocks+t.estBlocks, t.exactB+t.estB
 	fa, fb := 0.0, 0.0
@@ -259,17 +262,39 @@ func (st *state) encodeBins(e *encoder, t totals) {
 			}
 		}
 	}
+	ea, eb := fa, fb // the estimated contexts' share freed
+	if ena, enb := st.estAllocs(); st.rate > 0 && ena > 0 && enb > 0 {
+		ea, eb = max(0, 1-float64(t.estBlocks)/float64(ena)), max(0, 1-float64(t.estB)/float64(enb))
+	}
 	for size := range bins {
 		if a := binA[size]; a != 0 {
 			b := binB[size]
 			f, g := uint64(float64(a)*fa+0.5), uint64(float64(b)*fb+0.5)
-			if t.estNodes == 0 { // every block followed: the bins' own frees
+			switch {
+			case t.estNodes == 0: // every block followed: the bins' own frees
 				f, g = binFrees[size].allocs.Load(), binFrees[size].bytes.Load()
 				if st.binLive != nil {
 					f, g = a-min(a, st.binLive[size].blocks), b-min(b, st.binLive[size].bytes)
 				}
+			case st.binLive != nil && !binMixed.Load(): // the shadow's, and a share of the others'
+				ua, ub := min(a, binUnfollowed[size].allocs.Load()), min(b, binUnfollowed[size].bytes.Load())
+				f = a - ua - min(a-ua, st.binLive[size].blocks) + uint64(float64(ua)*ea+0.5)
+				g = b - ub - min(b-ub, st.binLive[size].bytes) + uint64(float64(ub)*eb+0.5)
 			}
 			e.record("B %d %d %d %d %d", size, a, f, b, g)
 		}
 	}
+}
+
+// estAllocs returns the allocations and bytes of the estimated contexts.
+func (st *state) estAllocs() (a, b uint64) {
+	for _, n := range st.nodes {
+		if n.site != nil && !st.exactNodes[n] {
+			for c := range 4 {
+				a += n.allocsIn(c)
+				b += n.bytesIn(c)
+			}
+		}
+	}
+	return
 }

@@ -67,14 +67,14 @@ const chanWord = 1 << 31
 func shadowPut(p uintptr, n *node, size uint64) {
 	if size&^chanWord < 8 || size >= 1<<32 || n.site.Expr {
 		if size != 0 {
-			unfollowed(n)
+			unfollowedBlock(n, size&^chanWord)
 		}
 		return
 	}
 	a := shadowL1[(p>>arenaShift)&(shadowSlots-1)].Load()
 	if a == nil {
 		if a = newShadowArena(p); a == nil {
-			unfollowed(n) // no memory for the shadow: this block estimated
+			unfollowedBlock(n, size&^chanWord) // no memory for the shadow: this block estimated
 			return
 		}
 	}

@@ -1,0 +1,3 @@
+module example.com/bins
+
+go 1.22
