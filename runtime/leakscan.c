@@ -377,13 +377,33 @@ static uintptr_t ls_stack_in(uintptr_t lo, uintptr_t hi, uintptr_t self_sp, int 
 	return 0;
 }
 
-/* Reads /proc/self/maps whole into mapped memory. */
+/* Opens the process's /proc file name (maps, pagemap) through this
+   thread: /proc/self/ is the main thread's, empty or refused once main
+   has gone by pthread_exit (a zombie has no memory map): no thread stack
+   was read and every block only a stack held was definitely lost.
+   /proc/self/ where thread-self is missing (before Linux 3.17). */
+static int ls_proc_open(const char *name)
+{
+	struct sbuf p = {.n = 0};
+	int fd;
+	sb_str(&p, "/proc/thread-self/");
+	sb_str(&p, name);
+	fd = open(p.s, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	p.n = 0;
+	sb_str(&p, "/proc/self/");
+	sb_str(&p, name);
+	return open(p.s, O_RDONLY | O_CLOEXEC);
+}
+
+/* Reads the process's maps whole into mapped memory. */
 static char *ls_maps(struct tmpmem *tm, u64 *len)
 {
 	u64 cap = 1 << 20, n = 0;
 	char *buf = NULL;
 	for (;;) {
-		int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		int fd = ls_proc_open("maps");
 		ssize_t k;
 		if (fd < 0 || !(buf = tmp_alloc(tm, cap))) {
 			if (fd >= 0)
@@ -411,7 +431,7 @@ static char *ls_maps(struct tmpmem *tm, u64 *len)
 static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 {
 	u64 off = 0;
-	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int pm = ls_proc_open("pagemap");
 	while (off < len) {
 		const char *s = maps + off, *e = memchr(s, '\n', len - off), *name;
 		uintptr_t lo, hi, sp;

@@ -148,3 +148,16 @@ func TestLeakStopExitWhile(t *testing.T) {
 		}
 	}
 }
+
+// TestLeakPthreadExit: main gone by pthread_exit, another thread exits
+// (testdata/leaks/pexit.c): memcheck's kinds, the blocked threads' kept
+// blocks still reachable. The scan read /proc/self/maps, empty for a
+// zombie main: no stack nor global was read, all 69 blocks definitely
+// lost; it reads /proc/thread-self's.
+func TestLeakPthreadExit(t *testing.T) {
+	leaksLikeMemcheck(t, "pexit.c", 4, func(t *testing.T, arg string, r result, p *profile.Profile) {
+		if r.stdout != "done\n" {
+			t.Errorf("stdout %q", r.stdout)
+		}
+	}, "run")
+}
