@@ -184,8 +184,10 @@ static void heap_read(const struct heapc *h, u64 v[16])
 static void out_cmdline(struct out *o)
 {
 	char b[4096];
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC), sep = 0;
+	int fd = open("/proc/thread-self/cmdline", O_RDONLY | O_CLOEXEC), sep = 0; /* main may be a zombie */
 	ssize_t n, i;
+	if (fd < 0)
+		fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	while ((n = read(fd, b, sizeof b)) > 0) {

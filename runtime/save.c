@@ -13,10 +13,16 @@ static void prog_name(struct sbuf *b)
 {
 	char p[4096];
 	const char *base;
-	ssize_t n = readlink("/proc/self/exe", p, sizeof p - 1);
+	/* thread-self: a zombie main's (pthread_exit) self/exe and cmdline
+	   are unreadable. */
+	ssize_t n = readlink("/proc/thread-self/exe", p, sizeof p - 1);
 	wsize k;
+	if (n <= 0)
+		n = readlink("/proc/self/exe", p, sizeof p - 1);
 	if (n <= 0) {
-		int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+		int fd = open("/proc/thread-self/cmdline", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 		n = fd < 0 ? -1 : read(fd, p, sizeof p - 1);
 		if (fd >= 0)
 			close(fd);

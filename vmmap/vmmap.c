@@ -214,10 +214,16 @@ static int vm_buf_read(struct vm_buf *b, const char *path)
 	}
 }
 
-/* Reads /proc/self/maps into b: 0 or an errno. */
+/* Reads the process's maps into b: 0 or an errno. Through thread-self
+   (self where it is missing): once main has gone by pthread_exit,
+   self/maps is empty (a zombie has no memory map). */
 static int vm_read_maps(struct vm_buf *b)
 {
 	char path[300];
+	int e;
+	vm_path(path, sizeof path, "thread-self/maps");
+	if ((e = vm_buf_read(b, path)) != ENOENT)
+		return e;
 	vm_path(path, sizeof path, "self/maps");
 	return vm_buf_read(b, path);
 }

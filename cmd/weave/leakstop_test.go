@@ -153,11 +153,20 @@ func TestLeakStopExitWhile(t *testing.T) {
 // (testdata/leaks/pexit.c): memcheck's kinds, the blocked threads' kept
 // blocks still reachable. The scan read /proc/self/maps, empty for a
 // zombie main: no stack nor global was read, all 69 blocks definitely
-// lost; it reads /proc/thread-self's.
+// lost; it reads /proc/thread-self's. So do the memory map at exit and
+// the program's name and arguments (M argv was empty, no V exit record).
 func TestLeakPthreadExit(t *testing.T) {
 	leaksLikeMemcheck(t, "pexit.c", 4, func(t *testing.T, arg string, r result, p *profile.Profile) {
 		if r.stdout != "done\n" {
 			t.Errorf("stdout %q", r.stdout)
+		}
+		if argv, _ := p.MetaValue("argv"); !strings.HasSuffix(argv, "woven "+arg) {
+			t.Errorf("M argv %q, want the woven program's command line", argv)
+		}
+		for _, sn := range p.Snapshots {
+			if sn.Name == "exit" && sn.Maps == "" {
+				t.Errorf("no memory map at exit (V exit) in the profile")
+			}
 		}
 	}, "run")
 }
