@@ -1,4 +1,6 @@
-/* Regions in the time tables: busy does 30 times the work of idle. */
+/* Regions in the time tables: busy does 30 times the work of idle, long
+   enough (about 75 ms) for sampled time to have a few dozen samples
+   however late a busy machine lets the sampler read them. */
 #include <stdio.h>
 #include "weave_api.h"
 
@@ -13,10 +15,10 @@ static void spin(long n)
 int main(void)
 {
 	WEAVE_REGION("busy") {
-		spin(30000000);
+		spin(300000000);
 	}
 	weave_region_begin("idle");
-	spin(1000000);
+	spin(10000000);
 	weave_region_end();
 	printf("%d\n", sink > 0);
 	return 0;
