@@ -168,6 +168,11 @@ package profile
 //	                                      "SIGURG", "busy" (no samples) or
 //	                                      "replaced" (samples stopped).
 //	                          time_period_ns, time_samples   sampled.
+//	                          time_process_cpu_ns   sampled: the
+//	                                      process's CPU time (every thread's,
+//	                                      the runtime's included) when the
+//	                                      exiting thread's time was last
+//	                                      charged, before the leak scan.
 //	                        Memory: page_size; exe (the executable's path,
 //	                        from /proc/self/exe); heap_peak "bytes blocks
 //	                        ns" (the exact high-water mark of heap bytes in

@@ -55,6 +55,10 @@ type Time struct {
 	Samples uint64 `json:"samples,omitempty"` // sampled mode
 	Signal  string `json:"signal,omitempty"`  // sampled mode, older profiles: see profile/format.go
 	Sampler string `json:"sampler,omitempty"` // sampled mode: see profile/format.go
+	// ProcessCPUNS is the process's CPU time when the exiting thread's
+	// time was last charged (sampled mode): TotalNS's and what no table
+	// holds.
+	ProcessCPUNS uint64 `json:"process_cpu_ns,omitempty"`
 	// Threshold, in percent of TotalNS: the tree leaves out the contexts
 	// below it (counting them in Hidden), the text tables their lines;
 	// Functions and Graph stay whole.
@@ -161,6 +165,7 @@ func buildTime(b *builder, r *Report, threshold float64) *Time {
 	tm.OverheadNS, _ = p.MetaUint("time_overhead_ns")
 	tm.Clamped, _ = p.MetaUint("time_clamped")
 	tm.Samples, _ = p.MetaUint("time_samples")
+	tm.ProcessCPUNS, _ = p.MetaUint("time_process_cpu_ns")
 	if ps, _ := p.MetaUint("time_call_overhead_ps"); ps > 0 {
 		tm.CallOverheadNS = float64(ps) / 1000
 	}

@@ -79,8 +79,17 @@ func textTimeSummary(w *bufio.Writer, r *Report) {
 		}
 		mode += ":"
 	}
-	fmt.Fprintf(w, "%s %s in %s, %s%% outside woven functions\n", mode, dur(float64(tm.TotalNS)),
-		plural(len(tm.Threads), "thread"), pct1(pct(tm.OutsideNS, tm.TotalNS)))
+	where := "in " + plural(len(tm.Threads), "thread")
+	if tm.Clock == "goroutine_wall" {
+		where = "in woven code" // goroutines' wall-clock time: no thread count means anything
+	}
+	fmt.Fprintf(w, "%s %s %s, %s%% outside woven functions\n", mode, dur(float64(tm.TotalNS)),
+		where, pct1(pct(tm.OutsideNS, tm.TotalNS)))
+	if rest := tm.ProcessCPUNS - min(tm.ProcessCPUNS, tm.TotalNS); rest > 1e6 && rest*20 > tm.ProcessCPUNS {
+		// Over 5% and 1 ms of the process's CPU is in no table.
+		fmt.Fprintf(w, "note: the process used %s of CPU; %s of it is in no table: threads that never ran a framed function nor allocated (build with --frame on their start routine to see them), and work before weave started\n",
+			dur(float64(tm.ProcessCPUNS)), dur(float64(rest)))
+	}
 	if len(tm.Threads) > 1 {
 		// The busiest threads first: "T2 1.20s, T0 10.0ms, ... and 3 more".
 		ts := slices.Clone(tm.Threads)

@@ -67,6 +67,7 @@ static u64 g_time_tsc0, g_time_raw0;   /* TSC, CLOCK_MONOTONIC_RAW ns at start *
 static double g_time_oin, g_time_oout; /* exact: overhead ticks per call */
 static double g_time_cal[2];          /* exact: o_in + o_out measured at start-up, at exit */
 static int g_time_done;                /* atomic: time_finish ran */
+static u64 g_time_process_cpu;         /* the process's CPU ns at time_finish: its last charge (sampled) */
 
 /* ns per tick of time_tick, from the run so far. */
 static double time_ns_per_tick(void)
@@ -342,6 +343,7 @@ static void time_finish(void)
 		return;
 	if (smp_retire(T))
 		time_charge(T);
+	g_time_process_cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	if (g_time_mode == TIME_EXACT) {
 		double oin, oout;
 		u64 now = time_tick();
@@ -396,6 +398,11 @@ static void time_write_sampled(struct out *o, const u32 *ids)
 	out_meta(o, "time_sampler", smp_describe(&b), 0);
 	out_meta(o, "time_period_ns", NULL, SMP_PERIOD_NS);
 	out_meta(o, "time_samples", NULL, __atomic_load_n(&g_smp.samples, __ATOMIC_RELAXED));
+	/* The process's CPU time when this thread's last was charged (before
+	   the leak scan and this writer): the report says how much of it no
+	   table holds (threads never set up). */
+	if (g_time_process_cpu)
+		out_meta(o, "time_process_cpu_ns", NULL, g_time_process_cpu);
 	for (T = g_threads; T; T = T->next) {
 		EACH_NODE(T, i, n, k) {
 			u64 v = __atomic_load_n(&n->time, __ATOMIC_RELAXED);

@@ -652,3 +652,53 @@ func TestTimingUnloaded(t *testing.T) {
 		t.Errorf("lib_work: %+v", w)
 	}
 }
+
+// TestTimingUnseenThreads: CPU time of threads weave never set up (their
+// start routine has no frame and allocates nothing) is in no table; the
+// report says how much of the process's CPU that is, and --frame on the
+// start routine brings them in.
+func TestTimingUnseenThreads(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src, _ := filepath.Abs("../../testdata/timing/unseen.c")
+	for _, frame := range []string{"", "burn"} {
+		exe := filepath.Join(dir, "unseen"+frame)
+		args := []string{"cc", "-O2", "-pthread", src, "-o", exe}
+		if frame != "" {
+			args = append(args, "--frame", frame)
+		}
+		mustRun(t, dir, []string{"WEAVE_CC=gcc"}, append([]string{weaveBin}, args...)...)
+		prof := filepath.Join(dir, "unseen"+frame+".prof")
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), "WEAVE_OUT="+prof, "WEAVE_SUMMARY=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", exe, err, out)
+		}
+		osCPU := uint64((cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Nanoseconds())
+		var rep struct {
+			Time struct {
+				TotalNS      uint64     `json:"total_ns"`
+				ProcessCPUNS uint64     `json:"process_cpu_ns"`
+				Threads      []struct{} `json:"threads"`
+			} `json:"time"`
+		}
+		r := mustRun(t, "", nil, weaveBin, "report", "--format", "json", prof)
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		tm := rep.Time
+		// The kernel's count for the whole process (rusage) covers the
+		// profile's, which was read a little before the end.
+		if tm.ProcessCPUNS > osCPU || tm.ProcessCPUNS < osCPU*8/10 || tm.TotalNS > tm.ProcessCPUNS {
+			t.Errorf("--frame %q: process CPU %d ns in the profile, %d by rusage, tables %d", frame, tm.ProcessCPUNS, osCPU, tm.TotalNS)
+		}
+		text := mustRun(t, "", nil, weaveBin, "report", "--time", prof).stdout
+		note := strings.Contains(text, "note: the process used ")
+		if frame == "" && (len(tm.Threads) != 1 || !note || tm.TotalNS*3 > tm.ProcessCPUNS) {
+			t.Errorf("no frame: %d threads, tables %d of %d ns, note %v:\n%s", len(tm.Threads), tm.TotalNS, tm.ProcessCPUNS, note, text)
+		}
+		if frame != "" && (len(tm.Threads) != 4 || note || tm.TotalNS*10 < tm.ProcessCPUNS*8) {
+			t.Errorf("--frame burn: %d threads, tables %d of %d ns, note %v:\n%s", len(tm.Threads), tm.TotalNS, tm.ProcessCPUNS, note, text)
+		}
+	}
+}
