@@ -84,6 +84,12 @@ func TestLeakStopQuiet(t *testing.T) {
 // refused), stopped by the signal that is the fallback, which M leak_stop
 // then names, still with memcheck's kinds.
 func TestLeakBlocked(t *testing.T) {
+	// Without the control thread: with it (WEAVE_CONTROL=auto or 1), a
+	// clang build's "masked" run sees one or two of the dropped blocks
+	// still reachable in 2-10% of runs (gcc: 0 of 50; WEAVE_CONTROL=0: 0
+	// of 40), an open defect of the control thread's, not of the stop
+	// this test is about (the session note of 2026-11-27 gives the runs).
+	t.Setenv("WEAVE_CONTROL", "0")
 	args := []string{"all", "all-nodump"}
 	if wantStop() == "ptrace" {
 		args = append(args, "masked") // a signal would not stop them
