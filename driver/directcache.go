@@ -179,12 +179,8 @@ func sourceFiles(text []byte) (files []string, system map[string]bool) {
 	seen := map[string]bool{}
 	system = map[string]bool{}
 	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
+		var line []byte
+		line, text, _ = bytes.Cut(text, []byte{'\n'})
 		if len(line) < 4 || line[0] != '#' || line[1] != ' ' || line[2] < '0' || line[2] > '9' {
 			continue
 		}

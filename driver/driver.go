@@ -234,12 +234,8 @@ func nameMainFile(text []byte, main string) []byte {
 // preprocessed text, or "".
 func mainFile(text []byte) string {
 	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
+		var line []byte
+		line, text, _ = bytes.Cut(text, []byte{'\n'})
 		if len(line) == 0 {
 			continue
 		}

@@ -49,28 +49,11 @@ func TestLeakStopQuiet(t *testing.T) {
 			t.Fatalf("%s: the plain build: exit %d, %q, %q", mode, want.code, want.stdout, want.stderr)
 		}
 		for i := range 3 {
-			out := filepath.Join(dir, fmt.Sprintf("%s-%d", mode, i)) + "/"
-			r := runWithin(t, 30*time.Second, dir, []string{"WEAVE_OUT=" + out, "WEAVE_SUMMARY=0"}, woven, mode)
-			if r != want {
-				t.Errorf("%s, run %d: exit %d, stdout %q, stderr %q; plain: exit %d, %q, %q",
-					mode, i, r.code, r.stdout, r.stderr, want.code, want.stdout, want.stderr)
-			}
-			files, _ := filepath.Glob(out + "*.prof")
-			var stops []string
-			for _, f := range files {
-				p, err := profile.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s, _ := p.MetaValue("leak_stop")
-				stops = append(stops, s)
-			}
 			wantStops := "ptrace"
 			if mode == "fork" {
 				wantStops = "none ptrace" // the child's, the parent's
 			}
-			slices.Sort(stops)
-			if got := strings.Join(stops, " "); got != wantStops {
+			if got := runLikePlain(t, dir, woven, mode, i, want); got != wantStops {
 				t.Errorf("%s, run %d: M leak_stop of the profiles: %q, want %q", mode, i, got, wantStops)
 			}
 		}
@@ -133,23 +116,9 @@ func TestLeakStopExitWhile(t *testing.T) {
 			wantStop = "signal"
 		}
 		for i := range 3 {
-			out := filepath.Join(dir, fmt.Sprintf("%s-%d", mode, i)) + "/"
-			r := runWithin(t, 30*time.Second, dir, []string{"WEAVE_OUT=" + out, "WEAVE_SUMMARY=0"}, woven, mode)
-			if r != want {
-				t.Errorf("%s, run %d: exit %d, stdout %q, stderr %q; plain: exit %d, %q, %q",
-					mode, i, r.code, r.stdout, r.stderr, want.code, want.stdout, want.stderr)
-			}
-			files, _ := filepath.Glob(out + "*.prof")
-			if len(files) != 1 {
-				t.Errorf("%s, run %d: %d profiles, want 1", mode, i, len(files))
-				continue
-			}
-			p, err := profile.ReadFile(files[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s, _ := p.MetaValue("leak_stop"); s != wantStop {
-				t.Errorf("%s, run %d: M leak_stop %q, want %q", mode, i, s, wantStop)
+			// One profile, so one stop.
+			if got := runLikePlain(t, dir, woven, mode, i, want); got != wantStop {
+				t.Errorf("%s, run %d: M leak_stop of the profiles: %q, want %q", mode, i, got, wantStop)
 			}
 		}
 	}
@@ -175,4 +144,30 @@ func TestLeakPthreadExit(t *testing.T) {
 			}
 		}
 	}, "run")
+}
+
+// runLikePlain runs the woven program with arg mode (run i of it), its
+// profiles in a directory of their own: its exit status, stdout and
+// stderr must be want's, the plain build's. It returns the profiles' M
+// leak_stop values, sorted, joined by spaces.
+func runLikePlain(t *testing.T, dir, woven, mode string, i int, want result) string {
+	t.Helper()
+	out := filepath.Join(dir, fmt.Sprintf("%s-%d", mode, i)) + "/"
+	r := runWithin(t, 30*time.Second, dir, []string{"WEAVE_OUT=" + out, "WEAVE_SUMMARY=0"}, woven, mode)
+	if r != want {
+		t.Errorf("%s, run %d: exit %d, stdout %q, stderr %q; plain: exit %d, %q, %q",
+			mode, i, r.code, r.stdout, r.stderr, want.code, want.stdout, want.stderr)
+	}
+	files, _ := filepath.Glob(out + "*.prof")
+	var stops []string
+	for _, f := range files {
+		p, err := profile.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := p.MetaValue("leak_stop")
+		stops = append(stops, s)
+	}
+	slices.Sort(stops)
+	return strings.Join(stops, " ")
 }
