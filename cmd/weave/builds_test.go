@@ -241,13 +241,7 @@ func TestDirectCache(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	write := func(name, text string, tm time.Time) {
 		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(p, tm, tm); err != nil {
-			t.Fatal(err)
-		}
+		writeDated(t, filepath.Join(dir, name), text, 0o755, tm)
 	}
 	// A compiler that logs the sources of its -E steps.
 	write("logcc", "#!/bin/sh\ncase \" $* \" in *\" -E \"*) for a; do last=$a; done; case $last in *.c) echo \"$last\" >> \"$0.log\";; esac;; esac\nexec gcc \"$@\"\n", old)
@@ -336,13 +330,7 @@ func TestDirectCacheHasInclude(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	write := func(name, text string) {
 		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(p, old, old); err != nil {
-			t.Fatal(err)
-		}
+		writeDated(t, filepath.Join(dir, name), text, 0o644, old)
 	}
 	write("main.c", "#include <stdio.h>\n#if __has_include(\"cfg.h\")\n#include \"cfg.h\"\n#else\n#define CFG 0\n#endif\n"+
 		"int pid(void);\nint main(void) { printf(\"%d %d\\n\", CFG, pid() > 0); return 0; }\n")
@@ -782,5 +770,18 @@ func TestPedanticWoven(t *testing.T) {
 				t.Errorf("exit %d, stderr %q: want a woven util.o and no diagnostic", r.code, r.stderr)
 			}
 		})
+	}
+}
+
+// writeDated writes text to path with permissions perm and sets its
+// access and modification times to tm (the direct cache's tests date
+// files as a build tree's are, or make two versions look the same).
+func writeDated(t *testing.T, path, text string, perm os.FileMode, tm time.Time) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), perm); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, tm, tm); err != nil {
+		t.Fatal(err)
 	}
 }
