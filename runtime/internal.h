@@ -395,6 +395,44 @@ static inline u64 mix64(u64 x)
 	return x;
 }
 
+/* A system call that never writes errno and calls nothing of the C library:
+   made with the instruction on x86-64 and arm64, for weave's own raw threads
+   (the sampler, the leak scan's tracer), which have no TLS of their own.
+   Returns -errno on failure. Elsewhere it is syscall(2) under the same
+   contract (rt_sys_raw is 0 there: callers that need the instruction check
+   it). */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define rt_sys_raw 1
+static inline __attribute__((always_inline)) long rt_sys(long n, long a, long b, long c, long d)
+{
+	long r;
+	register long r10 __asm__("r10") = d;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+	return r;
+}
+#elif defined(__aarch64__)
+#define rt_sys_raw 1
+static inline __attribute__((always_inline)) long rt_sys(long n, long a, long b, long c, long d)
+{
+	register long x8 __asm__("x8") = n, x0 __asm__("x0") = a, x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c, x3 __asm__("x3") = d;
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+	return x0;
+}
+#else
+#define rt_sys_raw 0
+static inline long rt_sys(long n, long a, long b, long c, long d)
+{
+	int saved = errno;
+	long r = syscall(n, a, b, c, d);
+	if (r == -1) {
+		r = -errno;
+		errno = saved;
+	}
+	return r;
+}
+#endif
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

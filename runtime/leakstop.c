@@ -19,7 +19,7 @@
 
    The tracer has no thread-local storage of its own (its TLS register is
    the exiting thread's): it makes its system calls with the instruction
-   (lt_sys: no errno), takes no lock, calls nothing of the C library, runs
+   (rt_sys: no errno), takes no lock, calls nothing of the C library, runs
    with every signal blocked and dies with the exiting thread
    (PR_SET_PDEATHSIG). Its exit signal is 0, so no SIGCHLD reaches the
    program and only a wait with __WALL sees it; the exiting thread reaps
@@ -82,20 +82,7 @@ static int ls_task_skip(int tid, int me)
 	       tid == __atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE) || tid == __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE);
 }
 
-#if LT_PTRACE
-/* A system call made with the instruction: no errno, nothing of the C
-   library, callable from the tracer. Returns -errno on failure. */
-static inline long lt_sys(long n, long a, long b, long c, long d)
-{
-	long r;
-	register long r10 __asm__("r10") = d;
-	__asm__ volatile("syscall" : "=a"(r) : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
-	return r;
-}
-#define LT_SYS(n, a, b, c, d) lt_sys(n, (long)(a), (long)(b), (long)(c), (long)(d))
-#else
-#define LT_SYS(n, a, b, c, d) syscall(n, a, b, c, d)
-#endif
+#define LT_SYS(n, a, b, c, d) rt_sys(n, (long)(a), (long)(b), (long)(c), (long)(d))
 
 /* Adds the tasks of /proc/self/task (fd) not yet in g_ls.tasks, each
    handed to add (NULL: none); returns how many were added. Plain system
@@ -176,7 +163,7 @@ static int ls_task_zombie(int fd, int tid)
 static u64 lt_now(void)
 {
 	struct timespec ts;
-	lt_sys(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0, 0);
+	rt_sys(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0, 0);
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
@@ -185,16 +172,16 @@ static void lt_report(int phase)
 {
 	int go = LT_GO;
 	if (__atomic_compare_exchange_n(&g_lt.phase, &go, phase, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		lt_sys(SYS_futex, (long)&g_lt.phase, FUTEX_WAKE, 0x7fffffff, 0);
+		rt_sys(SYS_futex, (long)&g_lt.phase, FUTEX_WAKE, 0x7fffffff, 0);
 }
 
 /* Seizes a newly listed task and asks it to stop. */
 static void lt_seize(struct ls_task *t)
 {
-	long r = lt_sys(SYS_ptrace, PTRACE_SEIZE, t->tid, 0, 0);
+	long r = rt_sys(SYS_ptrace, PTRACE_SEIZE, t->tid, 0, 0);
 	if (r == 0) {
 		t->traced = LT_SEIZED;
-		lt_sys(SYS_ptrace, PTRACE_INTERRUPT, t->tid, 0, 0);
+		rt_sys(SYS_ptrace, PTRACE_INTERRUPT, t->tid, 0, 0);
 	} else {
 		t->traced = r == -EPERM && !ls_task_zombie(g_lt.fd, t->tid) ? LT_DENIED : LT_GONE;
 	}
@@ -207,7 +194,7 @@ static void lt_stopped(struct ls_task *t, int status)
 	struct user_regs_struct r;
 	t->traced = LT_HELD;
 	t->sig = (status >> 16) == 0 ? WSTOPSIG(status) : 0;
-	if (lt_sys(SYS_ptrace, PTRACE_GETREGS, t->tid, 0, (long)&r) != 0)
+	if (rt_sys(SYS_ptrace, PTRACE_GETREGS, t->tid, 0, (long)&r) != 0)
 		return; /* held, scanned whole */
 	/* The sixteen general registers, as ls_task_regs reads them. */
 	t->regs[0] = r.r8, t->regs[1] = r.r9, t->regs[2] = r.r10, t->regs[3] = r.r11;
@@ -225,7 +212,7 @@ static void lt_collect(int wait)
 	for (;;) {
 		struct timespec ts = {0, 20000};
 		int status = 0, pending = 0;
-		long pid = lt_sys(SYS_wait4, -1, (long)&status, __WALL | WNOHANG, 0);
+		long pid = rt_sys(SYS_wait4, -1, (long)&status, __WALL | WNOHANG, 0);
 		u32 i;
 		if (pid > 0) {
 			for (i = 0; i < g_ls.ntasks && g_ls.tasks[i].tid != pid; i++)
@@ -244,7 +231,7 @@ static void lt_collect(int wait)
 			pending += g_ls.tasks[i].traced == LT_SEIZED;
 		if (!pending || lt_now() > g_lt.deadline)
 			return;
-		lt_sys(SYS_nanosleep, (long)&ts, 0, 0, 0);
+		rt_sys(SYS_nanosleep, (long)&ts, 0, 0, 0);
 	}
 }
 
@@ -254,11 +241,11 @@ static int lt_main(void *arg)
 {
 	u32 pass, i, held = 0, denied = 0;
 	(void)arg;
-	lt_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
-	if (lt_sys(SYS_getppid, 0, 0, 0, 0) != g_pid)
+	rt_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
+	if (rt_sys(SYS_getppid, 0, 0, 0, 0) != g_pid)
 		return 1; /* the exiting thread is gone already */
 	while (__atomic_load_n(&g_lt.phase, __ATOMIC_ACQUIRE) == LT_START)
-		lt_sys(SYS_futex, (long)&g_lt.phase, FUTEX_WAIT, LT_START, 0);
+		rt_sys(SYS_futex, (long)&g_lt.phase, FUTEX_WAIT, LT_START, 0);
 	if (__atomic_load_n(&g_lt.phase, __ATOMIC_ACQUIRE) != LT_GO)
 		return 1;
 	g_lt.deadline = lt_now() + LS_WAIT_MS * 1000000ull;
@@ -270,11 +257,11 @@ static int lt_main(void *arg)
 	}
 	lt_report(denied && !held ? LT_REFUSED : LT_STOPPED);
 	while (__atomic_load_n(&g_lt.phase, __ATOMIC_ACQUIRE) == LT_STOPPED)
-		lt_sys(SYS_futex, (long)&g_lt.phase, FUTEX_WAIT, LT_STOPPED, 0);
+		rt_sys(SYS_futex, (long)&g_lt.phase, FUTEX_WAIT, LT_STOPPED, 0);
 	lt_collect(0); /* late stops: their signals are given back too */
 	for (i = 0; i < g_ls.ntasks; i++)
 		if (g_ls.tasks[i].traced == LT_HELD)
-			lt_sys(SYS_ptrace, PTRACE_DETACH, g_ls.tasks[i].tid, 0, g_ls.tasks[i].sig);
+			rt_sys(SYS_ptrace, PTRACE_DETACH, g_ls.tasks[i].tid, 0, g_ls.tasks[i].sig);
 	/* Those seized that never stopped are detached by this exit. */
 	return 0;
 }

@@ -29,7 +29,7 @@
    stdio and malloc keep their one-thread fast paths), nothing is
    allocated (valgrind sees no calloc for its TLS), no program hook
    runs. It shares the creating thread's TLS pointer and must never write
-   TLS: every system call is inline (smp_sys: errno untouched), no libc
+   TLS: every system call is inline (rt_sys: errno untouched), no libc
    call, no stack protector (its canary is read through the TLS pointer,
    which a fork child's forking thread may free). Under a sanitizer, whose
    instrumentation keeps per-thread state in TLS, and on other
@@ -76,7 +76,7 @@
 #define SMP_STACK (64u << 10)
 #define SMP_SLOTS (1u << 20) /* threads a process sets up in its life that are sampled */
 
-#if (defined(__x86_64__) || defined(__aarch64__)) && RT_INTERPOSE
+#if rt_sys_raw && RT_INTERPOSE
 #define SMP_RAW 1
 #else
 #define SMP_RAW 0
@@ -106,32 +106,6 @@
 #else
 #define SMP_NO_SSP
 #endif
-#endif
-
-/* A system call that never writes errno (the raw thread's TLS is its
-   creator's); returns -errno on failure. */
-#if SMP_RAW && defined(__x86_64__)
-static inline __attribute__((always_inline)) long smp_sys(long n, long a, long b, long c, long d)
-{
-	long r;
-	register long r10 __asm__("r10") = d;
-	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
-	return r;
-}
-#elif SMP_RAW
-static inline __attribute__((always_inline)) long smp_sys(long n, long a, long b, long c, long d)
-{
-	register long x8 __asm__("x8") = n, x0 __asm__("x0") = a, x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c, x3 __asm__("x3") = d;
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
-	return x0;
-}
-#else
-static long smp_sys(long n, long a, long b, long c, long d)
-{
-	long r = syscall(n, a, b, c, d);
-	return r == -1 ? -errno : r;
-}
 #endif
 
 enum { SMP_FREE, SMP_BUSY, SMP_WAIT, SMP_DEAD }; /* T->samp */
@@ -173,7 +147,7 @@ SMP_NO_SSP static void smp_charge(struct rt_thread *T)
 	if (!__atomic_compare_exchange_n(&T->samp, &s, SMP_BUSY, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return; /* its owner took it over (exit) */
 	t = __atomic_load_n(&T->tls, __ATOMIC_ACQUIRE);
-	if (t && smp_sys(SYS_clock_gettime, smp_clock(T->tid), (long)&ts, 0, 0) == 0) {
+	if (t && rt_sys(SYS_clock_gettime, smp_clock(T->tid), (long)&ts, 0, 0) == 0) {
 		u64 now = (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 		struct rt_node *n = (struct rt_node *)(void *)__atomic_load_n(&t->cur, __ATOMIC_RELAXED);
 		if (now > T->cpu_last) {
@@ -185,7 +159,7 @@ SMP_NO_SSP static void smp_charge(struct rt_thread *T)
 		vm_tick(T->vm);
 	}
 	if (__atomic_exchange_n(&T->samp, SMP_FREE, __ATOMIC_ACQ_REL) == SMP_WAIT)
-		smp_sys(SYS_futex, (long)&T->samp, FUTEX_WAKE_PRIVATE, 1, 0);
+		rt_sys(SYS_futex, (long)&T->samp, FUTEX_WAKE_PRIVATE, 1, 0);
 }
 
 /* A signal the sampler took: a sample (1), or not one of its timers' (0). */
@@ -207,9 +181,9 @@ SMP_NO_SSP static int smp_main(void *arg)
 	u64 set = 1ull << (g_smp.sig - 1);
 	siginfo_t si;
 	(void)arg;
-	smp_sys(SYS_prctl, PR_SET_NAME, (long)"weave-sample", 0, 0);
+	rt_sys(SYS_prctl, PR_SET_NAME, (long)"weave-sample", 0, 0);
 	for (;;) {
-		long r = smp_sys(SYS_rt_sigtimedwait, (long)&set, (long)&si, 0, 8);
+		long r = rt_sys(SYS_rt_sigtimedwait, (long)&set, (long)&si, 0, 8);
 		if (__atomic_load_n(&g_smp.quit, __ATOMIC_ACQUIRE))
 			return 0;
 		if (r == -EINTR || (r == g_smp.sig && smp_one(&si)))
@@ -220,7 +194,7 @@ SMP_NO_SSP static int smp_main(void *arg)
 		g_smp.why = r == g_smp.sig ? "signal" : "error";
 		__atomic_store_n(&g_smp.state, SMP_STOPPED, __ATOMIC_RELEASE);
 		if (r == g_smp.sig)
-			smp_sys(SYS_kill, g_pid, g_smp.sig, 0, 0);
+			rt_sys(SYS_kill, g_pid, g_smp.sig, 0, 0);
 		return 0;
 	}
 }
