@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -23,6 +24,7 @@ type sample struct {
 	CPU     time.Duration // user + system time of the process and the children it waited for
 	RSS     int64         // peak RSS in bytes: the largest of the process and the children it waited for
 	Profile int64         // bytes of the profile written, -1 if none
+	Runtime int64         `json:",omitempty"` // the runtime's own maps at their largest, resident bytes (M runtime_resident: WEAVE_STATS=1), 0 if not said
 	Err     string        `json:",omitempty"`
 }
 
@@ -103,8 +105,28 @@ func measure(r runSpec, timeout time.Duration) sample {
 	}
 	if r.out != "" && s.Err == "" {
 		s.Profile = globSize(r.out)
+		s.Runtime = runtimeResident(r.out)
 	}
 	return s
+}
+
+// runtimeResident is a weave profile's M runtime_resident, or 0. The M
+// records come first: only the start of the file is read.
+func runtimeResident(path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	b := make([]byte, 1<<16)
+	n, _ := io.ReadFull(f, b)
+	for _, line := range strings.Split(string(b[:n]), "\n") {
+		if v, ok := strings.CutPrefix(line, "M runtime_resident "); ok {
+			r, _ := strconv.ParseInt(v, 10, 64)
+			return r
+		}
+	}
+	return 0
 }
 
 // globSize is the total size of the files and directory trees matching

@@ -149,7 +149,7 @@ func size(n float64) string {
 // run's header, and under each table a line saying where it comes from,
 // so that a table quoted alone still does.
 func (res *results) markdown() string {
-	tables := res.mdRatios() + res.mdSizes() + res.mdEvents() + res.mdDepth() + res.mdMemory() +
+	tables := res.mdRatios() + res.mdSizes() + res.mdEvents() + res.mdDepth() + res.mdMemory() + res.mdResident() +
 		res.mdTools() + res.targets()
 	return res.mdHeader() + captioned(tables, res.caption())
 }
@@ -373,6 +373,53 @@ func (res *results) mdMemory() string {
 		}
 		p("%s\n", t.String())
 		p("Runtime line of the program with the most live blocks: `%s`\n\n", res.stats[res.mostLive()].Line)
+	}
+	return b.String()
+}
+
+func runtimeOf(s sample) float64 { return float64(s.Runtime) }
+
+// spread is a median with the range of the successful samples' f, in KiB.
+func spread(ss []sample, f func(sample) float64) string {
+	m, n := median(ss, f)
+	if n == 0 {
+		return failCell(ss)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		if s.Err == "" {
+			lo, hi = math.Min(lo, f(s)), math.Max(hi, f(s))
+		}
+	}
+	return fmt.Sprintf("%.0f (%.0f–%.0f)", m/1024, lo/1024, hi/1024)
+}
+
+// mdResident is the peak RSS table of the configurations whose runs said
+// the runtime's own resident memory (WEAVE_STATS=1: -weave-env
+// weave-stats:WEAVE_STATS=1): medians with their ranges, so that weave's
+// own share is read apart from the C library's noise.
+func (res *results) mdResident() string {
+	var b strings.Builder
+	for _, c := range res.configs {
+		var t table
+		for _, pr := range res.programs {
+			ss := res.cells[pr.name][c.name]
+			if m, _ := median(ss, runtimeOf); !(m > 0) {
+				continue
+			}
+			if len(t.rows) == 0 {
+				t.row("program", "runs", "plain peak RSS, KiB", c.name+" peak RSS, KiB", "ratio of medians", "runtime's own maps, KiB", "own maps / plain's RSS")
+			}
+			plain := res.cells[pr.name]["plain"]
+			pm, n := median(plain, rssOf)
+			cm, _ := median(ss, rssOf)
+			rm, _ := median(ss, runtimeOf)
+			t.row(pr.name, fmt.Sprint(n), spread(plain, rssOf), spread(ss, rssOf), fmt.Sprintf("%.2fx", cm/pm),
+				spread(ss, runtimeOf), fmt.Sprintf("%.2f", rm/pm))
+		}
+		if len(t.rows) > 0 {
+			fmt.Fprintf(&b, "#### Peak RSS and the runtime's own memory (%s: median, min–max)\n\n%s\n", c.name, t.String())
+		}
 	}
 	return b.String()
 }

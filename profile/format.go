@@ -184,7 +184,11 @@ package profile
 //	                        time the heap exceeds the last one by the
 //	                        fraction tolerance, and at exit if the heap is
 //	                        then at its peak, so bytes >= peak /
-//	                        (1 + tolerance)); maps_error.
+//	                        (1 + tolerance)); maps_error;
+//	                        runtime_resident (WEAVE_STATS=1 only: the
+//	                        largest resident size of the runtime's own
+//	                        maps seen at heap-peak snapshots, thread exits
+//	                        and the exit, in bytes; docs/memory-maps.md).
 //	Y snap ns bytes blocks vm rss
 //	                        a snapshot of the process's memory: snap is its
 //	                        name (start: when the runtime started; peak:

@@ -45,7 +45,7 @@ static int chunk_map(u32 c)
 	if (!p)
 		return 0;
 	if (!__atomic_compare_exchange_n(&g_chunks[c], &none, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		munmap(p, (wsize)CHUNK_NODES * sizeof *p);
+		rt_unmap(p, (wsize)CHUNK_NODES * sizeof *p);
 	return 1;
 }
 
@@ -135,7 +135,7 @@ static int chash_grow(struct rt_thread *T)
 			nt[j] = k;
 		}
 		if (T->cmask + 1 > CHASH_INIT)
-			munmap(T->chash, (wsize)(T->cmask + 1) * sizeof *nt);
+			rt_unmap(T->chash, (wsize)(T->cmask + 1) * sizeof *nt);
 	}
 	T->chash = nt;
 	T->cmask = ncap - 1;

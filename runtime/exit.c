@@ -117,6 +117,7 @@ static int rt_write(int final, int complete, const char *how, int sig, int mode,
 	g_end_sig = sig;
 	g_complete = complete;
 	probe = (!g_cfg_out_set || out_dir()) && build_probe();
+	own_note();
 	if (final && complete && !probe)
 		ls_leak_scan((uintptr_t)__builtin_frame_address(0));
 	totals_start(&t, &tm);

@@ -84,7 +84,7 @@ static void *rt_map(wsize n)
 	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	rt_small_pages(p, n);
+	rt_own(p, n);
 	return p;
 }
 
@@ -251,7 +251,7 @@ static void *bump_take(struct bump *b, wsize n, wsize chunk)
 		p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			return NULL;
-		rt_small_pages(p, chunk);
+		rt_own(p, chunk);
 		t = (struct bump_tail *)(p + chunk) - 1;
 		t->prev = b->last;
 		t->map = p;

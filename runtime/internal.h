@@ -519,6 +519,11 @@ static void rt_thread_exit(void *arg);
 /* init.c */
 static void *rt_map(wsize n);
 static void rt_small_pages(void *p, wsize n);
+
+/* resident.c */
+static void rt_own(void *p, wsize n);
+static void rt_unmap(void *p, wsize n);
+static void own_note(void);
 static u64 now_ns(void);
 static u64 parse_u64(const char *s, u64 def);
 static void rt_config(void);
@@ -617,6 +622,7 @@ static int g_scrub;
 static void ls_note_exit_fns(void *(*sym)(const char *));
 
 /* leakscan.c */
+static int ls_proc_open(const char *name);
 static void ls_config(void);
 static void ls_thread_exit(uintptr_t hook, uintptr_t ret);
 static void ls_leak_scan(uintptr_t self_sp);

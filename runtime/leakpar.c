@@ -105,9 +105,10 @@ static int ls_par_start(struct ls_helper *h)
 	h->stack = mmap(NULL, LS_PAR_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (h->stack == MAP_FAILED)
 		return 0;
+	rt_own(h->stack, LS_PAR_STACK);
 	/* The helper starts with every signal blocked: it inherits the mask. */
 	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all) != 0) {
-		munmap(h->stack, LS_PAR_STACK);
+		rt_unmap(h->stack, LS_PAR_STACK);
 		return 0;
 	}
 	r = clone(ls_helper_main, h->stack + LS_PAR_STACK,
@@ -116,7 +117,7 @@ static int ls_par_start(struct ls_helper *h)
 		  h, &h->tid, NULL, &h->tid);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
 	if (r <= 0) {
-		munmap(h->stack, LS_PAR_STACK);
+		rt_unmap(h->stack, LS_PAR_STACK);
 		return 0;
 	}
 	return 1;
@@ -127,7 +128,7 @@ static void ls_par_join(struct ls_helper *h)
 	int t;
 	while ((t = __atomic_load_n(&h->tid, __ATOMIC_ACQUIRE)) != 0)
 		syscall(SYS_futex, &h->tid, FUTEX_WAIT, t, NULL, NULL, 0);
-	munmap(h->stack, LS_PAR_STACK);
+	rt_unmap(h->stack, LS_PAR_STACK);
 }
 
 /* Runs fn on nt arguments, args[k] at args + k * size: the first here,

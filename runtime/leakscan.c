@@ -55,7 +55,7 @@ static void ls_thread_exit(uintptr_t hook, uintptr_t ret)
 		if (!p)
 			return;
 		if (!__atomic_compare_exchange_n(&g_ls_dead, &want, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-			munmap(p, LS_DEAD_CAP * sizeof *p);
+			rt_unmap(p, LS_DEAD_CAP * sizeof *p);
 			p = want;
 		}
 		ring = p;
@@ -275,7 +275,7 @@ static int ls_collect(struct tmpmem *tm)
 		g_ls.bytes += size;
 		if (g_ls.node && LS_NODE_COST * (k + 1) > g_ls.bytes + (1u << 20)) {
 			/* Small blocks: the nodes are found again at the end. */
-			munmap(g_ls.node, g_ls.node_map);
+			rt_unmap(g_ls.node, g_ls.node_map);
 			g_ls.node = NULL;
 		} else if (g_ls.node) {
 			g_ls.node[k] = node;
@@ -683,14 +683,15 @@ static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 	g_ls.ok = ls_run(&tm, self_sp);
 	ls_resume();
 	g_ls.ns = now_ns() - t0;
+	own_note(); /* its maps go below */
 	/* The page index's chunks were mapped on their own. Listed, so that
 	   the top's unwritten pages are not read (which maps them on kernels
 	   without a shared zero page: 2 MiB at every exit). */
 	for (c = 0; g_ls.top && c < g_ls.nchunks && c < LS_NCHUNKS; c++)
-		munmap(g_ls.top[g_ls.chunk[c]], sizeof(u64) << (LS_CHUNK - LS_PAGE));
+		rt_unmap(g_ls.top[g_ls.chunk[c]], sizeof(u64) << (LS_CHUNK - LS_PAGE));
 	for (c = 0; g_ls.top && g_ls.nchunks > LS_NCHUNKS && c < (1u << LS_TOP); c++)
 		if (g_ls.top[c])
-			munmap(g_ls.top[c], sizeof(u64) << (LS_CHUNK - LS_PAGE));
+			rt_unmap(g_ls.top[c], sizeof(u64) << (LS_CHUNK - LS_PAGE));
 	g_ls.nchunks = 0;
 	tmp_free(&tm);
 	g_ls.alo = NULL;
@@ -701,7 +702,7 @@ static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 	g_ls.off = g_ls.edge = NULL;
 	g_ls.graph = 0;
 	if (g_ls.node)
-		munmap(g_ls.node, g_ls.node_map);
+		rt_unmap(g_ls.node, g_ls.node_map);
 	g_ls.node = NULL;
 	g_ls.top = NULL;
 	g_ls.tasks = NULL;

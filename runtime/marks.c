@@ -85,7 +85,7 @@ static int live_grow(struct live_scan *sc)
 		t[j] = sc->tab[i];
 	}
 	if (sc->tab)
-		munmap(sc->tab, (wsize)sc->cap * sizeof *t);
+		rt_unmap(sc->tab, (wsize)sc->cap * sizeof *t);
 	sc->tab = t;
 	sc->cap = cap;
 	return 1;
@@ -134,7 +134,7 @@ static void live_take(struct mark *m)
 		m->ncells = g_mk.ncells - m->first;
 	}
 	if (sc.tab)
-		munmap(sc.tab, (wsize)sc.cap * sizeof *sc.tab);
+		rt_unmap(sc.tab, (wsize)sc.cap * sizeof *sc.tab);
 }
 
 /* Copies label (at most LABEL_MAX bytes, newlines kept: the writer

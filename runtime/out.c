@@ -128,7 +128,7 @@ static void tmp_free(struct tmpmem *m)
 {
 	while (m->k > 0) {
 		m->k--;
-		munmap(m->p[m->k], m->n[m->k]);
+		rt_unmap(m->p[m->k], m->n[m->k]);
 	}
 	m->small.left = 0;
 }

@@ -75,7 +75,7 @@ static int pool_room(void)
 		if (old[i].obj > 1)
 			*pool_slot(old[i].obj, 1) = old[i];
 	if (old)
-		munmap(old, (wsize)ocap * sizeof *old);
+		rt_unmap(old, (wsize)ocap * sizeof *old);
 	return 1;
 }
 

@@ -58,7 +58,7 @@ static int pmap_resize(struct pmap *m, u32 cap)
 		by_id[i] = m->by_id[i];
 	}
 	if (m->key)
-		munmap(m->key, pmap_bytes(m->mask + 1));
+		rt_unmap(m->key, pmap_bytes(m->mask + 1));
 	m->key = key;
 	m->id = id;
 	m->by_id = by_id;
@@ -76,7 +76,7 @@ static int pmap_init(struct pmap *m, int str)
 static void pmap_free(struct pmap *m)
 {
 	if (m->key)
-		munmap(m->key, pmap_bytes(m->mask + 1));
+		rt_unmap(m->key, pmap_bytes(m->mask + 1));
 	m->key = NULL;
 }
 
@@ -295,6 +295,13 @@ static void write_meta(struct out *o)
 		o->records += 2;
 	}
 	ls_write_meta(o);
+	if (g_cfg_stats) {
+		own_note();
+		out_str(o, "M runtime_resident");
+		out_field(o, g_own_peak);
+		out_ch(o, '\n');
+		o->records++;
+	}
 }
 
 /* The S, F and A records of every function and site in the tree, and the

@@ -263,18 +263,23 @@ static void smp_start(int forked)
 		g_smp.why = "no free signal";
 		return;
 	}
-	if (!g_smp.slot)
-		g_smp.slot = mmap(NULL, SMP_SLOTS * sizeof *g_smp.slot, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (g_smp.slot == MAP_FAILED)
-		g_smp.slot = NULL;
-	else if (g_smp.slot)
-		rt_small_pages(g_smp.slot, SMP_SLOTS * sizeof *g_smp.slot); /* one page per 512 threads, not 2 MiB */
-	if (SMP_RAW && !g_smp.stack)
-		g_smp.stack = mmap(NULL, SMP_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (!g_smp.slot || g_smp.stack == MAP_FAILED) {
+	if (!g_smp.slot) {
+		void *p = mmap(NULL, SMP_SLOTS * sizeof *g_smp.slot, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED) {
+			rt_own(p, SMP_SLOTS * sizeof *g_smp.slot); /* one page per 512 threads, not 2 MiB */
+			g_smp.slot = p;
+		}
+	}
+	if (SMP_RAW && !g_smp.stack) {
+		void *p = mmap(NULL, SMP_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (p != MAP_FAILED) {
+			rt_own(p, SMP_STACK);
+			g_smp.stack = p;
+		}
+	}
+	if (!g_smp.slot || (SMP_RAW && !g_smp.stack)) {
 		g_smp.why = "out of memory";
-		g_smp.stack = NULL;
 		return;
 	}
 	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all) != 0) {

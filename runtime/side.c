@@ -145,7 +145,7 @@ static int shard_resize(struct shard *s, u32 cap)
 		nt[j] = e;
 	}
 	if (s->tab)
-		munmap(s->tab, (wsize)s->cap * sizeof(struct ent));
+		rt_unmap(s->tab, (wsize)s->cap * sizeof(struct ent));
 	__atomic_store_n(&s->tab, nt, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->cap, ncap, __ATOMIC_RELAXED);
 	s->grow_at = (u32)((u64)ncap * 85 / 100);

@@ -182,7 +182,10 @@ static void summary_stats(struct out *o, struct totals *t, const char *P)
 	}
 	out_str(o, ", ");
 	out_u64(o, g_nthreads);
-	out_str(o, " threads\n");
+	out_str(o, " threads, its maps at most ");
+	own_note();
+	out_commas(o, g_own_peak);
+	out_str(o, " bytes resident\n");
 }
 
 /* The summary's lines, each starting with P ("==weave <pid>== "). */

@@ -34,9 +34,9 @@ static struct __weave_slot *stack_reserve(wsize *reserved)
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			continue;
-		rt_small_pages(p, n * sizeof(struct __weave_slot));
+		rt_own(p, n * sizeof(struct __weave_slot));
 		if (mprotect(p, STACK_INIT * sizeof(struct __weave_slot), PROT_READ | PROT_WRITE) != 0) {
-			munmap(p, n * sizeof(struct __weave_slot));
+			rt_unmap(p, n * sizeof(struct __weave_slot));
 			return NULL;
 		}
 		*reserved = n;
@@ -142,9 +142,9 @@ fail:
 	/* The arena record and any node indices taken are lost: harmless. */
 	pthread_mutex_unlock(&g_lock);
 	if (cc)
-		munmap(cc, TMAP_BYTES);
+		rt_unmap(cc, TMAP_BYTES);
 	if (stack)
-		munmap(stack, reserved * sizeof *stack);
+		rt_unmap(stack, reserved * sizeof *stack);
 	return NULL;
 }
 
@@ -171,6 +171,7 @@ static void rt_thread_exit(void *arg)
 	if (!T || l->thr != T || l->state != ST_LIVE)
 		return;
 	rt_enter(l);
+	own_note(); /* its maps go below */
 	ls_thread_exit((uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
 	time_thread_exit(T, t);
 	vm_thread_exit(T);
@@ -184,7 +185,7 @@ static void rt_thread_exit(void *arg)
 	t->stack = NULL;
 	t->cc = rt_cc_none; /* before its map goes: woven code reads it first */
 	fence();
-	munmap(T->stack, T->reserved * sizeof *T->stack);
+	rt_unmap(T->stack, T->reserved * sizeof *T->stack);
 	T->stack = NULL;
 	pthread_mutex_lock(&g_lock);
 	b = T->bins;
@@ -200,7 +201,7 @@ static void rt_thread_exit(void *arg)
 		__atomic_fetch_add(&g_shared_bins[i].fbytes, b[i].fbytes, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&g_lock);
-	munmap(T->cc, TMAP_BYTES);
+	rt_unmap(T->cc, TMAP_BYTES);
 	T->cc = NULL;
 	l->state = ST_DEAD;
 	fence();

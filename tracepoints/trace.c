@@ -235,6 +235,7 @@ static void tp_emit(struct rt_thread *T, u32 kind, u32 node, u32 depth, u64 addr
 			__atomic_fetch_add(&g_tp_dropped, 1, __ATOMIC_RELAXED);
 			return;
 		}
+		rt_own(b, sizeof *b);
 		b->magic = TP_MAGIC;
 		b->thread = T->num;
 		b->tid = T->tid;

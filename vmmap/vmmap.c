@@ -205,7 +205,7 @@ static int vm_buf_read(struct vm_buf *b, const char *path)
 		if (e || b->n < b->cap)
 			return e;
 		/* Full: the file may be longer. */
-		munmap(b->p, b->cap);
+		rt_unmap(b->p, b->cap);
 		b->cap *= 2;
 		if (!(b->p = rt_map(b->cap))) {
 			b->cap = b->n = 0;
@@ -346,6 +346,7 @@ static void vm_snap_take(struct vm_snap *s)
 	vm_statm(&s->vm, &s->rss);
 	s->err = vm_read_maps(&s->maps);
 	s->taken = 1;
+	own_note();
 }
 
 /* The heap in use per allocation leaf now, into g_vm.leaves. g_vm.lock
@@ -366,7 +367,7 @@ static __attribute__((no_sanitize("thread"))) void vm_leaves_take(void)
 		if (!nl)
 			return; /* keep the last snapshot */
 		if (g_vm.leaves)
-			munmap(g_vm.leaves, (wsize)g_vm.cap_leaves * sizeof *nl);
+			rt_unmap(g_vm.leaves, (wsize)g_vm.cap_leaves * sizeof *nl);
 		g_vm.leaves = nl;
 		g_vm.cap_leaves = cap;
 	}

@@ -1,0 +1,123 @@
+//go:build ignore
+
+/* resident.c: the runtime's own memory. Every map the runtime makes is
+   listed here (rt_own) until unmapped (rt_unmap), so that WEAVE_STATS=1
+   can say how much of the process's resident memory is the runtime's:
+   own_resident counts the listed maps' pages that are resident and this
+   process's alone (/proc/self/pagemap: present and exclusively mapped;
+   not the shared zero page a read of an untouched page maps, which RSS
+   does not count either), and own_note keeps its largest value over the
+   run, read where it can be largest: at heap-peak snapshots (vmmap.c),
+   before a thread's maps go (thread.c), at the exit writer's start and
+   at the leak scan's end, and when the profile and the summary are
+   written. Not counted: the runtime's code and globals (in the
+   executable's own mappings), the stacks glibc maps for the runtime's
+   pthreads (the control and checkpoint threads, a sampler without raw
+   clone). The runtime calls no malloc of its own.
+
+   The list is lock-free (a map may be made by any thread): a slot is
+   claimed by a compare-and-swap of its address from 0, the first free
+   one in order, so a small program reads one page of it. */
+
+#include "internal.h"
+
+#define OWN_SLOTS 4096u
+
+static struct own_map {
+	uintptr_t p; /* 0: free; 1: being filled */
+	wsize n;
+} g_own[OWN_SLOTS];
+static u32 g_own_hi;       /* slots ever used: the scans' bound */
+static u64 g_own_unlisted; /* bytes mapped while the list was full */
+static u64 g_own_peak;     /* own_note's largest reading */
+
+/* Asks for the n bytes at p in small pages (see rt_small_pages) and lists
+   them as the runtime's. */
+static void rt_own(void *p, wsize n)
+{
+	u32 i, hi;
+	rt_small_pages(p, n);
+	for (i = 0; i < OWN_SLOTS; i++) {
+		uintptr_t z = 0;
+		if (__atomic_load_n(&g_own[i].p, __ATOMIC_RELAXED) ||
+		    !__atomic_compare_exchange_n(&g_own[i].p, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		g_own[i].n = n;
+		__atomic_store_n(&g_own[i].p, (uintptr_t)p, __ATOMIC_RELEASE);
+		hi = __atomic_load_n(&g_own_hi, __ATOMIC_RELAXED);
+		while (hi <= i && !__atomic_compare_exchange_n(&g_own_hi, &hi, i + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+		return;
+	}
+	__atomic_fetch_add(&g_own_unlisted, n, __ATOMIC_RELAXED);
+}
+
+/* Unmaps a map rt_own listed (or any other: then only unmaps it). */
+static void rt_unmap(void *p, wsize n)
+{
+	u32 i, hi = __atomic_load_n(&g_own_hi, __ATOMIC_ACQUIRE);
+	for (i = 0; i < hi; i++)
+		if (__atomic_load_n(&g_own[i].p, __ATOMIC_RELAXED) == (uintptr_t)p) {
+			__atomic_store_n(&g_own[i].p, 0, __ATOMIC_RELEASE);
+			break;
+		}
+	munmap(p, n);
+}
+
+/* Bytes of [p, p + n) resident and this process's alone (pm: the opened
+   pagemap), or resident by mincore when pm < 0 (no pagemap). */
+static u64 own_pages(int pm, uintptr_t p, wsize n, wsize pg)
+{
+	enum { BATCH = 512 };
+	u64 ent[BATCH], k, m, cnt = 0;
+	unsigned char v[BATCH];
+	uintptr_t a = p & ~(uintptr_t)(pg - 1), end = p + n;
+	for (; a < end; a += m * pg) {
+		m = (end - a + pg - 1) / pg;
+		if (m > BATCH)
+			m = BATCH;
+		if (pm >= 0) {
+			if (pread(pm, ent, m * sizeof *ent, (off_t)(a / pg * sizeof *ent)) != (ssize_t)(m * sizeof *ent))
+				break;
+			for (k = 0; k < m; k++)
+				cnt += (ent[k] >> 63) & (ent[k] >> 56) & 1; /* present, exclusive */
+		} else {
+			if (mincore((void *)a, m * pg, v) != 0)
+				break;
+			for (k = 0; k < m; k++)
+				cnt += v[k] & 1;
+		}
+	}
+	return cnt * pg;
+}
+
+/* The runtime's maps' resident bytes now. */
+static u64 own_resident(void)
+{
+	wsize pg = (wsize)sysconf(_SC_PAGESIZE);
+	u64 sum = 0;
+	u32 i, hi = __atomic_load_n(&g_own_hi, __ATOMIC_ACQUIRE);
+	int pm = ls_proc_open("pagemap");
+	for (i = 0; i < hi; i++) {
+		uintptr_t p = __atomic_load_n(&g_own[i].p, __ATOMIC_ACQUIRE);
+		if (p > 1)
+			sum += own_pages(pm, p, g_own[i].n, pg);
+	}
+	if (pm >= 0)
+		close(pm);
+	return sum;
+}
+
+/* Under WEAVE_STATS=1, takes a reading into the largest; errno kept. */
+static void own_note(void)
+{
+	u64 r, cur;
+	int e = errno;
+	if (!g_cfg_stats)
+		return;
+	r = own_resident();
+	cur = __atomic_load_n(&g_own_peak, __ATOMIC_RELAXED);
+	while (r > cur && !__atomic_compare_exchange_n(&g_own_peak, &cur, r, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	errno = e;
+}
