@@ -37,15 +37,52 @@
      runtime's (the kernel holds one per signal) and works as usual.
    The profile is written once: the first of these wins, except that one
    written before exec, from a crash handler or as a checkpoint
-   (checkpoint.c) is provisional: replaced if the process goes on. */
+   (checkpoint.c) is provisional: replaced if the process goes on.
+   - Several threads leaving at once: the first thread to call exit (or
+     to reach the runtime's destructor, returning from main) owns the way
+     out; another thread that calls exit then waits for ever, as musl,
+     current glibc and Rust's std make a second exit do, since the first
+     one ends the process. Without that, its exit ran the handlers and ended the
+     process while the first thread was still writing the profile: none
+     was left. A thread that ends the process another way while the
+     profile is being written (_exit, quick_exit, a crash) waits for the
+     writer to finish first. exit is interposed only in an executable's
+     copy (weak: a static link's C library wins, then this does not hold
+     for exit). */
 
 #include "internal.h"
+
+#include <linux/futex.h>
 
 /* g_finished: nothing written, the final profile written or being
    written, a provisional one (before exec, from a crash handler) written
    or being written. An atomic int: the first way out to change it wins. */
 enum { FIN_NONE, FIN_FINAL, FIN_PROV, FIN_PROV_BUSY };
 static int g_finished;
+/* The thread writing the final profile, and whether it is done (atomic). */
+static int g_final_tid, g_final_done;
+/* The thread that owns the way out by exit (atomic; 0: none yet). */
+static int g_exit_tid;
+
+/* Waits for another thread's final profile to be written; a thread inside
+   the runtime may hold what the writer needs, and does not wait. */
+static void wait_final_writer(int was)
+{
+	int me = (int)syscall(SYS_gettid);
+	while (!was && __atomic_load_n(&g_final_tid, __ATOMIC_ACQUIRE) != me &&
+	       !__atomic_load_n(&g_final_done, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Claims the way out by exit for this thread; returns whether another
+   thread had it. */
+static int claim_exit(void)
+{
+	int me = (int)syscall(SYS_gettid), prev = 0;
+	return !__atomic_compare_exchange_n(&g_exit_tid, &prev, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) && prev != me;
+}
 
 /* Takes g_lock for a writer: LOCK_WAIT blocks; LOCK_TRY (a signal
    handler, _exit) tries for about a second; LOCK_ONCE (this thread was
@@ -101,12 +138,16 @@ static int rt_write(int final, int complete, const char *how, int sig, int mode,
 			nanosleep(&ts, NULL);
 			st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
 		}
+		if (st == FIN_FINAL && !snapshot)
+			wait_final_writer(was);
 		if (st == FIN_FINAL || st == FIN_PROV_BUSY)
 			return 0;
 	} while (!__atomic_compare_exchange_n(&g_finished, &st, final ? FIN_FINAL : FIN_PROV_BUSY, 0,
 					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-	if (final)
+	if (final) {
+		__atomic_store_n(&g_final_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 		ctl_exit(); /* no request is taken from here on */
+	}
 	rt_enter(l);
 	pthread_once(&g_once, rt_global_init);
 	rt_config();
@@ -139,6 +180,8 @@ static int rt_write(int final, int complete, const char *how, int sig, int mode,
 	tmp_free(&tm);
 	if (!final)
 		__atomic_store_n(&g_finished, FIN_PROV, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&g_final_done, 1, __ATOMIC_RELEASE);
 	fence();
 	l->in_rt = was;
 	errno = e;
@@ -207,6 +250,66 @@ __attribute__((weak, noreturn)) void _exit(int status)
 __attribute__((weak, noreturn)) void _Exit(int status)
 {
 	rt_exit_now(status);
+}
+
+/* exit: the first thread to call it goes on to the C library's; any other
+   waits for ever (see the top). On x86-64 it is a jump, so that the C
+   library's exit runs on the stack as if called by the program: the exit
+   leak scan finds the registers exit and its callees saved there
+   (leakstack.c), and __weave_exit_wrapper names it for that. */
+#if RT_INTERPOSE && !defined(WEAVE_SHARED_OBJECT)
+__attribute__((used, visibility("hidden"))) void *__weave_exit_begin(void);
+__attribute__((used, visibility("hidden"))) void *__weave_exit_begin(void)
+{
+	static int park;
+	if (claim_exit())
+		for (;;)
+			syscall(SYS_futex, &park, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	if (!REAL_FN(exit_full)) {
+		/* No C library exit found (cannot happen in a dynamic link; a
+		   static one links the C library's instead of this): end the
+		   process as quick_exit would, with stdio flushed. */
+		rt_finish(1, 1, "exit", 0, LOCK_WAIT);
+		fflush(NULL);
+		return (void *)g_real.exit_ ? (void *)g_real.exit_ : (void *)_exit;
+	}
+	return (void *)g_real.exit_full;
+}
+#if defined(__x86_64__) && !defined(__ILP32__)
+extern const char __weave_exit_wrapper[] __attribute__((visibility("hidden")));
+__asm__(".text\n"
+	".weak exit\n"
+	".type exit, @function\n"
+	".hidden __weave_exit_wrapper\n"
+	"exit:\n"
+	"__weave_exit_wrapper:\n"
+	"\t.cfi_startproc\n"
+	"\tpushq %rdi\n"
+	"\t.cfi_adjust_cfa_offset 8\n"
+	"\tcall __weave_exit_begin\n"
+	"\tpopq %rdi\n"
+	"\t.cfi_adjust_cfa_offset -8\n"
+	"\tjmp *%rax\n"
+	"\t.cfi_endproc\n"
+	".size exit, .-exit\n");
+#define RT_EXIT_WRAPPER ((uintptr_t)__weave_exit_wrapper)
+#else
+__attribute__((weak, noreturn)) void exit(int status)
+{
+	void (*real)(int) = (void (*)(int))__weave_exit_begin();
+	real(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+#endif
+#endif
+#ifndef RT_EXIT_WRAPPER
+#define RT_EXIT_WRAPPER ((uintptr_t)0)
+#endif
+
+static uintptr_t rt_exit_wrapper(void)
+{
+	return RT_EXIT_WRAPPER;
 }
 
 static void rt_quick_exit(void)
@@ -393,8 +496,12 @@ __attribute__((destructor(101))) static void rt_fini(void)
 		unload_notify(); /* a woven library going away: see unload.c */
 		return;
 	}
-	if (__atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) == FIN_FINAL)
+	if (__atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) == FIN_FINAL) {
+		wait_final_writer(was); /* another thread's _exit: this exit must not end it */
 		return;
+	}
+	if (g_in_exe)
+		claim_exit(); /* a return from main: later exits wait */
 	rt_enter(l);
 	late = g_in_exe && atexit(rt_fini_late) == 0;
 	fence();

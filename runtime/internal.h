@@ -372,6 +372,7 @@ static struct {
 	void *(*valloc)(size_t);
 	void *(*pvalloc)(size_t);
 	void (*exit_)(int);
+	void (*exit_full)(int); /* the C library's exit, behind the runtime's (exit.c) */
 	int (*execve)(const char *, char *const[], char *const[]);
 	int (*execv)(const char *, char *const[]);
 	int (*execvp)(const char *, char *const[]);
@@ -620,6 +621,7 @@ static int g_scrub;
 
 /* leakstack.c */
 static void ls_note_exit_fns(void *(*sym)(const char *));
+static uintptr_t rt_exit_wrapper(void); /* exit.c: the runtime's exit on x86-64, else 0 */
 
 /* leakscan.c */
 static int ls_proc_open(const char *name);

@@ -136,6 +136,7 @@ static void real_resolve(void)
 	NEXT(execveat, NULL);
 #undef NEXT
 	*(void **)&g_real.exit_ = next_sym("_exit");
+	*(void **)&g_real.exit_full = next_sym("exit");
 	ls_note_exit_fns(next_sym);
 	fence();
 	l->resolving = 0;

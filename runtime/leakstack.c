@@ -247,6 +247,8 @@ static uintptr_t ls_exit_sp(struct tmpmem *tm, const char *maps, u64 len, uintpt
 	sp = top ? ls_call_sp(&r, self_sp, top, fns, LS_NEXIT, 0, &f) : 0;
 	if (!sp)
 		return self_sp;
+	if (f == rt_exit_wrapper() && g_real.exit_full) /* it jumped to the C library's, stack as it was */
+		f = ls_through_plt(&r, (uintptr_t)g_real.exit_full);
 	ls_saved_regs(&r, sp, self_sp, f);
 	ls_signal_frame(&r, sp, lo, top);
 	if (g_ls.sig_uc && sigaltstack(NULL, &alt) == 0 && sp >= (uintptr_t)alt.ss_sp &&

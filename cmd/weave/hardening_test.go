@@ -417,6 +417,39 @@ func TestHardeningExits(t *testing.T) {
 	}
 }
 
+// TestHardeningExitRace: two threads leaving at once (exit and exit,
+// exit and _exit) leave one complete profile, with both threads' blocks,
+// and the plain build's status. Before, the second exit ended the process
+// while the first thread wrote the profile: none was left.
+func TestHardeningExitRace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "exits", nil, nil)
+	for _, how := range []string{"race", "race_exit"} {
+		t.Run(how, func(t *testing.T) {
+			for i := 0; i < 10; i++ {
+				d := filepath.Join(dir, fmt.Sprintf("%s-%d", how, i))
+				os.Mkdir(d, 0o755)
+				ws, _ := waitStatus(t, d, nil, plain, how)
+				wws, _ := waitStatus(t, d, outEnv(d), woven, how)
+				if ws != wws {
+					t.Errorf("run %d: plain: %s, woven: %s", i, ws, wws)
+				}
+				files := hprofiles(t, d)
+				if len(files) != 1 {
+					t.Fatalf("run %d: profiles %v, want one", i, files)
+				}
+				l := load(t, files[0])
+				end := l.meta("end")
+				if inUse := l.wovenInUse(); (end != "exit" && end != "_exit") || l.meta("complete") != "1" || inUse != 30+83+84 {
+					t.Errorf("run %d: end %q complete %q, %d bytes of woven allocations in use; want exit or _exit, 1, %d",
+						i, end, l.meta("complete"), inUse, 30+83+84)
+				}
+			}
+		})
+	}
+}
+
 // TestHardeningSignals: a woven handler running mid-push and
 // mid-allocation corrupts nothing; SIGSEGV and SIGBUS (a fault or sent)
 // end the process as they would have, after an incomplete profile; the

@@ -1,7 +1,8 @@
 /* The ways out: argv[1] is return, exit, _exit, _Exit, quick_exit, abort,
-   atexit (handlers that allocate and free run after main) or thread (exit
-   called from a thread). Each keeps blocks of sizes unique to it, so that a
-   profile written too early lacks them. */
+   atexit (handlers that allocate and free run after main), thread (exit
+   called from a thread), race (main and a thread call exit at once) or
+   race_exit (main calls exit as a thread calls _exit). Each keeps blocks of
+   sizes unique to it, so that a profile written too early lacks them. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,17 @@ static void *thread_exit(void *arg)
 	exit(6);
 }
 
+static pthread_barrier_t both;
+
+static void *thread_race(void *arg)
+{
+	keep[7] = malloc(84);
+	pthread_barrier_wait(&both);
+	if (arg)
+		_exit(9);
+	exit(9);
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "return";
@@ -61,6 +73,14 @@ int main(int argc, char **argv)
 		pthread_t t;
 		pthread_create(&t, NULL, thread_exit, NULL);
 		pthread_join(t, NULL);
+	}
+	if (!strncmp(how, "race", 4)) {
+		pthread_t t;
+		pthread_barrier_init(&both, NULL, 2);
+		keep[6] = malloc(83);
+		pthread_create(&t, NULL, thread_race, strcmp(how, "race") ? &both : NULL);
+		pthread_barrier_wait(&both);
+		exit(9);
 	}
 	return 0;
 }
