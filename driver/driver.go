@@ -125,7 +125,13 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect, extern ma
 			res, err = nil, fmt.Errorf("internal error: %v", r)
 		}
 	}()
-	u, err := parse.ParseWithin(src+".i", text, d, cfg.ParseTimeout)
+	// The declared allocators' prototypes are checked (and found) even
+	// where the unit does not call them.
+	keep := make([]string, len(cfg.Allocators))
+	for i, a := range cfg.Allocators {
+		keep[i] = a.Name
+	}
+	u, err := parse.ParseWithin(src+".i", text, d, cfg.ParseTimeout, keep...)
 	var te *parse.TimeoutError
 	if errors.As(err, &te) {
 		te.Name = src

@@ -19,6 +19,9 @@ type Unit struct {
 	Text  []byte // the preprocessed text (.i), linemarkers included
 	AST   *cc.AST
 	Lines *LineMap
+	// Pruned: cc/v4 was given the text with the system headers'
+	// declarations the unit does not use blanked (prune.go).
+	Pruned bool
 
 	// sources are the names of the cc/v4 sources that hold the text, with
 	// their byte offsets in it, when cc/v4 parsed it with its lines joined
@@ -71,13 +74,22 @@ func Parse(name string, text []byte, d Dialect) (*Unit, error) {
 	return ParseWithin(name, text, d, 0)
 }
 
-// ParseWithin is Parse with a time limit (<= 0: DefaultTimeout).
-func ParseWithin(name string, text []byte, d Dialect, limit time.Duration) (*Unit, error) {
-	return watch(name, text, limit, func() (*Unit, error) { return parseUnit(name, text, d) })
+// ParseWithin is Parse with a time limit (<= 0: DefaultTimeout). keep
+// names names whose declarations in system headers the AST must have even
+// if the unit does not mention them (declared allocators): cc/v4 is given
+// only the system headers' declarations the unit needs (prune.go).
+func ParseWithin(name string, text []byte, d Dialect, limit time.Duration, keep ...string) (*Unit, error) {
+	return watch(name, text, limit, func() (*Unit, error) { return parseUnit(name, text, d, true, keep) })
 }
 
-// parseUnit is Parse's work.
-func parseUnit(name string, text []byte, d Dialect) (*Unit, error) {
+// ParseAll is Parse but with every declaration of the system headers
+// parsed (no pruning), for tests that compare the two.
+func ParseAll(name string, text []byte, d Dialect) (*Unit, error) {
+	return watch(name, text, 0, func() (*Unit, error) { return parseUnit(name, text, d, false, nil) })
+}
+
+// parseUnit is Parse's work; pruned: cc/v4 may be given the text pruned.
+func parseUnit(name string, text []byte, d Dialect, pruned bool, keep []string) (*Unit, error) {
 	st, err := d.state()
 	if err != nil {
 		return nil, err
@@ -93,15 +105,27 @@ func parseUnit(name string, text []byte, d Dialect) (*Unit, error) {
 	}
 	src := parseable(text)
 	var ast *cc.AST
-	if joined := joinLines(src); joined != nil {
-		// On an error (or a panic), the text is parsed as it is, for the
-		// message with the original lines (and in case joining changed
-		// anything).
-		if ast = translateJoined(st, name, joined); ast != nil {
-			u.sources = map[string]int{name: 0}
+	if pruned {
+		// On an error (or a panic), the text is parsed whole, for the
+		// error a full parse gives.
+		if p := prune(src, keep); p != nil {
+			if joined := joinLines(p); joined != nil {
+				ast = translateJoined(st, name, joined)
+				u.Pruned = ast != nil
+			}
 		}
 	}
 	if ast == nil {
+		if joined := joinLines(src); joined != nil {
+			// On an error (or a panic), the text is parsed as it is, for
+			// the message with the original lines (and in case joining
+			// changed anything).
+			ast = translateJoined(st, name, joined)
+		}
+	}
+	if ast != nil {
+		u.sources = map[string]int{name: 0}
+	} else {
 		ast, err = translate(st, name, src)
 	}
 	u.Lines = <-lines

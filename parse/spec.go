@@ -30,9 +30,16 @@ import (
 // Anything unusual leaves the parse to Parse: a text that join leaves as it
 // is, one that needs the _FloatN types renamed (parseable), a parse error
 // (for the message with the original lines), a compiler error.
+//
+// A small unit, or one mostly system headers, is not parsed as it comes:
+// pruned, cc/v4 parses it faster once it is all there (prune.go). The
+// parse starts when the compiler has written specStart bytes, if no more
+// than specSystemShare of them are system headers'.
 const (
-	specSources = 64
-	specPart    = 32 << 10
+	specSources     = 64
+	specPart        = 32 << 10
+	specStart       = 256 << 10
+	specSystemShare = 0.5
 )
 
 var errSpeculation = errors.New("speculative parse abandoned")
@@ -49,8 +56,11 @@ type speculation struct {
 	cut    int   // the text before it is in sources
 	starts []int // offset of each source in the text
 
-	result chan specResult
-	sum    uint64 // hash of the final text (seed specSeed)
+	result   chan specResult
+	sum      uint64 // hash of the final text (seed specSeed)
+	st       *dialectState
+	started  bool // the parse runs
+	declined bool // the parse will not run
 }
 
 type specResult struct {
@@ -60,42 +70,58 @@ type specResult struct {
 
 var specSeed = maphash.MakeSeed()
 
-// startSpeculation starts parsing the output written to the returned
-// speculation (an io.Writer) in the dialect of st.
+// startSpeculation returns a speculation of the output written to it (an
+// io.Writer) in the dialect of st; its parse starts once the output is
+// worth it (Write).
 func startSpeculation(st *dialectState) *speculation {
-	s := &speculation{result: make(chan specResult, 1)}
+	s := &speculation{result: make(chan specResult, 1), st: st}
 	s.cond.L = &s.mu
-	srcs := []cc.Source{{Name: "<predefined>", Value: st.predefined}, {Name: "<builtin>", Value: cc.Builtin}}
+	return s
+}
+
+// run parses the output as it comes (startSpeculation).
+func (s *speculation) run() {
+	srcs := []cc.Source{{Name: "<predefined>", Value: s.st.predefined}, {Name: "<builtin>", Value: cc.Builtin}}
 	for i := 0; i < specSources; i++ {
 		srcs = append(srcs, cc.Source{Name: specName(i), Value: &specReader{s: s, last: i == specSources-1}})
 	}
-	go func() {
-		var r specResult
-		defer func() {
-			if recover() != nil {
-				r.ast = nil
-			}
-			s.abandon()
-			s.result <- r
-		}()
-		cfg, err := st.config()
-		if err != nil {
-			return
-		}
-		if r.ast, err = cc.Translate(cfg, srcs); err != nil {
+	var r specResult
+	defer func() {
+		if recover() != nil {
 			r.ast = nil
 		}
-		r.starts = s.starts
+		s.abandon()
+		s.result <- r
 	}()
-	return s
+	cfg, err := s.st.config()
+	if err != nil {
+		return
+	}
+	if r.ast, err = cc.Translate(cfg, srcs); err != nil {
+		r.ast = nil
+	}
+	r.starts = s.starts
 }
 
 // specName is the name of source i of a speculative parse.
 func specName(i int) string { return fmt.Sprintf("<text part %d>", i) }
 
+// Write appends p to the output; the first time the output reaches
+// specStart bytes, it starts the parse if they are mostly the unit's own
+// (not system headers'): a unit mostly system headers is parsed pruned
+// once it is all there (prune.go), which takes less time than parsing it
+// whole as it comes.
 func (s *speculation) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	s.text = append(s.text, p...)
+	if !s.started && !s.declined && len(s.text) >= specStart {
+		if systemShare(s.text) <= specSystemShare {
+			s.started = true
+			go s.run()
+		} else {
+			s.declined = true
+		}
+	}
 	s.cond.Broadcast()
 	s.mu.Unlock()
 	return len(p), nil
@@ -121,6 +147,12 @@ func (s *speculation) abandon() {
 
 // wait returns the parse of text, or nil if there is none.
 func (s *speculation) wait(text []byte) (ast *cc.AST, sources map[string]int) {
+	s.mu.Lock()
+	started := s.started
+	s.mu.Unlock()
+	if !started {
+		return nil, nil
+	}
 	if s.sum != maphash.Bytes(specSeed, text) {
 		s.abandon()
 		return nil, nil

@@ -2,20 +2,28 @@ package parse
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
 // TestSpeculation checks that Parse gives the same unit whether it takes
-// over the speculative parse or not, and falls back where it must.
+// over the speculative parse or not, and falls back where it must; and
+// that a small unit is not parsed speculatively but pruned.
 func TestSpeculation(t *testing.T) {
 	dir := t.TempDir()
-	good, bad := filepath.Join(dir, "good.c"), filepath.Join(dir, "bad.c")
+	good, bad, small := filepath.Join(dir, "good.c"), filepath.Join(dir, "bad.c"), filepath.Join(dir, "small.c")
+	var fns strings.Builder // enough of the unit's own code to be parsed as it comes
+	for i := 0; fns.Len() < specStart; i++ {
+		fmt.Fprintf(&fns, "static int f%d(int x) { return x * %d + f%d(x - 1); }\n", i+1, i, i)
+	}
 	for name, text := range map[string]string{
-		good: "#include <stdlib.h>\nint main(void)\n{\n\tvoid *p = malloc(3);\n\tfree(p);\n\treturn 0;\n}\n",
-		bad:  "#include <stdio.h>\nint main(void)\n{\n\tint x = ;\n\treturn 0;\n}\n",
+		good:  "#include <stdlib.h>\nint main(void)\n{\n\tvoid *p = malloc(3);\n\tfree(p);\n\treturn 0;\n}\nstatic int f0(int x) { return x; }\n" + fns.String(),
+		bad:   "#include <stdio.h>\nint main(void)\n{\n\tint x = ;\n\treturn 0;\n}\n",
+		small: "#include <stdlib.h>\nint main(void)\n{\n\tvoid *p = malloc(3);\n\tfree(p);\n\treturn 0;\n}\n",
 	} {
 		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -84,5 +92,10 @@ func TestSpeculation(t *testing.T) {
 	}
 	if u, err := Parse("good.i", preprocess(good), d); err != nil || !speculative(u) {
 		t.Errorf("Parse after a failed Preprocess: speculative %v, %v", u != nil && speculative(u), err)
+	}
+
+	// A small unit is parsed pruned once it is all there.
+	if u, err := Parse("small.i", preprocess(small), d); err != nil || speculative(u) || !u.Pruned {
+		t.Errorf("Parse of a small unit: speculative %v, pruned %v, %v", u != nil && speculative(u), u != nil && u.Pruned, err)
 	}
 }
