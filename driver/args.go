@@ -428,6 +428,41 @@ func isaExtension(f string) bool {
 
 // outputName is the file gcc writes for src under -c (suffix ".o") or -S
 // (".s") without -o: the source's base name, in the current directory.
+// inputNames returns the names of the command's inputs.
+func (c *cmdline) inputNames() []string {
+	names := make([]string, len(c.inputs))
+	for i, in := range c.inputs {
+		names[i] = in.name
+	}
+	return names
+}
+
+// saveTemps reports whether the command asks for the compiler's
+// intermediate files (-save-temps, -save-temps=cwd|obj).
+func (c *cmdline) saveTemps() bool {
+	for _, a := range c.args {
+		if a.flag == "-save-temps" || strings.HasPrefix(a.flag, "-save-temps=") {
+			return true
+		}
+	}
+	return false
+}
+
+// tempsBase is where -save-temps keeps the intermediate files of input in,
+// without their extension, as gcc 12 names them: beside the object or
+// assembly it writes (out, for -c and -S), and for a program linked whole
+// OUTPUT-INPUT beside the output (a-INPUT without -o).
+func (c *cmdline) tempsBase(in *input, out string) string {
+	if c.stage != stageLink {
+		return strings.TrimSuffix(out, filepath.Ext(out))
+	}
+	prog := c.output
+	if prog == "" {
+		prog = "a"
+	}
+	return prog + "-" + outputName(in.name, "")
+}
+
 func outputName(src, suffix string) string {
 	base := filepath.Base(src)
 	return strings.TrimSuffix(base, filepath.Ext(base)) + suffix

@@ -66,11 +66,7 @@ func (cfg *Config) CC(args []string) error {
 		return err
 	}
 	c := parseCmdline(expandResponseFiles(args))
-	names := make([]string, len(c.inputs))
-	for i, in := range c.inputs {
-		names[i] = in.name
-	}
-	if err := samefile.Check(c.output, names...); err != nil {
+	if err := samefile.Check(c.output, c.inputNames()...); err != nil {
 		return err
 	}
 	cfg.portableGuard = portableGuard(c.compileFlags())
@@ -116,6 +112,9 @@ func (cfg *Config) CC(args []string) error {
 			j.out = outputName(in.name, ".o")
 		case c.stage == stageAsm:
 			j.out = outputName(in.name, ".s")
+		case c.saveTemps():
+			j.out = c.tempsBase(in, "") + ".o" // where gcc keeps a linked unit's object
+			objects[in] = j.out
 		default:
 			j.out = filepath.Join(tmp, fmt.Sprintf("%d-%s", i, outputName(in.name, ".o")))
 			objects[in] = j.out
@@ -337,6 +336,11 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 			if err := os.WriteFile(wfile, woven, 0o644); err != nil {
 				j.err = err
 				return
+			}
+			if c.saveTemps() {
+				if j.err = saveTemps(c.tempsBase(in, j.out), c.inputNames(), text, woven); j.err != nil {
+					return
+				}
 			}
 			save := func() {
 				if store != nil && res != nil && res.Summary != nil && in.name != "-" {
@@ -574,4 +578,23 @@ func firstDiag(s string) string {
 		}
 	}
 	return firstLine(strings.TrimSpace(s))
+}
+
+// saveTemps keeps a woven unit's texts for -save-temps beside the files the
+// compiler keeps there (base.s, base.o): base.i, the preprocessor's output,
+// as gcc keeps it, and base.woven.i, what the compiler was given. A file
+// that is one of the command's inputs (a .i compiled again) is left alone.
+func saveTemps(base string, inputs []string, text, woven []byte) error {
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{base + ".i", text}, {base + ".woven.i", woven}} {
+		if samefile.Check(f.name, inputs...) != nil {
+			continue
+		}
+		if err := WriteAtomic(f.name, func(w io.Writer) error { _, err := w.Write(f.data); return err }); err != nil {
+			return err
+		}
+	}
+	return nil
 }

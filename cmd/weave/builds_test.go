@@ -785,3 +785,76 @@ func writeDated(t *testing.T, path, text string, perm os.FileMode, tm time.Time)
 		t.Fatal(err)
 	}
 }
+
+// TestSaveTemps: weave cc -save-temps keeps every file gcc keeps, at the
+// names gcc gives them, plus the woven text beside each unit's .i
+// (NAME.woven.i), which is what the object was compiled from; an input
+// that is itself a .i is never written over.
+func TestSaveTemps(t *testing.T) {
+	t.Parallel()
+	src := map[string]string{
+		"prog.c": "#include <stdlib.h>\nint f(void);\nint main(void) { char *p = malloc(8); free(p); return f() - 1; }\n",
+		"lib.c":  "int f(void) { return 1; }\n",
+	}
+	for _, args := range [][]string{
+		{"prog.c", "lib.c"},
+		{"-o", "sub/y", "prog.c", "lib.c"},
+		{"-c", "prog.c"},
+		{"-c", "-o", "sub/x.o", "prog.c"},
+		{"-S", "lib.c"},
+		{"-save-temps=obj", "-o", "sub/z", "prog.c", "lib.c"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			files := func(cc ...string) map[string]bool {
+				dir := t.TempDir()
+				os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+				for name, text := range src {
+					os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+				}
+				argv := append(append(append([]string{}, cc...), "-O2"), args...)
+				if !strings.HasPrefix(args[0], "-save-temps") {
+					argv = append(argv, "-save-temps")
+				}
+				mustRun(t, dir, nil, argv...)
+				got := map[string]bool{}
+				filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+					if err == nil && !d.IsDir() {
+						rel, _ := filepath.Rel(dir, p)
+						got[rel] = true
+						if strings.HasSuffix(rel, ".woven.i") {
+							if b, _ := os.ReadFile(p); !bytes.Contains(b, []byte("__weave_")) {
+								t.Errorf("%s holds no woven code", rel)
+							}
+						}
+					}
+					return nil
+				})
+				return got
+			}
+			plain, woven := files("gcc"), files(weaveBin, "cc")
+			for f := range plain {
+				if !woven[f] {
+					t.Errorf("gcc keeps %s, weave cc does not (weave cc kept %v)", f, woven)
+				}
+			}
+			for f := range woven {
+				if !plain[f] && !(strings.HasSuffix(f, ".woven.i") && plain[strings.TrimSuffix(f, ".woven.i")+".i"]) {
+					t.Errorf("weave cc keeps %s, which gcc does not (gcc kept %v)", f, plain)
+				}
+			}
+		})
+	}
+	t.Run("a .i input", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "prog.c"), []byte(src["prog.c"]), 0o644)
+		pre := mustRun(t, dir, nil, "gcc", "-E", "prog.c").stdout
+		os.WriteFile(filepath.Join(dir, "prog.i"), []byte(pre), 0o644)
+		mustRun(t, dir, nil, weaveBin, "cc", "-save-temps", "-c", "prog.i")
+		if b, _ := os.ReadFile(filepath.Join(dir, "prog.i")); string(b) != pre {
+			t.Error("prog.i, the input, was written over")
+		}
+		if _, err := os.Stat(filepath.Join(dir, "prog.woven.i")); err != nil {
+			t.Error(err)
+		}
+	})
+}
