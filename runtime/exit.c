@@ -69,6 +69,8 @@ static int g_exit_tid;
 static void wait_final_writer(int was)
 {
 	int me = (int)syscall(SYS_gettid);
+	if (__atomic_load_n(&g_pid, __ATOMIC_RELAXED) && (int)getpid() != g_pid)
+		return; /* a vfork child: the writer is its parent's */
 	while (!was && __atomic_load_n(&g_final_tid, __ATOMIC_ACQUIRE) != me &&
 	       !__atomic_load_n(&g_final_done, __ATOMIC_ACQUIRE)) {
 		struct timespec ts = {0, 1000000};
@@ -77,10 +79,14 @@ static void wait_final_writer(int was)
 }
 
 /* Claims the way out by exit for this thread; returns whether another
-   thread had it. */
+   thread had it. A vfork child, which shares its parent's memory, claims
+   nothing (its parent would wait for ever at its own exit); a fork child
+   starts with no owner (rt_fork_child). */
 static int claim_exit(void)
 {
 	int me = (int)syscall(SYS_gettid), prev = 0;
+	if (__atomic_load_n(&g_pid, __ATOMIC_RELAXED) && (int)getpid() != g_pid)
+		return 0;
 	return !__atomic_compare_exchange_n(&g_exit_tid, &prev, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) && prev != me;
 }
 
@@ -582,6 +588,8 @@ static void rt_fork_child(void)
 	}
 	g_pid = (int)getpid();
 	g_forked = 1;
+	g_exit_tid = g_final_tid = 0; /* the parent's threads leaving are not here */
+	g_final_done = __atomic_load_n(&g_finished, __ATOMIC_RELAXED) == FIN_FINAL; /* nor its writer */
 	g_start_ns = now_ns();
 	vm_fork_child();
 	hs_fork_child();

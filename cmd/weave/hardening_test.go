@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/weave-profiler/weave/internal/testtool"
 	"github.com/weave-profiler/weave/profile"
@@ -448,6 +450,23 @@ func TestHardeningExitRace(t *testing.T) {
 			}
 		})
 	}
+	// A vfork child shares its parent's memory: its exit must not make
+	// the parent's own exit wait for ever.
+	t.Run("vfork", func(t *testing.T) {
+		d := filepath.Join(dir, "vfork")
+		os.Mkdir(d, 0o755)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, woven, "vfork")
+		cmd.Dir, cmd.Env = d, append(os.Environ(), outEnv(d)...)
+		err := cmd.Run()
+		if ctx.Err() != nil {
+			t.Fatal("the woven program hung at exit after its vfork child's exit")
+		}
+		if ws, _ := waitStatus(t, d, nil, plain, "vfork"); cmd.ProcessState.ExitCode() != 3 || ws != "exit 3" {
+			t.Errorf("woven: %v, plain: %s; want exit 3", err, ws)
+		}
+	})
 }
 
 // TestHardeningSignals: a woven handler running mid-push and

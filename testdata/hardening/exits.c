@@ -1,12 +1,14 @@
 /* The ways out: argv[1] is return, exit, _exit, _Exit, quick_exit, abort,
    atexit (handlers that allocate and free run after main), thread (exit
    called from a thread), race (main and a thread call exit at once) or
-   race_exit (main calls exit as a thread calls _exit). Each keeps blocks of
+   race_exit (main calls exit as a thread calls _exit) or vfork (a vfork
+   child whose exec fails calls exit, as old code does). Each keeps blocks of
    sizes unique to it, so that a profile written too early lacks them. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void *keep[8];
@@ -73,6 +75,16 @@ int main(int argc, char **argv)
 		pthread_t t;
 		pthread_create(&t, NULL, thread_exit, NULL);
 		pthread_join(t, NULL);
+	}
+	if (!strcmp(how, "vfork")) {
+		int st = 0;
+		pid_t p = vfork();
+		if (p == 0) {
+			execlp("/nonexistent/weave-test", "x", (char *)NULL);
+			exit(127);
+		}
+		waitpid(p, &st, 0);
+		exit(WEXITSTATUS(st) == 127 ? 3 : 4);
 	}
 	if (!strncmp(how, "race", 4)) {
 		pthread_t t;
