@@ -27,10 +27,22 @@
      frame above the handler, with the interrupted registers
      (ls_signal_frame); otherwise it would be read whole.
    - a thread stopped for the scan (leakstop.c): from its stack pointer
-     at the stop, less the 128-byte red zone (which memcheck reads too),
-     with its general registers, both read by ptrace (lt_stopped) or from
-     the signal context (ls_on_signal; the signal frame below, with the
-     vector registers, is not read); ls_task_regs marks from them.
+     at the stop, less the 128-byte red zone where it was stopped in its
+     own code (a leaf function may keep data there, which memcheck reads
+     too), with its general registers, both read by ptrace (lt_stopped)
+     or from the signal context (ls_on_signal; the signal frame below,
+     with the vector registers, is not read); ls_task_regs marks from
+     them. A thread stopped in a system call (blocked in poll, read, a
+     futex wait: most threads at an exit) is read from its stack pointer
+     (ls_stop_sp): what lies below it is dead, the frames of what the
+     calling function called before (its return address, the registers
+     it pushed: values still in the registers or in the frames above)
+     and older ones, where memcheck finds bytes it calls undefined; a
+     compiler keeps data in the red zone only in a leaf function, and
+     the C library's blocking calls are no leaves (a cancellation point
+     calls __pthread_enable_asynccancel first). clang -O2 put a dead
+     frame's pointers there (testdata/leaks/redzone.c): read, they made
+     blocks memcheck calls definitely lost still reachable.
    - a thread that ended: from the stack pointer of the C library's thread
      start when it called the function that ran the thread-exit hook
      (ls_thread_exit): the start routine's frames, dead, are not read; the
@@ -40,6 +52,30 @@
 
 #define LS_REDZONE 128   /* the x86-64 ABI's red zone below the stack pointer */
 #define LS_SEARCH 16384u /* words searched above a frame for a return address */
+
+/* Where a stopped thread's live stack begins (see the top): its stack
+   pointer sp, less the red zone unless it was stopped in a system call
+   (in_call). */
+static uintptr_t ls_stop_sp(uintptr_t sp, int in_call)
+{
+	return in_call ? sp : sp - LS_REDZONE;
+}
+
+/* Whether a thread a signal stopped at rip was in a system call: the
+   instruction at rip is syscall (the kernel set rip back to restart it)
+   or ends just before rip (the call returned, or ended with EINTR). */
+static int ls_at_syscall(uintptr_t rip)
+{
+#if defined(__x86_64__)
+	const unsigned char *c = (const unsigned char *)rip;
+	if (rip % 4096 != 4095 && c[0] == 0x0f && c[1] == 0x05)
+		return 1;
+	return rip % 4096 >= 2 && c[-2] == 0x0f && c[-1] == 0x05; /* not across a page */
+#else
+	(void)rip;
+	return 0;
+#endif
+}
 
 /* Readable mappings (or loaded segments), sorted by address. */
 struct ls_rmap {

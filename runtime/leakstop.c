@@ -201,7 +201,9 @@ static void lt_stopped(struct ls_task *t, int status)
 	t->regs[4] = r.r12, t->regs[5] = r.r13, t->regs[6] = r.r14, t->regs[7] = r.r15;
 	t->regs[8] = r.rdi, t->regs[9] = r.rsi, t->regs[10] = r.rbp, t->regs[11] = r.rbx;
 	t->regs[12] = r.rdx, t->regs[13] = r.rax, t->regs[14] = r.rcx, t->regs[15] = r.rsp;
-	t->sp = r.rsp - LS_REDZONE;
+	/* orig_rax: the number of the system call the stop interrupted, -1
+	   when it stopped the thread in its own code. */
+	t->sp = ls_stop_sp(r.rsp, (long)r.orig_rax >= 0);
 	__atomic_store_n(&t->answered, 1, __ATOMIC_RELEASE);
 }
 
@@ -413,8 +415,9 @@ static void ls_on_signal(int sig, siginfo_t *si, void *uc)
 			continue;
 #if defined(__x86_64__)
 		/* Its stack pointer and registers when stopped (leakstack.c). */
-		g_ls.tasks[i].sp = uc ? (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP] - LS_REDZONE
-				      : (uintptr_t)__builtin_frame_address(0);
+		const greg_t *g = uc ? ((ucontext_t *)uc)->uc_mcontext.gregs : NULL;
+		g_ls.tasks[i].sp = g ? ls_stop_sp((uintptr_t)g[REG_RSP], ls_at_syscall((uintptr_t)g[REG_RIP]))
+				     : (uintptr_t)__builtin_frame_address(0);
 		g_ls.tasks[i].uc = uc;
 #else
 		/* The kernel put the signal frame, with every register, just
