@@ -15,10 +15,10 @@ import (
 // costs several microseconds, those faults were half of weave's time on a
 // Lua unit (lapi.c: 8,500 faults, 0.18 s of CPU; with huge pages 2,900
 // faults, 0.11 s). Go does not ask for huge pages itself since 1.21.1.
-// So before the parse, a large block is allocated (fresh memory: Go does
-// not touch it), its range and the heap below it are advised
-// MADV_HUGEPAGE, and the block is dropped: the parse's allocations then
-// land in advised memory and fault 2 MiB at a time. Peak RSS grows by at
+// So before a large parse (hugeHeapMin), a large block is allocated
+// (fresh memory: Go does not touch it), its range and the heap below it
+// are advised MADV_HUGEPAGE, and the block is dropped: the parse's
+// allocations then land in advised memory and fault 2 MiB at a time. Peak RSS grows by at
 // most the last huge page of each region in use.
 
 const hugeHeap = 256 << 20 // the advised heap: sqlite3.c's parse fits

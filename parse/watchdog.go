@@ -62,11 +62,12 @@ func watch(name string, text []byte, limit time.Duration, parse func() (*Unit, e
 		limit = DefaultTimeout
 	}
 	done := make(chan parseResult, 1)
-	// Before the base: pacing gives the heap huge pages by allocating and
-	// dropping a 256 MiB block (hugepages_linux.go), which is not the
-	// parse's memory (in the parse, a tick while it lived stopped a 1 KB
-	// unit for 256 MB).
+	// Before the base: a large parse's heap is given huge pages by
+	// allocating and dropping a 256 MiB block (hugepages_linux.go), which
+	// is not the parse's memory (in the parse, a tick while it lived
+	// stopped a 1 KB unit for 256 MB).
 	paceGC()
+	hugeHeapFor(text)
 	heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(heap)
 	base := heap[0].Value.Uint64()
