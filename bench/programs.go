@@ -66,6 +66,14 @@ func programs(e *env, sz sizes) []*program {
 			args: []string{itoa(t), itoa(sz.messages)}, allocs: true, threads: t,
 		}
 	}
+	threads := func(t int) *program {
+		return &program{
+			name:     "threads-" + itoa(t),
+			desc:     fmt.Sprintf("bench/programs/threads.c: %d thread(s) alive at once, each with 100 messages of 16-271 bytes: memory per thread", t),
+			artefact: "threads", build: single(filepath.Join(e.src, "threads.c"), "-lpthread"),
+			args: []string{itoa(t)}, threads: t,
+		}
+	}
 	bt5 := filepath.Join(e.corpus, "assets/benchmarksgame-team.pages.debian.net/binary-trees-5.c")
 	sql := filepath.Join(e.work, fmt.Sprintf("workload-%d.sql", sz.sqlRows))
 	return []*program{
@@ -91,6 +99,7 @@ func programs(e *env, sz sizes) []*program {
 		{name: "binary-trees-mt", desc: fmt.Sprintf("the benchmarks game's binary-trees-5.c (ccorpus2): a thread per depth, depth %d", sz.trees),
 			artefact: "binary-trees-mt", build: single(bt5, "-lpthread"),
 			args: []string{itoa(sz.trees)}, allocs: true, threads: (sz.trees-4)/2 + 1},
+		threads(1), threads(16), threads(64),
 	}
 }
 

@@ -593,6 +593,7 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	for (k = 0; k < tm->k; k++)
 		ls_exclude(tm->p[k], tm->n[k]);
 	ls_exclude(g_ls_dead, LS_DEAD_CAP * sizeof *g_ls_dead);
+	ls_exclude(g_own, g_own ? OWN_SLOTS * sizeof *g_own : 0); /* the runtime's maps' addresses */
 	/* Statics holding block addresses that are not the program's. */
 	ls_exclude(&g_ls, sizeof g_ls);
 	ls_exclude(g_ls.node, g_ls.node ? g_ls.node_map : 0);

@@ -17,36 +17,64 @@
 
    The list is lock-free (a map may be made by any thread): a slot is
    claimed by a compare-and-swap of its address from 0, the first free
-   one in order, so a small program reads one page of it. */
+   one in order, so a small program touches one page of it. It is mapped
+   on first use, not a global: the leak scan reads the resident pages of
+   the executable's bss whole, and under valgrind all of them are (64 KiB
+   more of bss cost binary-trees 14 1.6 M instructions at exit). */
 
 #include "internal.h"
 
 #define OWN_SLOTS 4096u
 
-static struct own_map {
+struct own_map {
 	uintptr_t p; /* 0: free; 1: being filled */
 	wsize n;
-} g_own[OWN_SLOTS];
+};
+static struct own_map *g_own; /* OWN_SLOTS of them */
 static u32 g_own_hi;       /* slots ever used: the scans' bound */
 static u64 g_own_unlisted; /* bytes mapped while the list was full */
 static u64 g_own_peak;     /* own_note's largest reading */
+
+/* Raises g_own_hi to v. */
+static void own_hi_at_least(u32 v)
+{
+	u32 hi = __atomic_load_n(&g_own_hi, __ATOMIC_RELAXED);
+	while (hi < v && !__atomic_compare_exchange_n(&g_own_hi, &hi, v, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
 
 /* Asks for the n bytes at p in small pages (see rt_small_pages) and lists
    them as the runtime's. */
 static void rt_own(void *p, wsize n)
 {
-	u32 i, hi;
+	struct own_map *own = __atomic_load_n(&g_own, __ATOMIC_ACQUIRE);
+	u32 i;
 	rt_small_pages(p, n);
-	for (i = 0; i < OWN_SLOTS; i++) {
+	if (!own) {
+		struct own_map *m = mmap(NULL, OWN_SLOTS * sizeof *m, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			m = NULL;
+		else {
+			rt_small_pages(m, OWN_SLOTS * sizeof *m);
+			m[0].n = OWN_SLOTS * sizeof *m; /* itself, in slot 0 */
+			m[0].p = (uintptr_t)m;
+		}
+		if (m && !__atomic_compare_exchange_n(&g_own, &own, m, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			munmap(m, OWN_SLOTS * sizeof *m); /* another thread's came first: own is it */
+		else if (m) {
+			own = m;
+			own_hi_at_least(1); /* slot 0's */
+		}
+	}
+	for (i = 0; own && i < OWN_SLOTS; i++) {
 		uintptr_t z = 0;
-		if (__atomic_load_n(&g_own[i].p, __ATOMIC_RELAXED) ||
-		    !__atomic_compare_exchange_n(&g_own[i].p, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&own[i].p, __ATOMIC_RELAXED) ||
+		    !__atomic_compare_exchange_n(&own[i].p, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
-		g_own[i].n = n;
-		__atomic_store_n(&g_own[i].p, (uintptr_t)p, __ATOMIC_RELEASE);
-		hi = __atomic_load_n(&g_own_hi, __ATOMIC_RELAXED);
-		while (hi <= i && !__atomic_compare_exchange_n(&g_own_hi, &hi, i + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			;
+		own[i].n = n;
+		__atomic_store_n(&own[i].p, (uintptr_t)p, __ATOMIC_RELEASE);
+		own_hi_at_least(i + 1);
 		return;
 	}
 	__atomic_fetch_add(&g_own_unlisted, n, __ATOMIC_RELAXED);
@@ -55,10 +83,11 @@ static void rt_own(void *p, wsize n)
 /* Unmaps a map rt_own listed (or any other: then only unmaps it). */
 static void rt_unmap(void *p, wsize n)
 {
+	struct own_map *own = __atomic_load_n(&g_own, __ATOMIC_ACQUIRE);
 	u32 i, hi = __atomic_load_n(&g_own_hi, __ATOMIC_ACQUIRE);
-	for (i = 0; i < hi; i++)
-		if (__atomic_load_n(&g_own[i].p, __ATOMIC_RELAXED) == (uintptr_t)p) {
-			__atomic_store_n(&g_own[i].p, 0, __ATOMIC_RELEASE);
+	for (i = 0; own && i < hi; i++)
+		if (__atomic_load_n(&own[i].p, __ATOMIC_RELAXED) == (uintptr_t)p) {
+			__atomic_store_n(&own[i].p, 0, __ATOMIC_RELEASE);
 			break;
 		}
 	munmap(p, n);
@@ -96,12 +125,13 @@ static u64 own_resident(void)
 {
 	wsize pg = (wsize)sysconf(_SC_PAGESIZE);
 	u64 sum = 0;
+	struct own_map *own = __atomic_load_n(&g_own, __ATOMIC_ACQUIRE);
 	u32 i, hi = __atomic_load_n(&g_own_hi, __ATOMIC_ACQUIRE);
 	int pm = ls_proc_open("pagemap");
-	for (i = 0; i < hi; i++) {
-		uintptr_t p = __atomic_load_n(&g_own[i].p, __ATOMIC_ACQUIRE);
+	for (i = 0; own && i < hi; i++) {
+		uintptr_t p = __atomic_load_n(&own[i].p, __ATOMIC_ACQUIRE);
 		if (p > 1)
-			sum += own_pages(pm, p, g_own[i].n, pg);
+			sum += own_pages(pm, p, own[i].n, pg);
 	}
 	if (pm >= 0)
 		close(pm);

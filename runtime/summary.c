@@ -185,7 +185,13 @@ static void summary_stats(struct out *o, struct totals *t, const char *P)
 	out_str(o, " threads, its maps at most ");
 	own_note();
 	out_commas(o, g_own_peak);
-	out_str(o, " bytes resident\n");
+	out_str(o, " bytes resident");
+	if (g_own_unlisted) { /* made while the list was full: not counted */
+		out_str(o, " (");
+		out_commas(o, g_own_unlisted);
+		out_str(o, " bytes of maps unlisted)");
+	}
+	out_ch(o, '\n');
 }
 
 /* The summary's lines, each starting with P ("==weave <pid>== "). */
