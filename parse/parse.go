@@ -20,7 +20,8 @@ type Unit struct {
 	AST   *cc.AST
 	Lines *LineMap
 	// Pruned: cc/v4 was given the text with the system headers'
-	// declarations the unit does not use blanked (prune.go).
+	// declarations the unit does not use blanked (prune.go), and only
+	// the builtin declarations it can reach (builtin.go).
 	Pruned bool
 
 	// sources are the names of the cc/v4 sources that hold the text, with
@@ -108,9 +109,9 @@ func parseUnit(name string, text []byte, d Dialect, pruned bool, keep []string) 
 	if pruned {
 		// On an error (or a panic), the text is parsed whole, for the
 		// error a full parse gives.
-		if p := prune(src, keep); p != nil {
+		if p, words := prune(src, keep); p != nil {
 			if joined := joinLines(p); joined != nil {
-				ast = translateJoined(st, name, joined)
+				ast = translateJoined(st, name, joined, builtinFor(words))
 				u.Pruned = ast != nil
 			}
 		}
@@ -120,7 +121,7 @@ func parseUnit(name string, text []byte, d Dialect, pruned bool, keep []string) 
 			// On an error (or a panic), the text is parsed as it is, for
 			// the message with the original lines (and in case joining
 			// changed anything).
-			ast = translateJoined(st, name, joined)
+			ast = translateJoined(st, name, joined, cc.Builtin)
 		}
 	}
 	if ast != nil {
@@ -136,15 +137,15 @@ func parseUnit(name string, text []byte, d Dialect, pruned bool, keep []string) 
 	return u, nil
 }
 
-// translateJoined runs cc/v4 on text joined by joinLines; nil if it
-// failed.
-func translateJoined(st *dialectState, name string, joined []byte) (ast *cc.AST) {
+// translateJoined runs cc/v4 on text joined by joinLines with builtin
+// for cc.Builtin; nil if it failed.
+func translateJoined(st *dialectState, name string, joined []byte, builtin string) (ast *cc.AST) {
 	defer func() {
 		if recover() != nil {
 			ast = nil
 		}
 	}()
-	ast, err := translate(st, name, joined)
+	ast, err := translateWith(st, name, joined, builtin)
 	if err != nil {
 		return nil
 	}
@@ -153,13 +154,18 @@ func translateJoined(st *dialectState, name string, joined []byte) (ast *cc.AST)
 
 // translate runs cc/v4 on the preprocessed text src.
 func translate(st *dialectState, name string, src []byte) (*cc.AST, error) {
+	return translateWith(st, name, src, cc.Builtin)
+}
+
+// translateWith is translate with builtin for cc.Builtin.
+func translateWith(st *dialectState, name string, src []byte, builtin string) (*cc.AST, error) {
 	cfg, err := st.config()
 	if err != nil {
 		return nil, err
 	}
 	return cc.Translate(cfg, []cc.Source{
 		{Name: "<predefined>", Value: st.predefined},
-		{Name: "<builtin>", Value: cc.Builtin},
+		{Name: "<builtin>", Value: builtin},
 		{Name: name, Value: src},
 	})
 }

@@ -52,16 +52,16 @@ type pruner struct {
 
 // prune returns text with the declarations of system headers that the
 // rest of it does not need blanked (see above), keep naming more names
-// that are needed; nil if it does not prune (nothing to prune, a text it
-// does not follow).
-func prune(text []byte, keep []string) []byte {
+// that are needed, and the identifiers of the text; nil if it does not
+// follow the text. The text itself is returned if nothing is blanked.
+func prune(text []byte, keep []string) ([]byte, map[string]int32) {
 	p := &pruner{text: text, names: map[string]int32{}}
 	if !p.tokenize() {
-		return nil
+		return nil, nil
 	}
 	decls, ok := p.split()
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	declaring := map[int32][]int{} // name -> system declarations declaring it
 	needed := make([]bool, len(p.words))
@@ -120,17 +120,17 @@ func prune(text []byte, keep []string) []byte {
 			}
 		}
 	}
-	var out []byte
+	out := text
 	for _, d := range decls {
 		if d.kept {
 			continue
 		}
-		if out == nil {
+		if &out[0] == &text[0] {
 			out = bytes.Clone(text)
 		}
 		blankDecl(out, int(p.toks[d.from].start), int(p.toks[d.to-1].end))
 	}
-	return out
+	return out, p.names
 }
 
 // blankDecl replaces out[from:to] by spaces but for newlines and directive
@@ -162,6 +162,9 @@ func blankDecl(out []byte, from, to int) {
 // linemarker, #pragma or #ident).
 func (p *pruner) tokenize() bool {
 	text := p.text
+	if len(text) == 0 {
+		return false
+	}
 	system := false
 	lineStart := true
 	p.toks = make([]pToken, 0, len(text)/5)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"modernc.org/cc/v4"
 )
 
 // smallProgram is a small program as configure's conftests and first
@@ -40,7 +42,7 @@ func preprocessed(t testing.TB, src string, flags ...string) (file string, text 
 // line the same, the linemarkers kept.
 func TestPrune(t *testing.T) {
 	_, text := preprocessed(t, smallProgram, "-O2")
-	out := prune(parseable(text), nil)
+	out, _ := prune(parseable(text), nil)
 	if out == nil {
 		t.Fatal("not pruned")
 	}
@@ -143,5 +145,27 @@ func BenchmarkParse(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestBuiltinFor checks which of cc/v4's builtin declarations a unit is
+// given: those it spells (memcpy's __builtin_memcpy: cc/v4 resolves an
+// undeclared memcpy to it), those cc.Builtin's macros call
+// (__builtin_huge_val, __ccgo__types_compatible_p), no other; and that
+// the rest of cc.Builtin is as it was, every line in its place.
+func TestBuiltinFor(t *testing.T) {
+	got := builtinFor(map[string]int32{"memcpy": 0, "__builtin_expect": 1})
+	for _, want := range []string{"__builtin_memcpy(", "__builtin_expect(", "__builtin_huge_val(", "__ccgo__types_compatible_p(", "#define __builtin_va_copy", "typedef void *__builtin_va_list;"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q not kept", want)
+		}
+	}
+	for _, gone := range []string{"__builtin_strstr(", "__atomic_load(", "__builtin_bswap64 ("} {
+		if strings.Contains(got, gone) {
+			t.Errorf("%q kept", gone)
+		}
+	}
+	if len(got) != len(cc.Builtin) || strings.Count(got, "\n") != strings.Count(cc.Builtin, "\n") {
+		t.Errorf("%d bytes, %d lines; cc.Builtin %d, %d", len(got), strings.Count(got, "\n"), len(cc.Builtin), strings.Count(cc.Builtin, "\n"))
 	}
 }
