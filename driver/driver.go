@@ -48,6 +48,9 @@ type Config struct {
 	// with -masm=intel or without optimisation (at -O0 gcc spills every
 	// operand of the asm fast paths: bigger frames, no time gained).
 	portableGuard bool
+	// shared: weave.Options.Shared, for a command line that links a
+	// shared object.
+	shared bool
 	// store is the frame store of a weave cc command (nil without), and
 	// extern what it held when the command started.
 	store  *frameStore
@@ -185,7 +188,7 @@ var verboseNotes sync.Once
 // holds them all: wovenCacheKey).
 func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
 	return weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
-		Extern: extern, PortableGuard: cfg.portableGuard}
+		Extern: extern, PortableGuard: cfg.portableGuard, Shared: cfg.shared}
 }
 
 // weaveText weaves the preprocessed text of src for the compile step and

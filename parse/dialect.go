@@ -48,6 +48,9 @@ var languageFlags = map[string]bool{
 	"-fpack-struct": true, "-fms-compatibility": true, "-fdeclspec": true, "-fblocks": true,
 	"-fgnu-inline-asm": true, "-fdouble-square-bracket-attributes": true, "-fborland-extensions": true,
 	"-fchar8_t": true, "-fpascal-strings": true, "-fzvector": true, "-fms-volatile": true,
+	// __PIC__ and __PIE__: the weaver's guard for an executable's code
+	// (weave.guardVariant).
+	"-fpic": true, "-fPIC": true, "-fpie": true, "-fPIE": true,
 }
 
 // languageFlagPrefixes are the options with a value (-std=c99) that

@@ -69,7 +69,7 @@ func TestUCNParse(t *testing.T) {
 func TestLanguageFlags(t *testing.T) {
 	in := []string{"-O2", "-std=c99", "-I", "inc", "-DX=1", "--std", "gnu11", "-fno-asm", "-fPIC", "-funsigned-char",
 		"-fno-short-enums", "-Wall", "-ansi", "-fms-extensions", "-fno-builtin-malloc", "-m32", "-g"}
-	want := "-std=c99 -std=gnu11 -fno-asm -funsigned-char -fno-short-enums -ansi -fms-extensions -fno-builtin-malloc -m32"
+	want := "-std=c99 -std=gnu11 -fno-asm -fPIC -funsigned-char -fno-short-enums -ansi -fms-extensions -fno-builtin-malloc -m32"
 	if got := strings.Join(LanguageFlags(in), " "); got != want {
 		t.Errorf("LanguageFlags = %q, want %q", got, want)
 	}

@@ -79,7 +79,7 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 	fence();
 	__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED); /* the sampler reads it */
 	f.parent = p;
-	if (t->lim != t->cap && !t->timing)
+	if (t->lim != lim_of(t->cap) && !t->timing)
 		lim_update(t); /* tracing was turned off */
 	if (t->timing && time_exact())
 		time_push_stamp(t, d, &f); /* exact mode: a timed frame */
@@ -145,6 +145,21 @@ NO_ICF struct __weave_frame __weave_enter_ptr_x64(const struct __weave_fn *fn, _
 }
 
 NO_ICF struct __weave_frame __weave_enter_ptr_fsx64(const struct __weave_fn *fn, __weave_size_t t)
+{
+	return __weave_enter_ptr(fn, t);
+}
+
+NO_ICF struct __weave_frame __weave_enter_lex64(const struct __weave_fn *fn)
+{
+	return __weave_enter(fn);
+}
+
+NO_ICF void __weave_leave_lex64(struct __weave_frame *f)
+{
+	__weave_leave(f);
+}
+
+NO_ICF struct __weave_frame __weave_enter_ptr_lex64(const struct __weave_fn *fn, __weave_size_t t)
 {
 	return __weave_enter_ptr(fn, t);
 }

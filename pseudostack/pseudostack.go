@@ -37,7 +37,7 @@ const inlinePrefix = "extern __inline __attribute__((__gnu_inline__, __always_in
 
 // OutOfLine returns the out-of-line definitions of weave.h's inline fast
 // paths (__weave_enter, __weave_leave, __weave_cc_index; enter.c defines
-// the x86-64 ones, NAME_x64, NAME_fsx64 and NAME_x64o, as calls of the
+// the x86-64 ones, NAME_x64, NAME_fsx64, NAME_lex64 and NAME_x64o, as calls of the
 // C ones), for code that
 // takes their address or is compiled without inlining: each definition
 // copied from the header without its extern-inline prefix, behind a #line

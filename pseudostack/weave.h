@@ -148,8 +148,9 @@ enum { __WEAVE_CC_SIZE = 1024 };
 /* Per-thread state. cap == 0 until the thread is set up, which sends the
    first __weave_enter of every thread to the slow path. timing != 0 (set by
    the runtime in exact mode) sends every enter to __weave_enter_timed. lim
-   is the x86-64 guard's cap: cap, or 0 while timing is set, so that its
-   fast path tests one bound for both; whoever sets timing zeroes lim
+   is the x86-64 guard's bound, the depth from which an enter takes the
+   rare path: cap - 1 (0 while cap is), or 0 while timing is set, so that
+   its fast path tests one bound for both; whoever sets timing zeroes lim
    after it, and the owner's slow path sets it back (runtime/internal.h,
    lim_update). cc holds __WEAVE_CC_SIZE entries (all empty until the
    thread is set up). */
@@ -260,8 +261,9 @@ __weave_leave(struct __weave_frame *f)
    runtime's code that does runs in calls, which the compilers do not
    move across a volatile asm (a scheduling barrier).
 
-   The enter differs from the C one in two ways. It tests lim, not the
-   timing byte and cap. And it looks its node up in a site cache first:
+   The enter differs from the C one in two ways. It tests the depth
+   against lim, not the timing byte and cap (and adds 1 to the depth in
+   place). And it looks its node up in a site cache first:
    a word in .data per copy of the asm (per framed function, and per
    place it is inlined into), the node it entered last, which it takes
    when that node's up is cur: nodes are per thread and never freed, so
@@ -310,8 +312,7 @@ __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 		".popsection\n\t"
 		"movq %%fs:0(%[o]), %[p]\n\t"
 		"movl %%fs:16(%[o]), %[d]\n\t"
-		"leal 1(%[d]), %k[x]\n\t"
-		"cmpl %%fs:28(%[o]), %k[x]\n\t"
+		"cmpl %%fs:28(%[o]), %[d]\n\t"
 		"jae 8f\n\t"
 		"movq 5b(%%rip), %[c]\n\t"
 		"cmpq %[p], 24(%[c])\n\t"
@@ -319,9 +320,9 @@ __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 		/* the push */
 		"1:\n\t"
 		"incq 16(%[c])\n\t"
-		"movl %k[x], %%fs:16(%[o])\n\t"
+		"incl %%fs:16(%[o])\n\t"
 		"movq %%fs:8(%[o]), %[y]\n\t"
-		"leal (%k[x],%k[x]), %k[x]\n\t"
+		"leal 2(%q[d],%q[d]), %k[x]\n\t"
 		"movq %[c], (%[y],%[x],8)\n\t"
 		"movq %[c], %%fs:0(%[o])\n"
 		"9:\n\t"
@@ -337,13 +338,11 @@ __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 		   (so that threads do not take the cache line in turn) */
 		"4:\n\t"
 		"cmpq %[p], 24(%[c])\n\t"
-		"jne 3f\n\t"
+		"jne 1b\n\t"
 		"movq __weave_solo@GOTPCREL(%%rip), %[x]\n\t"
 		"cmpb $0, (%[x])\n\t"
-		"je 3f\n\t"
-		"movq %[c], 5b(%%rip)\n"
-		"3:\n\t"
-		"leal 1(%[d]), %k[x]\n\t"
+		"je 1b\n\t"
+		"movq %[c], 5b(%%rip)\n\t"
 		"jmp 1b\n"
 		/* the second-level cache, __weave_cc_index(p, fn) */
 		"6:\n\t"
@@ -600,4 +599,151 @@ __weave_enter_ptr_fsx64(const struct __weave_fn *fn, __weave_size_t t)
 	char *tp;
 	__asm__("{movq %%fs:0, %0|mov %0, QWORD PTR fs:0}" : "=r"(tp));
 	return __weave_enter_ptr_x64o(fn, t, (__weave_size_t)((char *)&__weave_tls - tp));
+}
+
+/* The same guard for a unit compiled for an executable (position-dependent
+   or PIE: the weaver picks it where __PIC__ is not defined or __PIE__ is,
+   unless the command links a shared object), which the runtime always
+   goes into (driver/link.go) and whose own copy of __weave_tls is the one
+   every reference binds to: the thread's fields addressed %fs-relative
+   at a link-time constant, the local-exec TLS model (__weave_tls@tpoff),
+   and __weave_solo read in place, not through the GOT. No register holds
+   o across the function, nor is it loaded from the GOT at its entry
+   (Lua's alloc.lua: 2.3 instructions less per call). Else the asm is the
+   _x64o one (TestLocalExecGuard checks that they stay so). A shared
+   object's link rejects the relocation ("recompile with -fPIC"). */
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_lex64(const struct __weave_fn *fn)
+{
+	struct __weave_node *p, *c;
+	__weave_size_t x, y;
+	unsigned d;
+	struct __weave_frame f;
+	__asm__ volatile __inline__(
+		/* the site cache (5:), first a pseudo-node whose up (at 24) is
+		   the slot itself */
+		".pushsection .data\n\t"
+		".balign 8\n"
+		"5:\n\t"
+		".quad 5b-24\n\t"
+		".popsection\n\t"
+		"movq %%fs:__weave_tls@tpoff+0, %[p]\n\t"
+		"movl %%fs:__weave_tls@tpoff+16, %[d]\n\t"
+		"cmpl %%fs:__weave_tls@tpoff+28, %[d]\n\t"
+		"jae 8f\n\t"
+		"movq 5b(%%rip), %[c]\n\t"
+		"cmpq %[p], 24(%[c])\n\t"
+		"jne 7f\n"
+		/* the push */
+		"1:\n\t"
+		"incq 16(%[c])\n\t"
+		"incl %%fs:__weave_tls@tpoff+16\n\t"
+		"movq %%fs:__weave_tls@tpoff+8, %[y]\n\t"
+		"leal 2(%q[d],%q[d]), %k[x]\n\t"
+		"movq %[c], (%[y],%[x],8)\n\t"
+		"movq %[c], %%fs:__weave_tls@tpoff+0\n"
+		"9:\n\t"
+		".pushsection .text.unlikely.__weave,\"ax\",@progbits\n"
+		/* out of the way: p's one-entry cache */
+		"7:\n\t"
+		"movq 8(%[p]), %[c]\n\t"
+		"leaq %[fn], %[y]\n\t"
+		"cmpq %[y], 0(%[c])\n\t"
+		"jne 6f\n"
+		/* c found: the site caches it if it is p's own child (not
+		   a recursion folded to an ancestor) while one thread runs
+		   (so that threads do not take the cache line in turn) */
+		"4:\n\t"
+		"cmpq %[p], 24(%[c])\n\t"
+		"jne 1b\n\t"
+		"cmpb $0, __weave_solo(%%rip)\n\t"
+		"je 1b\n\t"
+		"movq %[c], 5b(%%rip)\n\t"
+		"jmp 1b\n"
+		/* the second-level cache, __weave_cc_index(p, fn) */
+		"6:\n\t"
+		"movq %[p], %[x]\n\t"
+		"shrq $6, %[x]\n\t"
+		"shrq $3, %[y]\n\t"
+		"movl $0x9e3779b1, %k[c]\n\t"
+		"imulq %[c], %[y]\n\t"
+		"addq %[y], %[x]\n\t"
+		"movq %[x], %[y]\n\t"
+		"shrq $10, %[y]\n\t"
+		"xorl %k[y], %k[x]\n\t"
+		"andl $1023, %k[x]\n\t"
+		"imulq $24, %[x], %[x]\n\t"
+		"addq %%fs:__weave_tls@tpoff+32, %[x]\n\t"
+		"movq 16(%[x]), %[c]\n\t"
+		"cmpq %[p], 0(%[x])\n\t"
+		"jne 8f\n\t"
+		"leaq %[fn], %[y]\n\t"
+		"cmpq %[y], 8(%[x])\n\t"
+		"jne 8f\n\t"
+		"movq %[c], 8(%[p])\n\t"
+		"jmp 4b\n"
+		/* the rare paths: __weave_enter_stub(fn) */
+		"8:\n\t"
+		"leaq -128(%%rsp), %%rsp\n\t"
+		"pushq %%rdi\n\t"
+		"leaq %[fn], %%rdi\n\t"
+		"call __weave_enter_stub@PLT\n\t"
+		"popq %%rdi\n\t"
+		"leaq 128(%%rsp), %%rsp\n\t"
+		"jmp 9b\n\t"
+		".popsection"
+		: [p] "=&a"(p), [d] "=&d"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y)
+		: [fn] "m"(*fn)
+		: "cc");
+	f.parent = p;
+	f.depth = d;
+	return f;
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
+__weave_leave_lex64(struct __weave_frame *f)
+{
+	__asm__ volatile __inline__(
+		"testq %[p], %[p]\n\t"
+		"jz 1f\n\t"
+		"movl %[d], %%fs:__weave_tls@tpoff+16\n\t"
+		"movq %[p], %%fs:__weave_tls@tpoff+0\n"
+		"2:\n\t"
+		/* out of the way: not pushed; a timed frame: __weave_leave_stub(depth) */
+		".pushsection .text.unlikely.__weave,\"ax\",@progbits\n"
+		"1:\n\t"
+		"testl %[timed], %[d]\n\t"
+		"jz 2b\n\t"
+		"leaq -128(%%rsp), %%rsp\n\t"
+		"pushq %%rdi\n\t"
+		"movl %[d], %%edi\n\t"
+		"call __weave_leave_stub@PLT\n\t"
+		"popq %%rdi\n\t"
+		"leaq 128(%%rsp), %%rsp\n\t"
+		"jmp 2b\n\t"
+		".popsection"
+		:
+		: [d] "r"(f->depth), [p] "r"(f->parent), [timed] "i"(__WEAVE_TIMED)
+		: "cc");
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_ptr_lex64(const struct __weave_fn *fn, __weave_size_t t)
+{
+	__asm__ __inline__ goto("movabsq $0x9e3779b97f4a7c15, %%r11\n\t"
+				"imulq %[t], %%r11\n\t"
+				"shrq $52, %%r11\n\t"
+				"andl %[mask], %%r11d\n\t"
+				"cmpq %[t], (%[k],%%r11,8)\n\t"
+				"je %l[known]\n\t"
+				"cmpq %[t], 8(%[k],%%r11,8)\n\t"
+				"je %l[known]"
+				:
+				: [t] "r"(t), [k] "r"(__weave_known), [mask] "i"(__WEAVE_KNOWN_SIZE - 2)
+				: "r11", "cc"
+				: known);
+	return __weave_enter_lex64(fn);
+known:
+	return __weave_no_frame();
 }

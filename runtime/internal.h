@@ -249,14 +249,21 @@ static struct __weave_cc rt_cc_none[__WEAVE_CC_SIZE] RT_LARGE;
    path. */
 __thread struct __weave_thread __weave_tls RT_TLS = {.cur = &rt_boot.pub, .cc = rt_cc_none};
 
-/* Sets t->lim (weave.h) to t->cap, or to 0 if the timing byte is set.
+/* The x86-64 guard's bound for a stack of cap slots (weave.h's lim): an
+   enter at depth lim or more takes the rare path. */
+static inline unsigned lim_of(unsigned cap)
+{
+	return cap ? cap - 1 : 0;
+}
+
+/* Sets t->lim (weave.h) to lim_of(t->cap), or to 0 if the timing byte is set.
    Owner thread. Another thread sets the byte and then zeroes lim (tracing
    on, tracepoints/trace.c); the fence between the store of lim and the
    byte's load here, and the one between the byte's store and lim's there,
    leave lim 0 whichever comes first. */
 static inline void lim_update(struct __weave_thread *t)
 {
-	__atomic_store_n(&t->lim, t->cap, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->lim, lim_of(t->cap), __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&t->timing, __ATOMIC_RELAXED))
 		__atomic_store_n(&t->lim, 0, __ATOMIC_RELAXED);

@@ -37,6 +37,10 @@ type Options struct {
 	// PortableGuard: frame with weave.h's C fast paths even where its
 	// x86-64 asm ones would do (the compiler writes Intel syntax).
 	PortableGuard bool
+	// Shared: the unit goes into a shared object (the command links one),
+	// so its guard may not address the thread's fields at a link-time
+	// constant (guardVariant's _lex64), whatever its flags.
+	Shared bool
 }
 
 // Result is a woven translation unit.
@@ -179,7 +183,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	}
 	w.pointcut = opts.Pointcut()
 	if !opts.PortableGuard {
-		w.guard = guardVariant(u.AST)
+		w.guard = guardVariant(u.AST, opts.Shared)
 	}
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
@@ -652,8 +656,13 @@ func needsRuntime(ast *cc.AST) string {
 // calls of the runtime keep xmm0-15 only) under gcc 11 or later or clang
 // 14 or later (__builtin_thread_pointer); "_fsx64", the same reading the
 // thread pointer from %fs:0, under gcc 9 and 10 and clang 11 to 13 (asm
-// inline); else "" (the C fast paths).
-func guardVariant(ast *cc.AST) string {
+// inline); "_lex64", the same addressing the thread's fields at a
+// link-time constant (local-exec TLS: no register holds the offset), for
+// any of those compilers when the unit is compiled for an executable
+// (__PIE__, or no __PIC__: code that cannot go into a shared object,
+// whose link would reject the relocation) and not for a -shared link
+// (shared); else "" (the C fast paths).
+func guardVariant(ast *cc.AST, shared bool) string {
 	m := ast.Macros
 	if m["__x86_64__"] == nil || m["__LP64__"] == nil || m["__AVX__"] != nil {
 		return ""
@@ -671,7 +680,10 @@ func guardVariant(ast *cc.AST) string {
 	if m["__clang__"] != nil {
 		v, builtin, oldest = major("__clang_major__"), 14, 11
 	}
+	exe := !shared && (m["__PIE__"] != nil || m["__PIC__"] == nil)
 	switch {
+	case v >= oldest && exe:
+		return "_lex64"
 	case v >= builtin:
 		return "_x64"
 	case v >= oldest:

@@ -2,6 +2,7 @@ package weave
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -182,20 +183,50 @@ void *outer2(void)
 }
 
 // TestGuardVariant: under gcc on x86-64 the guards call the asm fast
-// paths, with PortableGuard (and on other targets) the C ones.
+// paths: the local-exec ones (_lex64) for an executable's code (no flags:
+// PIE or position-dependent, whichever gcc's default), the others (_x64)
+// under -fPIC or for a -shared link (Shared); with PortableGuard (and on
+// other targets) the C ones.
 func TestGuardVariant(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "g.c")
 	if err := os.WriteFile(src, []byte("int f(int x) { return x + 1; }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, portable := range []bool{false, true} {
-		res := weaveFileOpts(t, src, Options{Frames: FramesAll, PortableGuard: portable})
-		want := "cleanup(__weave_leave), unused)) = __weave_enter(&"
-		if !portable && goruntime.GOARCH == "amd64" {
-			want = "cleanup(__weave_leave_x64), unused)) = __weave_enter_x64(&"
+	hdr, err := os.ReadFile("../pseudostack/weave.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flags            []string
+		portable, shared bool
+		want             string
+	}{
+		{nil, false, false, "_lex64"},
+		{[]string{"-fPIE"}, false, false, "_lex64"},
+		{[]string{"-fno-pie"}, false, false, "_lex64"},
+		{[]string{"-fPIC"}, false, false, "_x64"},
+		{nil, false, true, "_x64"},
+		{nil, true, false, ""},
+	} {
+		var stderr bytes.Buffer
+		text, err := parse.Preprocess([]string{"gcc"}, c.flags, src, &stderr)
+		if err != nil {
+			t.Fatalf("%v: %s", err, stderr.String())
 		}
+		u, err := parse.Parse(src+".i", text, parse.NewDialect([]string{"gcc"}, c.flags))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Weave(u, Options{Prologue: string(hdr), Frames: FramesAll, PortableGuard: c.portable, Shared: c.shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if goruntime.GOARCH != "amd64" {
+			c.want = ""
+		}
+		want := fmt.Sprintf("cleanup(__weave_leave%s), unused)) = __weave_enter%s(&", c.want, c.want)
 		if !bytes.Contains(res.Text, []byte(want)) {
-			t.Errorf("PortableGuard %v: no %q in the woven text", portable, want)
+			t.Errorf("flags %q, PortableGuard %v, Shared %v: no %q in the woven text", c.flags, c.portable, c.shared, want)
 		}
 	}
 }

@@ -398,27 +398,30 @@ func TestFramesInlining(t *testing.T) {
 	}
 }
 
-// TestFramesGuardFS: the x86-64 guard that reads the thread pointer from
-// %fs:0 (weave.h's _fsx64 entry points, which gcc 9 and 10 and clang 11
-// to 13 get) behaves as the _x64 one: forced here by renaming the entry
-// points in gcc's woven text, testdata/widgets.c gives the unwoven
-// program's output and the _x64 build's allocation chains, and
-// frames/inline.c's object still defines the plain object's functions
-// and calls the asm's stub. Under clang-13 too (.ci/run installs it),
-// which gets it from weave cc itself.
+// TestFramesGuardFS: the x86-64 guards that get the thread's offset from
+// the GOT with __builtin_thread_pointer (weave.h's _x64 entry points, for
+// code that may go into a shared object) and from %fs:0 (_fsx64, which gcc
+// 9 and 10 and clang 11 to 13 get there) behave as the local-exec one
+// (_lex64, an executable's): forced here by renaming the entry points in
+// gcc's woven text, testdata/widgets.c gives the unwoven program's output
+// and the _lex64 build's allocation chains, and frames/inline.c's object
+// still defines the plain object's functions and calls the asm's stub.
+// Under clang-13 too (.ci/run installs it), which gets it from weave cc
+// itself.
 func TestFramesGuardFS(t *testing.T) {
 	testtool.Need(t, "gcc", "nm")
 	dir := t.TempDir()
-	fs := func(woven, out string) {
+	rename := func(woven, out, suffix string) {
 		b, err := os.ReadFile(filepath.Join(dir, woven))
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := bytes.Count(b, []byte("= __weave_enter_x64("))
-		b = bytes.ReplaceAll(b, []byte("= __weave_enter_x64("), []byte("= __weave_enter_fsx64("))
-		b = bytes.ReplaceAll(b, []byte("cleanup(__weave_leave_x64)"), []byte("cleanup(__weave_leave_fsx64)"))
+		n := bytes.Count(b, []byte("= __weave_enter_lex64("))
+		for _, f := range []string{"= __weave_enter%s(", "cleanup(__weave_leave%s)", "__weave_enter_ptr%s(&"} {
+			b = bytes.ReplaceAll(b, []byte(fmt.Sprintf(f, "_lex64")), []byte(fmt.Sprintf(f, suffix)))
+		}
 		if n == 0 {
-			t.Fatalf("%s: no _x64 guard to rename", woven)
+			t.Fatalf("%s: no _lex64 guard to rename", woven)
 		}
 		if err := os.WriteFile(filepath.Join(dir, out), b, 0o644); err != nil {
 			t.Fatal(err)
@@ -430,23 +433,27 @@ func TestFramesGuardFS(t *testing.T) {
 	mustRun(t, dir, env, weaveBin, "-o", "w.woven.c", widgets, "-O2")
 	mustRun(t, dir, env, weaveBin, "runtime", "-o", "rt.c")
 	mustRun(t, dir, nil, "gcc", "-O2", "-c", "rt.c")
-	fs("w.woven.c", "w.fs.c")
-	mustRun(t, dir, nil, "gcc", "-O2", "w.woven.c", "rt.o", "-o", "x64", "-lpthread", "-ldl")
+	rename("w.woven.c", "w.fs.c", "_fsx64")
+	rename("w.woven.c", "w.x64.c", "_x64")
+	mustRun(t, dir, nil, "gcc", "-O2", "w.woven.c", "rt.o", "-o", "lex64", "-lpthread", "-ldl")
+	mustRun(t, dir, nil, "gcc", "-O2", "w.x64.c", "rt.o", "-o", "x64", "-lpthread", "-ldl")
 	mustRun(t, dir, nil, "gcc", "-O2", "w.fs.c", "rt.o", "-o", "fs", "-lpthread", "-ldl")
 	mustRun(t, dir, nil, "gcc", "-O2", widgets, "-o", "plain")
 	want := run(t, dir, nil, "./plain", "20000")
 	chains := map[string]string{}
-	for _, bin := range []string{"x64", "fs"} {
+	for _, bin := range []string{"lex64", "x64", "fs"} {
 		prof := filepath.Join(dir, bin+".prof")
 		got := run(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TIME=off"}, "./"+bin, "20000")
 		sameRun(t, bin, want, got)
 		chains[bin] = mustRun(t, dir, nil, weaveBin, "report", "--format", "folded", prof).stdout
 	}
-	if chains["fs"] != chains["x64"] || chains["fs"] == "" {
-		t.Errorf("allocation chains with the %%fs:0 guard:\n%s\nwith the _x64 one:\n%s", chains["fs"], chains["x64"])
+	for _, bin := range []string{"x64", "fs"} {
+		if chains[bin] != chains["lex64"] || chains[bin] == "" {
+			t.Errorf("allocation chains with the %s guard:\n%s\nwith the _lex64 one:\n%s", bin, chains[bin], chains["lex64"])
+		}
 	}
 	mustRun(t, dir, env, weaveBin, "-o", "i.woven.c", inline, "-O2")
-	fs("i.woven.c", "i.fs.c")
+	rename("i.woven.c", "i.fs.c", "_fsx64")
 	mustRun(t, dir, nil, "gcc", "-O2", "-c", inline, "-o", "plain.o")
 	mustRun(t, dir, nil, "gcc", "-O2", "-c", "i.fs.c", "-o", "fs.o")
 	nmFuncs := func(obj string) (string, string) {
