@@ -283,6 +283,7 @@ __attribute__((used, visibility("hidden"))) void *__weave_exit_begin(void)
 }
 #if defined(__x86_64__) && !defined(__ILP32__)
 extern const char __weave_exit_wrapper[] __attribute__((visibility("hidden")));
+/* The instructions as bytes: the same text assembles under -masm=intel. */
 __asm__(".text\n"
 	".weak exit\n"
 	".type exit, @function\n"
@@ -290,12 +291,13 @@ __asm__(".text\n"
 	"exit:\n"
 	"__weave_exit_wrapper:\n"
 	"\t.cfi_startproc\n"
-	"\tpushq %rdi\n"
+	"\t.byte 0xf3, 0x0f, 0x1e, 0xfa\n" /* endbr64 */
+	"\t.byte 0x57\n"                   /* push %rdi */
 	"\t.cfi_adjust_cfa_offset 8\n"
 	"\tcall __weave_exit_begin\n"
-	"\tpopq %rdi\n"
+	"\t.byte 0x5f\n" /* pop %rdi */
 	"\t.cfi_adjust_cfa_offset -8\n"
-	"\tjmp *%rax\n"
+	"\t.byte 0xff, 0xe0\n" /* jmp *%rax */
 	"\t.cfi_endproc\n"
 	".size exit, .-exit\n");
 #define RT_EXIT_WRAPPER ((uintptr_t)__weave_exit_wrapper)
