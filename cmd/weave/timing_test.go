@@ -330,7 +330,11 @@ func TestTimingRecursion(t *testing.T) {
 }
 
 // TestTimingFrames: frames left open by exit() deep in the stack, and
-// frames dropped by longjmp, are charged their time.
+// frames dropped by longjmp, are charged their time. Exact mode measures
+// wall-clock time, and the exit path's share of it grows when the program
+// waits for a CPU (a CI run at load 26 charged outer 190 ms over a spin
+// of 650 ms): the exit case gets three runs, of which one must hold; a
+// frame not charged up to the exit fails them all.
 func TestTimingFrames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -339,12 +343,21 @@ func TestTimingFrames(t *testing.T) {
 		return math.Abs(float64(a)-float64(b)) <= frac*float64(max(a, b))
 	}
 	for _, mode := range []string{"exact", "sampled"} {
-		r, _ := timingRun(t, dir, exe, mode, "exit", "100")
-		outer, inner, spin := r.fn(t, "outer"), r.fn(t, "inner"), r.fn(t, "spin")
-		if spin.TotalNS == 0 || !within(outer.TotalNS, spin.TotalNS, 0.1) || !within(inner.TotalNS, spin.TotalNS, 0.1) {
-			t.Errorf("%s exit: outer %d, inner %d, spin %d ns", mode, outer.TotalNS, inner.TotalNS, spin.TotalNS)
+		for attempt := 1; ; attempt++ {
+			r, cpu := timingRun(t, dir, exe, mode, "exit", "100")
+			outer, inner, spin := r.fn(t, "outer"), r.fn(t, "inner"), r.fn(t, "spin")
+			if spin.TotalNS != 0 && within(outer.TotalNS, spin.TotalNS, 0.1) && within(inner.TotalNS, spin.TotalNS, 0.1) {
+				break
+			}
+			msg := fmt.Sprintf("%s exit: outer %d, inner %d, spin %d ns (the run had the CPU %.0f%% of its time)",
+				mode, outer.TotalNS, inner.TotalNS, spin.TotalNS, 100*cpu)
+			if attempt == 3 {
+				t.Error(msg)
+				break
+			}
+			t.Log(msg)
 		}
-		r, _ = timingRun(t, dir, exe, mode, "longjmp", "100")
+		r, _ := timingRun(t, dir, exe, mode, "longjmp", "100")
 		jumper, deep, after, m := r.fn(t, "jumper"), r.fn(t, "deep"), r.fn(t, "after"), r.fn(t, "main")
 		if deep.TotalNS == 0 || after.TotalNS == 0 || !within(jumper.TotalNS, deep.TotalNS, 0.1) {
 			t.Errorf("%s longjmp: jumper %d, deep %d, after %d ns", mode, jumper.TotalNS, deep.TotalNS, after.TotalNS)
