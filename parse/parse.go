@@ -19,9 +19,9 @@ type Unit struct {
 	Text  []byte // the preprocessed text (.i), linemarkers included
 	AST   *cc.AST
 	Lines *LineMap
-	// Pruned: cc/v4 was given the text with the system headers'
-	// declarations the unit does not use blanked (prune.go), and only
-	// the builtin declarations it can reach (builtin.go).
+	// Pruned: cc/v4 was given the text with the headers' declarations
+	// the unit does not use blanked (prune.go), and only the builtin
+	// declarations it can reach (builtin.go).
 	Pruned bool
 
 	// sources are the names of the cc/v4 sources that hold the text, with
@@ -78,7 +78,7 @@ func Parse(name string, text []byte, d Dialect) (*Unit, error) {
 // ParseWithin is Parse with a time limit (<= 0: DefaultTimeout). keep
 // names names whose declarations in system headers the AST must have even
 // if the unit does not mention them (declared allocators): cc/v4 is given
-// only the system headers' declarations the unit needs (prune.go).
+// only the headers' declarations the unit needs (prune.go).
 func ParseWithin(name string, text []byte, d Dialect, limit time.Duration, keep ...string) (*Unit, error) {
 	return watch(name, text, limit, func() (*Unit, error) { return parseUnit(name, text, d, true, keep) })
 }

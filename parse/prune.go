@@ -1,28 +1,34 @@
 package parse
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // Pruning.
 //
-// Most of a small unit's preprocessed text is system headers, and most of
-// what they declare the unit never uses (a 4-line program including
-// stdio.h, stdlib.h and string.h: 2,284 lines, 3 of them its own). cc/v4
-// spends its time on every declaration it is given, so prune gives it only
-// those the unit may use: it blanks the top-level declarations of system
-// header regions (linemarker flag 3) that declare no name the rest of the
-// text mentions, transitively (a kept declaration's identifiers are
-// needed too). Blanked bytes become spaces, newlines and directive lines
-// stay, so every byte offset, line and column of what is kept is the
-// same: weave edits the text as it is; only what cc/v4 parses is pruned.
+// Most of a small unit's preprocessed text is headers, and most of what
+// they declare the unit never uses (a 4-line program including stdio.h,
+// stdlib.h and string.h: 2,284 lines, 3 of them its own). cc/v4 spends
+// its time on every declaration it is given, so prune gives it only those
+// the unit may use: it blanks the top-level declarations of headers
+// (after a linemarker naming a file other than the main one) that declare
+// no name the rest of the text mentions, transitively (a kept
+// declaration's identifiers are needed too). Blanked bytes become spaces,
+// newlines and directive lines stay, so every byte offset, line and
+// column of what is kept is the same: weave edits the text as it is; only
+// what cc/v4 parses is pruned.
 //
 // The names are compared as words, whatever their kind (a member, a label
 // or a tag named like a typedef keeps the typedef): a name no kept token
 // spells cannot change the parse of what is kept. What is not understood
 // is kept: a declaration that declares nothing prune can name, one that
-// is not all in system headers, one after a directive other than a
+// is partly in the main file, one after a directive other than a
 // linemarker, #pragma or #ident (prune returns nil then). Function
-// definitions of external linkage (glibc's extern inline ones) are kept,
-// for the unit's frame summary (weave.Summary) to name them as before.
+// definitions are kept in the program's own headers (weave weaves them),
+// and those of external linkage in system headers (glibc's extern inline
+// ones), for the unit's frame summary (weave.Summary) to name them as
+// before.
 
 // A pToken is one token of the text for prune: an identifier (id >= 0,
 // its index in the names), a punctuator (id = -1, c its byte) or another
@@ -31,14 +37,24 @@ type pToken struct {
 	start, end int32
 	id         int32
 	c          byte
-	system     bool
+	region     byte // regionMain, regionHeader, regionSystem
 }
+
+// Where a token is: in the main file (or <built-in>, <command-line>), in
+// another file (a header of the program's), in a system header.
+const (
+	regionMain = iota
+	regionHeader
+	regionSystem
+)
 
 // A pDecl is a top-level declaration or function definition: its tokens
 // toks[from:to].
 type pDecl struct {
 	from, to int
-	system   bool
+	headers  bool // all in headers (system or not): may be blanked
+	body     bool // a function definition
+	header   bool // partly in a header of the program's
 	keep     bool // kept whatever it declares
 	kept     bool
 }
@@ -50,7 +66,7 @@ type pruner struct {
 	words []string // by id
 }
 
-// prune returns text with the declarations of system headers that the
+// prune returns text with the declarations of headers that the
 // rest of it does not need blanked (see above), keep naming more names
 // that are needed, and the identifiers of the text; nil if it does not
 // follow the text. The text itself is returned if nothing is blanked.
@@ -63,7 +79,7 @@ func prune(text []byte, keep []string) ([]byte, map[string]int32) {
 	if !ok {
 		return nil, nil
 	}
-	declaring := map[int32][]int{} // name -> system declarations declaring it
+	declaring := map[int32][]int{} // name -> header declarations declaring it
 	needed := make([]bool, len(p.words))
 	var work []int32
 	need := func(id int32) {
@@ -85,7 +101,7 @@ func prune(text []byte, keep []string) ([]byte, map[string]int32) {
 	var declared []int32
 	for i := range decls {
 		d := &decls[i]
-		if !d.system {
+		if !d.headers {
 			keepDecl(i)
 			continue
 		}
@@ -93,7 +109,7 @@ func prune(text []byte, keep []string) ([]byte, map[string]int32) {
 			continue // declares nothing, asserts what the compiler checked
 		}
 		declared, d.keep = p.declares(p.toks[d.from:d.to], declared[:0])
-		if d.keep || len(declared) == 0 {
+		if d.keep || len(declared) == 0 || d.header && d.body {
 			d.keep = true
 			continue
 		}
@@ -165,7 +181,8 @@ func (p *pruner) tokenize() bool {
 	if len(text) == 0 {
 		return false
 	}
-	system := false
+	region := byte(regionMain)
+	main := "" // the name of the main file: the first linemarker's
 	lineStart := true
 	p.toks = make([]pToken, 0, len(text)/5)
 	for i := 0; i < len(text); {
@@ -192,7 +209,18 @@ func (p *pruner) tokenize() bool {
 				return false
 			}
 			if marker {
-				system = sys
+				name := markerName(text[i+1 : end])
+				if main == "" {
+					main = name
+				}
+				switch {
+				case sys:
+					region = regionSystem
+				case name == main || strings.HasPrefix(name, "<"):
+					region = regionMain
+				default:
+					region = regionHeader
+				}
 			}
 			i = end
 			continue
@@ -212,7 +240,7 @@ func (p *pruner) tokenize() bool {
 			continue
 		}
 		lineStart = false
-		t := pToken{start: int32(i), id: -1, system: system}
+		t := pToken{start: int32(i), id: -1, region: region}
 		switch {
 		case isIdentStart(c):
 			j := i + 1
@@ -387,7 +415,7 @@ func (p *pruner) split() ([]pDecl, bool) {
 			tag = 0
 		}
 		if t.c == ';' || t.c == '}' && body {
-			decls = append(decls, p.decl(from, i+1))
+			decls = append(decls, p.decl(from, i+1, body))
 			from, body, initial, tag = i+1, false, false, 0
 		}
 	}
@@ -395,7 +423,7 @@ func (p *pruner) split() ([]pDecl, bool) {
 		return nil, false
 	}
 	if from < len(p.toks) {
-		decls = append(decls, p.decl(from, len(p.toks)))
+		decls = append(decls, p.decl(from, len(p.toks), false))
 	}
 	return decls, true
 }
@@ -409,15 +437,27 @@ func isAttribute(w string) bool {
 func isTagKeyword(w string) bool { return w == "struct" || w == "union" || w == "enum" }
 
 // decl returns the declaration of toks[from:to].
-func (p *pruner) decl(from, to int) pDecl {
-	d := pDecl{from: from, to: to, system: true}
+func (p *pruner) decl(from, to int, body bool) pDecl {
+	d := pDecl{from: from, to: to, headers: true, body: body}
 	for _, t := range p.toks[from:to] {
-		if !t.system {
-			d.system = false
-			break
+		switch {
+		case t.region == regionMain:
+			d.headers = false
+		case t.region == regionHeader:
+			d.header = true
 		}
 	}
 	return d
+}
+
+// markerName returns the file name of a linemarker (after its '#').
+func markerName(line []byte) string {
+	a := bytes.IndexByte(line, '"')
+	b := bytes.LastIndexByte(line, '"')
+	if a < 0 || b <= a {
+		return ""
+	}
+	return string(line[a+1 : b])
 }
 
 // staticAssert reports whether d is a _Static_assert: it declares nothing

@@ -169,3 +169,34 @@ func TestBuiltinFor(t *testing.T) {
 		t.Errorf("%d bytes, %d lines; cc.Builtin %d, %d", len(got), strings.Count(got, "\n"), len(cc.Builtin), strings.Count(cc.Builtin, "\n"))
 	}
 }
+
+// TestPruneProgramHeaders checks pruning in a header of the program's
+// own: its declarations the unit does not use are blanked, its function
+// definitions kept (weave weaves them), used or not, with what they use.
+func TestPruneProgramHeaders(t *testing.T) {
+	dir := t.TempDir()
+	hdr := "struct unused_s { int a; };\nint unused_proto(int);\ntypedef long helper_t;\nstatic helper_t helper(void) { return 1; }\nint used(int);\n"
+	if err := os.WriteFile(filepath.Join(dir, "h.h"), []byte(hdr), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "main.c")
+	if err := os.WriteFile(file, []byte("#include \"h.h\"\nint main(void) { return used(0); }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	text, err := Preprocess([]string{"gcc"}, nil, file, &stderr)
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	out, _ := prune(bytes.Clone(text), nil)
+	for _, want := range []string{"static helper_t helper(void) { return 1; }", "typedef long helper_t;", "int used(int);", "int main(void)"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("%q pruned", want)
+		}
+	}
+	for _, gone := range []string{"unused_s", "unused_proto"} {
+		if bytes.Contains(out, []byte(gone)) {
+			t.Errorf("%s kept", gone)
+		}
+	}
+}

@@ -38,9 +38,10 @@ type pruneUnit struct {
 }
 
 // pruneUnits returns a sample of real C from the corpus (every unit with
-// 1): this repository's test programs, Lua, zlib (some with comments
-// kept, -C), CompCert's tests, some of the benchmarks game, one in every
-// of c-torture's execute tests, and sqlite3.c.
+// 1): this repository's test programs, a header's unused function, Lua,
+// zlib (some with comments kept, -C), CompCert's tests, some of the
+// benchmarks game, one in every of c-torture's execute tests, and
+// sqlite3.c.
 func pruneUnits(t *testing.T, every int) []pruneUnit {
 	corpus := filepath.Join(corpusDir(t), "assets")
 	var units []pruneUnit
@@ -54,6 +55,18 @@ func pruneUnits(t *testing.T, every int) []pruneUnit {
 		}
 	}
 	add("../testdata/*.c", 1)
+	// A header of the program's defining a function the unit does not
+	// call: woven all the same.
+	own := t.TempDir()
+	for name, text := range map[string]string{
+		"h.h":    "#include <stdlib.h>\nstruct unused { int a; };\nint unused_proto(int);\nstatic inline void *grow(void *p, size_t n) { return realloc(p, n); }\nint used(int);\n",
+		"main.c": "#include \"h.h\"\nint used(int x) { return x; }\nint main(void) { return used(0); }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(own, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(filepath.Join(own, "main.c"), 1)
 	lua := t.TempDir()
 	untar(t, filepath.Join(corpus, "www.lua.org/ftp/lua-5.4.4.tar.gz"), lua)
 	add(filepath.Join(lua, "lua-5.4.4/src/*.c"), 1, "-std=gnu99", "-O2", "-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX")
@@ -68,8 +81,8 @@ func pruneUnits(t *testing.T, every int) []pruneUnit {
 	return units
 }
 
-// TestPruneSameWeave checks that pruning the system headers' declarations
-// a unit does not use (parse's prune) changes nothing the weave makes:
+// TestPruneSameWeave checks that pruning the headers' declarations a unit
+// does not use (parse's prune) changes nothing the weave makes:
 // over a sample of real C (pruneUnits), the woven text, functions, sites,
 // frame summary and extern answers are the same whether cc/v4 parsed the
 // text pruned (parse.Parse) or whole (parse.ParseAll); and that pruning
