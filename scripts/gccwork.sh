@@ -6,7 +6,7 @@
 #
 #   scripts/gccwork.sh FILE.c [cc flags]   e.g. lapi.c -std=gnu99 -O2 -DLUA_USE_LINUX
 #
-# The weave is ./weave (built first) or $WEAVE; the compiler $CC (default
+# The weave is $WEAVE, or built from this tree; the compiler $CC (default
 # gcc, the only one whose phases are named). Instruction counts, unlike
 # times, do not move with the machine's load.
 set -euo pipefail
@@ -15,13 +15,13 @@ src=$1
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cc=${CC:-gcc}
-weave=${WEAVE:-}
-if [ -z "$weave" ]; then
-	(cd "$repo" && go build -o weave ./cmd/weave)
-	weave=$repo/weave
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+weave=${WEAVE:-}
+if [ -z "$weave" ]; then
+	(cd "$repo" && go build -o "$tmp/weave" ./cmd/weave)
+	weave=$tmp/weave
+fi
 "$cc" "$@" -E "$src" -o "$tmp/plain.i"
 WEAVE_CC=$cc "$weave" -o "$tmp/woven.i" "$src" "$@"
 
