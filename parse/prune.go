@@ -51,12 +51,12 @@ const (
 // A pDecl is a top-level declaration or function definition: its tokens
 // toks[from:to].
 type pDecl struct {
-	from, to int
-	headers  bool // all in headers (system or not): may be blanked
-	body     bool // a function definition
-	header   bool // partly in a header of the program's
-	keep     bool // kept whatever it declares
-	kept     bool
+	from, to  int
+	inHeaders bool // all in headers (system or not): may be blanked
+	body      bool // a function definition
+	ownHeader bool // partly in a header of the program's
+	keep      bool // kept whatever it declares
+	kept      bool
 }
 
 type pruner struct {
@@ -88,8 +88,7 @@ func prune(text []byte, keep []string) ([]byte, map[string]int32) {
 			work = append(work, id)
 		}
 	}
-	var keepDecl func(i int)
-	keepDecl = func(i int) {
+	keepDecl := func(i int) {
 		d := &decls[i]
 		d.kept = true
 		for _, t := range p.toks[d.from:d.to] {
@@ -101,7 +100,7 @@ func prune(text []byte, keep []string) ([]byte, map[string]int32) {
 	var declared []int32
 	for i := range decls {
 		d := &decls[i]
-		if !d.headers {
+		if !d.inHeaders {
 			keepDecl(i)
 			continue
 		}
@@ -109,7 +108,7 @@ func prune(text []byte, keep []string) ([]byte, map[string]int32) {
 			continue // declares nothing, asserts what the compiler checked
 		}
 		declared, d.keep = p.declares(p.toks[d.from:d.to], declared[:0])
-		if d.keep || len(declared) == 0 || d.header && d.body {
+		if d.keep || len(declared) == 0 || d.ownHeader && d.body {
 			d.keep = true
 			continue
 		}
@@ -438,13 +437,13 @@ func isTagKeyword(w string) bool { return w == "struct" || w == "union" || w == 
 
 // decl returns the declaration of toks[from:to].
 func (p *pruner) decl(from, to int, body bool) pDecl {
-	d := pDecl{from: from, to: to, headers: true, body: body}
+	d := pDecl{from: from, to: to, inHeaders: true, body: body}
 	for _, t := range p.toks[from:to] {
 		switch {
 		case t.region == regionMain:
-			d.headers = false
+			d.inHeaders = false
 		case t.region == regionHeader:
-			d.header = true
+			d.ownHeader = true
 		}
 	}
 	return d
