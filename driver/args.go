@@ -428,6 +428,41 @@ func isaExtension(f string) bool {
 
 // outputName is the file gcc writes for src under -c (suffix ".o") or -S
 // (".s") without -o: the source's base name, in the current directory.
+// forExecutable reports whether the command's units certainly go into an
+// executable: it links one (not -shared, not -r), or it compiles them for
+// one by the user's explicit choice, the last of the -f[no-]pic/pie
+// options being -fpie, -fPIE or a -fno- one (position-dependent code). A
+// compiler's default PIE alone says nothing: such objects also link into
+// a shared object when they use no data of another object, and the
+// guard's local-exec addressing would make that link fail.
+func (c *cmdline) forExecutable() bool {
+	if c.shared || c.relocatable {
+		return false
+	}
+	if c.stage == stageLink {
+		return true
+	}
+	flags := make([]string, len(c.args))
+	for i, a := range c.args {
+		flags[i] = a.flag
+	}
+	return compiledForExecutable(flags)
+}
+
+// compiledForExecutable reports whether the last of the -f[no-]pic/pie
+// options among flags is -fpie, -fPIE or a -fno- one: code the user
+// compiles for an executable explicitly.
+func compiledForExecutable(flags []string) bool {
+	last := ""
+	for _, f := range flags {
+		switch f {
+		case "-fpic", "-fPIC", "-fpie", "-fPIE", "-fno-pic", "-fno-PIC", "-fno-pie", "-fno-PIE":
+			last = f
+		}
+	}
+	return last != "" && last != "-fpic" && last != "-fPIC"
+}
+
 // inputNames returns the names of the command's inputs.
 func (c *cmdline) inputNames() []string {
 	names := make([]string, len(c.inputs))

@@ -71,6 +71,7 @@ func (cfg *Config) CC(args []string) error {
 	}
 	cfg.portableGuard = portableGuard(c.compileFlags())
 	cfg.shared = c.shared
+	cfg.executable = c.forExecutable()
 	if c.passthrough || len(c.inputs) == 0 || c.probe() ||
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||
 		(c.stage == stageLink && c.woven() == 0 && (c.relocatable || c.nostdlib)) {

@@ -51,6 +51,9 @@ type Config struct {
 	// shared: weave.Options.Shared, for a command line that links a
 	// shared object.
 	shared bool
+	// executable: weave.Options.Executable, for a command line whose
+	// units certainly go into an executable (cmdline.forExecutable).
+	executable bool
 	// store is the frame store of a weave cc command (nil without), and
 	// extern what it held when the command started.
 	store  *frameStore
@@ -115,6 +118,7 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
 	cfg.portableGuard = portableGuard(flags)
+	cfg.executable = compiledForExecutable(flags)
 	return cfg.weaveUnit(src, text, parse.NewDialect(cfg.Compiler, flags), nil)
 }
 
@@ -188,7 +192,7 @@ var verboseNotes sync.Once
 // holds them all: wovenCacheKey).
 func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
 	return weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
-		Extern: extern, PortableGuard: cfg.portableGuard, Shared: cfg.shared}
+		Extern: extern, PortableGuard: cfg.portableGuard, Shared: cfg.shared, Executable: cfg.executable}
 }
 
 // weaveText weaves the preprocessed text of src for the compile step and

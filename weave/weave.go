@@ -41,6 +41,10 @@ type Options struct {
 	// so its guard may not address the thread's fields at a link-time
 	// constant (guardVariant's _lex64), whatever its flags.
 	Shared bool
+	// Executable: the unit certainly goes into an executable (the command
+	// links one, or the user compiles for one explicitly): only then may
+	// its guard address the thread's fields at a link-time constant.
+	Executable bool
 }
 
 // Result is a woven translation unit.
@@ -183,7 +187,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	}
 	w.pointcut = opts.Pointcut()
 	if !opts.PortableGuard {
-		w.guard = guardVariant(u.AST, opts.Shared)
+		w.guard = guardVariant(u.AST, opts.Executable && !opts.Shared)
 	}
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
@@ -658,11 +662,10 @@ func needsRuntime(ast *cc.AST) string {
 // thread pointer from %fs:0, under gcc 9 and 10 and clang 11 to 13 (asm
 // inline); "_lex64", the same addressing the thread's fields at a
 // link-time constant (local-exec TLS: no register holds the offset), for
-// any of those compilers when the unit is compiled for an executable
-// (__PIE__, or no __PIC__: code that cannot go into a shared object,
-// whose link would reject the relocation) and not for a -shared link
-// (shared); else "" (the C fast paths).
-func guardVariant(ast *cc.AST, shared bool) string {
+// any of those compilers when the unit certainly goes into an executable
+// (exe: Options.Executable; and __PIE__, or no __PIC__), since a shared
+// object's link rejects the relocation; else "" (the C fast paths).
+func guardVariant(ast *cc.AST, exe bool) string {
 	m := ast.Macros
 	if m["__x86_64__"] == nil || m["__LP64__"] == nil || m["__AVX__"] != nil {
 		return ""
@@ -680,7 +683,7 @@ func guardVariant(ast *cc.AST, shared bool) string {
 	if m["__clang__"] != nil {
 		v, builtin, oldest = major("__clang_major__"), 14, 11
 	}
-	exe := !shared && (m["__PIE__"] != nil || m["__PIC__"] == nil)
+	exe = exe && (m["__PIE__"] != nil || m["__PIC__"] == nil)
 	switch {
 	case v >= oldest && exe:
 		return "_lex64"

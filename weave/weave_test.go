@@ -197,16 +197,17 @@ func TestGuardVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		flags            []string
-		portable, shared bool
-		want             string
+		flags                 []string
+		portable, shared, exe bool
+		want                  string
 	}{
-		{nil, false, false, "_lex64"},
-		{[]string{"-fPIE"}, false, false, "_lex64"},
-		{[]string{"-fno-pie"}, false, false, "_lex64"},
-		{[]string{"-fPIC"}, false, false, "_x64"},
-		{nil, false, true, "_x64"},
-		{nil, true, false, ""},
+		{nil, false, false, true, "_lex64"},
+		{nil, false, false, false, "_x64"}, // default PIE, -c: it may go into a shared object
+		{[]string{"-fPIE"}, false, false, true, "_lex64"},
+		{[]string{"-fno-pie"}, false, false, true, "_lex64"},
+		{[]string{"-fPIC"}, false, false, true, "_x64"},
+		{nil, false, true, true, "_x64"},
+		{nil, true, false, true, ""},
 	} {
 		var stderr bytes.Buffer
 		text, err := parse.Preprocess([]string{"gcc"}, c.flags, src, &stderr)
@@ -217,7 +218,7 @@ func TestGuardVariant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Weave(u, Options{Prologue: string(hdr), Frames: FramesAll, PortableGuard: c.portable, Shared: c.shared})
+		res, err := Weave(u, Options{Prologue: string(hdr), Frames: FramesAll, PortableGuard: c.portable, Shared: c.shared, Executable: c.exe})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +227,7 @@ func TestGuardVariant(t *testing.T) {
 		}
 		want := fmt.Sprintf("cleanup(__weave_leave%s), unused)) = __weave_enter%s(&", c.want, c.want)
 		if !bytes.Contains(res.Text, []byte(want)) {
-			t.Errorf("flags %q, PortableGuard %v, Shared %v: no %q in the woven text", c.flags, c.portable, c.shared, want)
+			t.Errorf("flags %q, PortableGuard %v, Shared %v, Executable %v: no %q in the woven text", c.flags, c.portable, c.shared, c.exe, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -857,4 +858,38 @@ func TestSaveTemps(t *testing.T) {
 			t.Error(err)
 		}
 	})
+}
+
+// TestSharedFromDefaultObjects: objects compiled with the compiler's
+// defaults (PIE here, no -fPIC) link into a shared object when they use no
+// other object's data, and woven ones must too: their guards address the
+// thread's fields through the GOT, not at a link-time constant (which a
+// -shared link rejects), unless the command also links an executable or
+// asks for one (-fPIE, -fno-pie).
+func TestSharedFromDefaultObjects(t *testing.T) {
+	t.Parallel()
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src := "#include <stdlib.h>\n#include <string.h>\n" +
+		"__attribute__((noinline)) static char *grow(char *p, size_t n) { return realloc(p, n); }\n" +
+		"char *twice(const char *s) { size_t n = strlen(s); char *p = grow(malloc(n + 1), 2 * n + 1);\n" +
+		"  memcpy(p, s, n); memcpy(p + n, s, n); p[2 * n] = 0; return p; }\n"
+	if err := os.WriteFile(filepath.Join(dir, "lib.c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"WEAVE_CC=gcc"}
+	mustRun(t, dir, nil, "gcc", "-O2", "-c", "lib.c", "-o", "plain.o")
+	mustRun(t, dir, nil, "gcc", "-shared", "-o", "libplain.so", "plain.o")
+	mustRun(t, dir, env, weaveBin, "cc", "-O2", "-save-temps", "--frames=all", "-c", "lib.c", "-o", "woven.o")
+	if b, _ := os.ReadFile(filepath.Join(dir, "woven.woven.i")); !bytes.Contains(b, []byte("__weave_enter")) {
+		t.Fatal("the woven text has no guard")
+	}
+	mustRun(t, dir, env, weaveBin, "cc", "-shared", "-o", "libwoven.so", "woven.o")
+	// Compiled for an executable explicitly, the guard may use the constant.
+	mustRun(t, dir, env, weaveBin, "cc", "-O2", "-fPIE", "-save-temps", "--frames=all", "-c", "lib.c", "-o", "exe.o")
+	if runtime.GOARCH == "amd64" {
+		if b, _ := os.ReadFile(filepath.Join(dir, "exe.woven.i")); !bytes.Contains(b, []byte("__weave_enter_lex64(")) {
+			t.Error("-fPIE: no local-exec guard in the woven text")
+		}
+	}
 }

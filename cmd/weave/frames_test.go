@@ -430,7 +430,7 @@ func TestFramesGuardFS(t *testing.T) {
 	widgets, _ := filepath.Abs("../../testdata/widgets.c")
 	inline, _ := filepath.Abs("../../testdata/frames/inline.c")
 	env := []string{"WEAVE_CC=gcc"}
-	mustRun(t, dir, env, weaveBin, "-o", "w.woven.c", widgets, "-O2")
+	mustRun(t, dir, env, weaveBin, "-o", "w.woven.c", widgets, "-O2", "-fPIE") // for an executable: _lex64
 	mustRun(t, dir, env, weaveBin, "runtime", "-o", "rt.c")
 	mustRun(t, dir, nil, "gcc", "-O2", "-c", "rt.c")
 	rename("w.woven.c", "w.fs.c", "_fsx64")
@@ -452,7 +452,7 @@ func TestFramesGuardFS(t *testing.T) {
 			t.Errorf("allocation chains with the %s guard:\n%s\nwith the _lex64 one:\n%s", bin, chains[bin], chains["lex64"])
 		}
 	}
-	mustRun(t, dir, env, weaveBin, "-o", "i.woven.c", inline, "-O2")
+	mustRun(t, dir, env, weaveBin, "-o", "i.woven.c", inline, "-O2", "-fPIE")
 	rename("i.woven.c", "i.fs.c", "_fsx64")
 	mustRun(t, dir, nil, "gcc", "-O2", "-c", inline, "-o", "plain.o")
 	mustRun(t, dir, nil, "gcc", "-O2", "-c", "i.fs.c", "-o", "fs.o")
