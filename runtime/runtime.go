@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/weave-profiler/weave/internal/cachedir"
 )
@@ -88,6 +89,13 @@ func buildObject(dir string, cc, flags []string) (string, error) {
 		}
 		return obj, nil
 	}
+	// One build at a time: the links of a parallel make's first build
+	// after an upgrade would each compile it (3 s of CPU apiece), and the
+	// ones that waited find it built.
+	defer lockBuilds(dir)()
+	if cachedir.Trusted(obj) {
+		return obj, nil
+	}
 
 	tmp, err := os.CreateTemp(dir, "rt-*.o.tmp")
 	if err != nil {
@@ -116,4 +124,20 @@ func buildObject(dir string, cc, flags []string) (string, error) {
 	}
 	prune(dir, obj)
 	return obj, nil
+}
+
+// lockBuilds takes the cache's lock on runtime builds (an flock on
+// dir/rt.lock, which every weave process of the user shares) and returns
+// its release. Without the lock (a file system that refuses it) builds
+// just run side by side, as before.
+func lockBuilds(dir string) func() {
+	f, err := os.OpenFile(filepath.Join(dir, "rt.lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return func() {}
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX) != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { f.Close() } // closing releases the lock
 }
