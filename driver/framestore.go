@@ -65,23 +65,49 @@ func openFrameStore() *frameStore {
 	return &frameStore{dir: dir}
 }
 
-// frameStoreAge is how long a store no compile has written to is kept.
-const frameStoreAge = 14 * 24 * time.Hour
+// frameStoreAge is how long a store no compile has written to is kept,
+// and frameStoreMax how many stores are kept at most (the most recently
+// written): builds in temporary directories (test suites, CI) leave a
+// store each, and a cache of thousands made every 64th compile pay for
+// reading them all (32,000 stores: 120 ms). A store lost costs only frames
+// in its tree's next build (weave.Resolve's default: may allocate).
+const (
+	frameStoreAge = 14 * 24 * time.Hour
+	frameStoreMax = 256
+)
 
 // pruneFrameStores removes the stores under top, but keep, that no
 // compile has written to for frameStoreAge (a file renamed into a
-// directory updates its time): those of builds in temporary directories,
-// of trees that are gone. One compile in 64 looks.
+// directory updates its time), or that are not among the frameStoreMax
+// most recently written: those of builds in temporary directories, of
+// trees that are gone. One compile in 64 looks.
 func pruneFrameStores(top, keep string) {
 	ents, err := os.ReadDir(top)
 	if err != nil {
 		return
 	}
+	type store struct {
+		path string
+		mod  time.Time
+	}
+	var kept []store
 	for _, e := range ents {
 		path := filepath.Join(top, e.Name())
-		if fi, err := e.Info(); err == nil && e.IsDir() && path != keep && time.Since(fi.ModTime()) > frameStoreAge {
+		fi, err := e.Info()
+		switch {
+		case err != nil || !e.IsDir() || path == keep:
+		case time.Since(fi.ModTime()) > frameStoreAge:
 			os.RemoveAll(path)
+		default:
+			kept = append(kept, store{path, fi.ModTime()})
 		}
+	}
+	if len(kept) < frameStoreMax {
+		return
+	}
+	slices.SortFunc(kept, func(a, b store) int { return b.mod.Compare(a.mod) })
+	for _, s := range kept[frameStoreMax-1:] { // keep counts as one
+		os.RemoveAll(s.path)
 	}
 }
 

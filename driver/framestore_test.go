@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -57,6 +58,30 @@ func TestFrameStore(t *testing.T) {
 	pruneFrameStores(filepath.Dir(s.dir), s.dir)
 	if _, err := os.Stat(old); !os.IsNotExist(err) {
 		t.Errorf("old store not pruned: %v", err)
+	}
+	if _, err := os.Stat(s.dir); err != nil {
+		t.Errorf("current store pruned: %v", err)
+	}
+	// Past frameStoreMax stores, the least recently written go.
+	top := filepath.Dir(s.dir)
+	for i := range frameStoreMax + 10 {
+		d := filepath.Join(top, fmt.Sprintf("%016x", i))
+		os.Mkdir(d, 0o700)
+		at := time.Now().Add(-time.Duration(i) * time.Minute)
+		os.Chtimes(d, at, at)
+	}
+	pruneFrameStores(top, s.dir)
+	ents, _ = os.ReadDir(top)
+	if len(ents) != frameStoreMax {
+		t.Errorf("%d stores after pruning, want %d", len(ents), frameStoreMax)
+	}
+	for _, i := range []int{0, frameStoreMax - 2} {
+		if _, err := os.Stat(filepath.Join(top, fmt.Sprintf("%016x", i))); err != nil {
+			t.Errorf("recent store %d pruned", i)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(top, fmt.Sprintf("%016x", frameStoreMax-1))); err == nil {
+		t.Errorf("store %d, the oldest beyond the cap, kept", frameStoreMax-1)
 	}
 	if _, err := os.Stat(s.dir); err != nil {
 		t.Errorf("current store pruned: %v", err)
