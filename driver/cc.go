@@ -340,8 +340,16 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 				return
 			}
 			if c.saveTemps() {
-				if j.err = saveTemps(c.tempsBase(in, j.out), c.inputNames(), text, woven); j.err != nil {
+				kept, err := saveTemps(c.tempsBase(in, j.out), c.inputNames(), text, woven)
+				if j.err = err; err != nil {
 					return
+				}
+				if kept != "" {
+					// Compiled from there, so that the compiler's own
+					// temporaries are named after it (clang names them
+					// after the input, in the working directory), not
+					// after weave's temporary file.
+					wfile = kept
 				}
 			}
 			save := func() {
@@ -584,9 +592,10 @@ func firstDiag(s string) string {
 
 // saveTemps keeps a woven unit's texts for -save-temps beside the files the
 // compiler keeps there (base.s, base.o): base.i, the preprocessor's output,
-// as gcc keeps it, and base.woven.i, what the compiler was given. A file
-// that is one of the command's inputs (a .i compiled again) is left alone.
-func saveTemps(base string, inputs []string, text, woven []byte) error {
+// as gcc keeps it, and base.woven.i, what the compiler was given, whose
+// name it returns ("" if not written). A file that is one of the command's
+// inputs (a .i compiled again) is left alone.
+func saveTemps(base string, inputs []string, text, woven []byte) (wovenFile string, err error) {
 	for _, f := range []struct {
 		name string
 		data []byte
@@ -595,8 +604,12 @@ func saveTemps(base string, inputs []string, text, woven []byte) error {
 			continue
 		}
 		if err := WriteAtomic(f.name, func(w io.Writer) error { _, err := w.Write(f.data); return err }); err != nil {
-			return err
+			return "", err
 		}
+		wovenFile = f.name
 	}
-	return nil
+	if wovenFile != base+".woven.i" {
+		wovenFile = ""
+	}
+	return wovenFile, nil
 }

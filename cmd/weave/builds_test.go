@@ -845,6 +845,32 @@ func TestSaveTemps(t *testing.T) {
 			}
 		})
 	}
+	// clang names its temporaries after the input, in the working
+	// directory: the woven text is compiled from NAME.woven.i, so they are
+	// named after it, never after weave's temporary file (0-prog.woven.s).
+	t.Run("clang", func(t *testing.T) {
+		testtool.Need(t, "clang")
+		dir := t.TempDir()
+		os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+		os.WriteFile(filepath.Join(dir, "prog.c"), []byte(src["prog.c"]+src["lib.c"]), 0o644)
+		mustRun(t, dir, []string{"WEAVE_CC=clang"}, weaveBin, "cc", "-O2", "-save-temps", "-o", "sub/y", "prog.c")
+		var got []string
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(dir, p)
+				got = append(got, rel)
+			}
+			return nil
+		})
+		for _, f := range got {
+			if regexp.MustCompile(`(^|/)[0-9]+-`).MatchString(f) {
+				t.Errorf("a temporary named after weave's own file: %s (all: %v)", f, got)
+			}
+		}
+		if !slices.Contains(got, "sub/y-prog.woven.i") || !slices.Contains(got, "sub/y-prog.o") {
+			t.Errorf("kept %v, want sub/y-prog.woven.i and sub/y-prog.o among them", got)
+		}
+	})
 	t.Run("a .i input", func(t *testing.T) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "prog.c"), []byte(src["prog.c"]), 0o644)
