@@ -69,6 +69,13 @@ struct __weave_unit {
 void __weave_register_unit(struct __weave_unit *u);
 void __weave_unregister_unit(struct __weave_unit *u);
 
+/* A woven main's entry and return (a cleanup's): the thread returning from
+   the outermost main owns the way out, as one calling exit does, before
+   the C library's exit (which the runtime cannot interpose there) runs
+   the handlers. */
+int __weave_main_enter(void);
+void __weave_main_return(int *depth);
+
 /* Allocation operations, stored in __weave_site.op. */
 enum __weave_op {
 	__WEAVE_MALLOC = 1,

@@ -255,6 +255,10 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	w.fnRecs = append(w.fnRecs, fmt.Sprintf("{%s, %s, %d, %s}", cString(fn.Name), cString(fn.File), fn.Line, flags))
 	fnRef := fmt.Sprintf("&%s[%d]", w.fnTable(), k)
 	w.res.Functions = append(w.res.Functions, fn)
+	if fn.Reason == "" && d.Name() == "main" && d.Linkage() == cc.External {
+		// Before the frame's guard: its cleanup runs after the frame's leave.
+		w.buf.Insert(w.guardOffset(body), " int __weave_m __attribute__((cleanup(__weave_main_return), unused)) = __weave_main_enter();")
+	}
 	if fn.Reason != "" {
 		w.res.Skipped = append(w.res.Skipped, fn)
 	} else if framed {

@@ -420,14 +420,14 @@ func TestHardeningExits(t *testing.T) {
 }
 
 // TestHardeningExitRace: two threads leaving at once (exit and exit,
-// exit and _exit) leave one complete profile, with both threads' blocks,
-// and the plain build's status. Before, the second exit ended the process
+// exit and _exit, main's return and exit) leave one complete profile, with
+// both threads' blocks, and the plain build's status. Before, the second exit ended the process
 // while the first thread wrote the profile: none was left.
 func TestHardeningExitRace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	plain, woven := hbuild(t, dir, "exits", nil, nil)
-	for _, how := range []string{"race", "race_exit"} {
+	for _, how := range []string{"race", "race_exit", "race_return"} {
 		t.Run(how, func(t *testing.T) {
 			for i := 0; i < 10; i++ {
 				d := filepath.Join(dir, fmt.Sprintf("%s-%d", how, i))

@@ -1,7 +1,8 @@
 /* The ways out: argv[1] is return, exit, _exit, _Exit, quick_exit, abort,
    atexit (handlers that allocate and free run after main), thread (exit
    called from a thread), race (main and a thread call exit at once) or
-   race_exit (main calls exit as a thread calls _exit) or vfork (a vfork
+   race_exit (main calls exit as a thread calls _exit), race_return (main
+   returns as a thread calls exit) or vfork (a vfork
    child whose exec fails calls exit, as old code does). Each keeps blocks of
    sizes unique to it, so that a profile written too early lacks them. */
 #include <pthread.h>
@@ -90,8 +91,10 @@ int main(int argc, char **argv)
 		pthread_t t;
 		pthread_barrier_init(&both, NULL, 2);
 		keep[6] = malloc(83);
-		pthread_create(&t, NULL, thread_race, strcmp(how, "race") ? &both : NULL);
+		pthread_create(&t, NULL, thread_race, !strcmp(how, "race_exit") ? &both : NULL);
 		pthread_barrier_wait(&both);
+		if (!strcmp(how, "race_return"))
+			return 9;
 		exit(9);
 	}
 	return 0;
