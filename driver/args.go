@@ -426,8 +426,6 @@ func isaExtension(f string) bool {
 	return ok && (isaExtensions[x] || strings.HasPrefix(x, "avx512") || strings.HasPrefix(x, "tune="))
 }
 
-// outputName is the file gcc writes for src under -c (suffix ".o") or -S
-// (".s") without -o: the source's base name, in the current directory.
 // forExecutable reports whether the command's units certainly go into an
 // executable: it links one (not -shared, not -r), or it compiles them for
 // one by the user's explicit choice, the last of the -f[no-]pic/pie
@@ -498,6 +496,8 @@ func (c *cmdline) tempsBase(in *input, out string) string {
 	return prog + "-" + outputName(in.name, "")
 }
 
+// outputName is the file gcc writes for src under -c (suffix ".o") or -S
+// (".s") without -o: the source's base name, in the current directory.
 func outputName(src, suffix string) string {
 	base := filepath.Base(src)
 	return strings.TrimSuffix(base, filepath.Ext(base)) + suffix

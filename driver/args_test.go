@@ -161,3 +161,25 @@ func TestNameMainFile(t *testing.T) {
 		t.Errorf("weaveIdent %q", weaveIdent())
 	}
 }
+
+// TestForExecutable: the local-exec guard (weave.Options.Executable) only
+// for units that certainly go into an executable: never for a -shared or
+// -r link, nor for a -c with the compiler's default PIE alone.
+func TestForExecutable(t *testing.T) {
+	for args, want := range map[string]bool{
+		"-o prog prog.c":                true,
+		"-shared -o lib.so lib.c":       false,
+		"-shared -fPIE -o lib.so lib.c": false,
+		"-r -o part.o a.c":              false,
+		"-c lib.c":                      false,
+		"-c -fPIE lib.c":                true,
+		"-c -fno-pie lib.c":             true,
+		"-c -fPIE -fPIC lib.c":          false,
+		"-c -fPIC -fpie lib.c":          true,
+		"-S -fno-pic lib.c":             true,
+	} {
+		if got := parseCmdline(strings.Fields(args)).forExecutable(); got != want {
+			t.Errorf("forExecutable(%q) = %v, want %v", args, got, want)
+		}
+	}
+}

@@ -70,7 +70,6 @@ func (cfg *Config) CC(args []string) error {
 		return err
 	}
 	cfg.portableGuard = portableGuard(c.compileFlags())
-	cfg.shared = c.shared
 	cfg.executable = c.forExecutable()
 	if c.passthrough || len(c.inputs) == 0 || c.probe() ||
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||

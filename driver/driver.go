@@ -48,9 +48,6 @@ type Config struct {
 	// with -masm=intel or without optimisation (at -O0 gcc spills every
 	// operand of the asm fast paths: bigger frames, no time gained).
 	portableGuard bool
-	// shared: weave.Options.Shared, for a command line that links a
-	// shared object.
-	shared bool
 	// executable: weave.Options.Executable, for a command line whose
 	// units certainly go into an executable (cmdline.forExecutable).
 	executable bool
@@ -192,7 +189,7 @@ var verboseNotes sync.Once
 // holds them all: wovenCacheKey).
 func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
 	return weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
-		Extern: extern, PortableGuard: cfg.portableGuard, Shared: cfg.shared, Executable: cfg.executable}
+		Extern: extern, PortableGuard: cfg.portableGuard, Executable: cfg.executable}
 }
 
 // weaveText weaves the preprocessed text of src for the compile step and

@@ -37,13 +37,10 @@ type Options struct {
 	// PortableGuard: frame with weave.h's C fast paths even where its
 	// x86-64 asm ones would do (the compiler writes Intel syntax).
 	PortableGuard bool
-	// Shared: the unit goes into a shared object (the command links one),
-	// so its guard may not address the thread's fields at a link-time
-	// constant (guardVariant's _lex64), whatever its flags.
-	Shared bool
 	// Executable: the unit certainly goes into an executable (the command
-	// links one, or the user compiles for one explicitly): only then may
-	// its guard address the thread's fields at a link-time constant.
+	// links one, not a shared object, or the user compiles for one
+	// explicitly): only then may its guard address the thread's fields at
+	// a link-time constant, which a shared object's link rejects.
 	Executable bool
 }
 
@@ -187,7 +184,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	}
 	w.pointcut = opts.Pointcut()
 	if !opts.PortableGuard {
-		w.guard = guardVariant(u.AST, opts.Executable && !opts.Shared)
+		w.guard = guardVariant(u.AST, opts.Executable)
 	}
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {

@@ -197,17 +197,16 @@ func TestGuardVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		flags                 []string
-		portable, shared, exe bool
-		want                  string
+		flags         []string
+		portable, exe bool
+		want          string
 	}{
-		{nil, false, false, true, "_lex64"},
-		{nil, false, false, false, "_x64"}, // default PIE, -c: it may go into a shared object
-		{[]string{"-fPIE"}, false, false, true, "_lex64"},
-		{[]string{"-fno-pie"}, false, false, true, "_lex64"},
-		{[]string{"-fPIC"}, false, false, true, "_x64"},
-		{nil, false, true, true, "_x64"},
-		{nil, true, false, true, ""},
+		{nil, false, true, "_lex64"},
+		{nil, false, false, "_x64"}, // default PIE, -c or -shared: it may go into a shared object (driver's forExecutable)
+		{[]string{"-fPIE"}, false, true, "_lex64"},
+		{[]string{"-fno-pie"}, false, true, "_lex64"},
+		{[]string{"-fPIC"}, false, true, "_x64"},
+		{nil, true, true, ""},
 	} {
 		var stderr bytes.Buffer
 		text, err := parse.Preprocess([]string{"gcc"}, c.flags, src, &stderr)
@@ -218,7 +217,7 @@ func TestGuardVariant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Weave(u, Options{Prologue: string(hdr), Frames: FramesAll, PortableGuard: c.portable, Shared: c.shared, Executable: c.exe})
+		res, err := Weave(u, Options{Prologue: string(hdr), Frames: FramesAll, PortableGuard: c.portable, Executable: c.exe})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +226,7 @@ func TestGuardVariant(t *testing.T) {
 		}
 		want := fmt.Sprintf("cleanup(__weave_leave%s), unused)) = __weave_enter%s(&", c.want, c.want)
 		if !bytes.Contains(res.Text, []byte(want)) {
-			t.Errorf("flags %q, PortableGuard %v, Shared %v, Executable %v: no %q in the woven text", c.flags, c.portable, c.shared, c.exe, want)
+			t.Errorf("flags %q, PortableGuard %v, Executable %v: no %q in the woven text", c.flags, c.portable, c.exe, want)
 		}
 	}
 }
