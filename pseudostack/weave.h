@@ -74,7 +74,7 @@ void __weave_unregister_unit(struct __weave_unit *u);
    the C library's exit (which the runtime cannot interpose there) runs
    the handlers. */
 int __weave_main_enter(void);
-void __weave_main_return(int *depth);
+void __weave_main_return(int *call);
 
 /* Allocation operations, stored in __weave_site.op. */
 enum __weave_op {

@@ -64,12 +64,19 @@ static int g_final_tid, g_final_done;
 /* The thread that owns the way out by exit (atomic; 0: none yet). */
 static int g_exit_tid;
 
+/* Whether this is not the process the runtime knows: a vfork child, which
+   shares its parent's memory, or a clone the fork handlers missed. */
+static int other_process(void)
+{
+	return __atomic_load_n(&g_pid, __ATOMIC_RELAXED) && (int)getpid() != g_pid;
+}
+
 /* Waits for another thread's final profile to be written; a thread inside
    the runtime may hold what the writer needs, and does not wait. */
 static void wait_final_writer(int was)
 {
 	int me = (int)syscall(SYS_gettid);
-	if (__atomic_load_n(&g_pid, __ATOMIC_RELAXED) && (int)getpid() != g_pid)
+	if (other_process())
 		return; /* a vfork child: the writer is its parent's */
 	while (!was && __atomic_load_n(&g_final_tid, __ATOMIC_ACQUIRE) != me &&
 	       !__atomic_load_n(&g_final_done, __ATOMIC_ACQUIRE)) {
@@ -85,7 +92,7 @@ static void wait_final_writer(int was)
 static int claim_exit(void)
 {
 	int me = (int)syscall(SYS_gettid), prev = 0;
-	if (__atomic_load_n(&g_pid, __ATOMIC_RELAXED) && (int)getpid() != g_pid)
+	if (other_process())
 		return 0;
 	return !__atomic_compare_exchange_n(&g_exit_tid, &prev, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) && prev != me;
 }
@@ -133,8 +140,8 @@ static int rt_write(int final, int complete, const char *how, int sig, int mode,
 
 	if (!rt_is_active())
 		return 0;
-	if (__atomic_load_n(&g_pid, __ATOMIC_RELAXED) && (int)getpid() != g_pid)
-		return 0; /* a vfork child, or a clone the fork handlers missed */
+	if (other_process())
+		return 0;
 	st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
 	do {
 		/* The final profile waits (up to 2 s) for a checkpoint being
@@ -266,12 +273,14 @@ static __attribute__((noreturn)) void wait_for_ever(void)
 		syscall(SYS_futex, &park, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 }
 
-/* main's calls in progress: a recursive main's inner return claims nothing. */
-static int g_main_depth;
+/* Calls of main so far: each woven main keeps its number in its cleanup's
+   variable, and only the first (the outermost) claims at its return; a
+   recursive main's inner returns claim nothing. */
+static int g_main_calls;
 
 int __weave_main_enter(void)
 {
-	return __atomic_add_fetch(&g_main_depth, 1, __ATOMIC_RELAXED);
+	return __atomic_add_fetch(&g_main_calls, 1, __ATOMIC_RELAXED);
 }
 
 /* The outermost main returns: its thread claims the way out, before the C
@@ -280,10 +289,9 @@ int __weave_main_enter(void)
    ran the handlers beside main's return, and whichever ended the process
    first could cut the other's profile short: none was left in 28 of 40
    runs of exits.c's race_return. */
-void __weave_main_return(int *depth)
+void __weave_main_return(int *call)
 {
-	(void)depth;
-	if (__atomic_sub_fetch(&g_main_depth, 1, __ATOMIC_RELAXED) == 0 && g_in_exe && claim_exit())
+	if (*call == 1 && g_in_exe && claim_exit())
 		wait_for_ever();
 }
 
