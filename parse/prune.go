@@ -203,17 +203,17 @@ func (p *pruner) tokenize() bool {
 			} else {
 				end += i
 			}
-			marker, sys, ok := directive(text[i+1 : end])
+			mk, marker, ok := directive(text[i:end])
 			if !ok {
 				return false
 			}
 			if marker {
-				name := markerName(text[i+1 : end])
+				name := mk.file
 				if main == "" {
 					main = name
 				}
 				switch {
-				case sys:
+				case mk.system:
 					region = regionSystem
 				case name == main || strings.HasPrefix(name, "<"):
 					region = regionMain
@@ -310,27 +310,19 @@ func isIdentStart(c byte) bool {
 
 func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
-// directive classifies a directive line (after its '#'): a linemarker,
-// with whether it enters a system header, or #pragma or #ident (ok), or
-// another (not ok).
-func directive(line []byte) (marker, system, ok bool) {
-	line = bytes.TrimLeft(line, " \t")
-	if len(line) > 0 && line[0] >= '0' && line[0] <= '9' {
-		q := bytes.LastIndexByte(line, '"')
-		if q < 0 {
-			return false, false, false
-		}
-		for _, f := range bytes.Fields(line[q+1:]) {
-			if string(f) == "3" {
-				system = true
-			}
-		}
-		return true, system, true
+// directive classifies a directive line (from its '#'): a linemarker
+// (marker, its mark from parseMarker, as the line map reads it), or
+// #pragma or #ident (ok), or another (not ok).
+func directive(line []byte) (mk mark, marker, ok bool) {
+	rest := bytes.TrimLeft(line[1:], " \t")
+	if len(rest) > 0 && rest[0] >= '0' && rest[0] <= '9' {
+		mk, ok = parseMarker(line)
+		return mk, true, ok && mk.file != "\x00" // a marker without a file name: not gcc's
 	}
-	if bytes.HasPrefix(line, []byte("pragma")) || bytes.HasPrefix(line, []byte("ident")) || len(line) == 0 {
-		return false, false, true
+	if bytes.HasPrefix(rest, []byte("pragma")) || bytes.HasPrefix(rest, []byte("ident")) || len(rest) == 0 {
+		return mark{}, false, true
 	}
-	return false, false, false
+	return mark{}, false, false
 }
 
 // systemShare returns the share of text's bytes in system headers'
@@ -344,8 +336,8 @@ func systemShare(text []byte) float64 {
 		}
 		line := text[off : off+end]
 		if len(line) > 1 && line[0] == '#' {
-			if marker, sys, _ := directive(line[1:]); marker {
-				system = sys
+			if mk, marker, _ := directive(line); marker {
+				system = mk.system
 			}
 		} else if system {
 			n += len(line)
@@ -447,16 +439,6 @@ func (p *pruner) decl(from, to int, body bool) pDecl {
 		}
 	}
 	return d
-}
-
-// markerName returns the file name of a linemarker (after its '#').
-func markerName(line []byte) string {
-	a := bytes.IndexByte(line, '"')
-	b := bytes.LastIndexByte(line, '"')
-	if a < 0 || b <= a {
-		return ""
-	}
-	return string(line[a+1 : b])
 }
 
 // staticAssert reports whether d is a _Static_assert: it declares nothing
