@@ -27,9 +27,11 @@
    memory: no stdio, no malloc):
    - skipped: [heap], any mapping that holds a live block (the allocator's:
      glibc's arenas, big mmap'd blocks, another allocator's spans), glibc's
-     64 MiB-aligned thread arenas, devices, and the runtime's own tables
-     (side table, nodes, pseudo-stacks, this scan's arrays), which hold
-     block addresses that are not the program's pointers;
+     64 MiB-aligned thread arenas, devices, and the runtime's own memory
+     (every map it made, resident.c lists them: side table, nodes,
+     pseudo-stacks, trace buffers, pool table, marks, this scan's arrays;
+     its statics), which holds block addresses that are not the
+     program's pointers;
    - a stack holding a stopped thread's stack pointer, the exiting
      thread's, or one a thread died on (its exit hook noted it): only its
      live part, from that stack pointer up (leakstack.c says which), with a
@@ -593,7 +595,9 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 	for (k = 0; k < tm->k; k++)
 		ls_exclude(tm->p[k], tm->n[k]);
 	ls_exclude(g_ls_dead, LS_DEAD_CAP * sizeof *g_ls_dead);
-	ls_exclude(g_own, g_own ? OWN_SLOTS * sizeof *g_own : 0); /* the runtime's maps' addresses */
+	/* Every map the runtime made (the ones above too: they are listed
+	   unless the list filled). */
+	own_each(ls_exclude);
 	/* Statics holding block addresses that are not the program's. */
 	ls_exclude(&g_ls, sizeof g_ls);
 	ls_exclude(g_ls.node, g_ls.node ? g_ls.node_map : 0);

@@ -1,8 +1,9 @@
 //go:build ignore
 
 /* resident.c: the runtime's own memory. Every map the runtime makes is
-   listed here (rt_own) until unmapped (rt_unmap), so that WEAVE_STATS=1
-   can say how much of the process's resident memory is the runtime's:
+   listed here (rt_own) until unmapped (rt_unmap), so that the leak scan
+   reads none of them as a root (own_each), and WEAVE_STATS=1 can say how
+   much of the process's resident memory is the runtime's:
    own_resident counts the listed maps' pages that are resident and this
    process's alone (/proc/self/pagemap: present and exclusively mapped;
    not the shared zero page a read of an untouched page maps, which RSS
@@ -136,6 +137,20 @@ static u64 own_resident(void)
 	if (pm >= 0)
 		close(pm);
 	return sum;
+}
+
+/* Calls f(map, size) for every map listed, for the leak scan: the
+   runtime's memory is never a root (its trace buffers, pool table and
+   marks hold copies of block addresses). */
+static void own_each(void (*f)(const void *p, u64 n))
+{
+	struct own_map *own = __atomic_load_n(&g_own, __ATOMIC_ACQUIRE);
+	u32 i, hi = __atomic_load_n(&g_own_hi, __ATOMIC_ACQUIRE);
+	for (i = 0; own && i < hi; i++) {
+		uintptr_t p = __atomic_load_n(&own[i].p, __ATOMIC_ACQUIRE);
+		if (p > 1)
+			f((const void *)p, own[i].n);
+	}
 }
 
 /* Under WEAVE_STATS=1, takes a reading into the largest; errno kept. */

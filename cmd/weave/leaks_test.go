@@ -228,6 +228,53 @@ func TestLeakKinds(t *testing.T) {
 	}
 }
 
+// TestLeakCopies: blocks whose addresses the runtime copies into memory of
+// its own (testdata/leaks/copies.c: the events of a traced allocation site,
+// the pool table's objects of a pool still alive) are classified as
+// memcheck classifies the same blocks of the plain build (the pool
+// requests as VALGRIND_MEMPOOL_*'s): the runtime's memory is no root. Both
+// were still reachable before, every block of them.
+func TestLeakCopies(t *testing.T) {
+	dir := t.TempDir()
+	exe, src := buildLeaks(t, dir, "copies")
+	lines := siteLines(t, src)
+	var sites [profile.NumLeakKinds]profile.LeakCount
+	for _, env := range [][]string{nil, {"WEAVE_TRACE=alloc:*"}} {
+		prof := filepath.Join(dir, "c.prof")
+		mustRun(t, dir, append(env, "WEAVE_OUT="+prof), exe)
+		p, err := profile.ReadFile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The pool's list of 8: its head lost, 6 through it, its tail at
+		// the backing's start (a global's pointer); 5 malloc'd blocks lost.
+		pooled, traced := kindsAt(p, src, lines["pooled"]), kindsAt(p, src, lines["traced"])
+		if b := blocksOf(pooled); b != kindBlocks(1, 6, 0, 1) {
+			t.Errorf("%v: the pool's objects by kind %v, want %v", env, b, kindBlocks(1, 6, 0, 1))
+		}
+		if b := blocksOf(traced); b != kindBlocks(5, 0, 0, 0) {
+			t.Errorf("%v: the malloc'd blocks by kind %v, want %v", env, b, kindBlocks(5, 0, 0, 0))
+		}
+		for i := range sites {
+			sites[i].Blocks, sites[i].Bytes = pooled[i].Blocks+traced[i].Blocks, pooled[i].Bytes+traced[i].Bytes
+		}
+	}
+	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
+		inc := filepath.Join(dir, "inc")
+		mustRun(t, dir, nil, weaveBin, "api", "-o", inc)
+		plain := filepath.Join(dir, "plain")
+		mustRun(t, dir, nil, "gcc", "-O1", "-g", "-DVG_POOLS", "-I", inc, "-o", plain, src)
+		// Lost blocks only: memcheck's reachable ones include stdout's
+		// buffer, the C library's.
+		vg := memcheck.RunLeaks(t, dir, nil, plain)
+		for i, k := range vg[:profile.Reachable] {
+			if k.Blocks != sites[i].Blocks || k.Bytes != sites[i].Bytes {
+				t.Errorf("%s: memcheck %+v, weave %+v", memcheck.KindWords[i], k, sites[i])
+			}
+		}
+	})
+}
+
 // TestLeakGraph: random graphs of blocks laid out by address rank
 // (testdata/leaks/graph.c: cycles of lost blocks pointed into from above
 // and below, chains, interior pointers) get valgrind memcheck's numbers
