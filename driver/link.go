@@ -71,10 +71,14 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, tmp string) (
 			argv = append(append([]string{}, cfg.Compiler...), exportRuntime(argv[len(cfg.Compiler):], tmp)...)
 		case !c.static:
 			// An executable exports the runtime, so that woven plugins it
-			// loads with dlopen use its copy too.
-			list := filepath.Join(tmp, "runtime.dynlist")
-			if err := os.WriteFile(list, []byte("{ __weave_*; };\n"), 0o644); err != nil {
-				return nil, err
+			// loads with dlopen use its copy too: the runtime's symbols
+			// by name (runtime/dynlist.go), else by pattern.
+			list, err := runtime.DynamicList(rt)
+			if err != nil {
+				list = filepath.Join(tmp, "runtime.dynlist")
+				if err := os.WriteFile(list, []byte("{ __weave_*; };\n"), 0o644); err != nil {
+					return nil, err
+				}
 			}
 			argv = append(argv, "-Wl,--dynamic-list="+list)
 		}

@@ -29,7 +29,26 @@ func touch(obj string, fi os.FileInfo) {
 }
 
 // prune removes stale runtime objects of dir; keep (just built) stays.
-func prune(dir, keep string) { pruneFiles(dir, "rt-", ".o", pruneKeep, keep) }
+// An object's dynamic list (dynlist.go) goes with it.
+func prune(dir, keep string) {
+	pruneFiles(dir, "rt-", ".o", pruneKeep, keep)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if base, ok := strings.CutSuffix(name, ".dynlist"); ok && strings.HasPrefix(name, "rt-") {
+			if _, err := os.Lstat(filepath.Join(dir, base+".o")); os.IsNotExist(err) {
+				os.Remove(filepath.Join(dir, name))
+			}
+		} else if strings.HasPrefix(name, "rt-") && strings.Contains(name, ".dynlist-") && strings.HasSuffix(name, ".tmp") {
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > tmpAge {
+				os.Remove(filepath.Join(dir, name))
+			}
+		}
+	}
+}
 
 // pruneIndex removes stale object index entries of dir (index.go).
 func pruneIndex(dir string) { pruneFiles(dir, indexPrefix, "", indexKeep, "") }
