@@ -81,13 +81,15 @@ func (cfg *Config) CC(args []string) error {
 		return cfg.run(argv)
 	}
 
-	tmp, err := os.MkdirTemp("", "weave-cc-")
+	if c.stage == stageLink && !c.compiles() {
+		return cfg.linkOnly(c)
+	}
+	var sc scratch
+	defer sc.remove()
+	tmp, err := sc.path()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	stop := cleanupOnSignal(tmp)
-	defer stop()
 
 	var stdin []byte
 	for _, in := range c.inputs {
@@ -149,10 +151,10 @@ func (cfg *Config) CC(args []string) error {
 	cfg.warnUnmatched(c, jobs)
 	for _, j := range jobs {
 		if j != nil && j.woven != "" {
-			return cfg.oneStepLink(c, j, objects, tmp)
+			return cfg.oneStepLink(c, j, objects, &sc)
 		}
 	}
-	return cfg.link(c, objects, tmp)
+	return cfg.link(c, objects, &sc)
 }
 
 // A job compiles one input of the command line.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/weave-profiler/weave/runtime"
 )
@@ -22,16 +23,92 @@ import (
 // do nothing; see runtime/init.c). For that the runtime's symbols must
 // stay exported from shared objects, also under a version script that
 // makes everything else local.
-func (cfg *Config) link(c *cmdline, objects map[*input]string, tmp string) error {
-	argv, err := cfg.linkArgv(c, objects, tmp)
+func (cfg *Config) link(c *cmdline, objects map[*input]string, sc *scratch) error {
+	argv, err := cfg.linkArgv(c, objects, sc)
 	if err != nil {
 		return err
 	}
 	return cfg.run(argv)
 }
 
+// compiles reports whether the command compiles an input itself: under -c
+// or -S any, else a C source or .i (the link compiles the others).
+func (c *cmdline) compiles() bool {
+	for _, in := range c.inputs {
+		if in.kind != inOther || c.stage != stageLink {
+			return true
+		}
+	}
+	return false
+}
+
+// linkOnly runs a command that only links (objects, libraries, sources
+// the compiler compiles itself: nothing woven here) with the runtime
+// added. Without a temporary directory to remove afterwards (one is made
+// only for a -shared link's version scripts, or a runtime object whose
+// symbols could not be listed), the compiler runs in place of weave's
+// process (execLink): weave has nothing left to do. A Lua link (lua,
+// luac) spent about 1 ms of CPU in the waiting weave process and its
+// temporary directory.
+func (cfg *Config) linkOnly(c *cmdline) error {
+	var sc scratch
+	defer sc.remove()
+	argv, err := cfg.linkArgv(c, nil, &sc)
+	if err != nil {
+		return err
+	}
+	if sc.dir == "" {
+		cfg.execLink(argv)
+	}
+	return cfg.run(argv)
+}
+
+// execLink runs argv in place of weave's process (execve): its exit status
+// is weave's, its output goes where weave's did. It returns only where
+// that cannot be done as cfg.run would run it (the output streams not the
+// process's own, a command line long enough for a response file, no
+// such program, exec failing), and then the caller runs argv itself.
+func (cfg *Config) execLink(argv []string) {
+	if cfg.Stdout != os.Stdout || cfg.Stderr != os.Stderr || cfg.Stdin != nil && cfg.Stdin != os.Stdin {
+		return
+	}
+	if long(argv) {
+		return
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return
+	}
+	syscall.Exec(path, argv, os.Environ())
+}
+
+// scratch is a command's temporary directory, made when first needed and
+// removed by remove (or by a signal that ends weave: cleanupOnSignal).
+type scratch struct {
+	dir  string
+	stop func()
+}
+
+func (s *scratch) path() (string, error) {
+	if s.dir == "" {
+		dir, err := os.MkdirTemp("", "weave-cc-")
+		if err != nil {
+			return "", err
+		}
+		s.dir, s.stop = dir, cleanupOnSignal(dir)
+	}
+	return s.dir, nil
+}
+
+func (s *scratch) remove() {
+	if s.dir != "" {
+		s.stop()
+		os.RemoveAll(s.dir)
+	}
+}
+
 // linkArgv returns the command line of the link step.
-func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, tmp string) ([]string, error) {
+func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) ([]string, error) {
 	argv := append([]string{}, cfg.Compiler...)
 	for _, a := range c.args {
 		switch {
@@ -68,6 +145,10 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, tmp string) (
 		}
 		switch {
 		case c.shared:
+			tmp, err := sc.path()
+			if err != nil {
+				return nil, err
+			}
 			argv = append(append([]string{}, cfg.Compiler...), exportRuntime(argv[len(cfg.Compiler):], tmp)...)
 		case !c.static:
 			// An executable exports the runtime, so that woven plugins it
@@ -75,6 +156,10 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, tmp string) (
 			// by name (runtime/dynlist.go), else by pattern.
 			list, err := runtime.DynamicList(rt)
 			if err != nil {
+				tmp, err := sc.path()
+				if err != nil {
+					return nil, err
+				}
 				list = filepath.Join(tmp, "runtime.dynlist")
 				if err := os.WriteFile(list, []byte("{ __weave_*; };\n"), 0o644); err != nil {
 					return nil, err
@@ -209,11 +294,7 @@ const maxArgs = 100000
 // responseFileIfLong returns argv, or, if it is long, argv[0] and a
 // response file holding the rest, and a function removing that file.
 func responseFileIfLong(argv []string) ([]string, func(), error) {
-	n := 0
-	for _, a := range argv {
-		n += len(a) + 1
-	}
-	if n < maxArgs || len(argv) < 2 {
+	if !long(argv) {
 		return argv, func() {}, nil
 	}
 	// The launchers (ccache, distcc) and gcc and clang all read @file.
@@ -253,6 +334,15 @@ func responseFileIfLong(argv []string) ([]string, func(), error) {
 	}
 	out := append(append([]string{}, argv[:k]...), "@"+f.Name())
 	return out, func() { os.Remove(f.Name()) }, nil
+}
+
+// long reports whether argv goes to the compiler in a response file.
+func long(argv []string) bool {
+	n := 0
+	for _, a := range argv {
+		n += len(a) + 1
+	}
+	return n >= maxArgs && len(argv) >= 2
 }
 
 // quoteResponse quotes one argument for a response file (gcc's rules:
@@ -319,9 +409,9 @@ func isGCC(cc string) bool {
 // text is compiled on its own (falling back to an unwoven compile if it
 // does not compile) and linked as any other object, so that every
 // failure is reported as it would have been.
-func (cfg *Config) oneStepLink(c *cmdline, j *job, objects map[*input]string, tmp string) error {
+func (cfg *Config) oneStepLink(c *cmdline, j *job, objects map[*input]string, sc *scratch) error {
 	objects[j.in] = j.woven
-	argv, err := cfg.linkArgv(c, objects, tmp)
+	argv, err := cfg.linkArgv(c, objects, sc)
 	if err != nil {
 		return err
 	}
@@ -338,5 +428,5 @@ func (cfg *Config) oneStepLink(c *cmdline, j *job, objects map[*input]string, tm
 	if j.err != nil {
 		return j.err
 	}
-	return cfg.link(c, objects, tmp)
+	return cfg.link(c, objects, sc)
 }

@@ -919,3 +919,73 @@ func TestSharedFromDefaultObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkOnly: a command that only links (Lua's `cc -o lua lua.o
+// liblua.a`) runs the compiler in place of weave's process, with the
+// runtime and its dynamic list, and makes no temporary directory: the
+// compiler's parent is the test, not weave. The program runs woven. A
+// link that fails exits as the compiler did, with its message; a -shared
+// link with a version script (a temporary copy of it) and a linked
+// program whose output is a pipe of weave's own still work.
+func TestLinkOnly(t *testing.T) {
+	t.Parallel()
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The compiler: gcc, noting its parent's name.
+	cc := filepath.Join(dir, "cc-parent")
+	script := "#!/bin/sh\ntr -d '\\n' < /proc/$PPID/comm >> " + filepath.Join(dir, "parents") + "\necho >> " + filepath.Join(dir, "parents") + "\nexec gcc \"$@\"\n"
+	if err := os.WriteFile(cc, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "#include <stdlib.h>\n#include <stdio.h>\nint main(void) { char *p = malloc(10); printf(\"%d\\n\", p != 0); free(p); return 3; }\n"
+	if err := os.WriteFile(filepath.Join(dir, "m.c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"WEAVE_CC=" + cc, "TMPDIR=" + tmp}
+	mustRun(t, dir, env, weaveBin, "cc", "-O2", "-c", "m.c")
+	os.Remove(filepath.Join(dir, "parents"))
+	mustRun(t, dir, env, weaveBin, "cc", "-O2", "-o", "m", "m.o")
+	// The last compiler run is the link (the runtime's build, in a new
+	// cache, runs it before).
+	parents, _ := os.ReadFile(filepath.Join(dir, "parents"))
+	if got := strings.Fields(string(parents)); len(got) == 0 || got[len(got)-1] == filepath.Base(weaveBin) {
+		t.Errorf("the compilers' parents: %q (want the link's to be the test's process, not weave)", got)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("temporary files: %v", ents)
+	}
+	r := run(t, dir, []string{"WEAVE_OUT=" + filepath.Join(dir, "m.prof")}, filepath.Join(dir, "m"))
+	if r.code != 3 || r.stdout != "1\n" {
+		t.Errorf("m: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "m.prof")); err != nil || st.Size() == 0 {
+		t.Errorf("no profile: %v", err)
+	}
+	if nm := mustRun(t, "", nil, "nm", "-D", "--defined-only", filepath.Join(dir, "m")).stdout; !strings.Contains(nm, " __weave_malloc\n") {
+		t.Errorf("the runtime is not exported:\n%s", nm)
+	}
+
+	// A failing link: the compiler's exit status and message, nothing of weave's.
+	r = run(t, dir, env, weaveBin, "cc", "-o", "bad", "m.o", "-lno-such-library-here")
+	if r.code != 1 || !strings.Contains(r.stderr, "no-such-library-here") || strings.Contains(r.stderr, "weave:") {
+		t.Errorf("failing link: exit %d\n%s", r.code, r.stderr)
+	}
+
+	// -shared with a version script: a copy of it in a temporary
+	// directory, removed afterwards.
+	mustRun(t, dir, env, weaveBin, "cc", "-O2", "-fPIC", "-c", "m.c", "-o", "pic.o")
+	if err := os.WriteFile(filepath.Join(dir, "v.map"), []byte("{ global: main; local: *; };\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, env, weaveBin, "cc", "-shared", "-o", "libm.so", "pic.o", "-Wl,--version-script=v.map")
+	if nm := mustRun(t, "", nil, "nm", "-D", "--defined-only", filepath.Join(dir, "libm.so")).stdout; !strings.Contains(nm, " __weave_malloc\n") {
+		t.Errorf("libm.so does not export the runtime:\n%s", nm)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("temporary files after the -shared link: %v", ents)
+	}
+}
