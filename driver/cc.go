@@ -81,6 +81,7 @@ func (cfg *Config) CC(args []string) error {
 		return cfg.run(argv)
 	}
 
+	cfg.runtime = sync.OnceValues(func() (rtFiles, error) { return cfg.runtimeFiles(c) })
 	if c.stage == stageLink && !c.compiles() {
 		return cfg.linkOnly(c)
 	}
@@ -124,12 +125,22 @@ func (cfg *Config) CC(args []string) error {
 		}
 		jobs[i] = j
 	}
+	// The frame store and the link's runtime files are read while the
+	// units preprocess (each unit waits for the store before its weave).
+	var storeRead sync.WaitGroup
 	if cfg.Frames == weave.FramesAuto {
 		// Read once for all the command's units: what one of them
 		// writes does not reach the others, whichever finishes first.
-		if cfg.store = openFrameStore(); cfg.store != nil {
-			cfg.extern = cfg.store.load()
-		}
+		storeRead.Go(func() {
+			if cfg.store = openFrameStore(); cfg.store != nil {
+				cfg.extern = cfg.store.load()
+			}
+		})
+	}
+	cfg.storeRead = storeRead.Wait
+	if c.stage == stageLink {
+		go cfg.runtime()
+		defer cfg.runtime() // no build of it left running if a compile fails
 	}
 	if j := cfg.oneStepJob(c, jobs); j != nil {
 		j.oneStep = true
@@ -321,6 +332,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	// Weave and compile the woven text.
 	if reason == "" {
 		d := parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags())
+		cfg.storeRead()
 		store, extern := cfg.store, cfg.extern
 		storeOut := j.out
 		if c.stage == stageLink {

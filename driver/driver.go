@@ -55,6 +55,12 @@ type Config struct {
 	// extern what it held when the command started.
 	store  *frameStore
 	extern map[string]bool
+	// storeRead waits until store and extern are read (CC reads them
+	// while the units preprocess).
+	storeRead func()
+	// runtime finds the runtime files of the command's link, once
+	// (CC sets it: runtimeFiles).
+	runtime func() (rtFiles, error)
 }
 
 // CompilerFromEnv returns $WEAVE_CC split into words, else ["cc"].

@@ -107,6 +107,31 @@ func (s *scratch) remove() {
 	}
 }
 
+// rtFiles are the runtime object of a link and its dynamic list (""
+// for a -shared or -static link, or if the object's symbols could not be
+// listed).
+type rtFiles struct{ obj, list string }
+
+// runtimeFiles returns the runtime files of the link of c, found or
+// built (runtime.Object). CC calls it once per command, through
+// cfg.runtime, and starts it while the units compile.
+func (cfg *Config) runtimeFiles(c *cmdline) (rtFiles, error) {
+	flags := c.targetFlags()
+	if c.shared {
+		// No exit-family symbol linked into a library (runtime/exit.c).
+		flags = append(flags, "-DWEAVE_SHARED_OBJECT")
+	}
+	obj, err := runtime.Object(cfg.bareCompiler(), flags) // local: launchers gain nothing on it
+	if err != nil {
+		return rtFiles{}, fmt.Errorf("building the runtime: %v", err)
+	}
+	f := rtFiles{obj: obj}
+	if !c.shared && !c.static {
+		f.list, _ = runtime.DynamicList(obj)
+	}
+	return f, nil
+}
+
 // linkArgv returns the command line of the link step.
 func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) ([]string, error) {
 	argv := append([]string{}, cfg.Compiler...)
@@ -130,16 +155,11 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 		}
 	}
 	if !c.relocatable && (!c.nostdlib || len(objects) > 0) {
-		flags := c.targetFlags()
-		if c.shared {
-			// No exit-family symbol linked into a library (runtime/exit.c).
-			flags = append(flags, "-DWEAVE_SHARED_OBJECT")
-		}
-		rt, err := runtime.Object(cfg.bareCompiler(), flags) // local: launchers gain nothing on it
+		rt, err := cfg.runtime()
 		if err != nil {
-			return nil, fmt.Errorf("building the runtime: %v", err)
+			return nil, err
 		}
-		argv = append(argv, rt)
+		argv = append(argv, rt.obj)
 		if !c.pthread {
 			argv = append(argv, "-pthread")
 		}
@@ -154,8 +174,8 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 			// An executable exports the runtime, so that woven plugins it
 			// loads with dlopen use its copy too: the runtime's symbols
 			// by name (runtime/dynlist.go), else by pattern.
-			list, err := runtime.DynamicList(rt)
-			if err != nil {
+			list := rt.list
+			if list == "" {
 				tmp, err := sc.path()
 				if err != nil {
 					return nil, err
