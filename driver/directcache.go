@@ -2,9 +2,7 @@ package driver
 
 import (
 	"bytes"
-	"compress/flate"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -45,7 +43,7 @@ import (
 // files of the cache directory's direct/, written and pruned as the woven
 // cache's.
 const (
-	directMagic = "weave direct 1\n"
+	directMagic = "weave direct 2\n"
 	directBytes = 256 << 20
 )
 
@@ -137,11 +135,8 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 		}
 		e.Files = append(e.Files, directFile{Name: name, Sum: sha256.Sum256(b)})
 	}
-	var b bytes.Buffer
-	b.WriteString(directMagic)
-	zw, _ := flate.NewWriter(&b, flate.BestSpeed)
-	if gob.NewEncoder(zw).Encode(e) == nil && zw.Close() == nil &&
-		writeCacheFile(filepath.Join(dir, key), b.Bytes()) && time.Now().UnixNano()%32 == 0 {
+	if b := encodeEntry(directMagic, e); b != nil &&
+		writeCacheFile(filepath.Join(dir, key), b) && time.Now().UnixNano()%32 == 0 {
 		pruneWoven(dir, directBytes)
 	}
 	return text, nil
@@ -150,12 +145,8 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 // loadDirect returns the entry at path if every file it lists hashes as
 // it did, else nil.
 func loadDirect(path string) *directEntry {
-	b := readCacheFile(path)
-	if !bytes.HasPrefix(b, []byte(directMagic)) {
-		return nil
-	}
 	var e directEntry
-	if gob.NewDecoder(flate.NewReader(bytes.NewReader(b[len(directMagic):]))).Decode(&e) != nil || len(e.Files) == 0 {
+	if !decodeEntry(readCacheFile(path), directMagic, &e) || len(e.Files) == 0 {
 		return nil
 	}
 	for _, f := range e.Files {
