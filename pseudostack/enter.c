@@ -18,22 +18,26 @@
 #include "internal.h"
 
 /* p's child for fn, as an entry finds it: p's one-entry cache, the
-   second-level cache, else the tree (filling both caches). Owner thread,
-   in_rt set. */
+   second-level cache, else the tree (filling both caches; a first cache
+   that has lost more entries to others than it holds is replaced by a
+   larger one). Owner thread, in_rt set. */
 static inline __attribute__((always_inline)) struct __weave_node *fn_child(struct rt_thread *T, struct __weave_node *p, const struct __weave_fn *fn)
 {
+	struct __weave_thread *t = &__weave_tls;
 	struct __weave_node *c = p->cache;
 	struct __weave_cc *e;
 	struct rt_node *n;
 	if (c->key == fn)
 		return c;
-	e = &__weave_tls.cc[__weave_cc_index(p, fn)];
+	e = &t->cc[__weave_cc_index(p, fn, t->ccmask)];
 	if (e->key == fn && e->parent == p) {
 		c = e->child;
 	} else {
 		if (!(n = child(T, (struct rt_node *)(void *)p, fn, KIND_F)))
 			return 0;
 		c = &n->pub;
+		if (e->key && ++T->cc_lost > t->ccmask && cc_grow(T, t))
+			e = &t->cc[__weave_cc_index(p, fn, t->ccmask)];
 		e->key = 0;
 		fence();
 		e->child = c;
@@ -169,10 +173,11 @@ NO_ICF struct __weave_frame __weave_enter_ptr_lex64(const struct __weave_fn *fn,
 #define OFF(s, f, n) (__builtin_offsetof(struct s, f) == (n))
 _Static_assert(OFF(__weave_thread, cur, 0) && OFF(__weave_thread, stack, 8) && OFF(__weave_thread, depth, 16) &&
 		       OFF(__weave_thread, cap, 20) && OFF(__weave_thread, timing, 24) && OFF(__weave_thread, lim, 28) &&
-		       OFF(__weave_thread, cc, 32) && OFF(__weave_node, key, 0) && OFF(__weave_node, cache, 8) &&
+		       OFF(__weave_thread, cc, 32) && OFF(__weave_thread, ccmask, 40) && OFF(__weave_node, key, 0) &&
+		       OFF(__weave_node, cache, 8) &&
 		       OFF(__weave_node, calls, 16) && OFF(__weave_node, up, 24) &&
 		       OFF(__weave_cc, parent, 0) && OFF(__weave_cc, key, 8) && OFF(__weave_cc, child, 16) &&
-		       sizeof(struct __weave_cc) == 24 && sizeof(struct __weave_slot) == 16 && __WEAVE_CC_SIZE == 1024,
+		       sizeof(struct __weave_cc) == 24 && sizeof(struct __weave_slot) == 16,
 	       "weave.h's x86-64 asm has the old layout written in");
 #undef OFF
 #endif

@@ -143,14 +143,20 @@ struct __weave_slot {
    turn (an interpreter loop, a tree builder calling itself and an
    allocator). Woven code reads child first, then the tags; the runtime
    writes an entry key first (to 0), then child and parent, then key, so an
-   entry rewritten by a signal handler in between fails the tag check. */
+   entry rewritten by a signal handler in between fails the tag check.
+   A thread's first cache is small (its pages are resident memory of
+   every thread); the runtime replaces it by one of __WEAVE_CC_SIZE
+   entries once it keeps losing entries to others. Woven code reads the
+   thread's ccmask before cc, and the runtime writes a larger cache before
+   its mask: a signal handler's woven code that grows it in between leaves
+   an index that is in range for either cache (the first stays mapped). */
 struct __weave_cc {
 	struct __weave_node *parent;
 	const void *key;
 	struct __weave_node *child;
 };
 
-enum { __WEAVE_CC_SIZE = 1024 };
+enum { __WEAVE_CC_SIZE = 1024 }; /* the largest */
 
 /* Per-thread state. cap == 0 until the thread is set up, which sends the
    first __weave_enter of every thread to the slow path. timing != 0 (set by
@@ -159,8 +165,8 @@ enum { __WEAVE_CC_SIZE = 1024 };
    rare path: cap - 1 (0 while cap is), or 0 while timing is set, so that
    its fast path tests one bound for both; whoever sets timing zeroes lim
    after it, and the owner's slow path sets it back (runtime/internal.h,
-   lim_update). cc holds __WEAVE_CC_SIZE entries (all empty until the
-   thread is set up). */
+   lim_update). cc holds ccmask + 1 entries, a power of two (one, empty,
+   until the thread is set up). */
 struct __weave_thread {
 	struct __weave_node *cur;    /* == stack[depth].node */
 	struct __weave_slot *stack;
@@ -168,14 +174,16 @@ struct __weave_thread {
 	unsigned char timing;
 	unsigned lim;
 	struct __weave_cc *cc;
+	unsigned ccmask;
 };
 
+/* The entry of (p, fn) in a cache of mask + 1 entries. */
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) unsigned
-__weave_cc_index(const struct __weave_node *p, const struct __weave_fn *fn)
+__weave_cc_index(const struct __weave_node *p, const struct __weave_fn *fn, unsigned mask)
 {
 	/* Nodes are 64-byte aligned, records 8-byte aligned. */
 	__weave_size_t x = ((__weave_size_t)p >> 6) + ((__weave_size_t)fn >> 3) * 0x9e3779b1u;
-	return (unsigned)(x ^ (x >> 10)) % __WEAVE_CC_SIZE;
+	return (unsigned)(x ^ (x >> 10)) & mask;
 }
 
 /* What a woven function's guard holds: the node and depth to go back to.
@@ -210,7 +218,10 @@ __weave_enter(const struct __weave_fn *fn)
 	c = p->cache;
 	d = t->depth;
 	if (__builtin_expect(c->key != fn, 0)) {
-		struct __weave_cc *e = &t->cc[__weave_cc_index(p, fn)];
+		/* The mask before the cache (acquire: the compiler keeps the
+		   order). */
+		unsigned m = __atomic_load_n(&t->ccmask, 2 /* __ATOMIC_ACQUIRE */);
+		struct __weave_cc *e = &t->cc[__weave_cc_index(p, fn, m)];
 		c = e->child;
 		__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
 		if (e->parent != p || e->key != fn)
@@ -351,7 +362,7 @@ __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 		"je 1b\n\t"
 		"movq %[c], 5b(%%rip)\n\t"
 		"jmp 1b\n"
-		/* the second-level cache, __weave_cc_index(p, fn) */
+		/* the second-level cache, __weave_cc_index(p, fn, ccmask) */
 		"6:\n\t"
 		"movq %[p], %[x]\n\t"
 		"shrq $6, %[x]\n\t"
@@ -362,7 +373,7 @@ __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 		"movq %[x], %[y]\n\t"
 		"shrq $10, %[y]\n\t"
 		"xorl %k[y], %k[x]\n\t"
-		"andl $1023, %k[x]\n\t"
+		"andl %%fs:40(%[o]), %k[x]\n\t"
 		"imulq $24, %[x], %[x]\n\t"
 		"addq %%fs:32(%[o]), %[x]\n\t"
 		"movq 16(%[x]), %[c]\n\t"
@@ -668,7 +679,7 @@ __weave_enter_lex64(const struct __weave_fn *fn)
 		"je 1b\n\t"
 		"movq %[c], 5b(%%rip)\n\t"
 		"jmp 1b\n"
-		/* the second-level cache, __weave_cc_index(p, fn) */
+		/* the second-level cache, __weave_cc_index(p, fn, ccmask) */
 		"6:\n\t"
 		"movq %[p], %[x]\n\t"
 		"shrq $6, %[x]\n\t"
@@ -679,7 +690,7 @@ __weave_enter_lex64(const struct __weave_fn *fn)
 		"movq %[x], %[y]\n\t"
 		"shrq $10, %[y]\n\t"
 		"xorl %k[y], %k[x]\n\t"
-		"andl $1023, %k[x]\n\t"
+		"andl %%fs:__weave_tls@tpoff+40, %k[x]\n\t"
 		"imulq $24, %[x], %[x]\n\t"
 		"addq %%fs:__weave_tls@tpoff+32, %[x]\n\t"
 		"movq 16(%[x]), %[c]\n\t"

@@ -24,8 +24,8 @@
 #include "internal.h"
 
 /* Counts an allocation or free of size bytes in a thread's mprof bins b.
-   A bin under 1025 holds one size, so only the last bin counts bytes; the
-   profile writer computes the others' (write_bins). */
+   A bin under 1025 holds one size, so only the last bin counts bytes (in
+   row BIN_BYTES); the profile writer computes the others' (write_bins). */
 static inline __attribute__((always_inline)) void bin_add(struct bin *b, u64 size, int is_free)
 {
 	u32 i = bin_of(size);
@@ -35,9 +35,9 @@ static inline __attribute__((always_inline)) void bin_add(struct bin *b, u64 siz
 		b[i].allocs++;
 	if (__builtin_expect(i == NBINS - 1, 0)) {
 		if (is_free)
-			b[i].fbytes += size;
+			b[BIN_BYTES].frees += size;
 		else
-			b[i].bytes += size;
+			b[BIN_BYTES].allocs += size;
 	}
 }
 
@@ -54,8 +54,9 @@ static inline void bin_count(struct rt_thread *T, u64 size, int is_free)
 	i = bin_of(size);
 	b = &g_shared_bins[i];
 	__atomic_fetch_add(is_free ? &b->frees : &b->allocs, 1, __ATOMIC_RELAXED);
+	b = &g_shared_bins[BIN_BYTES];
 	if (i == NBINS - 1)
-		__atomic_fetch_add(is_free ? &b->fbytes : &b->bytes, size, __ATOMIC_RELAXED);
+		__atomic_fetch_add(is_free ? &b->frees : &b->allocs, size, __ATOMIC_RELAXED);
 }
 
 /* Counts the free of the block of side-table entry e, charged to the node

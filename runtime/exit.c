@@ -604,10 +604,10 @@ static void rt_fork_child(void)
 			i = n->next;
 		}
 		if (T->bins)
-			memset(T->bins, 0, NBINS * sizeof *T->bins);
+			memset(T->bins, 0, BIN_ROWS * sizeof *T->bins);
 	}
 	if (g_shared_bins_used) /* else never written: zeroing would copy its pages in every child */
-		zero_u64((u64 *)g_shared_bins, NBINS * (sizeof(struct bin) / sizeof(u64)));
+		zero_u64((u64 *)g_shared_bins, BIN_ROWS * (sizeof(struct bin) / sizeof(u64)));
 	g_shared_bins_used = 0;
 	zero_u64((u64 *)&g_inh, sizeof g_inh / sizeof(u64));
 	side_inherit();

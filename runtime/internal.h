@@ -72,11 +72,17 @@ struct heapc {
 	u64 rf[4], rg[4]; /* frees, bytes freed, by other threads: atomic */
 };
 
-/* mprof's bin table row. bytes and fbytes are counted in the last bin
-   only (bin_count); the others hold one size each. */
+/* mprof's bin table row: blocks allocated and freed of one size, or of
+   1025 bytes or more in the last bin (NBINS - 1). A table has BIN_ROWS
+   rows: its row BIN_BYTES holds the bytes of the last bin's blocks
+   (allocs) and of their frees (frees); the other bins' bytes are their
+   counts times their size. 16 bytes a row: a thread that allocates sizes
+   up to 255 touches one page of its table. */
 struct bin {
-	u64 allocs, frees, bytes, fbytes;
+	u64 allocs, frees;
 };
+#define BIN_BYTES NBINS
+#define BIN_ROWS (NBINS + 1)
 
 /* A thread known to the runtime. Never freed (its nodes stay for the
    profile). Fields are written by the owner thread, except as noted. */
@@ -92,12 +98,14 @@ struct rt_thread {
 	u32 snap;               /* nnodes as seen by the exit writer; writer only */
 	u64 *chash;             /* child hash: parent << 32 | child, 0 = empty */
 	u32 cmask, ccount;
-	struct bin *bins;       /* NBINS rows; set to 0 at thread exit; the
+	struct bin *bins;       /* BIN_ROWS rows; set to 0 at thread exit; the
 	                           owner reads it freely, writes it and the exit
 	                           writer reads it under g_lock */
-	struct __weave_cc *cc;  /* the second-level child cache (weave.h), in
-	                           one map with bins (thread.c); owner */
-	struct __weave_slot *stack; /* reservation of reserved slots */
+	struct __weave_cc *cc;  /* the grown second-level child cache (weave.h),
+	                           TMAP_BYTES, or 0 while the first serves (thread.c); owner */
+	u32 cc_lost;            /* entries the first cache lost to others; owner */
+	struct __weave_slot *stack; /* the thread's map, reserved slots' worth: its bins,
+	                               first child cache and pseudo-stack (thread.c) */
 	wsize reserved;
 	/* Timing (see timing.c). Owner thread, except as noted. */
 	struct __weave_thread *tls; /* its __weave_tls while it runs, then 0: g_lock */
@@ -241,8 +249,9 @@ static struct rt_node rt_boot = {
 	.u = {.acache = &rt_dummy},
 };
 
-/* Read only: the child cache of a thread not set up; matches nothing. */
-static struct __weave_cc rt_cc_none[__WEAVE_CC_SIZE] RT_LARGE;
+/* Read only: the child cache of a thread not set up (one entry, ccmask
+   0); matches nothing. */
+static struct __weave_cc rt_cc_none[1];
 
 /* Per thread: the woven code's view (weave.h). Initial value: cur =
    &rt_boot, cap = 0, so the first enter of every thread takes the slow
@@ -308,7 +317,7 @@ static u32 g_nthreads;
 
 /* Bins of threads that exited (merged by their destructor) and of
    allocations and frees made after that: atomic adds. */
-static struct bin g_shared_bins[NBINS] RT_LARGE;
+static struct bin g_shared_bins[BIN_ROWS] RT_LARGE;
 static int g_shared_bins_used; /* a thread's bins were added to them: else never written, never read */
 
 /* Written once by rt_global_init (pthread_once on g_once), read only
@@ -522,6 +531,7 @@ static inline struct rt_node *node_at(u32 i)
 static struct rt_thread *thread_setup(struct rt_local *l);
 static inline struct rt_thread *thread_get(struct rt_local *l);
 static int stack_grow(struct rt_thread *T, struct __weave_thread *t);
+static int cc_grow(struct rt_thread *T, struct __weave_thread *t);
 static void rt_thread_exit(void *arg);
 
 /* init.c */

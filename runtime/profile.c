@@ -436,41 +436,41 @@ static void write_counts(struct writer *w, struct totals *t)
 	}
 }
 
-/* The B records: the shared bins plus every live thread's, summed a bin
-   at a time (no copy of the table). */
-static void write_bins(struct out *o)
+/* Row i of the bin tables: the shared bins plus every live thread's. */
+static struct bin bins_sum(u32 i, int shared)
 {
 	struct rt_thread *T;
+	struct bin b = {0};
+	if (shared) {
+		b.allocs = __atomic_load_n(&g_shared_bins[i].allocs, __ATOMIC_RELAXED);
+		b.frees = __atomic_load_n(&g_shared_bins[i].frees, __ATOMIC_RELAXED);
+	}
+	for (T = g_threads; T; T = T->next) {
+		if (!T->bins)
+			continue;
+		b.allocs += T->bins[i].allocs;
+		b.frees += T->bins[i].frees;
+	}
+	return b;
+}
+
+/* The B records, summed a bin at a time (no copy of the tables). */
+static void write_bins(struct out *o)
+{
 	u32 i;
 	int shared = __atomic_load_n(&g_shared_bins_used, __ATOMIC_RELAXED);
 	for (i = 0; i < NBINS; i++) {
-		struct bin b = {0};
-		if (shared) {
-			b.allocs = __atomic_load_n(&g_shared_bins[i].allocs, __ATOMIC_RELAXED);
-			b.frees = __atomic_load_n(&g_shared_bins[i].frees, __ATOMIC_RELAXED);
-			b.bytes = __atomic_load_n(&g_shared_bins[i].bytes, __ATOMIC_RELAXED);
-			b.fbytes = __atomic_load_n(&g_shared_bins[i].fbytes, __ATOMIC_RELAXED);
-		}
-		for (T = g_threads; T; T = T->next) {
-			if (!T->bins)
-				continue;
-			b.allocs += T->bins[i].allocs;
-			b.frees += T->bins[i].frees;
-			b.bytes += T->bins[i].bytes;
-			b.fbytes += T->bins[i].fbytes;
-		}
+		struct bin b = bins_sum(i, shared), bytes = {b.allocs * i, b.frees * i};
 		if (!(b.allocs | b.frees))
 			continue;
-		if (i < NBINS - 1) { /* one size: bin_count counts no bytes */
-			b.bytes = b.allocs * i;
-			b.fbytes = b.frees * i;
-		}
+		if (i == NBINS - 1) /* sizes of 1025 bytes or more: counted */
+			bytes = bins_sum(BIN_BYTES, shared);
 		out_ch(o, 'B');
 		out_field(o, i);
 		out_field(o, b.allocs);
 		out_field(o, b.frees);
-		out_field(o, b.bytes);
-		out_field(o, b.fbytes);
+		out_field(o, bytes.allocs);
+		out_field(o, bytes.frees);
 		out_ch(o, '\n');
 		o->records++;
 	}

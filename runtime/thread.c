@@ -16,30 +16,50 @@
 
 #include "internal.h"
 
-/* A thread's second-level child cache and its bins share one map, whose
-   pages become resident as they are written (in thread-local storage the
-   cache's 24 KiB were all written at thread start, zeroed by the dynamic
-   linker). Entries are written only inside rt_enter/rt_exit, where a
-   signal handler's woven code does not write them. */
+/* A thread's map holds its bins (BIN_ROWS rows), its first child cache
+   (CC_FIRST entries) and its pseudo-stack, in that order, so that a
+   thread that allocates a few sizes and calls a few functions makes
+   three pages resident: its sizes' bins, and the last bins, the cache and
+   the stack's first 150 levels on one page (apart, the cache's entries
+   alone, spread by their hash, took 2-3 pages of a thread's 24 KiB, and
+   the stack one). The pages become resident as they are written. The
+   larger cache that replaces the first when it keeps missing (cc_grow)
+   is a map of its own, TMAP_BYTES. Entries are written only inside
+   rt_enter/rt_exit, where a signal handler's woven code does not write
+   them. */
+#define CC_FIRST 64u
 #define CC_BYTES ((wsize)__WEAVE_CC_SIZE * sizeof(struct __weave_cc))
-#define TMAP_BYTES (CC_BYTES + NBINS * sizeof(struct bin))
+#define TMAP_BYTES CC_BYTES
+#define HEAD_BYTES (BIN_ROWS * sizeof(struct bin) + CC_FIRST * sizeof(struct __weave_cc))
+#define HEAD_SLOTS (HEAD_BYTES / sizeof(struct __weave_slot))
+_Static_assert(HEAD_BYTES % sizeof(struct __weave_slot) == 0, "the pseudo-stack's slots aligned in the thread's map");
 
-/* Reserves the thread's pseudo-stack and commits its first STACK_INIT
-   slots. */
-static struct __weave_slot *stack_reserve(wsize *reserved)
+/* n rounded up to a whole number of pages. */
+static wsize page_up(wsize n)
+{
+	wsize pg = (wsize)getauxval(AT_PAGESZ);
+	if (!pg)
+		pg = 4096;
+	return (n + pg - 1) / pg * pg;
+}
+
+/* Reserves the thread's map, with room for up to MAX_DEPTH levels of
+   pseudo-stack (fewer if the address space is short), and commits its
+   head and the first STACK_INIT levels. *slots: its size in slots. */
+static struct __weave_slot *tmap_reserve(wsize *slots)
 {
 	wsize n = MAX_DEPTH;
 	for (; n >= STACK_INIT; n /= 2) {
-		void *p = mmap(NULL, n * sizeof(struct __weave_slot), PROT_NONE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		wsize bytes = HEAD_BYTES + n * sizeof(struct __weave_slot);
+		void *p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			continue;
-		rt_own(p, n * sizeof(struct __weave_slot));
-		if (mprotect(p, STACK_INIT * sizeof(struct __weave_slot), PROT_READ | PROT_WRITE) != 0) {
-			rt_unmap(p, n * sizeof(struct __weave_slot));
+		rt_own(p, bytes);
+		if (mprotect(p, page_up(HEAD_BYTES + STACK_INIT * sizeof(struct __weave_slot)), PROT_READ | PROT_WRITE) != 0) {
+			rt_unmap(p, bytes);
 			return NULL;
 		}
-		*reserved = n;
+		*slots = bytes / sizeof(struct __weave_slot);
 		return p;
 	}
 	return NULL;
@@ -47,15 +67,40 @@ static struct __weave_slot *stack_reserve(wsize *reserved)
 
 static int stack_grow(struct rt_thread *T, struct __weave_thread *t)
 {
-	wsize cap = t->cap, ncap = cap * 2;
-	if (cap >= T->reserved)
+	wsize cap = t->cap, ncap = cap * 2, max = T->reserved - HEAD_SLOTS;
+	char *from = (char *)T->stack + page_up(HEAD_BYTES + cap * sizeof *t->stack);
+	if (cap >= max)
 		return 0;
-	if (ncap > T->reserved)
-		ncap = T->reserved;
-	if (mprotect(t->stack + cap, (ncap - cap) * sizeof *t->stack, PROT_READ | PROT_WRITE) != 0)
+	if (ncap > max)
+		ncap = max;
+	if (mprotect(from, page_up(HEAD_BYTES + ncap * sizeof *t->stack) - (wsize)(from - (char *)T->stack),
+		     PROT_READ | PROT_WRITE) != 0)
 		return 0;
 	t->cap = (unsigned)ncap;
 	lim_update(t);
+	return 1;
+}
+
+/* Replaces the thread's first child cache by one of __WEAVE_CC_SIZE
+   entries, its entries copied (weave.h: the cache before its mask). The
+   first stays where it is, in the thread's map: woven code interrupted
+   between its read of cc and its read of the entry reads it. */
+static int cc_grow(struct rt_thread *T, struct __weave_thread *t)
+{
+	struct __weave_cc *cc = T->cc ? NULL : rt_map(CC_BYTES);
+	u32 i;
+	T->cc_lost = 0;
+	if (!cc)
+		return 0;
+	for (i = 0; i <= t->ccmask; i++) {
+		const struct __weave_cc *e = &t->cc[i];
+		if (e->key)
+			cc[__weave_cc_index(e->parent, e->key, __WEAVE_CC_SIZE - 1)] = *e;
+	}
+	T->cc = cc;
+	t->cc = cc;
+	fence();
+	t->ccmask = __WEAVE_CC_SIZE - 1;
 	return 1;
 }
 
@@ -70,18 +115,13 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	struct __weave_thread *t = &__weave_tls;
 	struct rt_thread *T;
 	struct rt_node *root = NULL;
-	struct bin *bins = NULL;
-	struct __weave_cc *cc;
-	struct __weave_slot *stack = NULL;
+	struct __weave_slot *map;
 	wsize reserved = 0;
 
 	pthread_once(&g_once, rt_global_init);
 	l->errp = &errno;
 	l->state = ST_FAILED;
-	cc = rt_map(TMAP_BYTES);
-	if (cc)
-		bins = (struct bin *)(void *)((char *)cc + CC_BYTES);
-	stack = stack_reserve(&reserved);
+	map = tmap_reserve(&reserved);
 	/* A second thread: g_spaced decided (not under g_lock: dlsym takes
 	   the dynamic linker's lock, whose holder may be waiting for ours). */
 	if (__atomic_load_n(&g_threads, __ATOMIC_ACQUIRE))
@@ -100,15 +140,14 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 		vm_multi();
 	}
 	T = arena_line(sizeof *T); /* its owner writes it, others read it */
-	if (!T || !bins || !stack)
+	if (!T || !map)
 		goto fail;
 	memset(T, 0, sizeof *T);
 	T->num = g_nthreads;
 	if (!(T->vm = vm_thread_new()))
 		goto fail;
-	T->bins = bins;
-	T->cc = cc;
-	T->stack = stack;
+	T->bins = (struct bin *)(void *)map;
+	T->stack = map;
 	T->reserved = reserved;
 	if (!chash_grow(T) || !(root = node_new(T, NULL, NULL, KIND_R)))
 		goto fail;
@@ -119,9 +158,11 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	g_threads_tail = &T->next;
 	pthread_mutex_unlock(&g_lock);
 
-	stack[0].node = &root->pub;
-	t->stack = stack;
-	t->cc = cc;
+	map[HEAD_SLOTS].node = &root->pub;
+	t->stack = map + HEAD_SLOTS;
+	t->cc = (struct __weave_cc *)(void *)(T->bins + BIN_ROWS);
+	fence();
+	t->ccmask = CC_FIRST - 1; /* after the cache (weave.h) */
 	t->depth = 0;
 	t->cap = STACK_INIT;
 	fence();
@@ -129,7 +170,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	if (g_key_ok)
 		pthread_setspecific(g_key, T);
 	l->thr = T;
-	l->bins = bins;
+	l->bins = T->bins;
 	l->num = T->num;
 	l->vm = T->vm;
 	l->state = ST_LIVE;
@@ -141,10 +182,8 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 fail:
 	/* The arena record and any node indices taken are lost: harmless. */
 	pthread_mutex_unlock(&g_lock);
-	if (cc)
-		rt_unmap(cc, TMAP_BYTES);
-	if (stack)
-		rt_unmap(stack, reserved * sizeof *stack);
+	if (map)
+		rt_unmap(map, reserved * sizeof *map);
 	return NULL;
 }
 
@@ -155,8 +194,8 @@ static inline struct rt_thread *thread_get(struct rt_local *l)
 	return l->state == ST_NEW ? thread_setup(l) : NULL;
 }
 
-/* pthread key destructor: the thread is exiting. Releases its stack and
-   bins; its nodes stay. Later woven code in this thread (other TSD
+/* pthread key destructor: the thread is exiting. Releases its map (bins,
+   stack) and child cache; its nodes stay. Later woven code in this thread (other TSD
    destructors) does not push, and its allocations are charged below the
    node current at that time. */
 static void rt_thread_exit(void *arg)
@@ -183,25 +222,26 @@ static void rt_thread_exit(void *arg)
 	fence();
 	__atomic_store_n(&t->cur, &node_at(T->root)->pub, __ATOMIC_RELAXED);
 	t->stack = NULL;
-	t->cc = rt_cc_none; /* before its map goes: woven code reads it first */
+	t->ccmask = 0; /* the mask before the cache (weave.h), both before its map goes */
 	fence();
-	rt_unmap(T->stack, T->reserved * sizeof *T->stack);
-	T->stack = NULL;
+	t->cc = rt_cc_none;
+	fence();
 	pthread_mutex_lock(&g_lock);
 	b = T->bins;
 	T->bins = NULL;
 	l->bins = NULL;
 	__atomic_store_n(&g_shared_bins_used, 1, __ATOMIC_RELAXED);
-	for (i = 0; i < NBINS; i++) {
+	for (i = 0; i < BIN_ROWS; i++) {
 		if (!(b[i].allocs | b[i].frees))
 			continue;
 		__atomic_fetch_add(&g_shared_bins[i].allocs, b[i].allocs, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&g_shared_bins[i].frees, b[i].frees, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_shared_bins[i].bytes, b[i].bytes, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_shared_bins[i].fbytes, b[i].fbytes, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&g_lock);
-	rt_unmap(T->cc, TMAP_BYTES);
+	rt_unmap(T->stack, T->reserved * sizeof *T->stack);
+	T->stack = NULL;
+	if (T->cc)
+		rt_unmap(T->cc, TMAP_BYTES);
 	T->cc = NULL;
 	l->state = ST_DEAD;
 	fence();

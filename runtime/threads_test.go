@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"fmt"
+	goruntime "runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -147,3 +150,53 @@ func checkAgainstValgrind(t *testing.T, exe string) *prof {
 
 // TestErrno: errno is preserved across successful calls and set as by the
 // library on failures.
+
+// TestChildCacheGrows: threads that call more functions from one node
+// than a thread's first child cache holds (so each replaces it by the
+// larger one), with a signal handler's woven code running between the
+// guard's reads, count every call at its own node: with the C guard and
+// with the x86-64 asm one.
+func TestChildCacheGrows(t *testing.T) {
+	for _, guard := range []string{"c", "x64"} {
+		t.Run(guard, func(t *testing.T) {
+			t.Parallel()
+			var flags []string
+			if guard == "x64" {
+				if goruntime.GOARCH != "amd64" {
+					t.Skip("the x86-64 guard")
+				}
+				flags = []string{"-DWOVEN_X64"}
+			}
+			const rounds = 20000
+			r := run(t, build(t, "gcc", "manyfns", flags...), nil, strconv.Itoa(rounds))
+			var gotRounds, handled int
+			if _, err := fmt.Sscanf(r.stdout, "rounds %d handled %d", &gotRounds, &handled); err != nil || r.code != 0 || gotRounds != rounds {
+				t.Fatalf("exit %d, %q\n%s", r.code, r.stdout, r.stderr)
+			}
+			// A handler that interrupted the runtime does not push its
+			// own frame: its calls then count at the interrupted
+			// thread's node, loop's, but never fewer there.
+			p := readProfile(t, r.profile())
+			looped, all := 0, uint64(0)
+			for _, n := range p.called() {
+				if !strings.HasPrefix(n.Func.Name, "f") {
+					continue
+				}
+				all += n.Calls
+				if n.Parent != nil && n.Parent.Func != nil && n.Parent.Func.Name == "loop" {
+					looped++
+					if n.Calls < rounds {
+						t.Errorf("thread %d: loop > %s called %d times, want %d", n.Thread.ID, n.Func.Name, n.Calls, rounds)
+					}
+				}
+			}
+			if looped != 3*256 {
+				t.Errorf("%d loop > f nodes, want %d (3 threads, 256 functions)", looped, 3*256)
+			}
+			if lo, hi := uint64(3*256*rounds), uint64(3*256*rounds+64*handled); all < lo || all > hi {
+				t.Errorf("f functions called %d times, want %d-%d", all, lo, hi)
+			}
+			t.Logf("handler ran %d times; f called %d times", handled, all)
+		})
+	}
+}

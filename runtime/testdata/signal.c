@@ -3,10 +3,7 @@
    leak, deadlock or crash. Built with sigsafe.c's allocator (see there):
    malloc in a handler is undefined behaviour with glibc's alone. */
 #include "woven.h"
-#include <signal.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 FN(main);
@@ -35,18 +32,11 @@ static void work(long i)
 int main(void)
 {
 	ENTER(main);
-	struct sigaction sa;
-	struct itimerval it = {{0, 200}, {0, 200}};
 	long i;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = handler;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGPROF, &sa, NULL);
-	setitimer(ITIMER_PROF, &it, NULL);
+	sigprof_every(handler, 200);
 	for (i = 0; i < 50000000 && handled < 100; i++)
 		work(i);
-	memset(&it, 0, sizeof it);
-	setitimer(ITIMER_PROF, &it, NULL);
+	sigprof_every(handler, 0);
 	msg[8] = (char)('0' + handled / 100 % 10);
 	msg[9] = (char)('0' + handled / 10 % 10);
 	msg[10] = (char)('0' + handled % 10);

@@ -5,12 +5,23 @@
    __weave_site per allocation call. */
 
 #include "weave.h"
+#include <signal.h>
+#include <string.h>
+#include <sys/time.h>
 
 #define FN(name) static const struct __weave_fn fn_##name = {#name, __FILE__, __LINE__, 0}
 
+/* The C guard, or with -DWOVEN_X64 the x86-64 asm one the weaver emits
+   there (weave.h's __weave_enter_x64). */
+#ifdef WOVEN_X64
+#define ENTER(name)                                                                        \
+	struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave_x64), unused)) = \
+		__weave_enter_x64(&fn_##name)
+#else
 #define ENTER(name)                                                                    \
 	struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave), unused)) = \
 		__weave_enter(&fn_##name)
+#endif
 
 #define SITE_(fname, op, ty, tysz)                                                  \
 	({                                                                          \
@@ -33,3 +44,17 @@
 #define W_MEMALIGN(f, a, n) __weave_memalign(SITE(f, __WEAVE_MEMALIGN), a, n)
 #define W_VALLOC(f, n) __weave_valloc(SITE(f, __WEAVE_VALLOC), n)
 #define W_PVALLOC(f, n) __weave_pvalloc(SITE(f, __WEAVE_PVALLOC), n)
+
+/* Runs h on SIGPROF every usec microseconds of the process's CPU time
+   (SA_RESTART), or stops the timer (usec 0). */
+static inline void sigprof_every(void (*h)(int), long usec)
+{
+	struct sigaction sa;
+	struct itimerval it = {{0, usec}, {0, usec}};
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = h;
+	sa.sa_flags = SA_RESTART;
+	if (usec)
+		sigaction(SIGPROF, &sa, NULL);
+	setitimer(ITIMER_PROF, &it, NULL);
+}
