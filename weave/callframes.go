@@ -33,6 +33,9 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 		// needCalls, or a cold call (analyseFrames leaves a function
 		// that calls anything else that may allocate on a hot path
 		// framed at its entry).
+		if id := calleeIdent(x.PostfixExpression); kind == calleeExtern && id != nil && w.thunkCall(x, id) {
+			return
+		}
 		w.calls++
 		enter = fmt.Sprintf("__weave_enter%s(%s)", w.guard, w.callFrame)
 		w.buf.Insert(w.u.Offset(x.PostfixExpression), "__extension__ ({ "+w.callGuard(enter)+"; ")

@@ -158,6 +158,9 @@ type weaver struct {
 	callFramed int                     // needCalls functions woven
 	framedEnd  int                     // the end of the last call framed where it is made (frameCall)
 	cold       map[*cc.Declarator]bool // functions declared noreturn or cold (coldCallee), as learnt
+	defStart   int                     // the start of the file-scope definition being woven (declStart)
+	thunks     int                     // call thunks made (thunks.go)
+	thunkDefs  []string                // their definitions, for the end of the unit
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -201,10 +204,12 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
 		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
 			fd := ed.FunctionDefinition
+			w.defStart = w.declStart(fd)
 			w.function(fd, fd.Declarator, fd.CompoundStatement)
 		}
 	}
 	w.emitTables(opts.Prologue + needsRuntime(u.AST))
+	w.emitThunks()
 	w.emitKnown()
 	w.res.Text = w.buf.Bytes()
 	w.res.Unmatched = opts.unmatched(w.res, w.declared)

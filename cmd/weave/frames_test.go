@@ -369,9 +369,14 @@ func objectFuncs(t *testing.T, obj string) (own []string, undef string) {
 // compiler's inlining decisions. testdata/frames/inline.c has a small
 // framed helper (label: it calls a function of another unit), an
 // allocation leaf and a frameless leaf, which gcc -O2 inlines, and a
-// noinline one; the woven object must define the same functions of the
+// noinline one; functions framed at their calls of other units'
+// functions, which take them through thunks (weave/thunks.go): Lua's
+// lessthanothers, which gcc inlines at its limit, and one with a cold
+// noreturn call. The woven object must define the same functions of the
 // program as the plain one, and still frame label (its guard's calls of
-// the runtime are there). Under clang too where it is installed.
+// the runtime are there); under gcc, gcc's estimate of the size of each
+// of the functions framed at their calls must be the plain one's. Under
+// clang too where it is installed.
 func TestFramesInlining(t *testing.T) {
 	testtool.Need(t, "gcc", "nm")
 	src, _ := filepath.Abs("../../testdata/frames/inline.c")
@@ -382,7 +387,7 @@ func TestFramesInlining(t *testing.T) {
 			dir := t.TempDir()
 			plain, woven := filepath.Join(dir, "plain.o"), filepath.Join(dir, "woven.o")
 			mustRun(t, dir, nil, cc, "-O2", "-c", src, "-o", plain)
-			mustRun(t, dir, []string{"WEAVE_CC=" + cc}, weaveBin, "cc", "-O2", "-c", src, "-o", woven)
+			mustRun(t, dir, []string{"WEAVE_CC=" + cc}, weaveBin, "cc", "-O2", "-save-temps", "-c", src, "-o", woven)
 			p, _ := funcs(plain)
 			w, undef := funcs(woven)
 			if strings.Join(p, " ") != strings.Join(w, " ") {
@@ -394,8 +399,42 @@ func TestFramesInlining(t *testing.T) {
 			if !strings.Contains(undef, "__weave_enter") {
 				t.Errorf("woven object calls no enter of the runtime (undefined: %s)", undef)
 			}
+			if cc != "gcc" {
+				return
+			}
+			ps := gccSizes(t, dir, "plain", src)
+			ws := gccSizes(t, dir, "woven", filepath.Join(dir, "woven.woven.i"))
+			for _, f := range []string{"less_others", "checked_get"} {
+				if ps[f] == 0 || ws[f] != ps[f] {
+					t.Errorf("gcc's estimate of %s's size: %d woven, %d plain", f, ws[f], ps[f])
+				}
+			}
 		})
 	}
+}
+
+// gccSizes returns gcc -O2's estimates of the sizes of src's functions
+// before inlining (the self sizes of -fdump-ipa-fnsummary).
+func gccSizes(t *testing.T, dir, name, src string) map[string]int {
+	t.Helper()
+	mustRun(t, dir, nil, "gcc", "-O2", "-c", src, "-o", filepath.Join(dir, name+"-sizes.o"),
+		"-fdump-ipa-fnsummary-details", "-dumpbase", name, "-dumpdir", dir+"/")
+	dumps, _ := filepath.Glob(filepath.Join(dir, name+".*fnsummary"))
+	if len(dumps) != 1 {
+		t.Fatalf("gcc's fnsummary dump: %v", dumps)
+	}
+	b, err := os.ReadFile(dumps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[string]int{}
+	re := regexp.MustCompile(`(?m)^IPA function summary for ([\w.]+)/\d+.*\n(?:\s+.*\n)*?\s+self size:\s+(\d+)`)
+	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+		if _, ok := sizes[m[1]]; !ok {
+			sizes[m[1]], _ = strconv.Atoi(m[2])
+		}
+	}
+	return sizes
 }
 
 // TestFramesGuardFS: the x86-64 guards that get the thread's offset from

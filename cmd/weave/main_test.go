@@ -170,6 +170,7 @@ var programs = []program{
 	{"twotu", []string{"twotu/main.c", "twotu/shapes.c"}, nil},
 	{"fnptrs", []string{"fnptrs.c"}, nil},
 	{"coldpaths", []string{"coldpaths.c"}, nil},
+	{"thunks", []string{"thunks/main.c", "thunks/lib.c"}, nil},
 }
 
 // build compiles a program plain and woven with compiler cc, checks the
