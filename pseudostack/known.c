@@ -13,7 +13,7 @@
 
 #include "internal.h"
 
-wsize __weave_known[__WEAVE_KNOWN_SIZE];
+wsize __weave_known[__WEAVE_KNOWN_SIZE] RT_LARGE; /* read by woven code; written only where a unit registers */
 
 void __weave_register_known(void (*const *fns)(void), unsigned n)
 {

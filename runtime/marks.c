@@ -55,6 +55,9 @@ static struct {
 	struct cell *cells; /* LIVE_CELLS, mapped at the first mark with live blocks */
 	u32 ncells;
 } g_mk RT_LARGE;
+/* A mark was asked for (atomic): else the exit writer leaves g_mk alone,
+   whose lock would make a page of it resident. */
+static int g_mk_asked;
 
 /* Passes the marks' memory to f (the leak scan's exclusions). */
 static void mk_exclude(void (*f)(const void *p, u64 n))
@@ -158,6 +161,7 @@ static u32 mark_set(const char *label, struct rt_thread *T)
 {
 	struct mark *m;
 	u32 gen;
+	__atomic_store_n(&g_mk_asked, 1, __ATOMIC_RELAXED);
 	spin_lock(&g_mk.lock);
 	if (g_mk.n >= MARKS_MAX || !(label = label_copy(&g_mk.labels, label))) {
 		g_mk.dropped++;
@@ -221,7 +225,7 @@ static void marks_write(struct writer *w)
 {
 	struct out *o = w->o;
 	u32 i, k, ndropped = 0;
-	if (!marks_lock_writer())
+	if (!__atomic_load_n(&g_mk_asked, __ATOMIC_RELAXED) || !marks_lock_writer())
 		return;
 	for (i = 0; i < g_mk.n; i++) {
 		const struct mark *m = &g_mk.m[i];

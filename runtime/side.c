@@ -126,6 +126,14 @@ static inline struct shard *shard_of(uintptr_t a, u64 *h)
 	return s;
 }
 
+/* Whether s ever held an entry (it has a table). The walks at exit skip
+   the others unlocked: taking each lock wrote the 8 KiB of g_shards, 3
+   pages of a program that never spilled. */
+static inline int shard_used(struct shard *s)
+{
+	return __atomic_load_n(&s->tab, __ATOMIC_RELAXED) != NULL;
+}
+
 /* Rebuilds s with room for cap entries (rounded up to whole pages).
    Shard lock held. */
 static int shard_resize(struct shard *s, u32 cap)
@@ -520,6 +528,8 @@ static void side_usage(u64 *bytes, u64 *live)
 	*bytes = g_usage_bytes;
 	*live = g_usage_live;
 	for (i = 0; i < NSHARDS; i++) {
+		if (!shard_used(&g_shards[i]))
+			continue;
 		spin_lock(&g_shards[i].lock);
 		*bytes += (u64)g_shards[i].cap * sizeof(struct ent);
 		*live += g_shards[i].count;
@@ -784,6 +794,8 @@ static void side_each(void (*f)(uintptr_t a, u64 val, u32 gen, void *arg), void 
 	radix_each(each_slot, NULL, &e);
 	for (i = 0; i < NSHARDS; i++) {
 		struct shard *sh = &g_shards[i];
+		if (!shard_used(sh))
+			continue;
 		spin_lock(&sh->lock);
 		for (k = 0; k < sh->cap; k++)
 			if (sh->tab[k].addr)
