@@ -168,6 +168,21 @@ NO_ICF struct __weave_frame __weave_enter_ptr_lex64(const struct __weave_fn *fn,
 	return __weave_enter_ptr(fn, t);
 }
 
+NO_ICF struct __weave_frame __weave_enter_iex64(const struct __weave_fn *fn)
+{
+	return __weave_enter(fn);
+}
+
+NO_ICF void __weave_leave_iex64(struct __weave_frame *f)
+{
+	__weave_leave(f);
+}
+
+NO_ICF struct __weave_frame __weave_enter_ptr_iex64(const struct __weave_fn *fn, __weave_size_t t)
+{
+	return __weave_enter_ptr(fn, t);
+}
+
 /* The offsets written into weave.h's x86-64 asm. */
 #if defined(__x86_64__) && defined(__LP64__)
 #define OFF(s, f, n) (__builtin_offsetof(struct s, f) == (n))

@@ -765,3 +765,157 @@ __weave_enter_ptr_lex64(const struct __weave_fn *fn, __weave_size_t t)
 known:
 	return __weave_no_frame();
 }
+
+/* The same guard for a unit compiled position-independent for an
+   executable (__PIE__) or position-dependent, where the weaver cannot
+   tell that it goes into an executable (a -c compile with the
+   compiler's defaults): the compiler addresses an extern __thread
+   variable there with the initial-exec model, o loaded from the GOT
+   (__weave_tls@gottpoff). The _x64 guard's o,
+   (char *)&__weave_tls - __builtin_thread_pointer(), compiles to that
+   load; but gcc's inliner counts the builtin's call and the subtraction
+   as three instructions more in every framed function (and the call's
+   time), enough to keep such a function from being inlined where the
+   plain build inlines it. Here the enter's and the leave's asm load o
+   themselves: the same relocation and instruction, counted in the asm
+   statement's one. Else the asm is the _x64o one (TestLocalExecGuard). */
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_iex64(const struct __weave_fn *fn)
+{
+	struct __weave_node *p, *c;
+	__weave_size_t x, y, o;
+	unsigned d;
+	struct __weave_frame f;
+	__asm__ volatile __inline__(
+		/* the site cache (5:), first a pseudo-node whose up (at 24) is
+		   the slot itself */
+		".pushsection .data\n\t"
+		".balign 8\n"
+		"5:\n\t"
+		".quad 5b-24\n\t"
+		".popsection\n\t"
+		"movq __weave_tls@gottpoff(%%rip), %[o]\n\t"
+		"movq %%fs:0(%[o]), %[p]\n\t"
+		"movl %%fs:16(%[o]), %[d]\n\t"
+		"cmpl %%fs:28(%[o]), %[d]\n\t"
+		"jae 8f\n\t"
+		"movq 5b(%%rip), %[c]\n\t"
+		"cmpq %[p], 24(%[c])\n\t"
+		"jne 7f\n"
+		/* the push */
+		"1:\n\t"
+		"incq 16(%[c])\n\t"
+		"incl %%fs:16(%[o])\n\t"
+		"movq %%fs:8(%[o]), %[y]\n\t"
+		"leal 2(%q[d],%q[d]), %k[x]\n\t"
+		"movq %[c], (%[y],%[x],8)\n\t"
+		"movq %[c], %%fs:0(%[o])\n"
+		"9:\n\t"
+		".pushsection .text.unlikely.__weave,\"ax\",@progbits\n"
+		/* out of the way: p's one-entry cache */
+		"7:\n\t"
+		"movq 8(%[p]), %[c]\n\t"
+		"leaq %[fn], %[y]\n\t"
+		"cmpq %[y], 0(%[c])\n\t"
+		"jne 6f\n"
+		/* c found: the site caches it if it is p's own child (not
+		   a recursion folded to an ancestor) while one thread runs
+		   (so that threads do not take the cache line in turn) */
+		"4:\n\t"
+		"cmpq %[p], 24(%[c])\n\t"
+		"jne 1b\n\t"
+		"movq __weave_solo@GOTPCREL(%%rip), %[x]\n\t"
+		"cmpb $0, (%[x])\n\t"
+		"je 1b\n\t"
+		"movq %[c], 5b(%%rip)\n\t"
+		"jmp 1b\n"
+		/* the second-level cache, __weave_cc_index(p, fn, ccmask) */
+		"6:\n\t"
+		"movq %[p], %[x]\n\t"
+		"shrq $6, %[x]\n\t"
+		"shrq $3, %[y]\n\t"
+		"movl $0x9e3779b1, %k[c]\n\t"
+		"imulq %[c], %[y]\n\t"
+		"addq %[y], %[x]\n\t"
+		"movq %[x], %[y]\n\t"
+		"shrq $10, %[y]\n\t"
+		"xorl %k[y], %k[x]\n\t"
+		"andl %%fs:40(%[o]), %k[x]\n\t"
+		"imulq $24, %[x], %[x]\n\t"
+		"addq %%fs:32(%[o]), %[x]\n\t"
+		"movq 16(%[x]), %[c]\n\t"
+		"cmpq %[p], 0(%[x])\n\t"
+		"jne 8f\n\t"
+		"leaq %[fn], %[y]\n\t"
+		"cmpq %[y], 8(%[x])\n\t"
+		"jne 8f\n\t"
+		"movq %[c], 8(%[p])\n\t"
+		"jmp 4b\n"
+		/* the rare paths: __weave_enter_stub(fn) */
+		"8:\n\t"
+		"leaq -128(%%rsp), %%rsp\n\t"
+		"pushq %%rdi\n\t"
+		"leaq %[fn], %%rdi\n\t"
+		"call __weave_enter_stub@PLT\n\t"
+		"popq %%rdi\n\t"
+		"leaq 128(%%rsp), %%rsp\n\t"
+		"jmp 9b\n\t"
+		".popsection"
+		: [p] "=&a"(p), [d] "=&d"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y), [o] "=&r"(o)
+		: [fn] "m"(*fn)
+		: "cc");
+	f.parent = p;
+	f.depth = d;
+	return f;
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
+__weave_leave_iex64(struct __weave_frame *f)
+{
+	__weave_size_t o;
+
+	__asm__ volatile __inline__(
+		"testq %[p], %[p]\n\t"
+		"jz 1f\n\t"
+		"movq __weave_tls@gottpoff(%%rip), %[o]\n\t"
+		"movl %[d], %%fs:16(%[o])\n\t"
+		"movq %[p], %%fs:0(%[o])\n"
+		"2:\n\t"
+		/* out of the way: not pushed; a timed frame: __weave_leave_stub(depth) */
+		".pushsection .text.unlikely.__weave,\"ax\",@progbits\n"
+		"1:\n\t"
+		"testl %[timed], %[d]\n\t"
+		"jz 2b\n\t"
+		"leaq -128(%%rsp), %%rsp\n\t"
+		"pushq %%rdi\n\t"
+		"movl %[d], %%edi\n\t"
+		"call __weave_leave_stub@PLT\n\t"
+		"popq %%rdi\n\t"
+		"leaq 128(%%rsp), %%rsp\n\t"
+		"jmp 2b\n\t"
+		".popsection"
+		: [o] "=&r"(o)
+		: [d] "r"(f->depth), [p] "r"(f->parent), [timed] "i"(__WEAVE_TIMED)
+		: "cc");
+}
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
+__weave_enter_ptr_iex64(const struct __weave_fn *fn, __weave_size_t t)
+{
+	__asm__ __inline__ goto("movabsq $0x9e3779b97f4a7c15, %%r11\n\t"
+				"imulq %[t], %%r11\n\t"
+				"shrq $52, %%r11\n\t"
+				"andl %[mask], %%r11d\n\t"
+				"cmpq %[t], (%[k],%%r11,8)\n\t"
+				"je %l[known]\n\t"
+				"cmpq %[t], 8(%[k],%%r11,8)\n\t"
+				"je %l[known]"
+				:
+				: [t] "r"(t), [k] "r"(__weave_known), [mask] "i"(__WEAVE_KNOWN_SIZE - 2)
+				: "r11", "cc"
+				: known);
+	return __weave_enter_iex64(fn);
+known:
+	return __weave_no_frame();
+}

@@ -670,7 +670,10 @@ func needsRuntime(ast *cc.AST) string {
 // link-time constant (local-exec TLS: no register holds the offset), for
 // any of those compilers when the unit certainly goes into an executable
 // (exe: Options.Executable; and __PIE__, or no __PIC__), since a shared
-// object's link rejects the relocation; else "" (the C fast paths).
+// object's link rejects the relocation; "_iex64", the _x64 asm loading
+// the initial-exec offset itself, where the compiler would load it (__PIE__,
+// or no __PIC__) but the unit may go into a shared object: without the
+// builtin's call, which gcc's inliner counts; else "" (the C fast paths).
 func guardVariant(ast *cc.AST, exe bool) string {
 	m := ast.Macros
 	if m["__x86_64__"] == nil || m["__LP64__"] == nil || m["__AVX__"] != nil {
@@ -689,10 +692,12 @@ func guardVariant(ast *cc.AST, exe bool) string {
 	if m["__clang__"] != nil {
 		v, builtin, oldest = major("__clang_major__"), 14, 11
 	}
-	exe = exe && (m["__PIE__"] != nil || m["__PIC__"] == nil)
+	pie := m["__PIE__"] != nil || m["__PIC__"] == nil
 	switch {
-	case v >= oldest && exe:
+	case v >= oldest && exe && pie:
 		return "_lex64"
+	case v >= oldest && pie:
+		return "_iex64"
 	case v >= builtin:
 		return "_x64"
 	case v >= oldest:

@@ -184,8 +184,9 @@ void *outer2(void)
 
 // TestGuardVariant: under gcc on x86-64 the guards call the asm fast
 // paths: the local-exec ones (_lex64) for an executable's code (no flags:
-// PIE or position-dependent, whichever gcc's default), the others (_x64)
-// under -fPIC or for a -shared link (Shared); with PortableGuard (and on
+// PIE or position-dependent, whichever gcc's default), the initial-exec
+// ones (_iex64) for such code that may go into a shared object (a -c
+// compile), the others (_x64) under -fPIC; with PortableGuard (and on
 // other targets) the C ones.
 func TestGuardVariant(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "g.c")
@@ -202,7 +203,7 @@ func TestGuardVariant(t *testing.T) {
 		want          string
 	}{
 		{nil, false, true, "_lex64"},
-		{nil, false, false, "_x64"}, // default PIE, -c or -shared: it may go into a shared object (driver's forExecutable)
+		{nil, false, false, "_iex64"}, // default PIE, -c or -shared: it may go into a shared object (driver's forExecutable)
 		{[]string{"-fPIE"}, false, true, "_lex64"},
 		{[]string{"-fno-pie"}, false, true, "_lex64"},
 		{[]string{"-fPIC"}, false, true, "_x64"},

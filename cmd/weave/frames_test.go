@@ -439,8 +439,9 @@ func gccSizes(t *testing.T, dir, name, src string) map[string]int {
 
 // TestFramesGuardFS: the x86-64 guards that get the thread's offset from
 // the GOT with __builtin_thread_pointer (weave.h's _x64 entry points, for
-// code that may go into a shared object) and from %fs:0 (_fsx64, which gcc
-// 9 and 10 and clang 11 to 13 get there) behave as the local-exec one
+// code compiled with -fPIC), from %fs:0 (_fsx64, which gcc 9 and 10 and
+// clang 11 to 13 get there) and from the GOT in the asm (_iex64, a -c
+// compile's with the compiler's defaults) behave as the local-exec one
 // (_lex64, an executable's): forced here by renaming the entry points in
 // gcc's woven text, testdata/widgets.c gives the unwoven program's output
 // and the _lex64 build's allocation chains, and frames/inline.c's object
@@ -474,19 +475,21 @@ func TestFramesGuardFS(t *testing.T) {
 	mustRun(t, dir, nil, "gcc", "-O2", "-c", "rt.c")
 	rename("w.woven.c", "w.fs.c", "_fsx64")
 	rename("w.woven.c", "w.x64.c", "_x64")
+	rename("w.woven.c", "w.iex64.c", "_iex64")
 	mustRun(t, dir, nil, "gcc", "-O2", "w.woven.c", "rt.o", "-o", "lex64", "-lpthread", "-ldl")
 	mustRun(t, dir, nil, "gcc", "-O2", "w.x64.c", "rt.o", "-o", "x64", "-lpthread", "-ldl")
 	mustRun(t, dir, nil, "gcc", "-O2", "w.fs.c", "rt.o", "-o", "fs", "-lpthread", "-ldl")
+	mustRun(t, dir, nil, "gcc", "-O2", "w.iex64.c", "rt.o", "-o", "iex64", "-lpthread", "-ldl")
 	mustRun(t, dir, nil, "gcc", "-O2", widgets, "-o", "plain")
 	want := run(t, dir, nil, "./plain", "20000")
 	chains := map[string]string{}
-	for _, bin := range []string{"lex64", "x64", "fs"} {
+	for _, bin := range []string{"lex64", "x64", "fs", "iex64"} {
 		prof := filepath.Join(dir, bin+".prof")
 		got := run(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TIME=off"}, "./"+bin, "20000")
 		sameRun(t, bin, want, got)
 		chains[bin] = mustRun(t, dir, nil, weaveBin, "report", "--format", "folded", prof).stdout
 	}
-	for _, bin := range []string{"x64", "fs"} {
+	for _, bin := range []string{"x64", "fs", "iex64"} {
 		if chains[bin] != chains["lex64"] || chains[bin] == "" {
 			t.Errorf("allocation chains with the %s guard:\n%s\nwith the _lex64 one:\n%s", bin, chains[bin], chains["lex64"])
 		}
