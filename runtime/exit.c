@@ -129,7 +129,11 @@ static void rt_finish(int final, int complete, const char *how, int sig, int mod
 }
 
 /* rt_finish's work. snapshot: the process goes on (weave snapshot): time
-   keeps being measured and no summary is printed. */
+   keeps being measured and no summary is printed. The steps with large
+   frames (build_probe, save_profile, summary, time_finish, tp_finish)
+   are not inlined here: in this frame (21 KiB) they sat above the leak
+   scan's frames, whose pages the stack then kept resident (8 KiB more
+   at exit than with this frame's 5). */
 static int rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot)
 {
 	struct rt_local *l = &rt_local;

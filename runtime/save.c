@@ -45,7 +45,7 @@ static void prog_name(struct sbuf *b)
    ./configure or cmake, they run in the user's tree; without WEAVE_OUT,
    or with a directory in it, they write no profile and print no summary (no weave-conftest.*.prof
    left behind, nothing added to what configure captures). */
-static int build_probe(void)
+static __attribute__((noinline)) int build_probe(void)
 {
 	struct sbuf name = {.n = 0};
 	prog_name(&name);
@@ -162,7 +162,7 @@ static void dir_name(struct sbuf *path)
 
 /* Writes the profile into the file chosen by WEAVE_OUT (see init.c);
    path gets the final name. Returns 0, or -1 with errno set. */
-static int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
+static __attribute__((noinline)) int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 {
 	struct out o = {.fd = -1};
 	struct safefile f;

@@ -262,7 +262,7 @@ static int summary_wanted(int perr)
    into a new WEAVE_LOG file, created as profiles are, else on stderr
    when it is a terminal or there is something to report (lost blocks,
    a profile not written): nothing on a test suite's compared stderr. */
-static void summary(struct totals *t, const char *path, int perr)
+static __attribute__((noinline)) void summary(struct totals *t, const char *path, int perr)
 {
 	static char buf[8192] RT_LARGE;
 	struct out o = {.fd = 2, .buf = buf, .cap = sizeof buf};

@@ -331,7 +331,7 @@ static void time_fork_child_late(void)
 }
 
 /* rt_fini, before the profile is written: in_rt set. */
-static void time_finish(void)
+static __attribute__((noinline)) void time_finish(void)
 {
 	struct rt_local *l = &rt_local;
 	struct rt_thread *T = l->thr;

@@ -492,7 +492,7 @@ static void tp_write(struct out *o, const u32 *ids)
 }
 
 /* After the final profile went to path: names the trace file after it. */
-static void tp_finish(const char *path)
+static __attribute__((noinline)) void tp_finish(const char *path)
 {
 	struct sbuf p = {.n = 0};
 	if (g_tp_fd < 0 || !path || fd_ident(g_tp_fd) != g_tp_id)
