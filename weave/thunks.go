@@ -212,8 +212,31 @@ func (w *weaver) paramTypes(d *cc.Declarator) ([]string, bool) {
 			hasWord(t, "register", "static") || hasWord(t, names...) {
 			return nil, false
 		}
+		// A tag first declared in the prototype is another type than
+		// the file's of that name.
+		for _, m := range tagRef.FindAllStringSubmatch(t, -1) {
+			if !w.fileTagBefore(m[1], w.u.Offset(dd.Token)) {
+				return nil, false
+			}
+		}
 	}
 	return types, true
+}
+
+var tagRef = regexp.MustCompile(`\b(?:struct|union|enum)\s+([A-Za-z_]\w*)`)
+
+// fileTagBefore reports whether the tag is declared at file scope before
+// offset off.
+func (w *weaver) fileTagBefore(tag string, off int) bool {
+	for _, n := range w.u.AST.Scope.Nodes[tag] {
+		switch n.(type) {
+		case *cc.StructOrUnionSpecifier, *cc.EnumSpecifier:
+			if w.u.Offset(n) < off {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasWord reports whether s holds one of words as an identifier.
