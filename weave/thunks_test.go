@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // TestThunks: which calls framed where they are made go through a thunk
@@ -14,9 +16,7 @@ import (
 // weaver's code at -Wall -Wextra. Each function below is framed at its one call of another
 // unit's function; the name says whether that call may take a thunk.
 func TestThunks(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc")
-	}
+	testtool.Need(t, "gcc")
 	src := filepath.Join(t.TempDir(), "t.c")
 	if err := os.WriteFile(src, []byte(`#include <stddef.h>
 struct known { int x; };
