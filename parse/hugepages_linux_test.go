@@ -2,6 +2,7 @@ package parse
 
 import (
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,12 +10,16 @@ import (
 
 // TestHugeHeap: the heap the parse allocates from is advised huge pages
 // (VmFlags "hg" in smaps) up to the end of the advised range, where the
-// kernel has transparent huge pages.
+// kernel has transparent huge pages; GOMAXPROCS is as it was.
 func TestHugeHeap(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skip("no transparent huge pages in this kernel")
 	}
+	procs := runtime.GOMAXPROCS(0)
 	lo, hi := adviseHugeHeap()
+	if p := runtime.GOMAXPROCS(0); p != procs {
+		t.Errorf("GOMAXPROCS %d after, %d before", p, procs)
+	}
 	if hi <= lo {
 		t.Fatalf("advised range [%#x, %#x)", lo, hi)
 	}
