@@ -23,14 +23,19 @@ import (
 var Files embed.FS
 
 // Header returns the text of weave.h, the interface between woven code and
-// the runtime; the weaver pastes it at the top of every woven file.
+// the runtime, with the guard variants generated from it (variants.go);
+// the weaver pastes it at the top of every woven file.
 func Header() string {
 	b, err := Files.ReadFile("weave.h")
 	if err != nil {
 		panic(err)
 	}
-	return string(b)
+	return string(b) + guardVariants(string(b))
 }
+
+// GuardVariants returns the guard variants generated from weave.h's text
+// h, for the runtime's copy of the header.
+func GuardVariants(h string) string { return guardVariants(h) }
 
 // inlinePrefix starts the definition of each of weave.h's fast paths.
 const inlinePrefix = "extern __inline __attribute__((__gnu_inline__, __always_inline__)) "

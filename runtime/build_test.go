@@ -13,6 +13,7 @@ import (
 
 	"github.com/weave-profiler/weave/internal/testtool"
 	"github.com/weave-profiler/weave/profile"
+	"github.com/weave-profiler/weave/pseudostack"
 )
 
 func TestSource(t *testing.T) {
@@ -20,12 +21,13 @@ func TestSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if Header() != string(h) {
-		t.Error("Header() differs from pseudostack/weave.h")
+	v := pseudostack.GuardVariants(string(h))
+	if Header() != string(h)+v {
+		t.Error("Header() is not pseudostack/weave.h and the guard variants generated from it")
 	}
 	src := Source()
-	if strings.Count(src, string(h)) != 1 {
-		t.Error("Source() does not contain the header exactly once")
+	if strings.Count(src, string(h)) != 1 || strings.Count(src, v) != 1 {
+		t.Error("Source() does not contain the header and its guard variants exactly once")
 	}
 	if regexp.MustCompile(`(?m)^\s*#\s*include\s*"`).MatchString(src) {
 		t.Error("Source() still #includes a part")
@@ -67,6 +69,9 @@ func TestLineDirectives(t *testing.T) {
 		}
 		if file == "" {
 			t.Fatalf("Source() starts without a #line directive: %q", l)
+		}
+		if strings.HasSuffix(file, " (guard variants)") {
+			continue // generated, rewritten: TestSource checks them
 		}
 		want, ok := lineOf(file, n)
 		if !ok {

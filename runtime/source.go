@@ -39,6 +39,16 @@ func outOfLine(fsys embed.FS, dir, name string) part {
 	})}
 }
 
+// guardVariants is the generated part holding the x86-64 guard variants
+// generated from header name (pseudostack/variants.go).
+func guardVariants(fsys embed.FS, dir, name string) part {
+	h := file(fsys, dir, name)
+	path := h.path + " (guard variants)"
+	return part{path: path, gen: true, text: sync.OnceValue(func() string {
+		return fmt.Sprintf("#line 1 %q\n", path) + pseudostack.GuardVariants(h.text())
+	})}
+}
+
 // Header returns the text of weave.h, the interface between woven code and
 // the runtime.
 func Header() string { return pseudostack.Header() }
