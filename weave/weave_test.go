@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/weave-profiler/weave/parse"
+	"github.com/weave-profiler/weave/pseudostack"
 )
 
 // weaveFile preprocesses and weaves a file with gcc, for tests.
@@ -39,11 +40,8 @@ func weaveFileOpts(t *testing.T, src string, opts Options) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hdr, err := os.ReadFile("../pseudostack/weave.h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Prologue = string(hdr)
+	hdr := pseudostack.Header() // weave.h and the guard variants generated from it
+	opts.Prologue = hdr
 	res, err := Weave(u, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -193,10 +191,7 @@ func TestGuardVariant(t *testing.T) {
 	if err := os.WriteFile(src, []byte("int f(int x) { return x + 1; }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hdr, err := os.ReadFile("../pseudostack/weave.h")
-	if err != nil {
-		t.Fatal(err)
-	}
+	hdr := pseudostack.Header() // weave.h and the guard variants generated from it
 	for _, c := range []struct {
 		flags         []string
 		portable, exe bool
@@ -218,7 +213,7 @@ func TestGuardVariant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Weave(u, Options{Prologue: string(hdr), Frames: FramesAll, PortableGuard: c.portable, Executable: c.exe})
+		res, err := Weave(u, Options{Prologue: hdr, Frames: FramesAll, PortableGuard: c.portable, Executable: c.exe})
 		if err != nil {
 			t.Fatal(err)
 		}
