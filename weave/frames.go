@@ -121,11 +121,13 @@ type frameInfo struct {
 	hotExterns   []string
 	hotMayExtern bool
 	external     bool // defined with external linkage: in the unit's Summary
-	// sites are its calls, in order, for the hot fields and the one-call
-	// rule (oneCall); forced: something needs its frame at entry
-	// whatever its calls (a cleanup, a nested function, setjmp, a
-	// declared allocator); labels: it has a label (a goto may loop).
+	// sites are its calls, in order, for the hot fields and the rule of
+	// one call a run (runCalls), which reads its body; forced: something
+	// needs its frame at entry whatever its calls (a cleanup, a nested
+	// function, setjmp, a declared allocator); labels: it has a label (a
+	// goto may loop).
 	sites  []callSite
+	body   *cc.CompoundStatement
 	forced bool
 	labels bool
 }
@@ -135,8 +137,9 @@ type frameInfo struct {
 type callSite struct {
 	kind calleeKind
 	name string
-	cold bool // on a cold path (cold.go), or the one call of oneCall
+	cold bool // on a cold path (cold.go), or one of runCalls's calls
 	loop bool // in a loop's body or condition (not do ... while (0))
+	call *cc.PostfixExpression
 }
 
 // hot derives fi's hot fields from its sites.
@@ -160,17 +163,19 @@ func (fi *frameInfo) hot(externMay func(string) bool) {
 	fi.hotMayExtern = slices.ContainsFunc(fi.hotExterns, externMay)
 }
 
-// oneCall returns the one call of fi that may allocate on its hot paths,
-// if it has exactly one, outside any loop, and nothing else needs its
-// frame at entry (an allocation, a pointer's call, setjmp, a label a goto
-// may loop through): framed at that call, fi pushes its frame at most once
-// an activation, as a frame at its entry would, and not at all when the
-// call does not run (lua_settop's luaF_close, lua_geti's luaV_finishget).
-func (fi *frameInfo) oneCall(may map[string]bool, externMay func(string) bool) *callSite {
+// runCalls returns the calls of fi that may allocate on its hot paths if
+// no run of fi makes two of them (pathCalls), none is in a loop, and
+// nothing else needs its frame at entry (an allocation, a pointer's call,
+// setjmp, a label a goto may loop through): framed at those calls, fi
+// pushes its frame at most once an activation, as a frame at its entry
+// would, and not at all when none runs (lua_settop's luaF_close,
+// lua_geti's luaV_finishget; sqlite3VdbeCursorMoveto's two calls, each
+// on its own way out).
+func (fi *frameInfo) runCalls(may map[string]bool, externMay func(string) bool) []*callSite {
 	if fi.forced || fi.labels || fi.allocs {
 		return nil
 	}
-	var one *callSite
+	var calls []*callSite
 	for i := range fi.sites {
 		c := &fi.sites[i]
 		if c.cold {
@@ -180,13 +185,22 @@ func (fi *frameInfo) oneCall(may map[string]bool, externMay func(string) bool) *
 		case c.kind == calleeIndirect:
 			return nil
 		case c.kind == calleeSeed, c.kind == calleeLocal && may[c.name], c.kind == calleeExtern && externMay(c.name):
-			if one != nil || c.loop {
+			if c.loop {
 				return nil
 			}
-			one = c
+			calls = append(calls, c)
 		}
 	}
-	return one
+	if len(calls) > 1 {
+		set := map[*cc.PostfixExpression]bool{}
+		for _, c := range calls {
+			set[c.call] = true
+		}
+		if pathCalls(fi.body, set) > 1 {
+			return nil
+		}
+	}
+	return calls
 }
 
 // A frame need is what a function needs under FramesAuto.
@@ -224,6 +238,7 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 		if bytes.Contains(text, []byte("cleanup")) {
 			fi.seed, fi.forced = true, true
 		}
+		fi.body = body
 		cold, loop := w.coldCalls(body), loopCalls(body)
 		walk(body, func(n cc.Node) bool {
 			switch x := n.(type) {
@@ -239,7 +254,7 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 				fi.labels = fi.labels || x.Case == cc.LabeledStatementLabel
 			case *cc.PostfixExpression:
 				if x.Case == cc.PostfixExpressionCall {
-					kind := w.callee(fi, x.PostfixExpression, cold[x], loop[x])
+					kind := w.callee(fi, x, cold[x], loop[x])
 					// A call whose text the weaver cannot bracket
 					// (cc/v4's offsets inside __builtin_va_arg) is
 					// never framed where it is made.
@@ -269,7 +284,7 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 	may := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.indirect || fi.allocs || fi.mayExtern })
 	hotCallers := map[string][]string{}
 	for name, fi := range infos {
-		if c := fi.oneCall(may, w.externMayAllocate); c != nil {
+		for _, c := range fi.runCalls(may, w.externMayAllocate) {
 			c.cold = true
 		}
 		fi.hot(w.externMayAllocate)
@@ -421,15 +436,15 @@ func (w *weaver) classify(e cc.ExpressionNode) (calleeKind, string) {
 	}
 }
 
-// callee records in fi what a call of the expression e means for the
+// callee records in fi what the call x means for the
 // allocation chains: a call of a function of this unit (an edge), of a
 // function that never allocates (nothing), through a pointer, or of
 // anything else (a seed); cold, if the call is on a cold path (cold.go),
 // loop if in a loop. It returns the call's kind.
 // Allocations, setjmp and declared allocators are hot wherever they are:
 // their advice needs the frame at entry.
-func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode, cold, loop bool) calleeKind {
-	kind, name := w.classify(e)
+func (w *weaver) callee(fi *frameInfo, x *cc.PostfixExpression, cold, loop bool) calleeKind {
+	kind, name := w.classify(x.PostfixExpression)
 	switch kind {
 	case calleeLocal:
 		fi.callees = append(fi.callees, name)
@@ -446,7 +461,7 @@ func (w *weaver) callee(fi *frameInfo, e cc.ExpressionNode, cold, loop bool) cal
 		}
 	}
 	if kind != calleeNone {
-		fi.sites = append(fi.sites, callSite{kind: kind, name: name, cold: cold, loop: loop})
+		fi.sites = append(fi.sites, callSite{kind: kind, name: name, cold: cold, loop: loop, call: x})
 	}
 	return kind
 }

@@ -199,6 +199,8 @@ static int f_likely(int x) { for (int i = 0; i < x; i++) if (likely(x > 1000)) p
 static int f_label(int x) { again: if (x-- > 0) { printf("%d\n", x); goto again; } return x; }
 static int c_one(int x) { if (x > 100) printf("%d\n", x); return x; }
 static int c_one_macro(int x) { do { if (x > 100) ext(x); } while (0); return x; }
+static int c_paths(int x) { if (x > 100) return ext(x); else if (x < -100) { printf("%d\n", x); return 0; } return x; }
+static int f_paths(int x) { if (x > 100) { if (x > 200) ext(x); } else printf("%d\n", x); return ext(x + 1); }
 static int f_ptr(int (*g)(int), int x) { if (unlikely(x < 0)) die("neg"); return g(x) + ext(x); }
 static int f_ptr_cold(int (*g)(int), int x) { if (unlikely(x < 0)) printf("%d\n", x); return g(x); }
 static int c_ptr(int (*g)(int), int x) { return g(x); }
@@ -208,7 +210,7 @@ int main(int argc, char **argv)
 	free(mk(1));
 	return c_noreturn(argc) + c_noreturn11(argc) + c_cold(argc) + c_unlikely(argc) + c_likely_else(argc) +
 	       c_or(argc) + c_and(argc) + c_ternary(argc) + c_args(argc) + c_assert(argc) + f_hot(argc) +
-	       f_likely(argc) + f_label(argc) + c_one(argc) + c_one_macro(argc) + f_ptr(c_cold, argc) + f_ptr_cold(c_cold, argc) + c_ptr(ext, argc);
+	       f_likely(argc) + f_label(argc) + c_one(argc) + c_one_macro(argc) + c_paths(argc) + f_paths(argc) + f_ptr(c_cold, argc) + f_ptr_cold(c_cold, argc) + c_ptr(ext, argc);
 }
 `), 0o644); err != nil {
 		t.Fatal(err)
@@ -229,10 +231,11 @@ int main(int argc, char **argv)
 	// its frame on every activation anyway. c_ptr's only call is a
 	// pointer's.
 	// c_one and c_one_macro make one call that may allocate, outside
-	// loops: framed at it, they push at most once an activation. f_hot
-	// makes two, f_likely's is in a loop, f_label's after a label.
-	wantCalls := []string{"c_and", "c_args", "c_assert", "c_cold", "c_likely_else", "c_noreturn", "c_noreturn11", "c_one", "c_one_macro", "c_or", "c_ptr", "c_ternary", "c_unlikely"}
-	wantFramed := []string{"f_hot", "f_label", "f_likely", "f_ptr", "f_ptr_cold", "main", "mk"}
+	// loops, c_paths two, each on its own way out: framed at them, they
+	// push at most once an activation. f_hot and f_paths make two on one
+	// path, f_likely's is in a loop, f_label's after a label.
+	wantCalls := []string{"c_and", "c_args", "c_assert", "c_cold", "c_likely_else", "c_noreturn", "c_noreturn11", "c_one", "c_one_macro", "c_or", "c_paths", "c_ptr", "c_ternary", "c_unlikely"}
+	wantFramed := []string{"f_hot", "f_label", "f_likely", "f_paths", "f_ptr", "f_ptr_cold", "main", "mk"}
 	if !slices.Equal(callFramed, wantCalls) || !slices.Equal(framed, wantFramed) {
 		t.Errorf("framed at their calls %v, want %v\nframed at entry %v, want %v", callFramed, wantCalls, framed, wantFramed)
 	}
