@@ -170,8 +170,10 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect, extern ma
 				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: an allocation leaf, its allocations make its frame\n", f.File, f.Line, f.Name)
 			case f.Frameless:
 				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s frameless: cannot be on an allocation chain\n", f.File, f.Line, f.Name)
+			case f.Kept:
+				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s framed at its calls: its calls that may allocate are through pointers or of such functions, several a run; the first that runs pushes its frame, kept until it returns\n", f.File, f.Line, f.Name)
 			case f.CallFrames:
-				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s framed at its calls: its calls that may allocate are through pointers, of such functions, on cold paths, or one outside loops\n", f.File, f.Line, f.Name)
+				fmt.Fprintf(cfg.Stderr, "weave: %s:%d: %s framed at its calls: its calls that may allocate are through pointers, of such functions, on cold paths, or at most one a run outside loops\n", f.File, f.Line, f.Name)
 			}
 		}
 		verboseNotes.Do(func() { fmt.Fprint(cfg.Stderr, verboseNote) })
@@ -183,7 +185,7 @@ func (cfg *Config) weaveUnit(src string, text []byte, d parse.Dialect, extern ma
 const verboseNote = `weave: note: a frameless function (--frames auto) has no frame: its time is its caller's,
 weave: note:   its calls are not counted (the reports say "not counted", never 0) and it has
 weave: note:   no tracepoint; --frame GLOB keeps a frame on the functions it matches, and
-weave: note:   --frames=all on every function. One framed at its calls counts those calls.
+weave: note:   --frames=all on every function. One framed at its calls counts those calls (kept: its runs).
 weave: note: the counts are the source's: every allocation call the source makes is counted,
 weave: note:   one that gcc -O2 deletes too (a malloc/free pair whose block is never used),
 weave: note:   so weave may count more allocations than valgrind on the plain -O2 build.

@@ -183,6 +183,11 @@ NO_ICF struct __weave_frame __weave_enter_ptr_iex64(const struct __weave_fn *fn,
 	return __weave_enter_ptr(fn, t);
 }
 
+NO_ICF int __weave_pushed_x64(const struct __weave_frame *f)
+{
+	return __weave_pushed(f);
+}
+
 /* The offsets written into weave.h's x86-64 asm. */
 #if defined(__x86_64__) && defined(__LP64__)
 #define OFF(s, f, n) (__builtin_offsetof(struct s, f) == (n))

@@ -623,3 +623,35 @@ __weave_enter_ptr_fsx64(const struct __weave_fn *fn, __weave_size_t t)
    (initial-exec, o loaded in the asm), are generated from the _x64o
    functions above and pasted after this header (variants.go says how
    and why): edit _x64o, never a copy. */
+/* A function framed at its calls that one run may make several of (in a
+   loop, or two on one path: weave/frames.go) has a guard at its entry
+   that pushes nothing (__weave_no_frame); the first of those calls that
+   runs pushes the function's frame into it (if not __weave_pushed), and
+   it stays until the function returns: one push an activation at most,
+   and none when no such call runs (sqlite's vdbeSorterMerge compared
+   through a pointer a dozen times an activation, each a push). A guard
+   is pushed if its parent is set or it is a timed frame; one that the
+   enter did not push (runtime off, depth cap) is tried again. */
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) int
+__weave_pushed(const struct __weave_frame *f)
+{
+	return f->parent != 0 || (f->depth & __WEAVE_TIMED) != 0;
+}
+
+/* The same for the x86-64 guards, as one `asm inline goto`, which the
+   inliner counts as one instruction, as it does the enter. */
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) int
+__weave_pushed_x64(const struct __weave_frame *f)
+{
+	__asm__ __inline__ goto("testq %[p], %[p]\n\t"
+				"jnz %l[yes]\n\t"
+				"testl %[timed], %[d]\n\t"
+				"jnz %l[yes]"
+				:
+				: [p] "r"(f->parent), [d] "r"(f->depth), [timed] "i"(__WEAVE_TIMED)
+				: "cc"
+				: yes);
+	return 0;
+yes:
+	return 1;
+}

@@ -19,12 +19,11 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 		return
 	}
 	kind, name := w.classify(x.PostfixExpression)
-	var enter string
 	switch {
 	case kind == calleeIndirect:
 		w.calls++
 		p := fmt.Sprintf("__weave_p%d", w.calls)
-		enter = fmt.Sprintf("__weave_enter_ptr%s(%s, (__weave_size_t)%s)", w.guard, w.callFrame, p)
+		enter := fmt.Sprintf("__weave_enter_ptr%s(%s, (__weave_size_t)%s)", w.guard, w.callFrame, p)
 		w.buf.Insert(w.u.Offset(x.PostfixExpression), "__extension__ ({ __auto_type "+p+" = (")
 		w.buf.Insert(w.u.Offset(x.Token), fmt.Sprintf("); %s; %s", w.callGuard(enter), p))
 	case kind == calleeLocal && w.need[name] == needNone:
@@ -33,11 +32,14 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 		// needCalls, or a cold call (analyseFrames leaves a function
 		// that calls anything else that may allocate on a hot path
 		// framed at its entry).
-		if id := calleeIdent(x.PostfixExpression); kind == calleeExtern && id != nil && w.thunkCall(x, id) {
+		// Not in a function whose frame stays (callOnce): the thunk
+		// would push it again. (One calling another unit's function
+		// that may allocate is framed at its entry: analyseFrames.)
+		if id := calleeIdent(x.PostfixExpression); kind == calleeExtern && id != nil && !w.callOnce && w.thunkCall(x, id) {
 			return
 		}
 		w.calls++
-		enter = fmt.Sprintf("__weave_enter%s(%s)", w.guard, w.callFrame)
+		enter := fmt.Sprintf("__weave_enter%s(%s)", w.guard, w.callFrame)
 		w.buf.Insert(w.u.Offset(x.PostfixExpression), "__extension__ ({ "+w.callGuard(enter)+"; ")
 	default:
 		return
@@ -46,8 +48,16 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 	w.buf.InsertClose(w.framedEnd, "; })")
 }
 
-// callGuard declares the frame of a call framed where it is made.
+// callGuard declares the frame of a call framed where it is made; in a
+// sticky function, it pushes the entry's guard, __weave_f, unless pushed.
 func (w *weaver) callGuard(enter string) string {
+	if w.callOnce {
+		pushed := "__weave_pushed"
+		if w.guard != "" {
+			pushed = "__weave_pushed_x64"
+		}
+		return fmt.Sprintf("if (!%s(&__weave_f)) __weave_f = %s", pushed, enter)
+	}
 	return fmt.Sprintf("struct __weave_frame __weave_c%d __attribute__((cleanup(__weave_leave%s), unused)) = %s", w.calls, w.guard, enter)
 }
 

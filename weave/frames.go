@@ -314,7 +314,37 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 			need[name] = needSite
 		}
 	}
+	w.sticky = map[string]bool{}
+	for name, fi := range infos {
+		if need[name] == needCalls && fi.severalCalls(need, w.externMayAllocate) {
+			w.sticky[name] = true
+		}
+	}
 	return need
+}
+
+// severalCalls reports whether every run of fi, a needCalls function,
+// makes one of the hot calls it is framed at (leastCalls) and one may
+// make more than one (one in a loop, or two on one path: pathCalls):
+// then its frame is pushed by the first that runs and stays until it
+// returns (sticky; weave.h, __weave_pushed), one push an activation
+// where each call would push one (sqlite's vdbeSorterMerge: a dozen).
+// A function with a label is left alone: a goto may skip its calls.
+func (fi *frameInfo) severalCalls(need map[string]frameNeed, externMay func(string) bool) bool {
+	if fi.labels {
+		return false
+	}
+	set := map[*cc.PostfixExpression]bool{}
+	loop := false
+	for _, c := range fi.sites {
+		framed := c.kind == calleeIndirect || c.kind == calleeSeed ||
+			c.kind == calleeLocal && need[c.name] != needNone || c.kind == calleeExtern && externMay(c.name)
+		if !c.cold && framed {
+			set[c.call] = true
+			loop = loop || c.loop
+		}
+	}
+	return (loop || len(set) > 1 && pathCalls(fi.body, set) > 1) && leastCalls(fi.body, set) >= 1
 }
 
 // bracketable reports whether the text of call x is where its offsets say:

@@ -265,3 +265,59 @@ func thunkFramed(text, fn string) bool {
 	}
 	return false
 }
+
+// TestFramesKept: a function framed at its calls that one run may make
+// several of (one in a loop, two on one path) and every run makes one of
+// has a guard at its entry that pushes nothing, pushed by the first of
+// those calls that runs (Kept); one that makes at most one a run, or
+// whose runs may make none (c_loop's loop may not run), keeps a frame
+// around each.
+func TestFramesKept(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "kept.c")
+	if err := os.WriteFile(src, []byte(`#include <stdlib.h>
+static int k_loop(int (*g)(int), int n) { int s = 0, i = 0; do s += g(i); while (++i < n); return s; }
+static int k_ever(int (*g)(int), int n) { int s = 0; for (;;) { s += g(n); if (--n <= 0) break; } return s; }
+static int c_loop(int (*g)(int), int n) { int s = 0; for (int i = 0; i < n; i++) s += g(i); return s; }
+static int k_two(int (*g)(int), int x) { int a = g(x); return a + g(a); }
+static int k_local(int (*g)(int), int x) { return k_two(g, x) + k_two(g, x + 1); }
+static int c_one(int (*g)(int), int x) { return x > 0 ? g(x) : 0; }
+static int c_paths(int (*g)(int), int x) { if (x > 0) return k_two(g, x); return k_loop(g, x); }
+static int f(int x) { return (int)(size_t)malloc((size_t)x); }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	return k_loop(f, argc) + k_ever(f, argc) + c_loop(f, argc) + k_local(f, argc) + c_one(f, argc) + c_paths(f, argc);
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := weaveFileFrames(t, src, FramesAuto)
+	var kept, calls []string
+	for _, f := range res.Functions {
+		switch {
+		case f.Kept && f.CallFrames:
+			kept = append(kept, f.Name)
+		case f.CallFrames:
+			calls = append(calls, f.Name)
+		}
+	}
+	slices.Sort(kept)
+	slices.Sort(calls)
+	if want := []string{"k_ever", "k_local", "k_loop", "k_two", "main"}; !slices.Equal(kept, want) {
+		t.Errorf("kept %v, want %v", kept, want)
+	}
+	if want := []string{"c_loop", "c_one", "c_paths"}; !slices.Equal(calls, want) {
+		t.Errorf("framed at each call %v, want %v", calls, want)
+	}
+	text := string(res.Text)
+	for _, fn := range []string{"k_loop", "k_ever", "k_two", "c_loop", "c_one"} {
+		i := strings.Index(text, "static int "+fn+"(")
+		j := strings.Index(text[i+1:], "\nstatic ") + 1
+		body := text[i : i+j]
+		entry := strings.Contains(body, "= __weave_no_frame();")
+		once := strings.Count(body, "if (!__weave_pushed")
+		if kept := fn[0] == 'k'; entry != kept || (once > 0) != kept || strings.Contains(body, "__weave_c") == kept {
+			t.Errorf("%s (kept %v): guard at entry %v, %d pushes if not pushed:\n%s", fn, kept, entry, once, body)
+		}
+	}
+}

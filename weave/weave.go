@@ -85,6 +85,10 @@ type Function struct {
 	// those calls, a pointer's only when its target may allocate. Its
 	// call count is the number of those calls.
 	CallFrames bool
+	// Kept: CallFrames, and one run may make several of those calls:
+	// the first that runs pushes its frame, which stays until it
+	// returns; its call count is the number of activations that pushed.
+	Kept bool
 }
 
 // Site is an advised allocation call.
@@ -154,6 +158,8 @@ type weaver struct {
 	extern     map[string]bool         // Options.Extern
 	guard      string                  // suffix of the enter and leave the guards call (guardVariant)
 	callFrame  string                  // the function record of the needCalls function being woven, or ""
+	sticky     map[string]bool         // needCalls functions whose frame stays from its first push (analyseFrames)
+	callOnce   bool                    // the function being woven is sticky: its calls push its entry's guard once
 	calls      int                     // calls framed where they are made, for their variables' names
 	callFramed int                     // needCalls functions woven
 	framedEnd  int                     // the end of the last call framed where it is made (frameCall)
@@ -239,6 +245,7 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	fn.Frameless = woven && !framed && !callFrames
 	fn.Excluded = excluded
 	fn.CallFrames = callFrames
+	fn.Kept = callFrames && w.sticky[d.Name()]
 	fn.SiteFrames = fn.Frameless && need == needSite
 	siteFlags := ""
 	if fn.SiteFrames {
@@ -266,13 +273,17 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	} else if framed {
 		w.buf.Insert(w.guardOffset(body), fmt.Sprintf(
 			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave%s), unused)) = __weave_enter%[1]s(%s);", w.guard, fnRef))
+	} else if fn.Kept {
+		// Pushed by the first of its calls that runs (frameCall).
+		w.buf.Insert(w.guardOffset(body), fmt.Sprintf(
+			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave%s), unused)) = __weave_no_frame();", w.guard))
 	}
-	outerCall := w.callFrame
-	w.callFrame = ""
+	outerCall, outerOnce := w.callFrame, w.callOnce
+	w.callFrame, w.callOnce = "", false
 	if callFrames {
-		w.callFrame = fnRef
+		w.callFrame, w.callOnce = fnRef, fn.Kept
 	}
-	defer func() { w.callFrame = outerCall }()
+	defer func() { w.callFrame, w.callOnce = outerCall, outerOnce }()
 	if callFrames || w.mayAdvise(body) {
 		siteFn := fnRef
 		if excluded {

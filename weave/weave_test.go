@@ -57,8 +57,8 @@ func weaveFileOpts(t *testing.T, src string, opts Options) *Result {
 func TestWeaveWidgets(t *testing.T) {
 	const src = "../testdata/widgets.c"
 	res := weaveFileFrames(t, src, FramesAll)
-	wantFns := []Function{{"random_flip", src, 20, "", false, false, false, false}, {"make_widget", src, 26, "", false, false, false, false}, {"make_red_widget", src, 39, "", false, false, false, false},
-		{"make_blue_widget", src, 41, "", false, false, false, false}, {"consume_widget", src, 43, "", false, false, false, false}, {"main", src, 50, "", false, false, false, false}}
+	wantFns := []Function{{"random_flip", src, 20, "", false, false, false, false, false}, {"make_widget", src, 26, "", false, false, false, false, false}, {"make_red_widget", src, 39, "", false, false, false, false, false},
+		{"make_blue_widget", src, 41, "", false, false, false, false, false}, {"consume_widget", src, 43, "", false, false, false, false, false}, {"main", src, 50, "", false, false, false, false, false}}
 	if !slices.Equal(res.Functions, wantFns) || len(res.Skipped) != 0 {
 		t.Errorf("functions %+v, skipped %+v\nwant %+v", res.Functions, res.Skipped, wantFns)
 	}
