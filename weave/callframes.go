@@ -13,9 +13,10 @@ import (
 // runtime knows the target cannot: weave.h, __weave_enter_ptr), of another
 // needCalls function, or a cold call (cold.go) of anything that may.
 func (w *weaver) frameCall(x *cc.PostfixExpression) {
-	if w.u.Offset(x.PostfixExpression) < w.framedEnd {
+	if w.u.Offset(x.PostfixExpression) < w.framedEnd || w.unevaluated > 0 {
 		// Inside a call framed already (its callee or arguments, as
 		// fail(copy(s))): that frame is pushed while this call runs.
+		// Or in sizeof's operand: it never runs.
 		return
 	}
 	kind, name := w.classify(x.PostfixExpression)

@@ -170,8 +170,10 @@ func (fi *frameInfo) hot(externMay func(string) bool) {
 // pushes its frame at most once an activation, as a frame at its entry
 // would, and not at all when none runs (lua_settop's luaF_close,
 // lua_geti's luaV_finishget; sqlite3VdbeCursorMoveto's two calls, each
-// on its own way out).
-func (fi *frameInfo) runCalls(may map[string]bool, externMay func(string) bool) []*callSite {
+// on its own way out). Of several, none may be fi's own call, self: a
+// recursion reaches it on every run but the last (and gcc's note of an
+// infinite one would name a woven column).
+func (fi *frameInfo) runCalls(self string, may map[string]bool, externMay func(string) bool) []*callSite {
 	if fi.forced || fi.labels || fi.allocs {
 		return nil
 	}
@@ -194,6 +196,9 @@ func (fi *frameInfo) runCalls(may map[string]bool, externMay func(string) bool) 
 	if len(calls) > 1 {
 		set := map[*cc.PostfixExpression]bool{}
 		for _, c := range calls {
+			if c.kind == calleeLocal && c.name == self {
+				return nil
+			}
 			set[c.call] = true
 		}
 		if pathCalls(fi.body, set) > 1 {
@@ -284,7 +289,7 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 	may := propagate(infos, callers, func(fi *frameInfo) bool { return fi.seed || fi.indirect || fi.allocs || fi.mayExtern })
 	hotCallers := map[string][]string{}
 	for name, fi := range infos {
-		for _, c := range fi.runCalls(may, w.externMayAllocate) {
+		for _, c := range fi.runCalls(name, may, w.externMayAllocate) {
 			c.cold = true
 		}
 		fi.hot(w.externMayAllocate)

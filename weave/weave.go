@@ -141,32 +141,33 @@ var setjmpNames = map[string]bool{
 }
 
 type weaver struct {
-	u          *parse.Unit
-	buf        *editBuffer
-	tag        string // per-unit suffix of the generated table names
-	res        *Result
-	defined    map[string]bool      // functions defined in this unit
-	fnRecs     []string             // initializers of the function table
-	siteRecs   []string             // initializers of the site table
-	names      []int                // sorted offsets of the advised names in the text (adviceNames)
-	need       map[string]frameNeed // under FramesAuto, what each function needs (analyseFrames); nil: a frame each
-	allocs     map[string]Allocator // declared and attribute-recognised allocators (alloc.go)
-	declared   map[string]bool      // the declared allocators the unit declares
-	sel        *Selection
-	pointcut   string                  // Options.Pointcut(), for the runtime's M pointcut record
-	frameless  int                     // functions woven without a frame
-	extern     map[string]bool         // Options.Extern
-	guard      string                  // suffix of the enter and leave the guards call (guardVariant)
-	callFrame  string                  // the function record of the needCalls function being woven, or ""
-	sticky     map[string]bool         // needCalls functions whose frame stays from its first push (analyseFrames)
-	callOnce   bool                    // the function being woven is sticky: its calls push its entry's guard once
-	calls      int                     // calls framed where they are made, for their variables' names
-	callFramed int                     // needCalls functions woven
-	framedEnd  int                     // the end of the last call framed where it is made (frameCall)
-	cold       map[*cc.Declarator]bool // functions declared noreturn or cold (coldCallee), as learnt
-	defStart   int                     // the start of the file-scope definition being woven (declStart)
-	thunks     int                     // call thunks made (thunks.go)
-	thunkDefs  []string                // their definitions, for the end of the unit
+	u           *parse.Unit
+	buf         *editBuffer
+	tag         string // per-unit suffix of the generated table names
+	res         *Result
+	defined     map[string]bool      // functions defined in this unit
+	fnRecs      []string             // initializers of the function table
+	siteRecs    []string             // initializers of the site table
+	names       []int                // sorted offsets of the advised names in the text (adviceNames)
+	need        map[string]frameNeed // under FramesAuto, what each function needs (analyseFrames); nil: a frame each
+	allocs      map[string]Allocator // declared and attribute-recognised allocators (alloc.go)
+	declared    map[string]bool      // the declared allocators the unit declares
+	sel         *Selection
+	pointcut    string                  // Options.Pointcut(), for the runtime's M pointcut record
+	frameless   int                     // functions woven without a frame
+	extern      map[string]bool         // Options.Extern
+	guard       string                  // suffix of the enter and leave the guards call (guardVariant)
+	callFrame   string                  // the function record of the needCalls function being woven, or ""
+	sticky      map[string]bool         // needCalls functions whose frame stays from its first push (analyseFrames)
+	callOnce    bool                    // the function being woven is sticky: its calls push its entry's guard once
+	unevaluated int                     // the body walk is in sizeof's, _Alignof's or typeof's operand
+	calls       int                     // calls framed where they are made, for their variables' names
+	callFramed  int                     // needCalls functions woven
+	framedEnd   int                     // the end of the last call framed where it is made (frameCall)
+	cold        map[*cc.Declarator]bool // functions declared noreturn or cold (coldCallee), as learnt
+	defStart    int                     // the start of the file-scope definition being woven (declStart)
+	thunks      int                     // call thunks made (thunks.go)
+	thunkDefs   []string                // their definitions, for the end of the unit
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -368,11 +369,26 @@ func (w *weaver) declStart(def cc.Node) int {
 
 // body advises the allocation and setjmp calls of a function body.
 func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef, siteFlags string, woven bool) {
-	walk(body, func(n cc.Node) bool {
+	var visit func(n cc.Node) bool
+	visit = func(n cc.Node) bool {
 		switch x := n.(type) {
 		case *cc.BlockItem:
 			if x.Case == cc.BlockItemFuncDef { // GNU nested function
 				w.function(x, x.Declarator, x.CompoundStatement)
+				return false
+			}
+		case *cc.UnaryExpression:
+			if x.Case == cc.UnaryExpressionSizeofExpr || x.Case == cc.UnaryExpressionAlignofExpr {
+				w.unevaluated++
+				walk(x.UnaryExpression, visit)
+				w.unevaluated--
+				return false
+			}
+		case *cc.TypeSpecifier:
+			if x.Case == cc.TypeSpecifierTypeofExpr {
+				w.unevaluated++
+				walk(x.ExpressionList, visit)
+				w.unevaluated--
 				return false
 			}
 		case *cc.PostfixExpression:
@@ -381,7 +397,8 @@ func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef, siteFlags strin
 			}
 		}
 		return true
-	})
+	}
+	walk(body, visit)
 }
 
 // mayAdvise reports whether the body walk might find anything to advise
