@@ -539,9 +539,11 @@ func TestCCModes(t *testing.T) {
 				names = append(names, e.Name())
 			}
 		}
-		// rt-HASH.o sorts before its index entry rtx-KEY.
-		if len(names) != 2 || !strings.HasSuffix(names[0], ".o") || !strings.HasPrefix(names[1], "rtx-") || strings.HasSuffix(names[1], ".tmp") {
-			t.Errorf("runtime cache holds %v, want one object and its index entry", names)
+		// rt-HASH.dynlist (the symbols an executable exports) and rt-HASH.o
+		// sort before the object's index entry rtx-KEY.
+		if len(names) != 3 || names[0] != strings.TrimSuffix(names[1], ".o")+".dynlist" || !strings.HasSuffix(names[1], ".o") ||
+			!strings.HasPrefix(names[2], "rtx-") || strings.HasSuffix(names[2], ".tmp") {
+			t.Errorf("runtime cache holds %v, want one object, its symbol list and its index entry", names)
 		}
 	})
 }
