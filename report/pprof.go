@@ -136,6 +136,26 @@ func (pprofRenderer) Render(w io.Writer, r *Report) error {
 	}
 	pw.profile = append(pw.profile, body...)
 
+	pw.trailer(r)
+	zw := gzip.NewWriter(w)
+	if _, err := zw.Write(pw.profile); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// pprofWriter builds a profile.proto message (github.com/google/pprof's
+// proto/profile.proto) and its string table.
+type pprofWriter struct {
+	profile pbuf
+	strings map[string]int64
+	table   []string
+}
+
+// trailer writes the profile's fields after its body: the run's time and
+// span, the period, the comment, the default sample type, and last the
+// string table, which holds every string by then.
+func (pw *pprofWriter) trailer(r *Report) {
 	start, err1 := strconv.ParseInt(r.Metadata["start_ns"], 10, 64)
 	end, err2 := strconv.ParseInt(r.Metadata["end_ns"], 10, 64)
 	switch {
@@ -152,23 +172,9 @@ func (pprofRenderer) Render(w io.Writer, r *Report) error {
 		pw.profile.int(13, pw.str("weave profile of "+r.Program))
 	}
 	pw.profile.int(14, pw.str("alloc_space"))
-	// The string table last: every string is in it by now.
 	for _, t := range pw.table {
 		pw.profile.bytes(6, []byte(t))
 	}
-	zw := gzip.NewWriter(w)
-	if _, err := zw.Write(pw.profile); err != nil {
-		return err
-	}
-	return zw.Close()
-}
-
-// pprofWriter builds a profile.proto message (github.com/google/pprof's
-// proto/profile.proto) and its string table.
-type pprofWriter struct {
-	profile pbuf
-	strings map[string]int64
-	table   []string
 }
 
 // str returns the index of s in the string table, adding it.
