@@ -3,7 +3,6 @@ package runtime
 import (
 	"debug/elf"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,19 +39,7 @@ func DynamicList(obj string) (string, error) {
 		fmt.Fprintf(&b, "  %s;\n", n)
 	}
 	b.WriteString("};\n")
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+"-*.tmp")
-	if err != nil {
-		return "", err
-	}
-	_, err = f.WriteString(b.String())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path) // concurrent links write the same text
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := replaceFile(filepath.Dir(path), filepath.Base(path)+"-*.tmp", path, b.String()); err != nil {
 		return "", err
 	}
 	return path, nil
