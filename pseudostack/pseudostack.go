@@ -30,12 +30,8 @@ func Header() string {
 	if err != nil {
 		panic(err)
 	}
-	return string(b) + guardVariants(string(b))
+	return string(b) + GuardVariants(string(b))
 }
-
-// GuardVariants returns the guard variants generated from weave.h's text
-// h, for the runtime's copy of the header.
-func GuardVariants(h string) string { return guardVariants(h) }
 
 // inlinePrefix starts the definition of each of weave.h's fast paths.
 const inlinePrefix = "extern __inline __attribute__((__gnu_inline__, __always_inline__)) "

@@ -71,29 +71,26 @@ func initialExec(name, def string) string {
 }
 
 // guardDef returns the definition of name in h, from its extern-inline
-// line to its closing brace's newline.
+// line to its closing brace's newline. The name starts its line only
+// there: calls are indented.
 func guardDef(h, name string) string {
-	i := strings.Index(h, "\n"+inlinePrefix)
-	for i >= 0 {
-		rest := h[i+1:]
-		nl := strings.IndexByte(rest, '\n')
-		if strings.HasPrefix(rest[nl+1:], name+"(") {
-			end := strings.Index(rest, "\n}\n")
-			return rest[:end+3]
-		}
-		j := strings.Index(rest[1:], "\n"+inlinePrefix)
-		if j < 0 {
-			break
-		}
-		i += 2 + j
+	i := strings.Index(h, "\n"+name+"(")
+	if i < 0 {
+		panic("weave.h defines no " + name)
 	}
-	panic("weave.h defines no " + name)
+	start := strings.LastIndexByte(h[:i], '\n') + 1
+	end := strings.Index(h[i:], "\n}\n")
+	if !strings.HasPrefix(h[start:], inlinePrefix) || end < 0 {
+		panic("weave.h: " + name + " is not an extern-inline definition")
+	}
+	return h[start : i+end+3]
 }
 
-// guardVariants returns the _lex64 and _iex64 functions generated from
-// weave.h's text h. It panics if a rewrite left o where it must be gone
+// GuardVariants returns the _lex64 and _iex64 functions generated from
+// weave.h's text h (Header appends them; the runtime's copy of the header
+// is followed by them too). It panics if a rewrite left o where it must be gone
 // (weave.h's _x64o changed shape): the tests call it.
-func guardVariants(h string) string {
+func GuardVariants(h string) string {
 	var lex, iex strings.Builder
 	for _, name := range guardFuncs {
 		def := guardDef(h, name)
