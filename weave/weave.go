@@ -370,6 +370,14 @@ func (w *weaver) declStart(def cc.Node) int {
 // body advises the allocation and setjmp calls of a function body.
 func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef, siteFlags string, woven bool) {
 	var visit func(n cc.Node) bool
+	// unevaluated visits an operand that never runs (sizeof's, _Alignof's,
+	// typeof's).
+	unevaluated := func(n cc.Node) bool {
+		w.unevaluated++
+		walk(n, visit)
+		w.unevaluated--
+		return false
+	}
 	visit = func(n cc.Node) bool {
 		switch x := n.(type) {
 		case *cc.BlockItem:
@@ -379,17 +387,11 @@ func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef, siteFlags strin
 			}
 		case *cc.UnaryExpression:
 			if x.Case == cc.UnaryExpressionSizeofExpr || x.Case == cc.UnaryExpressionAlignofExpr {
-				w.unevaluated++
-				walk(x.UnaryExpression, visit)
-				w.unevaluated--
-				return false
+				return unevaluated(x.UnaryExpression)
 			}
 		case *cc.TypeSpecifier:
 			if x.Case == cc.TypeSpecifierTypeofExpr {
-				w.unevaluated++
-				walk(x.ExpressionList, visit)
-				w.unevaluated--
-				return false
+				return unevaluated(x.ExpressionList)
 			}
 		case *cc.PostfixExpression:
 			if x.Case == cc.PostfixExpressionCall {
