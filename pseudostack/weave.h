@@ -6,6 +6,10 @@
    preprocessor directives and macros, and warning-free at -Wall -Wextra
    under gcc and clang.
 
+   The ABI number above (pseudostack/abi.go) names a symbol the runtime
+   defines and every woven x86-64 object references: raise it when a change
+   here is not append-only, so that objects woven before fail to link.
+
    Per thread the runtime keeps a pseudo-stack of calling-context-tree nodes:
    stack[0] is the thread's root, stack[depth] == cur is the node of the
    innermost woven function. Each woven function body starts with

@@ -26,6 +26,7 @@ var parts = []part{
 	file(pseudostack.Files, "pseudostack", "pseudostack.h"),    // the pseudo-stack and context tree's types, what its parts offer
 	guardVariants(pseudostack.Files, "pseudostack", "weave.h"), // the x86-64 guard's other variants, generated
 	outOfLine(pseudostack.Files, "pseudostack", "weave.h"),     // their out-of-line copies, generated
+	abiMark(pseudostack.Files, "pseudostack", "weave.h"),       // the symbol of the ABI woven objects need, generated
 	file(pseudostack.Files, "pseudostack", "cct.c"),            // calling-context tree: nodes, child lookup, recursion folding
 	file(files, "runtime", "thread.c"),                         // a thread's set-up (its root, pseudo-stack, bins, heap and time accounts) and exit
 	file(pseudostack.Files, "pseudostack", "enter.c"),          // the slow enter, setjmp resync

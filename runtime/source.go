@@ -49,6 +49,15 @@ func guardVariants(fsys embed.FS, dir, name string) part {
 	})}
 }
 
+// abiMark is the generated part defining the symbol of the ABI that
+// header name states (pseudostack.ABIMark), never called.
+func abiMark(fsys embed.FS, dir, name string) part {
+	path := file(fsys, dir, name).path + " (ABI mark)"
+	return part{path: path, gen: true, text: sync.OnceValue(func() string {
+		return fmt.Sprintf("#line 1 %q\nvoid %s(void);\nvoid %s(void)\n{\n}\n", path, pseudostack.ABIMark(), pseudostack.ABIMark())
+	})}
+}
+
 // Header returns the text of weave.h, the interface between woven code and
 // the runtime.
 func Header() string { return pseudostack.Header() }

@@ -14,6 +14,7 @@ import (
 	"modernc.org/cc/v4"
 
 	"github.com/weave-profiler/weave/parse"
+	"github.com/weave-profiler/weave/pseudostack"
 )
 
 // Options control weaving.
@@ -674,18 +675,21 @@ func cString(s string) string {
 // needsRuntimeSym is defined by the runtime (init.c) and never called.
 const needsRuntimeSym = "__weave_runtime_not_linked__link_with_weave_cc_or_weave_cxx"
 
-// needsRuntime returns, for an x86-64 unit, a top-level asm that puts a
-// call of needsRuntimeSym at the start of the object's .text, never run
-// (no function starts there): an object linked without the runtime (a
-// C++ program linked by $(CXX), not weave) then fails with that name in
-// the linker's first error, ahead of the __weave_malloc & co. its
-// functions need, saying how to fix the link. A call (PLT32) is no text
-// relocation in a PIE and allowed in a shared object.
+// needsRuntime returns, for an x86-64 unit, a top-level asm that puts
+// calls of needsRuntimeSym and of the ABI's mark (pseudostack.ABIMark) at
+// the start of the object's .text, never run (no function starts there):
+// an object linked without the runtime (a C++ program linked by $(CXX),
+// not weave) then fails with the first name in the linker's first error,
+// ahead of the __weave_malloc & co. its functions need, saying how to fix
+// the link; one linked with the runtime of another weave whose ABI
+// differs fails with the second. A call (PLT32) is no text relocation in
+// a PIE and allowed in a shared object.
 func needsRuntime(ast *cc.AST) string {
 	if ast.Macros["__x86_64__"] == nil {
 		return ""
 	}
-	return "\n__asm__(\".pushsection .text\\n\\tcall " + needsRuntimeSym + "@PLT\\n\\t.popsection\");\n"
+	return "\n__asm__(\".pushsection .text\\n\\tcall " + needsRuntimeSym + "@PLT\\n\\tcall " +
+		pseudostack.ABIMark() + "@PLT\\n\\t.popsection\");\n"
 }
 
 // guardVariant returns the suffix of weave.h's enter and leave for the

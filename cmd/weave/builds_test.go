@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/pseudostack"
 )
 
 // This file tests how woven builds compose with the build tools around
@@ -727,6 +728,42 @@ lib.o: lib.c
 		t.Errorf("the profile has no allocation of lib_make: %+v", rep.Direct.Functions)
 	}
 	checkValgrind(t, rep.Totals, dir, "./prog")
+}
+
+// TestABIMark: a woven x86-64 object references the symbol of weave.h's
+// ABI, which the runtime defines: linked by this weave it runs as the
+// plain build does; woven for another ABI (the same object with the
+// mark's number changed, as an older or newer weave would make it) it
+// fails to link with an undefined reference naming the mark, rather than
+// running with the runtime's fields read at the wrong places.
+func TestABIMark(t *testing.T) {
+	testtool.Need(t, "gcc", "nm")
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the mark is referenced by x86-64 objects only")
+	}
+	dir := ccDir(t)
+	mark := pseudostack.ABIMark()
+	other := strings.Replace(mark, fmt.Sprintf("_%d__", pseudostack.ABI()), fmt.Sprintf("_%d__", pseudostack.ABI()+1), 1)
+	mustRun(t, dir, nil, weaveBin, "-o", "main.w.c", "main.c")
+	text, err := os.ReadFile(filepath.Join(dir, "main.w.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "other.w.c"), bytes.ReplaceAll(text, []byte(mark), []byte(other)), 0o644)
+	mustRun(t, dir, nil, "gcc", "-O2", "-c", "main.w.c", "other.w.c")
+	mustRun(t, dir, nil, "gcc", "-O2", "-c", "util.c")
+	if nm := mustRun(t, dir, nil, "nm", "main.w.o").stdout; !regexp.MustCompile(`(?m)^\s+U ` + mark + `$`).MatchString(nm) {
+		t.Errorf("main.w.o does not reference %s:\n%s", mark, nm)
+	}
+	mustRun(t, dir, nil, weaveBin, "cc", "-o", "prog", "main.w.o", "util.o")
+	mustRun(t, dir, nil, "gcc", "-o", "plain", "main.c", "util.c")
+	if got, want := run(t, dir, []string{"WEAVE_OUT="}, "./prog"), run(t, dir, nil, "./plain"); got.stdout != want.stdout || got.code != want.code {
+		t.Errorf("woven: exit %d, %q; plain: exit %d, %q", got.code, got.stdout, want.code, want.stdout)
+	}
+	r := run(t, dir, nil, weaveBin, "cc", "-o", "prog2", "other.w.o", "util.o")
+	if r.code == 0 || !strings.Contains(r.stderr, "undefined reference to `"+other+"'") {
+		t.Errorf("linking an object of another ABI: exit %d, want an undefined reference to %s:\n%s", r.code, other, r.stderr)
+	}
 }
 
 // TestFallthroughComments: the -E step keeps comments when the command
