@@ -34,6 +34,10 @@ func TestMain(m *testing.M) {
 	// single-threaded, which under WEAVE_CONTROL=auto have no control
 	// channel; TestControlAuto checks the default itself.
 	os.Setenv("WEAVE_CONTROL", "1")
+	// Keep the runtime objects, woven text and frame stores the tests
+	// make out of the user's cache (hundreds of MB over many runs), and
+	// the tests independent of what an earlier weave left there.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
