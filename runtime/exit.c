@@ -128,24 +128,50 @@ static void rt_finish(int final, int complete, const char *how, int sig, int mod
 	rt_write(final, complete, how, sig, mode, 0);
 }
 
-/* rt_finish's work. snapshot: the process goes on (weave snapshot): time
-   keeps being measured and no summary is printed. The steps with large
-   frames (build_probe, save_profile, summary, time_finish, tp_finish)
-   are not inlined here: in this frame (21 KiB) they sat above the leak
-   scan's frames, whose pages the stack then kept resident (8 KiB more
-   at exit than with this frame's 5). */
+/* rt_write's arguments and result, for the stack it runs on. sp: the
+   caller's stack pointer, where the leak scan reads this thread's stack
+   from. */
+struct rt_write_args {
+	int final, complete, sig, mode, snapshot, ret;
+	const char *how;
+	uintptr_t sp;
+};
+
+static void rt_write_here(void *arg);
+
+/* rt_finish's work, on a stack of the runtime's (ownstack.c): the
+   thread that gets here may have little (a small thread stack, a handler
+   on sigaltstack). */
 static int rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot)
 {
+	struct rt_write_args a = {final, complete, sig, mode, snapshot, 0, how, 0};
+	if (!rt_is_active() || other_process())
+		return 0;
+	if (!rt_on_stack(rt_write_here, &a, &a.sp)) {
+		a.sp = (uintptr_t)__builtin_frame_address(0);
+		rt_write_here(&a);
+	}
+	return a.ret;
+}
+
+/* rt_write's work (a: its arguments, a->ret its result). snapshot: the
+   process goes on (weave snapshot): time keeps being measured and no
+   summary is printed. The steps with large frames (build_probe,
+   save_profile, summary, time_finish, tp_finish) are not inlined here:
+   in this frame (21 KiB) they sat above the leak scan's frames, whose
+   pages the stack then kept resident (8 KiB more at exit than with this
+   frame's 5). */
+static void rt_write_here(void *arg)
+{
+	struct rt_write_args *a = arg;
 	struct rt_local *l = &rt_local;
 	struct totals t;
 	struct tmpmem tm = {.k = 0};
 	struct sbuf path = {.n = 0};
+	int final = a->final, complete = a->complete, sig = a->sig, mode = a->mode, snapshot = a->snapshot;
+	const char *how = a->how;
 	int was = l->in_rt, perr = 0, save, st, locked, probe, e = errno;
 
-	if (!rt_is_active())
-		return 0;
-	if (other_process())
-		return 0;
 	st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
 	do {
 		/* The final profile waits (up to 2 s) for a checkpoint being
@@ -158,7 +184,7 @@ static int rt_write(int final, int complete, const char *how, int sig, int mode,
 		if (st == FIN_FINAL && !snapshot)
 			wait_final_writer(was);
 		if (st == FIN_FINAL || st == FIN_PROV_BUSY)
-			return 0;
+			return;
 	} while (!__atomic_compare_exchange_n(&g_finished, &st, final ? FIN_FINAL : FIN_PROV_BUSY, 0,
 					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	if (final) {
@@ -177,7 +203,7 @@ static int rt_write(int final, int complete, const char *how, int sig, int mode,
 	probe = (!g_cfg_out_set || out_dir()) && build_probe();
 	own_note();
 	if (final && complete && !probe)
-		ls_leak_scan((uintptr_t)__builtin_frame_address(0));
+		ls_leak_scan(a->sp);
 	totals_start(&t, &tm);
 	save = !probe && (!g_cfg_out_set || g_cfg_out[0]);
 	if (save && save_profile(&path, &t, &tm) != 0)
@@ -202,7 +228,7 @@ static int rt_write(int final, int complete, const char *how, int sig, int mode,
 	fence();
 	l->in_rt = was;
 	errno = e;
-	return save && !perr;
+	a->ret = save && !perr;
 }
 
 /* Crash signals. */

@@ -542,6 +542,9 @@ static void rt_small_pages(void *p, wsize n);
 static void rt_own(void *p, wsize n);
 static void rt_unmap(void *p, wsize n);
 static void own_note(void);
+
+/* ownstack.c */
+static int rt_on_stack(void (*fn)(void *), void *arg, uintptr_t *sp);
 static u64 now_ns(void);
 static u64 parse_u64(const char *s, u64 def);
 static void rt_config(void);

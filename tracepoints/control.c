@@ -129,15 +129,17 @@ static int ctl_stale(const struct sockaddr_un *a)
 	return r;
 }
 
-/* Binds and listens on this process's socket; sets g_ctl.path. Returns
-   the socket or -1. */
-static int ctl_listen(void)
+/* Binds and listens on this process's socket; sets g_ctl.path. *arg:
+   the socket or -1. Its frame is 12 KiB: ctl_listen runs it on a stack
+   of the runtime's. */
+static void ctl_listen_here(void *arg)
 {
 	struct sockaddr_un a;
 	struct sbuf name = {.n = 0}, p = {.n = 0};
 	int dir = ctl_dir(), fd = -1;
+	*(int *)arg = -1;
 	if (dir < 0)
-		return -1;
+		return;
 	sb_u64(&name, (u64)getpid());
 	sb_str(&name, ".sock");
 	sb_str(&p, "/proc/self/fd/");
@@ -175,6 +177,18 @@ static int ctl_listen(void)
 			__atomic_store_n(&g_ctl.pid, (int)getpid(), __ATOMIC_RELEASE);
 		}
 	}
+	*(int *)arg = fd;
+}
+
+/* ctl_listen_here, on a stack of the runtime's: the thread opening the
+   channel is the program's second (WEAVE_CONTROL=auto), whose stack may
+   be 16 KiB, or one that forked or whose exec failed. */
+static int ctl_listen(void)
+{
+	int fd = -1;
+	uintptr_t sp;
+	if (!rt_on_stack(ctl_listen_here, &fd, &sp))
+		ctl_listen_here(&fd);
 	return fd;
 }
 

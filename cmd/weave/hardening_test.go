@@ -419,6 +419,58 @@ func TestHardeningExits(t *testing.T) {
 	}
 }
 
+// TestHardeningSmallStacks: the runtime's work done in a thread of the
+// program fits the stack that thread has, however small: a thread with a
+// 16 KiB stack (where the control channel opens, under WEAVE_CONTROL's
+// default), forking, calling exit; a handler on an 8 KiB sigaltstack
+// calling exit or _exit; abort with such a stack in place (the runtime's
+// crash handler runs on it). Before, every one of them died of SIGSEGV in
+// the runtime (the exit writer's frames alone took over 20 KiB), with no
+// profile.
+func TestHardeningSmallStacks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "smallstack", nil, nil)
+	for _, c := range []struct {
+		how, end, complete string
+		inUse              []int64 // bytes of woven allocations in use: the process's, then its child's
+	}{
+		{"thread", "exit", "1", []int64{30 + 41}},
+		{"thread_fork", "exit", "1", []int64{30 + 41, 45}},
+		{"thread_exit", "exit", "1", []int64{30 + 41}},
+		{"alt_exit", "exit", "1", []int64{30}},
+		{"alt__exit", "_exit", "1", []int64{30}},
+		{"alt_abort", "signal 6", "0", []int64{30}},
+	} {
+		t.Run(c.how, func(t *testing.T) {
+			d := filepath.Join(dir, c.how)
+			os.Mkdir(d, 0o755)
+			ws, pr := waitStatus(t, d, nil, plain, c.how)
+			// WEAVE_CONTROL's default (the tests set 1): the channel
+			// opens in the program's second thread.
+			wws, wr := waitStatus(t, d, append(outEnv(d), "WEAVE_CONTROL=auto"), woven, c.how)
+			if ws != wws || pr.stdout != wr.stdout {
+				t.Errorf("plain: %s %q, woven: %s %q", ws, pr.stdout, wws, wr.stdout)
+			}
+			files := hprofiles(t, d)
+			if len(files) != len(c.inUse) {
+				t.Fatalf("profiles %v, want %d", files, len(c.inUse))
+			}
+			for _, f := range files {
+				l := load(t, f)
+				want := c.inUse[0]
+				if l.meta("inherited") != "" {
+					want = c.inUse[1]
+				}
+				if inUse := l.wovenInUse(); l.meta("end") != c.end || l.meta("complete") != c.complete || inUse != want {
+					t.Errorf("%s: end %q complete %q, %d bytes of woven allocations in use; want %q %q, %d",
+						filepath.Base(f), l.meta("end"), l.meta("complete"), inUse, c.end, c.complete, want)
+				}
+			}
+		})
+	}
+}
+
 // TestHardeningExitRace: two threads leaving at once (exit and exit,
 // exit and _exit, main's return and exit) leave one complete profile, with
 // both threads' blocks, and the plain build's status. Before, the second exit ended the process
