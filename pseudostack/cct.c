@@ -7,7 +7,7 @@
    index (only NODE_BITS = 28 bits are used, so that a side-table entry can
    hold one). The array is a fixed table of chunk pointers, each chunk
    CHUNK_NODES nodes mmap'd on first use. Index 0 is never used ("none").
-   Threads take batches of indices from a global atomic counter (16 at
+   Threads take batches of indices from a global atomic counter (8 at
    first, doubling up to NODE_BATCH, so that short-lived threads waste
    little), so creating a node takes no lock. Trees are per thread: a node's fields are
    written by the thread that created it (its owner) only, except the
@@ -51,7 +51,7 @@ static int chunk_map(u32 c)
 
 static int node_refill(struct rt_thread *T)
 {
-	u32 i, n = T->batch ? T->batch : 16;
+	u32 i, n = T->batch ? T->batch : 8;
 	if (__atomic_load_n(&g_node_next, __ATOMIC_RELAXED) >= MAX_NODES)
 		return 0;
 	i = __atomic_fetch_add(&g_node_next, n, __ATOMIC_RELAXED);
@@ -115,12 +115,24 @@ static inline u32 chash_of(u32 parent, const void *key)
 	return (u32)((((u64)(uintptr_t)key + ((u64)parent << 32)) * 0x9e3779b97f4a7c15ull) >> 32);
 }
 
-/* The first table (CHASH_INIT entries) comes from the shared arena, with
-   g_lock held by the caller (thread_setup); larger ones are mmap'd. */
-static int chash_grow(struct rt_thread *T)
+/* Tables of up to CHASH_ARENA entries come from the shared arena (under
+   g_lock, which the caller holds if locked: thread_setup), the ones
+   they replace left there; larger ones are mmap'd. A first table of
+   CHASH_INIT entries: most threads have few children, and each hashed
+   entry may land on a page of its own. */
+static int chash_grow(struct rt_thread *T, int locked)
 {
 	u32 ncap = T->chash ? (T->cmask + 1) * 2 : CHASH_INIT, i;
-	u64 *nt = T->chash ? rt_map((wsize)ncap * sizeof *nt) : arena_alloc((wsize)ncap * sizeof *nt);
+	u64 *nt;
+	if (ncap > CHASH_ARENA)
+		nt = rt_map((wsize)ncap * sizeof *nt);
+	else {
+		if (!locked)
+			pthread_mutex_lock(&g_lock);
+		nt = arena_alloc((wsize)ncap * sizeof *nt);
+		if (!locked)
+			pthread_mutex_unlock(&g_lock);
+	}
 	if (!nt)
 		return 0;
 	if (T->chash) {
@@ -134,7 +146,7 @@ static int chash_grow(struct rt_thread *T)
 				j = (j + 1) & (ncap - 1);
 			nt[j] = k;
 		}
-		if (T->cmask + 1 > CHASH_INIT)
+		if (T->cmask + 1 > CHASH_ARENA)
 			rt_unmap(T->chash, (wsize)(T->cmask + 1) * sizeof *nt);
 	}
 	T->chash = nt;
@@ -173,7 +185,7 @@ static struct rt_node *child(struct rt_thread *T, struct rt_node *p, const void 
 	u32 i;
 	/* Load up to 3/4: lookups come only after both child caches
 	   missed, and the table's pages count in the program's peak RSS. */
-	if ((u64)(T->ccount + 1) * 4 > (u64)(T->cmask + 1) * 3 && !chash_grow(T))
+	if ((u64)(T->ccount + 1) * 4 > (u64)(T->cmask + 1) * 3 && !chash_grow(T, 0))
 		return NULL;
 	for (i = chash_of(p->self, key) & T->cmask; (e = T->chash[i]); i = (i + 1) & T->cmask) {
 		if ((u32)(e >> 32) != p->self)

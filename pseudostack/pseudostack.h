@@ -23,7 +23,8 @@ struct rt_local;
 #define NODE_BATCH 256u
 #define SIZE_BITS (64 - NODE_BITS)
 #define SIZE_SAT ((1ull << SIZE_BITS) - 1)
-#define CHASH_INIT 256u /* first child hash: from the shared arena */
+#define CHASH_INIT 32u   /* first child hash: from the shared arena */
+#define CHASH_ARENA 256u /* child hashes this large or smaller come from the arena; larger ones are mmap'd */
 #define STACK_INIT 4096u
 #define MAX_DEPTH (1u << 20)
 
@@ -65,7 +66,7 @@ static inline u32 node_parent(const struct rt_node *n)
 
 /* pseudostack/cct.c */
 static struct rt_node *node_new(struct rt_thread *T, const struct rt_node *parent, const void *key, int kind);
-static int chash_grow(struct rt_thread *T);
+static int chash_grow(struct rt_thread *T, int locked);
 static struct rt_node *child(struct rt_thread *T, struct rt_node *p, const void *key, int kind);
 
 /* pseudostack/enter.c */

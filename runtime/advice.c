@@ -23,21 +23,30 @@
 
 #include "internal.h"
 
+/* A thread's 16-bit count of row i wrapped: 2^16 more in the shared
+   table's row. */
+static __attribute__((noinline, cold)) void bin_carry(u32 i, int is_free)
+{
+	struct bin64 *s = &g_shared_bins[i];
+	__atomic_store_n(&g_shared_bins_used, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(is_free ? &s->frees : &s->allocs, (u64)1 << 16, __ATOMIC_RELAXED);
+}
+
 /* Counts an allocation or free of size bytes in a thread's mprof bins b.
-   A bin under 1025 holds one size, so only the last bin counts bytes (in
-   row BIN_BYTES); the profile writer computes the others' (write_bins). */
+   A bin under 1025 holds one size, so only the last bin counts bytes
+   (bin_bytes); the profile writer computes the others' (write_bins). */
 static inline __attribute__((always_inline)) void bin_add(struct bin *b, u64 size, int is_free)
 {
 	u32 i = bin_of(size);
-	if (is_free)
-		b[i].frees++;
-	else
-		b[i].allocs++;
+	uint16_t *c = is_free ? &bin_row(b, i)->frees : &bin_row(b, i)->allocs;
+	if (__builtin_expect(!++*c, 0))
+		bin_carry(i, is_free);
 	if (__builtin_expect(i == NBINS - 1, 0)) {
+		struct bin64 *y = bin_bytes(b);
 		if (is_free)
-			b[BIN_BYTES].frees += size;
+			y->frees += size;
 		else
-			b[BIN_BYTES].allocs += size;
+			y->allocs += size;
 	}
 }
 
@@ -46,17 +55,18 @@ static inline __attribute__((always_inline)) void bin_add(struct bin *b, u64 siz
 static inline void bin_count(struct rt_thread *T, u64 size, int is_free)
 {
 	struct bin *b = T ? T->bins : NULL;
+	struct bin64 *s;
 	u32 i;
 	if (__builtin_expect(b != NULL, 1)) {
 		bin_add(b, size, is_free);
 		return;
 	}
 	i = bin_of(size);
-	b = &g_shared_bins[i];
-	__atomic_fetch_add(is_free ? &b->frees : &b->allocs, 1, __ATOMIC_RELAXED);
-	b = &g_shared_bins[BIN_BYTES];
+	s = &g_shared_bins[i];
+	__atomic_fetch_add(is_free ? &s->frees : &s->allocs, 1, __ATOMIC_RELAXED);
+	s = &g_shared_bins[BIN_BYTES];
 	if (i == NBINS - 1)
-		__atomic_fetch_add(is_free ? &b->frees : &b->allocs, size, __ATOMIC_RELAXED);
+		__atomic_fetch_add(is_free ? &s->frees : &s->allocs, size, __ATOMIC_RELAXED);
 }
 
 /* Counts the free of the block of side-table entry e, charged to the node

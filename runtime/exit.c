@@ -634,10 +634,10 @@ static void rt_fork_child(void)
 			i = n->next;
 		}
 		if (T->bins)
-			memset(T->bins, 0, BIN_ROWS * sizeof *T->bins);
+			memset(bin_start(T->bins), 0, TBINS_BYTES);
 	}
 	if (g_shared_bins_used) /* else never written: zeroing would copy its pages in every child */
-		zero_u64((u64 *)g_shared_bins, BIN_ROWS * (sizeof(struct bin) / sizeof(u64)));
+		zero_u64((u64 *)g_shared_bins, BIN_ROWS * (sizeof(struct bin64) / sizeof(u64)));
 	g_shared_bins_used = 0;
 	zero_u64((u64 *)&g_inh, sizeof g_inh / sizeof(u64));
 	side_inherit();

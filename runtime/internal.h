@@ -73,16 +73,44 @@ struct heapc {
 };
 
 /* mprof's bin table row: blocks allocated and freed of one size, or of
-   1025 bytes or more in the last bin (NBINS - 1). A table has BIN_ROWS
-   rows: its row BIN_BYTES holds the bytes of the last bin's blocks
-   (allocs) and of their frees (frees); the other bins' bytes are their
-   counts times their size. 16 bytes a row: a thread that allocates sizes
-   up to 255 touches one page of its table. */
+   1025 bytes or more in the last bin (NBINS - 1); the other bins' bytes
+   are their counts times their size. A thread's table is NBINS rows of
+   16-bit counts (a count that wraps is carried into the shared table:
+   bin_carry) in reverse order, row i at b - i for b its row 0 (what
+   struct rt_thread and rt_local point at), so that rows 0-511 (2 KiB)
+   end where the thread's first child cache begins (thread.c); before
+   its last row, the bytes of the last bin's blocks (allocs) and of their
+   frees (frees) in 64 bits (bin_bytes): TBINS_BYTES in all. The shared
+   table (g_shared_bins) has 64-bit rows in order, BIN_ROWS of them, its
+   row BIN_BYTES those bytes. */
 struct bin {
+	uint16_t allocs, frees;
+};
+struct bin64 {
 	u64 allocs, frees;
 };
 #define BIN_BYTES NBINS
 #define BIN_ROWS (NBINS + 1)
+#define TBINS_BYTES (NBINS * sizeof(struct bin) + sizeof(struct bin64))
+_Static_assert(NBINS * sizeof(struct bin) % sizeof(u64) == 0, "the bytes before a thread's rows aligned");
+
+/* Row i of a thread's table b (its row 0). */
+static inline struct bin *bin_row(struct bin *b, u32 i)
+{
+	return b - i;
+}
+
+/* The bytes of the last bin of a thread's table b. */
+static inline struct bin64 *bin_bytes(struct bin *b)
+{
+	return (struct bin64 *)(void *)(b - (NBINS - 1)) - 1;
+}
+
+/* The start of a thread's table b: TBINS_BYTES from there. */
+static inline void *bin_start(struct bin *b)
+{
+	return bin_bytes(b);
+}
 
 /* A thread known to the runtime. Never freed (its nodes stay for the
    profile). Fields are written by the owner thread, except as noted. */
@@ -317,7 +345,7 @@ static u32 g_nthreads;
 
 /* Bins of threads that exited (merged by their destructor) and of
    allocations and frees made after that: atomic adds. */
-static struct bin g_shared_bins[BIN_ROWS] RT_LARGE;
+static struct bin64 g_shared_bins[BIN_ROWS] RT_LARGE;
 static int g_shared_bins_used; /* a thread's bins were added to them: else never written, never read */
 
 /* Written once by rt_global_init (pthread_once on g_once), read only
@@ -785,5 +813,6 @@ static void marks_fork_prepare(void);
 static void marks_fork_parent(void);
 static void marks_fork_child(void);
 static void regions_write(struct out *o);
+static void regions_thread_exit(void);
 
 #endif /* WEAVE_INTERNAL_H */

@@ -437,10 +437,10 @@ static void write_counts(struct writer *w, struct totals *t)
 }
 
 /* Row i of the bin tables: the shared bins plus every live thread's. */
-static struct bin bins_sum(u32 i, int shared)
+static struct bin64 bins_sum(u32 i, int shared)
 {
 	struct rt_thread *T;
-	struct bin b = {0};
+	struct bin64 b = {0};
 	if (shared) {
 		b.allocs = __atomic_load_n(&g_shared_bins[i].allocs, __ATOMIC_RELAXED);
 		b.frees = __atomic_load_n(&g_shared_bins[i].frees, __ATOMIC_RELAXED);
@@ -448,8 +448,13 @@ static struct bin bins_sum(u32 i, int shared)
 	for (T = g_threads; T; T = T->next) {
 		if (!T->bins)
 			continue;
-		b.allocs += T->bins[i].allocs;
-		b.frees += T->bins[i].frees;
+		if (i == BIN_BYTES) {
+			b.allocs += bin_bytes(T->bins)->allocs;
+			b.frees += bin_bytes(T->bins)->frees;
+			continue;
+		}
+		b.allocs += bin_row(T->bins, i)->allocs;
+		b.frees += bin_row(T->bins, i)->frees;
 	}
 	return b;
 }
@@ -460,7 +465,7 @@ static void write_bins(struct out *o)
 	u32 i;
 	int shared = __atomic_load_n(&g_shared_bins_used, __ATOMIC_RELAXED);
 	for (i = 0; i < NBINS; i++) {
-		struct bin b = bins_sum(i, shared), bytes = {b.allocs * i, b.frees * i};
+		struct bin64 b = bins_sum(i, shared), bytes = {b.allocs * i, b.frees * i};
 		if (!(b.allocs | b.frees))
 			continue;
 		if (i == NBINS - 1) /* sizes of 1025 bytes or more: counted */

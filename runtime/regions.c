@@ -31,12 +31,42 @@ struct region_open {
 	u64 t0;
 };
 
-/* Per thread: the open regions, n of them, then over more not kept. */
-static __thread struct {
+/* Per thread: the open regions, n of them, then over more not kept. A
+   map of the thread's first begin (rt_regions), not a thread-local: 2.8
+   KiB of TLS in every thread's stack map made one more page of each
+   thread resident, and few threads open a region. */
+struct regions {
 	struct region_open r[REGION_OPEN];
 	unsigned n, over;
 	int last[REGION_OPEN]; /* per level: the index+1 of its last span in g_spans, 0: none */
-} rt_regions;
+};
+static __thread struct regions *rt_regions;
+
+/* The thread's regions, mapped at its first call; NULL if out of
+   memory. A signal handler's begin between the check and the store maps
+   its own, which the outer call then finds and keeps. */
+static struct regions *regions_get(void)
+{
+	struct regions *g = rt_regions, *m;
+	if (__builtin_expect(g != NULL, 1))
+		return g;
+	if (!(m = rt_map(sizeof *m)))
+		return NULL;
+	if ((g = rt_regions)) { /* a handler's came first */
+		rt_unmap(m, sizeof *m);
+		return g;
+	}
+	return rt_regions = m;
+}
+
+/* At thread exit: the thread's regions go (a later end finds none). */
+static void regions_thread_exit(void)
+{
+	struct regions *g = rt_regions;
+	rt_regions = NULL;
+	if (g)
+		rt_unmap(g, sizeof *g);
+}
 
 /* The interned region functions: an open-addressing table by label hash,
    under g_rg.lock (a spinlock taken with in_rt set). */
@@ -96,55 +126,62 @@ static const struct __weave_fn *region_fn(const char *label)
 	return fn;
 }
 
-/* Forgets the open regions whose frames a longjmp took (no guard ran). */
-static void regions_prune(void)
+/* Forgets the open regions of g whose frames a longjmp took (no guard
+   ran). */
+static void regions_prune(struct regions *g)
 {
 	struct __weave_thread *t = &__weave_tls;
-	while (rt_regions.n) {
-		const struct region_open *r = &rt_regions.r[rt_regions.n - 1];
+	while (g->n) {
+		const struct region_open *r = &g->r[g->n - 1];
 		if (r->pushed && (t->depth <= r->depth || t->stack[r->depth + 1].node->key != r->fn))
-			rt_regions.n--;
+			g->n--;
 		else
 			break;
 	}
 }
 
 /* Returns the region's level (the number of regions open on the thread
-   with it), which WEAVE_REGION's guard hands back. */
+   with it), which WEAVE_REGION's guard hands back: 1, the region not
+   kept, when the thread's regions cannot be mapped. */
 int __weave_region_begin(const char *label)
 {
 	struct rt_local *l = &rt_local;
 	int e = errno;
 	const struct __weave_fn *fn = NULL;
 	struct region_open *r;
-	if (!l->in_rt && rt_is_active() && rt_regions.n < REGION_OPEN && !rt_regions.over) {
+	struct regions *g = regions_get();
+	if (!g) {
+		errno = e;
+		return 1;
+	}
+	if (!l->in_rt && rt_is_active() && g->n < REGION_OPEN && !g->over) {
 		rt_enter(l);
 		fn = region_fn(label);
 		rt_exit(l);
 	}
-	regions_prune();
+	regions_prune(g);
 	if (!fn) {
-		rt_regions.over++;
+		g->over++;
 		errno = e;
-		return (int)(rt_regions.n + rt_regions.over);
+		return (int)(g->n + g->over);
 	}
-	r = &rt_regions.r[rt_regions.n];
+	r = &g->r[g->n];
 	r->fn = fn;
 	r->depth = __weave_tls.depth;
 	r->f = __weave_enter(fn);
 	r->pushed = __weave_tls.depth == r->depth + 1 && __weave_tls.cur->key == fn;
 	r->t0 = vm_now();
-	rt_regions.n++;
+	g->n++;
 	errno = e;
-	return (int)rt_regions.n;
+	return (int)g->n;
 }
 
 /* Adds the span of region r, which ends now, merged into the thread's
    last span if that is the same region's. */
-static void span_add(const struct region_open *r, unsigned level)
+static void span_add(struct regions *g, const struct region_open *r, unsigned level)
 {
 	struct rt_local *l = &rt_local;
-	int *last = &rt_regions.last[level];
+	int *last = &g->last[level];
 	u64 t1 = vm_now();
 	u32 k;
 	if (l->state != ST_LIVE)
@@ -172,18 +209,21 @@ static void span_add(const struct region_open *r, unsigned level)
 void __weave_region_end(void)
 {
 	struct __weave_thread *t = &__weave_tls;
+	struct regions *g = rt_regions;
 	struct region_open *r;
 	int e = errno;
-	if (rt_regions.over) {
-		rt_regions.over--;
+	if (!g)
+		return; /* an end without a begin */
+	if (g->over) {
+		g->over--;
 		return;
 	}
-	if (!rt_regions.n)
-		return; /* an end without a begin */
-	r = &rt_regions.r[--rt_regions.n];
+	if (!g->n)
+		return;
+	r = &g->r[--g->n];
 	if (r->pushed && t->depth == r->depth + 1 && t->cur->key == r->fn)
 		__weave_leave(&r->f);
-	span_add(r, rt_regions.n);
+	span_add(g, r, g->n);
 	errno = e;
 }
 
@@ -192,7 +232,8 @@ void __weave_region_end(void)
 void __weave_region_guard(int *level)
 {
 	unsigned lv = (unsigned)(*level < 0 ? -*level : *level);
-	while (lv && rt_regions.n + rt_regions.over >= lv)
+	struct regions *g;
+	while (lv && (g = rt_regions) && g->n + g->over >= lv)
 		__weave_region_end();
 }
 

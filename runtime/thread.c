@@ -16,13 +16,17 @@
 
 #include "internal.h"
 
-/* A thread's map holds its bins (BIN_ROWS rows), its first child cache
-   (CC_FIRST entries) and its pseudo-stack, in that order, so that a
-   thread that allocates a few sizes and calls a few functions makes
-   three pages resident: its sizes' bins, and the last bins, the cache and
-   the stack's first 150 levels on one page (apart, the cache's entries
-   alone, spread by their hash, took 2-3 pages of a thread's 24 KiB, and
-   the stack one). The pages become resident as they are written. The
+/* A thread's map holds its bins (TBINS_BYTES, rows in reverse order:
+   internal.h), its first child cache (CC_FIRST entries, at CC_AT) and
+   its pseudo-stack, in that order, so that a thread that allocates sizes
+   up to 511 bytes and calls functions 32 deep or less makes one page
+   resident: the map's second, which holds bins 0-511, the cache and the
+   stack's first 32 levels (apart, the cache's entries alone, spread by
+   their hash, took 2-3 pages of a thread's 24 KiB, the stack one, and
+   64-bit bins of 16 bytes a row two pages more: with 64 threads alive,
+   the runtime's maps were 35 KiB a thread; now 4). Larger sizes write
+   the first page, deeper calls the next ones, as they come: the pages
+   become resident as they are written. The
    larger cache that replaces the first when it keeps missing (cc_grow)
    is a map of its own, TMAP_BYTES. Entries are written only inside
    rt_enter/rt_exit, where a signal handler's woven code does not write
@@ -30,7 +34,9 @@
 #define CC_FIRST 64u
 #define CC_BYTES ((wsize)__WEAVE_CC_SIZE * sizeof(struct __weave_cc))
 #define TMAP_BYTES CC_BYTES
-#define HEAD_BYTES (BIN_ROWS * sizeof(struct bin) + CC_FIRST * sizeof(struct __weave_cc))
+#define CC_AT 6144u
+#define HEAD_BYTES (CC_AT + CC_FIRST * sizeof(struct __weave_cc))
+_Static_assert(CC_AT >= TBINS_BYTES && CC_AT % 4096 == 2048, "bins 0-511 (2 KiB) and the cache on one page");
 #define HEAD_SLOTS (HEAD_BYTES / sizeof(struct __weave_slot))
 _Static_assert(HEAD_BYTES % sizeof(struct __weave_slot) == 0, "the pseudo-stack's slots aligned in the thread's map");
 
@@ -146,10 +152,10 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	T->num = g_nthreads;
 	if (!(T->vm = vm_thread_new()))
 		goto fail;
-	T->bins = (struct bin *)(void *)map;
+	T->bins = (struct bin *)(void *)((char *)map + CC_AT) - 1; /* row 0, just before the cache */
 	T->stack = map;
 	T->reserved = reserved;
-	if (!chash_grow(T) || !(root = node_new(T, NULL, NULL, KIND_R)))
+	if (!chash_grow(T, 1) || !(root = node_new(T, NULL, NULL, KIND_R)))
 		goto fail;
 	T->root = root->self;
 	T->tid = (int)syscall(SYS_gettid);
@@ -160,7 +166,7 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 
 	map[HEAD_SLOTS].node = &root->pub;
 	t->stack = map + HEAD_SLOTS;
-	t->cc = (struct __weave_cc *)(void *)(T->bins + BIN_ROWS);
+	t->cc = (struct __weave_cc *)(void *)((char *)map + CC_AT);
 	fence();
 	t->ccmask = CC_FIRST - 1; /* after the cache (weave.h) */
 	t->depth = 0;
@@ -231,18 +237,22 @@ static void rt_thread_exit(void *arg)
 	T->bins = NULL;
 	l->bins = NULL;
 	__atomic_store_n(&g_shared_bins_used, 1, __ATOMIC_RELAXED);
-	for (i = 0; i < BIN_ROWS; i++) {
-		if (!(b[i].allocs | b[i].frees))
+	for (i = 0; i < NBINS; i++) {
+		const struct bin *r = bin_row(b, i);
+		if (!(r->allocs | r->frees))
 			continue;
-		__atomic_fetch_add(&g_shared_bins[i].allocs, b[i].allocs, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_shared_bins[i].frees, b[i].frees, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_shared_bins[i].allocs, r->allocs, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_shared_bins[i].frees, r->frees, __ATOMIC_RELAXED);
 	}
+	__atomic_fetch_add(&g_shared_bins[BIN_BYTES].allocs, bin_bytes(b)->allocs, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&g_shared_bins[BIN_BYTES].frees, bin_bytes(b)->frees, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&g_lock);
 	rt_unmap(T->stack, T->reserved * sizeof *T->stack);
 	T->stack = NULL;
 	if (T->cc)
 		rt_unmap(T->cc, TMAP_BYTES);
 	T->cc = NULL;
+	regions_thread_exit();
 	l->state = ST_DEAD;
 	fence();
 	l->in_rt = was;

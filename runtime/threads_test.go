@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/weave-profiler/weave/profile"
 )
 
 func TestThreads(t *testing.T) {
@@ -198,5 +200,25 @@ func TestChildCacheGrows(t *testing.T) {
 			}
 			t.Logf("handler ran %d times; f called %d times", handled, all)
 		})
+	}
+}
+
+// TestBinCarry: a thread's bins, 16-bit counts carried into the shared
+// table, give exact counts past 65535 of a size, read live (main) and
+// after the thread's exit (worker).
+func TestBinCarry(t *testing.T) {
+	t.Parallel()
+	r := run(t, build(t, "gcc", "bincarry"), nil)
+	got := weaveSummary(t, r)
+	p := readProfile(t, r.profile())
+	checkConsistent(t, p, got)
+	for _, want := range []profile.Bin{
+		{Size: 40, Allocs: 200100, Frees: 200000, Bytes: 200100 * 40, FreedBytes: 200000 * 40},
+		{Size: 300, Allocs: 70000, Frees: 70000, Bytes: 70000 * 300, FreedBytes: 70000 * 300},
+		{Size: profile.LargeBin, Allocs: 70000, Frees: 70000, Bytes: 70000 * 5000, FreedBytes: 70000 * 5000},
+	} {
+		if b := p.bin(want.Size); b != want {
+			t.Errorf("bin %+v, want %+v", b, want)
+		}
 	}
 }
