@@ -71,10 +71,6 @@ func (b *builder) ldflags(v string) []string {
 // jobs at a time. A failed gcc or weave build is an error; a failed peer
 // variant only drops its configurations for that program.
 func (b *builder) buildAll(progs []*program, cfgs []*config, jobs int) error {
-	variants := map[string]bool{}
-	for _, c := range cfgs {
-		variants[c.variant] = true
-	}
 	type job struct {
 		p *program
 		v string
@@ -82,6 +78,10 @@ func (b *builder) buildAll(progs []*program, cfgs []*config, jobs int) error {
 	var todo []job
 	seen := map[string]bool{}
 	for _, p := range progs {
+		variants := map[string]bool{}
+		for _, c := range cfgs {
+			variants[c.variant] = variants[c.variant] || p.runs(c)
+		}
 		for _, v := range []string{vGCC, vWeave, vWeaveAll, vPG, vClang, vLSan} {
 			if variants[v] && !seen[p.artefact+"."+v] {
 				seen[p.artefact+"."+v] = true

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -180,7 +181,7 @@ type toolRun struct {
 func (res *results) measureProgram(b *builder, p *program, o *options) {
 	var cfgs []*config
 	for _, c := range res.configs {
-		if b.binary(p, c.variant) != "" {
+		if b.binary(p, c.variant) != "" && p.runs(c) {
 			cfgs = append(cfgs, c)
 		}
 	}
@@ -213,6 +214,11 @@ func (res *results) measureProgram(b *builder, p *program, o *options) {
 		logf("%s: round %d/%d done (%s)", p.name, r+1, o.runs, time.Since(start).Round(time.Second))
 	}
 	os.RemoveAll(runDir)
+}
+
+// runs says whether configuration c runs on the program.
+func (p *program) runs(c *config) bool {
+	return !c.peer || p.peers == nil || slices.Contains(p.peers, c.name)
 }
 
 // profile is where the weave profile of a program's last run is kept.

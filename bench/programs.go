@@ -17,19 +17,19 @@ type sizes struct {
 	depthN    int    // depth: allocations
 	luaRounds int    // alloc.lua rounds (about 340 allocations each)
 	sqlRows   int    // workload.sql rows
-	messages  int    // server: messages per thread
+	messages  int    // server: messages in all, shared out among its threads
 	bigOpt    string // optimisation of the Lua and sqlite builds
 	suiteRuns int    // profiles weave merge sums (a test suite's runs)
 }
 
 var sizeTable = map[string]sizes{
 	"full": {runs: 5, widgets: 1000000, trees: 16, fib: 35, loop: 10000000, depthN: 5000000,
-		luaRounds: 25000, sqlRows: 100000, messages: 1000000, bigOpt: "-O2",
+		luaRounds: 25000, sqlRows: 100000, messages: 32000000, bigOpt: "-O2",
 		suiteRuns: 4437},
 	// tiny only checks that everything still builds and runs: Lua and
 	// sqlite are built at -O0, which compiles in a fraction of the time.
 	"tiny": {runs: 1, widgets: 10000, trees: 6, fib: 20, loop: 100000, depthN: 6400,
-		luaRounds: 100, sqlRows: 1000, messages: 2000, bigOpt: "-O0",
+		luaRounds: 100, sqlRows: 1000, messages: 8000, bigOpt: "-O0",
 		suiteRuns: 50},
 }
 
@@ -43,6 +43,8 @@ type program struct {
 	stdin      string // file on standard input, or ""
 	allocs     bool   // an allocation benchmark: per-event costs are shown
 	threads    int    // threads that allocate (0: one); per-event costs are also per CPU second
+	// peers, if not nil, are the only peer configurations run on it
+	peers []string
 }
 
 // programs lists the benchmark programs at sizes sz.
@@ -57,13 +59,21 @@ func programs(e *env, sz sizes) []*program {
 			args: []string{itoa(d), itoa(sz.depthN)}, allocs: true,
 		}
 	}
+	// The server rows share one number of messages among their threads,
+	// so that each row's plain run is long enough (0.5 s or more at full
+	// size) for its wall time to be read: with 1,000,000 messages a
+	// thread, plain server-2 took 27 to 76 ms from one command to the
+	// next. valgrind runs one thread at a time and uftrace records every
+	// call: of the peers, only those that run the threads as they are.
 	server := func(t int) *program {
+		n := sz.messages / t
 		return &program{
 			name: "server-" + itoa(t),
 			desc: fmt.Sprintf("bench/programs/server.c: %d thread(s) x %s messages of 16-271 bytes, two calls down, kept in a ring; every 64th freed by another thread",
-				t, commas(int64(sz.messages))),
+				t, commas(int64(n))),
 			artefact: "server", build: single(filepath.Join(e.src, "server.c"), "-lpthread"),
-			args: []string{itoa(t), itoa(sz.messages)}, allocs: true, threads: t,
+			args: []string{itoa(t), itoa(n)}, allocs: true, threads: t,
+			peers: []string{"clang", "lsan", "heaptrack"},
 		}
 	}
 	threads := func(t int) *program {
