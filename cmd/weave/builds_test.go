@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"fmt"
 	"net"
 	"os"
@@ -1024,5 +1025,24 @@ func TestLinkOnly(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("temporary files after the -shared link: %v", ents)
+	}
+}
+
+// TestStaticBinary: weave is built (as `go build` builds it, cgo
+// available) into a static binary: no dynamic loader, libc or pthread
+// start in each of the build's many weave cc processes. Package net
+// (the control socket's dial) would bring cgo back; tracepoints dials
+// with syscalls instead.
+func TestStaticBinary(t *testing.T) {
+	f, err := elf.Open(weaveBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			libs, _ := f.ImportedLibraries()
+			t.Errorf("weave is dynamically linked (PT_INTERP; libraries %v): a package needs cgo (go list -deps ./cmd/weave | grep -x -e net -e runtime/cgo)", libs)
+		}
 	}
 }
