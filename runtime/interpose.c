@@ -374,6 +374,20 @@ static inline void lib_free(void *p)
 	rt_exit(l);                                                 \
 	return r
 
+/* HIDDEN_ALLOC for the functions programs call rarely (advice.c's
+   RT_ALLOC_RARE). */
+#define HIDDEN_ALLOC_RARE(op, call, size)                                          \
+	struct rt_local *l = &rt_local;                                            \
+	void *r;                                                                   \
+	if (__builtin_expect(l->in_rt || !hidden_on(), 0))                         \
+		return call;                                                       \
+	rt_enter(l);                                                               \
+	r = call;                                                                  \
+	if (__builtin_expect(r != NULL, 1))                                        \
+		note_kept(l, hidden_site(op, __builtin_return_address(0)), r, size); \
+	rt_exit(l);                                                                \
+	return r
+
 #if RT_INTERPOSE
 __attribute__((weak)) void *malloc(size_t n)
 {
@@ -395,34 +409,34 @@ __attribute__((weak)) void *memalign(size_t align, size_t n)
 {
 	if (__builtin_expect(rt_local.resolving, 0))
 		return boot_alloc(n, align);
-	HIDDEN_ALLOC(__WEAVE_MEMALIGN, REAL_FN(memalign)(align, n), n);
+	HIDDEN_ALLOC_RARE(__WEAVE_MEMALIGN, REAL_FN(memalign)(align, n), n);
 }
 
 __attribute__((weak)) void *aligned_alloc(size_t align, size_t n)
 {
 	if (__builtin_expect(rt_local.resolving, 0))
 		return boot_alloc(n, align);
-	HIDDEN_ALLOC(__WEAVE_ALIGNED_ALLOC, real_aligned_alloc(align, n), n);
+	HIDDEN_ALLOC_RARE(__WEAVE_ALIGNED_ALLOC, real_aligned_alloc(align, n), n);
 }
 
 __attribute__((weak)) void *valloc(size_t n)
 {
 	if (__builtin_expect(rt_local.resolving, 0))
 		return boot_alloc(n, 4096);
-	HIDDEN_ALLOC(__WEAVE_VALLOC, REAL_FN(valloc)(n), n);
+	HIDDEN_ALLOC_RARE(__WEAVE_VALLOC, REAL_FN(valloc)(n), n);
 }
 
 __attribute__((weak)) void *pvalloc(size_t n)
 {
 	if (__builtin_expect(rt_local.resolving, 0))
 		return boot_alloc((n + 4095) & ~(size_t)4095, 4096);
-	HIDDEN_ALLOC(__WEAVE_PVALLOC, REAL_FN(pvalloc)(n), n);
+	HIDDEN_ALLOC_RARE(__WEAVE_PVALLOC, REAL_FN(pvalloc)(n), n);
 }
 
 __attribute__((weak)) int posix_memalign(void **pp, size_t align, size_t n)
 {
 	struct rt_local *l = &rt_local;
-	int rc, e;
+	int rc;
 	if (__builtin_expect(l->resolving, 0))
 	{
 		void *p = boot_alloc(n, align);
@@ -435,11 +449,8 @@ __attribute__((weak)) int posix_memalign(void **pp, size_t align, size_t n)
 		return real_posix_memalign(pp, align, n);
 	rt_enter(l);
 	rc = real_posix_memalign(pp, align, n);
-	if (rc == 0) {
-		e = errno;
-		note_alloc(l, hidden_site(__WEAVE_POSIX_MEMALIGN, __builtin_return_address(0)), *pp, n);
-		errno = e;
-	}
+	if (rc == 0)
+		note_kept(l, hidden_site(__WEAVE_POSIX_MEMALIGN, __builtin_return_address(0)), *pp, n);
 	rt_exit(l);
 	return rc;
 }
