@@ -69,7 +69,7 @@ func (cfg *Config) CC(args []string) error {
 	if err := samefile.Check(c.output, c.inputNames()...); err != nil {
 		return err
 	}
-	cfg.portableGuard = portableGuard(c.compileFlags())
+	cfg.portableGuard, cfg.callGuard = portableGuard(c.compileFlags()), !optimised(c.compileFlags())
 	cfg.executable = c.forExecutable()
 	if c.passthrough || len(c.inputs) == 0 || c.probe() ||
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||

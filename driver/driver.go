@@ -48,6 +48,9 @@ type Config struct {
 	// with -masm=intel or without optimisation (at -O0 gcc spills every
 	// operand of the asm fast paths: bigger frames, no time gained).
 	portableGuard bool
+	// callGuard: weave.Options.CallGuard, for a command line without
+	// optimisation.
+	callGuard bool
 	// executable: weave.Options.Executable, for a command line whose
 	// units certainly go into an executable (cmdline.forExecutable).
 	executable bool
@@ -120,7 +123,7 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	if err != nil {
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
-	cfg.portableGuard = portableGuard(flags)
+	cfg.portableGuard, cfg.callGuard = portableGuard(flags), !optimised(flags)
 	cfg.executable = compiledForExecutable(flags)
 	return cfg.weaveUnit(src, text, parse.NewDialect(cfg.Compiler, flags), nil)
 }
@@ -197,7 +200,7 @@ var verboseNotes sync.Once
 // holds them all: wovenCacheKey).
 func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
 	return weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
-		Extern: extern, PortableGuard: cfg.portableGuard, Executable: cfg.executable}
+		Extern: extern, PortableGuard: cfg.portableGuard, CallGuard: cfg.callGuard, Executable: cfg.executable}
 }
 
 // weaveText weaves the preprocessed text of src for the compile step and
@@ -328,11 +331,17 @@ func firstLine(s string) string {
 // weave.h's C fast paths: under -masm=intel (the asm ones are AT&T
 // syntax), or without optimisation.
 func portableGuard(flags []string) bool {
+	return !optimised(flags) || slices.Contains(flags, "-masm=intel")
+}
+
+// optimised tells whether a compile with flags optimises (its last -O
+// option is not -O0).
+func optimised(flags []string) bool {
 	opt := false
 	for _, f := range flags {
 		if strings.HasPrefix(f, "-O") {
 			opt = f != "-O0"
 		}
 	}
-	return !opt || slices.Contains(flags, "-masm=intel")
+	return opt
 }

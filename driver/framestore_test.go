@@ -96,5 +96,8 @@ func TestPortableGuard(t *testing.T) {
 		if got := portableGuard(strings.Fields(flags)); got != want {
 			t.Errorf("portableGuard(%q) = %v, want %v", flags, got, want)
 		}
+		if got, want := optimised(strings.Fields(flags)), want && !strings.Contains(flags, "-masm=intel"); got == want {
+			t.Errorf("optimised(%q) = %v", flags, got)
+		}
 	}
 }

@@ -341,6 +341,22 @@ static void pointcut_record(struct out *o)
 	__atomic_store_n(&g_pc_lock, 0, __ATOMIC_RELEASE);
 }
 
+/* The guard as calls (weave.h): code compiled without optimisation. */
+struct __weave_frame __weave_enter_call(const struct __weave_fn *fn)
+{
+	return __weave_enter(fn);
+}
+
+void __weave_leave_call(struct __weave_frame *f)
+{
+	__weave_leave(f);
+}
+
+struct __weave_frame __weave_enter_ptr_call(const struct __weave_fn *fn, __weave_size_t t)
+{
+	return __weave_enter_ptr(fn, t);
+}
+
 int __weave_setjmp_return(struct __weave_frame *f, int v)
 {
 	struct __weave_thread *t = &__weave_tls;

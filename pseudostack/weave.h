@@ -209,6 +209,17 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn);
 struct __weave_frame __weave_enter_timed(const struct __weave_fn *fn);
 void __weave_leave_timed(unsigned depth); /* a timed frame's depth field */
 
+/* The guard as calls, for code compiled without optimisation (no
+   __OPTIMIZE__: the weaver picks them, guardVariant). There the inline
+   C below is inlined all the same (always_inline), each of its locals a
+   slot of the woven function's frame: 144 bytes more a frame under gcc
+   -O0, 176 under clang, where the guard alone is 16; a program recursing
+   deep ran out of stack four times sooner than unwoven. The calls (to
+   the same C, enter.c) leave only the guard in the frame. */
+struct __weave_frame __weave_enter_call(const struct __weave_fn *fn);
+void __weave_leave_call(struct __weave_frame *f);
+struct __weave_frame __weave_enter_ptr_call(const struct __weave_fn *fn, __weave_size_t t);
+
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
 __weave_enter(const struct __weave_fn *fn)
 {

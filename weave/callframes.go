@@ -54,7 +54,7 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 func (w *weaver) callGuard(enter string) string {
 	if w.callOnce {
 		pushed := "__weave_pushed"
-		if w.guard != "" {
+		if strings.HasSuffix(w.guard, "x64") {
 			pushed = "__weave_pushed_x64"
 		}
 		return fmt.Sprintf("if (!%s(&__weave_f)) __weave_f = %s", pushed, enter)

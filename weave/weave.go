@@ -38,6 +38,10 @@ type Options struct {
 	// PortableGuard: frame with weave.h's C fast paths even where its
 	// x86-64 asm ones would do (the compiler writes Intel syntax).
 	PortableGuard bool
+	// CallGuard: frame with calls of weave.h's C guard (__weave_enter_call
+	// & co.), for code compiled without optimisation, where its inline C
+	// would keep every local in the framed function's frame.
+	CallGuard bool
 	// Executable: the unit certainly goes into an executable (the command
 	// links one, not a shared object, or the user compiles for one
 	// explicitly): only then may its guard address the thread's fields at
@@ -194,7 +198,10 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 		extern:  opts.Extern,
 	}
 	w.pointcut = opts.Pointcut()
-	if !opts.PortableGuard {
+	switch {
+	case opts.CallGuard:
+		w.guard = "_call"
+	case !opts.PortableGuard:
 		w.guard = guardVariant(u.AST, opts.Executable)
 	}
 	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {

@@ -185,7 +185,8 @@ void *outer2(void)
 // PIE or position-dependent, whichever gcc's default), the initial-exec
 // ones (_iex64) for such code that may go into a shared object (a -c
 // compile), the others (_x64) under -fPIC; with PortableGuard (and on
-// other targets) the C ones.
+// other targets) the C ones; with CallGuard (no optimisation) the C ones
+// as calls (_call), whose locals stay out of the woven function's frame.
 func TestGuardVariant(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "g.c")
 	if err := os.WriteFile(src, []byte("int f(int x) { return x + 1; }\n"), 0o644); err != nil {
@@ -193,16 +194,17 @@ func TestGuardVariant(t *testing.T) {
 	}
 	hdr := pseudostack.Header() // weave.h and the guard variants generated from it
 	for _, c := range []struct {
-		flags         []string
-		portable, exe bool
-		want          string
+		flags                []string
+		portable, calls, exe bool
+		want                 string
 	}{
-		{nil, false, true, "_lex64"},
-		{nil, false, false, "_iex64"}, // default PIE, -c or -shared: it may go into a shared object (driver's forExecutable)
-		{[]string{"-fPIE"}, false, true, "_lex64"},
-		{[]string{"-fno-pie"}, false, true, "_lex64"},
-		{[]string{"-fPIC"}, false, true, "_x64"},
-		{nil, true, true, ""},
+		{nil, false, false, true, "_lex64"},
+		{nil, false, false, false, "_iex64"}, // default PIE, -c or -shared: it may go into a shared object (driver's forExecutable)
+		{[]string{"-fPIE"}, false, false, true, "_lex64"},
+		{[]string{"-fno-pie"}, false, false, true, "_lex64"},
+		{[]string{"-fPIC"}, false, false, true, "_x64"},
+		{nil, true, false, true, ""},
+		{nil, true, true, true, "_call"},
 	} {
 		var stderr bytes.Buffer
 		text, err := parse.Preprocess([]string{"gcc"}, c.flags, src, &stderr)
@@ -213,11 +215,11 @@ func TestGuardVariant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Weave(u, Options{Prologue: hdr, Frames: FramesAll, PortableGuard: c.portable, Executable: c.exe})
+		res, err := Weave(u, Options{Prologue: hdr, Frames: FramesAll, PortableGuard: c.portable, CallGuard: c.calls, Executable: c.exe})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if goruntime.GOARCH != "amd64" {
+		if goruntime.GOARCH != "amd64" && !c.calls {
 			c.want = ""
 		}
 		want := fmt.Sprintf("cleanup(__weave_leave%s), unused)) = __weave_enter%s(&", c.want, c.want)
