@@ -121,7 +121,7 @@ typedef u64 scrub8 __attribute__((may_alias));
 /* scrub_freed's blocks of 65 to SCRUB_MAX bytes. 16-byte stores from
    each end, which overlap in the middle (as memset does), here and below:
    a loop costs more (or becomes a call to memset). */
-static __attribute__((noinline)) void scrub_big(void *p, u64 n)
+static inline __attribute__((always_inline)) void scrub_big_inline(void *p, u64 n)
 {
 	const scrub16 z = {0};
 	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
@@ -133,23 +133,41 @@ static __attribute__((noinline)) void scrub_big(void *p, u64 n)
 	e[-3] = e[-2] = e[-1] = e[0] = z;
 }
 
-static inline __attribute__((always_inline)) void scrub_freed(void *p, u64 n)
+static __attribute__((noinline)) void scrub_big(void *p, u64 n)
+{
+	scrub_big_inline(p, n);
+}
+
+/* Whether a freed block of more than 64 bytes goes to scrub_big. */
+static inline int scrub_big_due(u64 n)
+{
+	return __builtin_expect(g_scrub, 1) && n <= SCRUB_MAX;
+}
+
+/* scrub_freed of a block of at most 64 bytes: no call. */
+static inline __attribute__((always_inline)) void scrub_small(void *p, u64 n)
 {
 	const scrub16 z = {0};
 	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
-	if (!__builtin_expect(g_scrub, 1) || n > SCRUB_MAX || n < 8)
+	if (!__builtin_expect(g_scrub, 1) || n < 8)
 		return;
 	if (n < 16) {
 		*(scrub8 *)p = 0;
 		return;
 	}
-	if (n > 64) {
-		scrub_big(p, n);
-		return;
-	}
 	if (n > 32)
 		a[1] = e[-1] = z;
 	a[0] = e[0] = z;
+}
+
+static inline __attribute__((always_inline)) void scrub_freed(void *p, u64 n)
+{
+	if (n > 64) {
+		if (scrub_big_due(n))
+			scrub_big(p, n);
+		return;
+	}
+	scrub_small(p, n);
 }
 
 /* The allocation leaf for site s under cur, or NULL: the A child of cur,
@@ -247,101 +265,116 @@ static inline __attribute__((always_inline)) u64 note_free(struct rt_local *l, v
    names, so it reads one slot, not two. Anything else takes the general
    path, from the start: a fast path that gives up has written nothing. */
 
-/* Counts block n bytes allocated (is_free 0) or freed at node nd's heap
-   counters and bins b, as note_alloc and charge_free do: a free of
+/* Counts the free of a block of n bytes of node nd in its heap counters
+   and bins b, as charge_free does (the heap timeline apart): a block of
    another thread's node atomically, in rf and rg. l is &rt_local, read
-   once by the caller (each TLS access here costs a call's clobbers). */
-static inline __attribute__((always_inline)) void fast_count(struct rt_local *l, const struct rt_node *nd, struct bin *b, u64 n,
-							     int is_free)
+   once by the caller (each TLS access here costs a call's clobbers). The
+   caller counts the heap timeline after: a peak snapshot (vm_down) reads
+   the counters with this free. */
+static inline __attribute__((always_inline)) void free_count(struct rt_local *l, const struct rt_node *nd, struct bin *b, u64 n)
 {
 	struct heapc *h = nd->u.heap;
-	int c = size_class(n);
-	/* The heap timeline last: a peak snapshot (vm_up) reads the counters
-	   with this allocation, and nothing is live across its slow path's
-	   call. */
-	bin_add(b, n, is_free);
-	if (is_free && __builtin_expect(nd->thread != l->num, 0)) {
+	u32 c = size_class(n);
+	bin_add(b, n, 1);
+	if (__builtin_expect(nd->thread != l->num, 0)) {
 		__atomic_fetch_add(&h->rf[c], 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&h->rg[c], n, __ATOMIC_RELAXED);
-		vm_free_in(l->vm, n);
-	} else if (is_free) {
+	} else {
 		h->f[c]++;
 		h->g[c] += n;
-		vm_free_in(l->vm, n);
-	} else {
-		h->a[c]++;
-		h->b[c] += n;
-		vm_alloc_in(l->vm, n);
 	}
 }
 
-/* alloc_fast for a block of COARSE_MIN bytes or more. */
-static inline __attribute__((always_inline)) int alloc_coarse(struct rt_local *l, struct bin *b, struct rt_node *a, uintptr_t ad, u64 n)
+/* note_alloc keeping errno, in_rt set: the general path of an allocation
+   the fast path made but could not record, and of the rarely called
+   allocation functions (RT_ALLOC_RARE). */
+static __attribute__((noinline)) void note_kept(struct rt_local *l, const struct __weave_site *s, void *p, u64 n)
 {
-	void *sl;
-	if (n >= SLOT_SIZE_MAX || !(sl = radix_slot(1, ad, 0)) || slot_load(1, sl) ||
-	    __atomic_load_n(&g_spill_count, __ATOMIC_RELAXED))
-		return 0;
-	slot_store(1, sl, slot_make(1, ad, n << NODE_BITS | a->self));
-	fast_count(l, a, b, n, 0);
-	return 1;
+	int *ep = rt_errno(l), e = *ep;
+	note_alloc(l, s, p, n);
+	*ep = e;
 }
 
-/* Records block p (not NULL) of n bytes at site s; 0 if it cannot. */
-static inline __attribute__((always_inline)) int alloc_fast(struct rt_local *l, struct bin *b, const struct __weave_site *s, void *p, u64 n)
+/* __weave_malloc's rare ends, out of line so that its fast path makes
+   no call after the real malloc's and keeps only what it needs of its
+   own across that one: block r of n bytes at site s, which the fast
+   path could not record, to the general path; the heap timeline's slow
+   path for it. Each returns r, with in_rt cleared. */
+static __attribute__((noinline)) void *malloc_kept(struct rt_local *l, const struct __weave_site *s, void *r, u64 n)
+{
+	note_kept(l, s, r, n);
+	rt_exit(l);
+	return r;
+}
+
+static __attribute__((noinline)) void *malloc_up(struct rt_local *l, void *r, u64 n)
+{
+	vm_up(l->vm, n);
+	rt_exit(l);
+	return r;
+}
+
+/* The fast path of an allocation (see above) from the real malloc's
+   block r (not NULL) of n bytes at site s to its return, in_rt
+   cleared: the A cache's leaf, its slot (an empty one, and the spill
+   table empty), its counts as note_alloc counts them. */
+static inline __attribute__((always_inline)) void *alloc_fast(struct rt_local *l, const struct __weave_site *s, void *r, u64 n)
 {
 	struct rt_node *a = ((struct rt_node *)(void *)__weave_tls.cur)->u.acache;
-	uintptr_t ad = (uintptr_t)p;
-	u32 *sl;
-	if (__builtin_expect(a->pub.key != s, 0))
-		return 0;
-	if (__builtin_expect(n >= COARSE_MIN, 0))
-		return alloc_coarse(l, b, a, ad, n);
-	if (__builtin_expect(a->self > FINE_NODE_MAX, 0))
-		return 0;
-	if (__builtin_expect((sl = fine_slot(ad)) == NULL, 0))
-		return 0;
-	if (__builtin_expect(__atomic_load_n(sl, __ATOMIC_RELAXED) != 0, 0))
-		return 0;
-	if (__builtin_expect(__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) != 0, 0))
-		return 0;
-	__atomic_store_n(sl, fine_make(ad, (u32)n, a->self), __ATOMIC_RELAXED);
-	fast_count(l, a, b, n, 0);
-	return 1;
+	struct bin *b = l->bins; /* read again: nothing is kept across the real malloc but s and n */
+	uintptr_t ad = (uintptr_t)r;
+	struct heapc *h;
+	u32 c;
+	if (__builtin_expect(a->pub.key != s || !b, 0))
+		return malloc_kept(l, s, r, n);
+	if (__builtin_expect(n >= COARSE_MIN, 0)) {
+		void *sl;
+		if (n >= SLOT_SIZE_MAX || !(sl = radix_slot(1, ad, 0)) || slot_load(1, sl) ||
+		    __atomic_load_n(&g_spill_count, __ATOMIC_RELAXED))
+			return malloc_kept(l, s, r, n);
+		slot_store(1, sl, coarse_make(ad, n, a->self));
+	} else {
+		u32 *sl;
+		if (__builtin_expect(a->self > FINE_NODE_MAX || (sl = fine_slot(ad)) == NULL, 0) ||
+		    __builtin_expect(__atomic_load_n(sl, __ATOMIC_RELAXED) != 0, 0) ||
+		    __builtin_expect(__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) != 0, 0))
+			return malloc_kept(l, s, r, n);
+		__atomic_store_n(sl, fine_make(ad, (u32)n, a->self), __ATOMIC_RELAXED);
+	}
+	h = a->u.heap;
+	c = size_class(n);
+	bin_add(b, n, 0);
+	h->a[c]++;
+	h->b[c] += n;
+	if (__builtin_expect(!vm_alloc_try(l->vm, n), 0))
+		return malloc_up(l, r, n);
+	rt_exit(l);
+	return r;
 }
 
-/* free_fast in the fine tree, whose slot for block ad is sl (may be
-   NULL): 1 if it held the block. */
-static inline __attribute__((always_inline)) int free_in_fine(struct rt_local *l, struct bin *b, uintptr_t ad, u32 *sl)
+/* Takes block ad out of the fine tree's slot sl (may be NULL), resp.
+   out of the coarse tree: 1 and the node and size it held, or 0 if the
+   slot did not hold it. */
+static inline __attribute__((always_inline)) int fine_take(u32 *sl, uintptr_t ad, u32 *ni, u64 *n)
 {
-	u32 v, n;
-	if (__builtin_expect(!sl, 0) || !fine_holds(v = __atomic_load_n(sl, __ATOMIC_RELAXED), ad))
+	u32 v;
+	if (__builtin_expect(!sl || !fine_holds(v = __atomic_load_n(sl, __ATOMIC_RELAXED), ad), 0))
 		return 0;
 	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
-	n = fine_size(v);
-	fast_count(l, node_at(fine_node(v)), b, n, 1);
-	scrub_freed((void *)ad, n);
+	*ni = fine_node(v);
+	*n = fine_size(v);
 	return 1;
 }
 
-/* free_fast in the coarse tree, then, if fsl is not NULL, in the fine
-   tree's slot fsl: 1 if one held block ad. */
-static inline __attribute__((always_inline)) int free_coarse(struct rt_local *l, struct bin *b, uintptr_t ad, u32 *fsl)
+static inline __attribute__((always_inline)) int coarse_take(uintptr_t ad, u32 *ni, u64 *n)
 {
-	void *sl = radix_slot(1, ad, 0);
-	u64 v, val;
-	if (!sl || !slot_holds(1, v = slot_load(1, sl), ad) || !((val = slot_val(1, v)) & NODE_MASK))
-		return fsl && free_in_fine(l, b, ad, fsl);
-	slot_store(1, sl, 0);
-	fast_count(l, node_at((u32)(val & NODE_MASK)), b, val >> NODE_BITS, 1);
-	scrub_freed((void *)ad, val >> NODE_BITS);
+	u64 *sl = radix_slot(1, ad, 0), v;
+	if (__builtin_expect(!sl || !coarse_holds(v = __atomic_load_n(sl, __ATOMIC_RELAXED), ad), 0))
+		return 0;
+	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
+	*ni = coarse_node(v);
+	*n = coarse_size(v);
 	return 1;
-}
-
-/* free_coarse out of line, for a block the fine tree did not hold. */
-static __attribute__((noinline)) int free_coarse_only(struct rt_local *l, struct bin *b, uintptr_t ad)
-{
-	return free_coarse(l, b, ad, NULL);
 }
 
 /* Whether block ad is likely in the coarse tree. Under the C library's
@@ -360,35 +393,95 @@ static inline int coarse_hint(uintptr_t ad)
 	return (ad & __atomic_load_n(&g_hint_mask, __ATOMIC_RELAXED)) && ((const wsize *)ad)[-1] >= 160;
 }
 
-/* Forgets and counts the free of block p, with bins b; 0 if it cannot. */
-static inline __attribute__((always_inline)) int free_fast(struct rt_local *l, struct bin *b, void *p)
+/* The end of a fast-path free: in_rt cleared, then the real free, the
+   function's last call (a jump), through free_last (interpose.c), which
+   is the C library's free itself: it calls nothing the runtime
+   interposes, so in_rt need not cover it (another allocator's is called
+   with in_rt set, as on the general path). p was recorded, so it is not
+   a boot block. */
+static inline __attribute__((always_inline)) void free_done(struct rt_local *l, void *p)
+{
+	rt_exit(l);
+	g_real.free_last(p);
+}
+
+static void free_general(void *p);
+
+/* __weave_free's rare ends, out of line so that its fast path makes no
+   call but the last and keeps no register across one (no saves): the
+   tree coarse_hint named did not hold block p (hinted: it named the
+   coarse one), so the other is tried, else the general path; the heap
+   timeline's slow path for a free of n bytes; the scrub of a block of
+   more than 64 bytes. */
+static __attribute__((noinline)) void free_miss(struct rt_local *l, struct bin *b, void *p, int hinted)
 {
 	uintptr_t ad = (uintptr_t)p;
-	u32 *fsl = fine_slot(ad);
+	u32 ni;
+	u64 n;
+	if (!(hinted ? fine_take(fine_slot(ad), ad, &ni, &n) : coarse_take(ad, &ni, &n))) {
+		rt_exit(l);
+		free_general(p);
+		return;
+	}
+	free_count(l, node_at(ni), b, n);
+	vm_free_in(l->vm, n);
+	scrub_freed(p, n);
+	free_done(l, p);
+}
+
+static __attribute__((noinline)) void free_down(struct rt_local *l, void *p, u64 n)
+{
+	vm_down(l->vm, n);
+	scrub_freed(p, n);
+	free_done(l, p);
+}
+
+static __attribute__((noinline)) void free_scrub_big(struct rt_local *l, void *p, u64 n)
+{
+	scrub_big_inline(p, n);
+	free_done(l, p);
+}
+
+/* The fast path of a free (see above) from in_rt set to the real free:
+   the slot of block p in the tree coarse_hint names, its node and size,
+   counted as free_count counts it. */
+static inline __attribute__((always_inline)) void free_fast(struct rt_local *l, struct bin *b, void *p)
+{
+	uintptr_t ad = (uintptr_t)p;
+	u32 *fsl = fine_slot(ad), ni;
+	const struct rt_node *nd;
+	u64 n;
+	int hinted;
 	/* The fine slot's cache miss overlaps the chunk header's. */
 	if (fsl)
 		__builtin_prefetch(fsl);
-	if (coarse_hint(ad))
-		return free_coarse(l, b, ad, fsl);
-	return free_in_fine(l, b, ad, fsl) || free_coarse_only(l, b, ad);
+	hinted = coarse_hint(ad);
+	if (__builtin_expect(!(hinted ? coarse_take(ad, &ni, &n) : fine_take(fsl, ad, &ni, &n)), 0)) {
+		free_miss(l, b, p, hinted);
+		return;
+	}
+	nd = node_at(ni);
+	free_count(l, nd, b, n);
+	if (__builtin_expect(!vm_free_try(l->vm, n), 0)) {
+		free_down(l, p, n);
+		return;
+	}
+	if (n > 64) {
+		if (scrub_big_due(n)) {
+			free_scrub_big(l, p, n);
+			return;
+		}
+	} else {
+		scrub_small(p, n);
+	}
+	free_done(l, p);
 }
 
-/* The thread's bins if the fast paths may run now (see above), else
-   NULL; outer matters to an allocation only. */
-static inline struct bin *fast_bins(struct rt_local *l, int alloc)
+/* Whether the fast paths may run now (see above), the thread's bins
+   apart; outer matters to an allocation only. */
+static inline int fast_state(struct rt_local *l, int alloc)
 {
-	if (__builtin_expect((l->in_rt | (alloc ? l->outer : 0) | __atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED)) != 0, 0))
-		return NULL;
-	return l->bins;
-}
-
-/* note_alloc keeping errno, in_rt set: the general path of an allocation
-   the fast path made but could not record. */
-static __attribute__((noinline)) void note_kept(struct rt_local *l, const struct __weave_site *s, void *p, u64 n)
-{
-	int *ep = rt_errno(l), e = *ep;
-	note_alloc(l, s, p, n);
-	*ep = e;
+	return __builtin_expect((l->in_rt | (alloc ? l->outer : 0) | __atomic_load_n(&g_tp_attn, __ATOMIC_RELAXED)) == 0, 1);
 }
 
 /* The allocation advice. Pattern: if re-entered, call the real function
@@ -436,16 +529,19 @@ static __attribute__((noinline)) void *malloc_general(const struct __weave_site 
 void *__weave_malloc(const struct __weave_site *s, wsize n)
 {
 	struct rt_local *l = &rt_local;
-	struct bin *b = fast_bins(l, 1);
 	void *r;
-	if (__builtin_expect(!b, 0))
+	/* The bins are tested after the real malloc (alloc_fast): a thread
+	   not set up, whose first allocation sets it up, goes from there to
+	   note_alloc as it would from malloc_general. */
+	if (!fast_state(l, 1))
 		return malloc_general(s, n);
 	rt_enter(l);
 	r = g_real.malloc(n); /* real_direct: ATTN_LIB is clear */
-	if (r && !alloc_fast(l, b, s, r, n))
-		note_kept(l, s, r, n);
-	rt_exit(l);
-	return r;
+	if (__builtin_expect(r == NULL, 0)) {
+		rt_exit(l);
+		return r;
+	}
+	return alloc_fast(l, s, r, n);
 }
 
 void *__weave_calloc(const struct __weave_site *s, wsize n, wsize size)
@@ -523,20 +619,14 @@ static __attribute__((noinline)) void free_general(void *p)
 void __weave_free(const struct __weave_site *s, void *p)
 {
 	struct rt_local *l = &rt_local;
-	struct bin *b = fast_bins(l, 0);
+	struct bin *b = fast_state(l, 0) ? l->bins : NULL;
 	(void)s;
 	if (__builtin_expect(!b, 0)) {
 		free_general(p);
 		return;
 	}
 	rt_enter(l);
-	if (__builtin_expect(!free_fast(l, b, p), 0)) {
-		rt_exit(l);
-		free_general(p);
-		return;
-	}
-	g_real.free(p); /* real_direct (ATTN_LIB is clear); p was recorded, so not a boot block */
-	rt_exit(l);
+	free_fast(l, b, p);
 }
 
 /* realloc and reallocarray (m == 0: realloc(p, n)). */

@@ -407,6 +407,7 @@ static struct {
 static struct {
 	void *(*malloc)(size_t);
 	void (*free)(void *);
+	void (*free_last)(void *); /* free, or, unless it is the C library's, free_covered (interpose.c) */
 	void *(*calloc)(size_t, size_t);
 	void *(*realloc)(void *, size_t);
 	void *(*reallocarray)(void *, size_t, size_t);
@@ -531,7 +532,7 @@ static const unsigned char g_class_lo[1025] = {
 	[0 ... 32] = 0, [33 ... 256] = 1, [257 ... 1024] = 2,
 };
 
-static inline int size_class(u64 n)
+static inline u32 size_class(u64 n)
 {
 	return __builtin_expect(n <= 1024, 1) ? g_class_lo[n] : n <= 2048 ? 2 : 3;
 }

@@ -99,6 +99,20 @@ static void lib_attn(void)
 		__atomic_fetch_and(&g_tp_attn, ~ATTN_LIB, __ATOMIC_SEQ_CST);
 }
 
+/* The real free with in_rt set, as the free's fast path ends in it
+   (g_real.free_last) when the real free is not the C library's: another
+   allocator's free may allocate, which is then not recorded, as on the
+   general path. The C library's free calls nothing the runtime
+   interposes, so the fast path calls it with in_rt cleared, as its last
+   call. */
+static void free_covered(void *p)
+{
+	struct rt_local *l = &rt_local;
+	rt_enter(l);
+	g_real.free(p);
+	rt_exit(l);
+}
+
 static void real_resolve(void)
 {
 	struct rt_local *l = &rt_local;
@@ -120,6 +134,7 @@ static void real_resolve(void)
 	g_spaced = g_real.malloc == __libc_malloc; /* the C library's: blocks 32 bytes apart or more */
 	g_hint_mask = g_spaced ? ~(uintptr_t)0 : 0;
 	NEXT(free, __libc_free);
+	g_real.free_last = g_spaced && g_real.free == __libc_free ? g_real.free : free_covered;
 	NEXT(calloc, __libc_calloc);
 	NEXT(realloc, __libc_realloc);
 	NEXT(reallocarray, NULL);

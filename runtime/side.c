@@ -291,13 +291,18 @@ static inline int slot_fits(int t, u64 val)
 	return t ? (val >> NODE_BITS) < SLOT_SIZE_MAX : (val & NODE_MASK) <= FINE_NODE_MAX;
 }
 
+/* The coarse tree's slot of block a of n bytes charged to node ni. */
+static inline u64 coarse_make(uintptr_t a, u64 n, u32 ni)
+{
+	return (u64)ni | (u64)(a & ((1u << OFF_BITS) - 1)) << NODE_BITS | SLOT_USED | n << SLOT_SIZE_SHIFT;
+}
+
 static inline u64 slot_make(int t, uintptr_t a, u64 val)
 {
 	if (!t)
 		return ((val & NODE_MASK) + 1) << FINE_NODE_SHIFT | (val >> NODE_BITS) << FINE_SIZE_SHIFT |
 		       (a & ((1u << GRAN_FINE) - 1));
-	return (val & NODE_MASK) | (u64)(a & ((1u << OFF_BITS) - 1)) << NODE_BITS | SLOT_USED |
-	       (val >> NODE_BITS) << SLOT_SIZE_SHIFT;
+	return coarse_make(a, val >> NODE_BITS, (u32)(val & NODE_MASK));
 }
 
 /* The offset in its granule of the block a used slot holds. */
@@ -659,6 +664,15 @@ static inline int fine_holds(u32 v, uintptr_t a)
 {
 	return (v & ((1u << GRAN_FINE) - 1)) == (a & ((1u << GRAN_FINE) - 1)) && v >= 2u << FINE_NODE_SHIFT;
 }
+
+/* The same for the coarse tree, as the free's fast path uses it:
+   whether v holds block a, of a node other than 0; its node and size. */
+static inline int coarse_holds(u64 v, uintptr_t a)
+{
+	return (v & NODE_MASK) && ((v >> NODE_BITS) & ((1u << OFF_BITS) - 1)) == (a & ((1u << OFF_BITS) - 1));
+}
+static inline u32 coarse_node(u64 v) { return (u32)(v & NODE_MASK); }
+static inline u64 coarse_size(u64 v) { return v >> SLOT_SIZE_SHIFT; }
 
 static inline u32 fine_size(u32 v)
 {

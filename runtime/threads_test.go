@@ -222,3 +222,30 @@ func TestBinCarry(t *testing.T) {
 		}
 	}
 }
+
+// TestFreeEnds: the advice's fast paths and their rare ends under the C
+// library's malloc (testdata/freeends.c: a free in the tree the chunk
+// header does not name, frees down from the heap's peak, scrubbed
+// blocks), with the tcache and without it (then a request of 125 bytes
+// gets a chunk of 160, which names the coarse tree). The woven totals
+// equal the program's tally, the runtime's summary valgrind's, and a
+// freed block of 17-256 bytes handed out again reads 0 past glibc's 16.
+func TestFreeEnds(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "freeends")
+	for _, env := range [][]string{nil, {"GLIBC_TUNABLES=glibc.malloc.tcache_count=0"}} {
+		r := run(t, exe, env)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", env, r.code, r.stderr)
+		}
+		got, want := readProfile(t, r.profile()).wovenTotals(), summaryOf(t, r.stdout, "")
+		if got != want {
+			t.Errorf("%v: woven allocations %+v, the program's tally %+v", env, got, want)
+		}
+		if env == nil && !strings.Contains(r.stdout, ", dirty bytes 0\n") || strings.Contains(r.stdout, "reused 0,") {
+			t.Errorf("%v: freed blocks not scrubbed, or none reused:\n%s", env, r.stdout)
+		}
+		checkConsistent(t, readProfile(t, r.profile()), weaveSummary(t, r))
+		checkValgrind(t, weaveSummary(t, r), exe, env)
+	}
+}

@@ -610,21 +610,46 @@ static __attribute__((noinline)) void vm_down(struct vm_thread *v, u64 n)
 	spin_unlock(&g_vm.lock);
 }
 
-/* Records an allocation of n bytes in thread record v. in_rt set. The fast path (below hi
-   with one thread, within its credit with several) is an add to the
-   thread's x, a branch on its sign and a count. */
-static inline __attribute__((always_inline)) void vm_alloc_in(struct vm_thread *v, u64 n)
+/* Records an allocation of n bytes in thread record v, unless its slow
+   path is due: then 0, and the caller takes it (vm_up(v, n)), so that a
+   caller with no call of its own on its fast path makes none. in_rt set.
+   The fast path (below hi with one thread, within its credit with
+   several) is an add to the thread's x, a branch on its sign and a
+   count. */
+static inline __attribute__((always_inline)) int vm_alloc_try(struct vm_thread *v, u64 n)
 {
 #if VM_TSAN
 	long long x = __atomic_add_fetch(&v->x, (long long)n, __ATOMIC_RELAXED);
 #else
 	long long x = v->x += (long long)n;
 #endif
-	if (__builtin_expect(x >= 0, 0)) {
-		vm_up(v, n);
-		return;
-	}
+	if (__builtin_expect(x >= 0, 0))
+		return 0;
 	VM_COUNT(v->allocs);
+	return 1;
+}
+
+/* Records an allocation of n bytes in thread record v. in_rt set. */
+static inline __attribute__((always_inline)) void vm_alloc_in(struct vm_thread *v, u64 n)
+{
+	if (__builtin_expect(!vm_alloc_try(v, n), 0))
+		vm_up(v, n);
+}
+
+/* vm_free_in's fast path alone: 0 when its slow path is due, which the
+   caller then takes (vm_down(v, n)), so that a caller with no call of
+   its own on its fast path makes none. */
+static inline __attribute__((always_inline)) int vm_free_try(struct vm_thread *v, u64 n)
+{
+#if VM_TSAN
+	long long x = __atomic_sub_fetch(&v->x, (long long)n, __ATOMIC_RELAXED);
+#else
+	long long x = v->x -= (long long)n;
+#endif
+	if (__builtin_expect(x < VM_LOAD_FAST(v->lo_rel), 0))
+		return 0;
+	VM_COUNT(v->frees);
+	return 1;
 }
 
 /* Records a free of n bytes in thread record v. in_rt set. The fast path (one thread, above
@@ -632,16 +657,8 @@ static inline __attribute__((always_inline)) void vm_alloc_in(struct vm_thread *
    and a count. */
 static inline __attribute__((always_inline)) void vm_free_in(struct vm_thread *v, u64 n)
 {
-#if VM_TSAN
-	long long x = __atomic_sub_fetch(&v->x, (long long)n, __ATOMIC_RELAXED);
-#else
-	long long x = v->x -= (long long)n;
-#endif
-	if (__builtin_expect(x < VM_LOAD_FAST(v->lo_rel), 0)) {
+	if (__builtin_expect(!vm_free_try(v, n), 0))
 		vm_down(v, n);
-		return;
-	}
-	VM_COUNT(v->frees);
 }
 
 /* vm_alloc_in and vm_free_in in the calling thread's record (rt_local.vm:
