@@ -109,7 +109,11 @@ static int rt_on_stack(void (*fn)(void *), void *arg, uintptr_t *sp)
 		errno = e;
 		return 0;
 	}
-	mprotect(p, OWN_GUARD, PROT_NONE); /* an overflow faults here, not in the map below */
+	/* An overflow faults on this page, not in the map below. Read-only,
+	   not inaccessible: the exit's memory map would otherwise count the
+	   runtime's stack as one of the program's thread stacks (vmmap.go's
+	   threadStacks: an inaccessible page under a writable map). */
+	mprotect(p, OWN_GUARD, PROT_READ);
 	rt_own(p, OWN_GUARD + OWN_STACK);
 	errno = e;
 	__weave_stack_call(arg, fn, p + OWN_GUARD + OWN_STACK, sp);
