@@ -635,7 +635,9 @@ func (w *weaver) emitTables(prologue string) {
 	var post strings.Builder
 	post.WriteString("\n# 1 \"<weave>\"\n")
 	if n := len(w.fnRecs); n > 0 {
-		fmt.Fprintf(&post, "const struct __weave_fn %s[%d] %s = {\n\t%s\n};\n", w.fnTable(), n, attrs, strings.Join(w.fnRecs, ",\n\t"))
+		// used: the unit's record may name it from a top-level asm only
+		// (unitRecord), which the compiler does not read.
+		fmt.Fprintf(&post, "const struct __weave_fn %s[%d] %s __attribute__((__used__)) = {\n\t%s\n};\n", w.fnTable(), n, attrs, strings.Join(w.fnRecs, ",\n\t"))
 	}
 	if n := len(w.siteRecs); n > 0 {
 		fmt.Fprintf(&post, "const struct __weave_site %s[%d] %s = {\n\t%s\n};\n", w.siteTable(), n, attrs, strings.Join(w.siteRecs, ",\n\t"))
@@ -644,20 +646,90 @@ func (w *weaver) emitTables(prologue string) {
 		// The runtime counts the frameless functions for the profile,
 		// records the pointcut, and tells a trace pattern that matches
 		// only functions without a frame (tracepoints/unframed.c).
-		unit := "__weave_unit_" + w.tag
-		fns, pc := "0", "0"
-		if len(w.fnRecs) > 0 {
-			fns = w.fnTable()
-		}
-		if w.pointcut != "" {
-			pc = cString(w.pointcut)
-		}
-		fmt.Fprintf(&post, "static struct __weave_unit %s = {%s, %d, 0, %s};\n", unit, fns, len(w.fnRecs), pc)
-		fmt.Fprintf(&post, "__attribute__((__constructor__)) static void __weave_register_%s(void) { __weave_register_unit(&%s); }\n", w.tag, unit)
-		fmt.Fprintf(&post, "__attribute__((__destructor__)) static void __weave_unregister_%s(void) { __weave_unregister_unit(&%s); }\n", w.tag, unit)
+		post.WriteString(w.unitRecord())
 	}
 	w.buf.Insert(len(w.u.Text), post.String())
 	sort.SliceStable(w.res.Skipped, func(i, j int) bool { return w.res.Skipped[i].Line < w.res.Skipped[j].Line })
+}
+
+// unitRecord returns the unit's record (struct __weave_unit) and its
+// registration with the runtime: a constructor registers it, a destructor
+// unregisters it. Where the guards are x86-64 asm (w.guard: AT&T
+// syntax, LP64) all three are one top-level asm: the record's data, and
+// two functions of two instructions each, whose
+// addresses go into .init_array and .fini_array as the compiler puts a
+// constructor's and a destructor's. gcc compiles the two C functions
+// through every pass as any other function: 6M instructions of cc1, a
+// fifth of what weaving adds to a small program's compile; the asm costs
+// it nothing. The asm names no static of the C code (LTO may rename
+// those), only the function table (a global) and the runtime's functions.
+func (w *weaver) unitRecord() string {
+	unit := "__weave_unit_" + w.tag
+	fns, n := "0", len(w.fnRecs)
+	if n > 0 {
+		fns = w.fnTable()
+	}
+	if w.guard == "" { // not x86-64 LP64, an old compiler, -masm=intel, -O0 (guardVariant)
+		pc := "0"
+		if w.pointcut != "" {
+			pc = cString(w.pointcut)
+		}
+		return fmt.Sprintf("static struct __weave_unit %s = {%s, %d, 0, %s};\n", unit, fns, n, pc) +
+			fmt.Sprintf("__attribute__((__constructor__)) static void __weave_register_%s(void) { __weave_register_unit(&%s); }\n", w.tag, unit) +
+			fmt.Sprintf("__attribute__((__destructor__)) static void __weave_unregister_%s(void) { __weave_unregister_unit(&%s); }\n", w.tag, unit)
+	}
+	pc := "0"
+	var lines []string
+	asm := func(f string, args ...any) { lines = append(lines, fmt.Sprintf(f, args...)) }
+	asm(".pushsection .data")
+	asm(".p2align 3")
+	asm("%s:", unit) // {fns, n, next, pointcut}: weave.h's struct __weave_unit
+	asm(".quad %s", fns)
+	asm(".long %d, 0", n)
+	asm(".quad 0")
+	if w.pointcut != "" {
+		pc = unit + "_pc"
+	}
+	asm(".quad %s", pc)
+	if w.pointcut != "" {
+		asm(".section .rodata")
+		asm("%s:", pc)
+		b := make([]string, 0, len(w.pointcut)+1)
+		for i := 0; i < len(w.pointcut); i++ {
+			b = append(b, strconv.Itoa(int(w.pointcut[i])))
+		}
+		asm(".byte %s,0", strings.Join(b, ","))
+	}
+	for _, f := range []struct{ name, section, array, callee string }{
+		{"__weave_register_" + w.tag, ".text.startup", ".init_array", "__weave_register_unit"},
+		{"__weave_unregister_" + w.tag, ".text.exit", ".fini_array", "__weave_unregister_unit"},
+	} {
+		asm(`.section %s,"ax",@progbits`, f.section)
+		asm(".p2align 4")
+		asm(".type %s, @function", f.name)
+		asm("%s:", f.name)
+		asm(".cfi_startproc")
+		asm("endbr64") // an indirect call's target under -fcf-protection (a no-op elsewhere)
+		asm("leaq %s(%%rip), %%rdi", unit)
+		asm("jmp %s@PLT", f.callee)
+		asm(".cfi_endproc")
+		asm(".size %s, .-%[1]s", f.name)
+		asm(`.section %s,"aw"`, f.array)
+		asm(".p2align 3")
+		asm(".quad %s", f.name)
+	}
+	asm(".popsection")
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	var b strings.Builder
+	b.WriteString("__asm__(")
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString("\n\t")
+		}
+		b.WriteString(`"` + esc.Replace(l) + `\n\t"`)
+	}
+	b.WriteString(");\n")
+	return b.String()
 }
 
 // cString returns s as a C string literal.

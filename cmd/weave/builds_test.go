@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
 	"github.com/weave-profiler/weave/pseudostack"
 )
 
@@ -1043,6 +1044,76 @@ func TestStaticBinary(t *testing.T) {
 		if p.Type == elf.PT_INTERP {
 			libs, _ := f.ImportedLibraries()
 			t.Errorf("weave is dynamically linked (PT_INTERP; libraries %v): a package needs cgo (go list -deps ./cmd/weave | grep -x -e net -e runtime/cgo)", libs)
+		}
+	}
+}
+
+// TestUnitRecord: a woven unit's record reaches the runtime, and leaves it,
+// as it did from C constructors: where the guards are x86-64 asm the record
+// and its registration are one top-level asm (weave.go, unitRecord), which
+// gcc compiles in no time; under -masm=intel they are C constructors. A
+// two-unit program (one unit's functions all frameless but one, with a
+// constructor and a destructor of its own) built both ways, and with LTO
+// (the asm may name no static), CET and --gc-sections: each prints what
+// the plain build prints, and each profile counts the frameless functions
+// and records the pointcut (a quote and a backslash in it) as the
+// constructors' build does.
+func TestUnitRecord(t *testing.T) {
+	t.Parallel()
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	files := map[string]string{
+		"main.c": "#include <stdio.h>\n#include <stdlib.h>\nint twice(int);\nint add(int, int);\nchar *dup(const char *);\n" +
+			"int main(void) { char *s = dup(\"unit\"); printf(\"%s %d %d\\n\", s, twice(21), add(2, 3)); free(s); return 0; }\n",
+		"util.c": "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n" +
+			"__attribute__((constructor)) static void hello(void) { puts(\"constructor\"); }\n" +
+			"__attribute__((destructor)) static void bye(void) { puts(\"destructor\"); }\n" +
+			"int twice(int x) { return 2 * x; }\nint add(int a, int b) { return a + b; }\n" +
+			"char *dup(const char *s) { char *p = malloc(strlen(s) + 1); return strcpy(p, s); }\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRun(t, dir, nil, "gcc", "-O2", "main.c", "util.c", "-o", "plain")
+	plain := run(t, dir, nil, filepath.Join(dir, "plain"))
+	env := []string{"WEAVE_CC=gcc", "WEAVE_CACHE=off"}
+	const pointcut = `--exclude 'a"b\c'`
+	var oracle string
+	for _, flags := range [][]string{
+		{"-O2", "-masm=intel"}, // C constructors: the oracle
+		{"-O2"},
+		{"-O2", "-flto"},
+		{"-O2", "-fcf-protection=full", "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections"},
+	} {
+		what := strings.Join(flags, " ")
+		compile := append(append([]string{weaveBin, "cc", "--exclude", `a"b\c`, "-save-temps", "-c"}, flags...), "main.c", "util.c")
+		mustRun(t, dir, env, compile...)
+		woven, _ := os.ReadFile(filepath.Join(dir, "util.woven.i"))
+		if asm := !slices.Contains(flags, "-masm=intel"); asm == bytes.Contains(woven, []byte("__weave_register_unit(&")) || !bytes.Contains(woven, []byte("__weave_register_unit")) {
+			t.Errorf("%s: the woven text registers the unit from %s", what, map[bool]string{true: "C, want the asm", false: "asm, want C"}[asm])
+		}
+		mustRun(t, dir, env, append(append([]string{weaveBin, "cc"}, flags...), "main.o", "util.o", "-o", "woven")...)
+		prof := filepath.Join(dir, "p.prof")
+		if !sameRun(t, what, plain, run(t, dir, []string{"WEAVE_OUT=" + prof}, filepath.Join(dir, "woven"))) {
+			continue
+		}
+		p, err := profile.ReadFile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frameless, _ := p.MetaValue("frameless")
+		if pc, _ := p.MetaValue("pointcut"); pc != pointcut {
+			t.Errorf("%s: M pointcut %q, want %q", what, pc, pointcut)
+		}
+		switch {
+		case oracle == "" && (frameless == "" || frameless == "0"):
+			t.Fatalf("%s: no frameless functions counted", what)
+		case oracle == "":
+			oracle = frameless
+		case frameless != oracle:
+			t.Errorf("%s: M frameless %q, the constructors' build %q", what, frameless, oracle)
 		}
 	}
 }
