@@ -183,3 +183,29 @@ func TestForExecutable(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimeFlags: the runtime of a link is compiled for a library
+// (-DWEAVE_SHARED_OBJECT) or for an executable, whose thread-locals are
+// local-exec (-DWEAVE_EXECUTABLE), which a library's link would reject.
+func TestRuntimeFlags(t *testing.T) {
+	for args, want := range map[string]string{
+		"-o prog prog.c":                "-DWEAVE_EXECUTABLE",
+		"-O2 -static -o prog prog.c":    "-DWEAVE_EXECUTABLE",
+		"-shared -o lib.so lib.c":       "-DWEAVE_SHARED_OBJECT",
+		"-shared -fPIE -o lib.so lib.c": "-DWEAVE_SHARED_OBJECT",
+	} {
+		got := parseCmdline(strings.Fields(args)).runtimeFlags()
+		n := 0
+		for _, f := range got {
+			if strings.HasPrefix(f, "-DWEAVE_") {
+				n++
+				if f != want {
+					t.Errorf("%q: runtime flags %q, want %s", args, got, want)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%q: runtime flags %q, want %s once", args, got, want)
+		}
+	}
+}

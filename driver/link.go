@@ -116,12 +116,7 @@ type rtFiles struct{ obj, list string }
 // built (runtime.Object). CC calls it once per command, through
 // cfg.runtime, and starts it while the units compile.
 func (cfg *Config) runtimeFiles(c *cmdline) (rtFiles, error) {
-	flags := c.targetFlags()
-	if c.shared {
-		// No exit-family symbol linked into a library (runtime/exit.c).
-		flags = append(flags, "-DWEAVE_SHARED_OBJECT")
-	}
-	obj, err := runtime.Object(cfg.bareCompiler(), flags) // local: launchers gain nothing on it
+	obj, err := runtime.Object(cfg.bareCompiler(), c.runtimeFlags()) // local: launchers gain nothing on it
 	if err != nil {
 		return rtFiles{}, fmt.Errorf("building the runtime: %v", err)
 	}
@@ -130,6 +125,20 @@ func (cfg *Config) runtimeFiles(c *cmdline) (rtFiles, error) {
 		f.list, _ = runtime.DynamicList(obj)
 	}
 	return f, nil
+}
+
+// runtimeFlags returns the flags the runtime of c's link is compiled
+// with: the target's, and what the link makes of it.
+func (c *cmdline) runtimeFlags() []string {
+	flags := c.targetFlags()
+	if c.shared {
+		// No exit-family symbol linked into a library (runtime/exit.c).
+		flags = append(flags, "-DWEAVE_SHARED_OBJECT")
+	} else if c.forExecutable() {
+		// Its thread-locals local-exec (runtime/internal.h).
+		flags = append(flags, "-DWEAVE_EXECUTABLE")
+	}
+	return flags
 }
 
 // linkArgv returns the command line of the link step.

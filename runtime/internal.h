@@ -249,14 +249,14 @@ enum { LOCK_WAIT, LOCK_TRY, LOCK_ONCE };
    up, or exited): every event takes the slow path (vmthreads.c). */
 static struct vm_thread g_vm_none = {.x = 1ll << 62, .lo_rel = 0x7fffffffffffffffll, .state = VT_NONE};
 
-/* The runtime's own thread-local variables in an executable: the
-   initial-exec model, an access one load from %fs, where the general
-   model (-fPIC) is a call to __tls_get_addr as far as the compiler knows
-   (the linker relaxes it, but registers are saved around it in the fast
-   paths all the same). Not in a shared object, which dlopen may load
-   after the static TLS block is laid out. */
-#ifdef WEAVE_SHARED_OBJECT
+/* The runtime's thread-locals: local-exec (%fs:x@tpoff, no register kept
+   for the offset) when the driver links an executable, else initial-exec
+   (one load from %fs; -fPIC's general model is a call to the compiler);
+   the general model in a shared object, which dlopen may load late. */
+#if defined(WEAVE_SHARED_OBJECT)
 #define RT_TLS
+#elif defined(WEAVE_EXECUTABLE)
+#define RT_TLS __attribute__((tls_model("local-exec")))
 #else
 #define RT_TLS __attribute__((tls_model("initial-exec")))
 #endif

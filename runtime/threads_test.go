@@ -2,11 +2,14 @@ package runtime
 
 import (
 	"fmt"
+	"os/exec"
+	"regexp"
 	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/weave-profiler/weave/internal/testtool"
 	"github.com/weave-profiler/weave/profile"
 )
 
@@ -227,25 +230,42 @@ func TestBinCarry(t *testing.T) {
 // library's malloc (testdata/freeends.c: a free in the tree the chunk
 // header does not name, frees down from the heap's peak, scrubbed
 // blocks), with the tcache and without it (then a request of 125 bytes
-// gets a chunk of 160, which names the coarse tree). The woven totals
-// equal the program's tally, the runtime's summary valgrind's, and a
-// freed block of 17-256 bytes handed out again reads 0 past glibc's 16.
+// gets a chunk of 160, which names the coarse tree); with the runtime
+// built as for a library or an executable's link (WEAVE_EXECUTABLE, whose
+// thread-locals are local-exec: TPOFF32 relocations, not the GOT's
+// GOTTPOFF). The woven totals equal the program's tally, the runtime's
+// summary valgrind's, and a freed block of 17-256 bytes handed out again
+// reads 0 past glibc's 16.
 func TestFreeEnds(t *testing.T) {
 	t.Parallel()
-	exe := build(t, "gcc", "freeends")
-	for _, env := range [][]string{nil, {"GLIBC_TUNABLES=glibc.malloc.tcache_count=0"}} {
-		r := run(t, exe, env)
-		if r.code != 0 {
-			t.Fatalf("%v: exit %d\n%s", env, r.code, r.stderr)
+	for _, flags := range [][]string{nil, {"-DWEAVE_EXECUTABLE"}} {
+		if goruntime.GOARCH == "amd64" {
+			testtool.Need(t, "readelf")
+			out, err := exec.Command("readelf", "-rW", object(t, "gcc", flags...)).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			le := regexp.MustCompile(`R_X86_64_TPOFF32 .* rt_local`).Match(out)
+			ie := regexp.MustCompile(`R_X86_64_GOTTPOFF .* rt_local`).Match(out)
+			if le != (flags != nil) || ie == (flags != nil) {
+				t.Errorf("runtime built with %v: rt_local local-exec %v, initial-exec %v", flags, le, ie)
+			}
 		}
-		got, want := readProfile(t, r.profile()).wovenTotals(), summaryOf(t, r.stdout, "")
-		if got != want {
-			t.Errorf("%v: woven allocations %+v, the program's tally %+v", env, got, want)
+		exe := build(t, "gcc", "freeends", flags...)
+		for _, env := range [][]string{nil, {"GLIBC_TUNABLES=glibc.malloc.tcache_count=0"}} {
+			r := run(t, exe, env)
+			if r.code != 0 {
+				t.Fatalf("%v %v: exit %d\n%s", flags, env, r.code, r.stderr)
+			}
+			p := readProfile(t, r.profile())
+			if got, want := p.wovenTotals(), summaryOf(t, r.stdout, ""); got != want {
+				t.Errorf("%v %v: woven allocations %+v, the program's tally %+v", flags, env, got, want)
+			}
+			if env == nil && !strings.Contains(r.stdout, ", dirty bytes 0\n") || strings.Contains(r.stdout, "reused 0,") {
+				t.Errorf("%v %v: freed blocks not scrubbed, or none reused:\n%s", flags, env, r.stdout)
+			}
+			checkConsistent(t, p, weaveSummary(t, r))
+			checkValgrind(t, weaveSummary(t, r), exe, env)
 		}
-		if env == nil && !strings.Contains(r.stdout, ", dirty bytes 0\n") || strings.Contains(r.stdout, "reused 0,") {
-			t.Errorf("%v: freed blocks not scrubbed, or none reused:\n%s", env, r.stdout)
-		}
-		checkConsistent(t, readProfile(t, r.profile()), weaveSummary(t, r))
-		checkValgrind(t, weaveSummary(t, r), exe, env)
 	}
 }
