@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
@@ -497,7 +496,7 @@ func (cfg *Config) preprocess(flags []string, src string, stdin []byte, stderr *
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
-	if err := cmd.Run(); err != nil {
+	if err := runChild(cmd); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
@@ -517,7 +516,7 @@ func (cfg *Config) runTo(w *bytes.Buffer, stdin []byte, argv []string) error {
 	}
 	cmd.Stdout = cfg.Stdout
 	cmd.Stderr = w
-	return exitError(argv[0], cmd.Run())
+	return exitError(argv[0], runChild(cmd))
 }
 
 func exitError(name string, err error) error {
@@ -566,30 +565,6 @@ func (cfg *Config) checkCompiler() error {
 		}
 	}
 	return nil
-}
-
-// cleanupOnSignal removes dir if the process is interrupted (make's ^C)
-// and exits as the signal would have.
-func cleanupOnSignal(dir string) (stop func()) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-ch:
-			os.RemoveAll(dir)
-			code := 1
-			if sig, ok := s.(syscall.Signal); ok {
-				code = 128 + int(sig)
-			}
-			os.Exit(code)
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
-	}
 }
 
 // firstDiag returns the first error line of a compiler's output, or its

@@ -312,7 +312,7 @@ func (cfg *Config) run(argv []string) error {
 	cmd.Stdin = cfg.stdin()
 	cmd.Stdout = cfg.Stdout
 	cmd.Stderr = cfg.Stderr
-	err = exitError(argv[0], cmd.Run())
+	err = exitError(argv[0], runChild(cmd))
 	var ee *ExitError
 	if errors.As(err, &ee) && ee.Code != 127 {
 		ee.Quiet = true

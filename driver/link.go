@@ -83,7 +83,7 @@ func (cfg *Config) execLink(argv []string) {
 }
 
 // scratch is a command's temporary directory, made when first needed and
-// removed by remove (or by a signal that ends weave: cleanupOnSignal).
+// removed by remove (or by a signal that ends weave: onInterrupt).
 type scratch struct {
 	dir  string
 	stop func()
@@ -95,7 +95,7 @@ func (s *scratch) path() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		s.dir, s.stop = dir, cleanupOnSignal(dir)
+		s.dir, s.stop = dir, onInterrupt(func() { os.RemoveAll(dir) })
 	}
 	return s.dir, nil
 }

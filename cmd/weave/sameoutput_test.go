@@ -1,11 +1,18 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // TestOutputIsInput: every command that writes refuses an output that is
@@ -94,5 +101,73 @@ func TestOutputIsInput(t *testing.T) {
 		}
 		mustRun(t, dir, nil, argv...)
 		os.Remove(filepath.Join(dir, "fresh"))
+	}
+}
+
+// TestInterruptedCompile: weave cc stopped by a signal sent to it alone
+// (a build tool or CI runner stopping its job by pid) stops its compiler
+// too and leaves neither the -o file nor its scratch directory, and ends
+// by that signal, as gcc's driver does. Before, weave exited and its
+// compiler went on to write the object seconds later: newer than its
+// source, which the next make takes as built.
+func TestInterruptedCompile(t *testing.T) {
+	t.Parallel()
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A unit gcc -O2 takes seconds to compile.
+	var src strings.Builder
+	src.WriteString("int f(int x)\n{\n")
+	for i := 0; i < 15000; i++ {
+		fmt.Fprintf(&src, "\tx = x * %d + (x >> %d) ^ %d;\n", i+3, i%13, i)
+	}
+	src.WriteString("\treturn x;\n}\n")
+	if err := os.WriteFile(filepath.Join(dir, "slow.c"), []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(weaveBin, "cc", "-O2", "-c", "-o", "slow.o", "slow.c")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "WEAVE_CC=gcc", "WEAVE_CACHE=off")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The compile step: a child of weave's with -c.
+	cc := 0
+	for deadline := time.Now().Add(2 * time.Minute); cc == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", cmd.Process.Pid))
+		for _, f := range tasks {
+			b, _ := os.ReadFile(f)
+			for _, c := range strings.Fields(string(b)) {
+				argv, _ := os.ReadFile("/proc/" + c + "/cmdline")
+				if args := strings.Split(string(argv), "\x00"); slices.Contains(args, "-c") && !slices.Contains(args, "-E") {
+					cc, _ = strconv.Atoi(c)
+				}
+			}
+		}
+	}
+	if cc == 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("weave cc started no compile step")
+	}
+	syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
+	cmd.Wait()
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("weave ended with %v, want by SIGINT", ws)
+	}
+	// The compiler's driver, if it outlived weave: until it ends.
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cc)); err != nil || strings.Contains(string(b), ") Z ") {
+			break
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "slow.o")); err == nil {
+		t.Error("slow.o was written after weave cc was interrupted")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in TMPDIR: %v", left)
 	}
 }
