@@ -128,6 +128,9 @@ func (r *Report) memoryTables() []htmlTable {
 	if sg := r.Segments; sg != nil && len(sg.Rows) > 0 {
 		t := htmlTable{ID: "segments", Title: "Virtual memory", Note: "the process's memory map by segment at each snapshot",
 			Cols: []htmlCol{{"segment", ""}, {"address", ""}}}
+		if note := peakCopyNote(sg); note != "" {
+			t.Note += "; " + strings.ReplaceAll(note, "\n", " ")
+		}
 		for _, sn := range sg.Snapshots {
 			t.Cols = append(t.Cols, htmlCol{sn.Name, "bytes"})
 		}

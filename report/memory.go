@@ -37,6 +37,10 @@ type Segments struct {
 	Unavailable string         `json:"unavailable,omitempty"`
 	Snapshots   []SnapshotInfo `json:"snapshots"` // in time order
 	Rows        []SegmentRow   `json:"rows"`
+	// HeapPeak is the heap's exact peak when the "peak" snapshot's map was
+	// copied below it (the runtime copies the map when the heap doubles,
+	// or grows after 10 ms: vmmap.c's vm_peak_take), else nil.
+	HeapPeak *HeapMark `json:"heap_peak,omitempty"`
 }
 
 // SnapshotInfo describes one snapshot of the process.
@@ -162,6 +166,9 @@ func (b *builder) segments() *Segments {
 			r.Size[sn.Name] += s.Size
 		}
 		t.Snapshots = append(t.Snapshots, info)
+		if pk, ok := p.HeapPeak(); ok && sn.Name == "peak" && sn.Bytes != pk.Bytes {
+			t.HeapPeak = &HeapMark{pk.Bytes, pk.Blocks, pk.NS}
+		}
 	}
 	slices.SortStableFunc(order, func(a, c *SegmentRow) int {
 		return vmmap.Compare(vmmap.Label{Class: a.Class, Lib: a.Lib}, vmmap.Label{Class: c.Class, Lib: c.Lib})

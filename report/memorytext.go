@@ -52,9 +52,29 @@ func textSegments(w *bufio.Writer, r *Report) {
 	foot("RSS", func(sn SnapshotInfo) int64 { return sn.RSS })
 	foot("heap in use", func(sn SnapshotInfo) int64 { return int64(sn.HeapBytes) })
 	t.write(w)
+	if note := peakCopyNote(s); note != "" {
+		fmt.Fprintln(w, note)
+	}
 	if s.Unavailable != "" {
 		fmt.Fprintf(w, "Some maps unavailable: %s.\n", s.Unavailable)
 	}
+}
+
+// peakCopyNote says, when the "at peak" map was copied below the heap's
+// peak, at what heap and when, and what the peak was; else "".
+func peakCopyNote(s *Segments) string {
+	if s.HeapPeak == nil {
+		return ""
+	}
+	for _, sn := range s.Snapshots {
+		if sn.Name == "peak" {
+			return fmt.Sprintf("at peak: the map as copied with %s bytes of heap in use, at %s;\n"+
+				"the heap's peak was %s bytes, at %s (the map is copied at a new peak only when\n"+
+				"the heap has doubled since the last copy, or 10 ms have passed)",
+				num(sn.HeapBytes), seconds(sn.NS), num(s.HeapPeak.Bytes), seconds(s.HeapPeak.NS))
+		}
+	}
+	return ""
 }
 
 // sizeCell formats a size for a table cell: "-" when unknown, blank for 0.
