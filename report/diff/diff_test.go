@@ -95,6 +95,15 @@ func TestIdentical(t *testing.T) {
 	if !strings.Contains(out.String(), "No change") {
 		t.Errorf("text does not say so:\n%s", out.String())
 	}
+	// Time is measured: it may differ when every count is the same, and
+	// the line says so in the quantity's name (it once printed the Go
+	// constant's, "profile.QuantityTime differs by").
+	d.HasTime, d.Totals.Change.TimeNS = true, 1414000
+	out.Reset()
+	d.WriteText(&out, "a", "b", 0, nil)
+	if !strings.Contains(out.String(), "\ntime differs by +1.414 ms (measured") {
+		t.Errorf("identical counts, time +1.414 ms:\n%s", out.String())
+	}
 }
 
 func TestChanges(t *testing.T) {

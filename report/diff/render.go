@@ -22,7 +22,7 @@ func (d *Diff) WriteText(w io.Writer, base, new string, top int, verdicts []Verd
 		fmt.Fprintln(bw, "No change: every count is the same in both profiles (allocations, bytes, bytes in use")
 		fmt.Fprintln(bw, "at exit, calls) for every function, chain, site and type.")
 		if d.HasTime && d.Totals.Change.TimeNS != 0 {
-			fmt.Fprintf(bw, "profile.QuantityTime differs by %s (measured, not counted: it varies from run to run).\n", formatQ(profile.QuantityTime, d.Totals.Change.TimeNS, true))
+			fmt.Fprintf(bw, "%s differs by %s (measured, not counted: it varies from run to run).\n", profile.QuantityTime, formatQ(profile.QuantityTime, d.Totals.Change.TimeNS, true))
 		}
 		fmt.Fprintln(bw)
 	}
