@@ -224,10 +224,32 @@ static void rt_config(void)
 		rt_crash_install();
 }
 
+/* The directory the process started in (its absolute path, "" if it had
+   none) and its identity. A program that changes directory (a daemon's
+   chdir("/"), a test working in a directory of its own) still leaves its
+   profile and log where it was run, under the name its summary gives
+   (out.c: sb_start_dir). */
+static char g_start_dir[4096] RT_LARGE;
+static u64 g_start_dir_dev, g_start_dir_ino;
+
+/* Notes the directory the process starts in (rt_global_init). */
+static void start_dir_note(void)
+{
+	struct stat st;
+	int e = errno;
+	if (syscall(SYS_getcwd, g_start_dir, sizeof g_start_dir) <= 0 || g_start_dir[0] != '/' ||
+	    stat(".", &st) != 0)
+		g_start_dir[0] = 0;
+	else
+		g_start_dir_dev = (u64)st.st_dev, g_start_dir_ino = (u64)st.st_ino;
+	errno = e;
+}
+
 static void rt_global_init(void)
 {
 	g_start_ns = g_run_start_ns = now_ns();
 	g_pid = (int)getpid();
+	start_dir_note();
 	g_key_ok = pthread_key_create(&g_key, rt_thread_exit) == 0;
 	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
 	rt_config();

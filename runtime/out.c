@@ -186,9 +186,25 @@ static void rt_warn(const char *msg)
 	(void)!write(fd, b.s, b.n);
 }
 
-/* Appends pattern with each "%p" replaced by the pid (WEAVE_OUT, WEAVE_LOG). */
+/* Appends the start directory and a '/' when rel (a path to write) is
+   relative and the process has changed directory since. */
+static void sb_start_dir(struct sbuf *b, const char *rel)
+{
+	struct stat st;
+	int e = errno;
+	if (rel[0] != '/' && g_start_dir[0] &&
+	    (stat(".", &st) != 0 || (u64)st.st_dev != g_start_dir_dev || (u64)st.st_ino != g_start_dir_ino)) {
+		sb_str(b, g_start_dir);
+		sb_str(b, "/");
+	}
+	errno = e;
+}
+
+/* Appends pattern with each "%p" replaced by the pid (WEAVE_OUT, WEAVE_LOG),
+   a relative one from the start directory (sb_start_dir). */
 static void sb_expand(struct sbuf *b, const char *pattern)
 {
+	sb_start_dir(b, pattern);
 	for (const char *c = pattern; *c; c++) {
 		if (c[0] == '%' && c[1] == 'p') {
 			sb_u64(b, (u64)getpid());

@@ -192,6 +192,7 @@ static __attribute__((noinline)) int save_profile(struct sbuf *path, struct tota
 			replace = 0;
 		}
 	} else {
+		sb_start_dir(path, "weave-");
 		sb_str(path, "weave-");
 		prog_name(path);
 		sb_str(path, ".");

@@ -471,6 +471,70 @@ func TestHardeningSmallStacks(t *testing.T) {
 	}
 }
 
+// TestHardeningChdir: a program that changes directory (a daemon's
+// chdir("/"), a test in a directory of its own) leaves its profile and
+// log where it started, whatever WEAVE_OUT and WEAVE_LOG name relative to
+// it (nothing, a file, a directory), and its summary names a path that
+// is there. Before, they went to the directory it ended in, which the
+// summary's relative path did not name from where it was run.
+func TestHardeningChdir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "chdir", nil, nil)
+	for _, c := range []struct {
+		name string
+		env  []string
+		glob string // the profile, in the directory the program started in
+	}{
+		{"default", []string{"WEAVE_OUT"}, "weave-chdir.woven.*.prof"},
+		{"file", []string{"WEAVE_OUT=rel.prof", "WEAVE_LOG=summary.txt"}, "rel.prof"},
+		{"dir", []string{"WEAVE_OUT=profs/"}, "profs/weave-chdir.woven.*.prof"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start, away := filepath.Join(dir, c.name), filepath.Join(dir, c.name+"-away")
+			os.Mkdir(start, 0o755)
+			os.Mkdir(away, 0o755)
+			cmd := exec.Command(woven, away)
+			cmd.Dir = start
+			for _, e := range os.Environ() {
+				if !strings.HasPrefix(e, "WEAVE_OUT=") {
+					cmd.Env = append(cmd.Env, e)
+				}
+			}
+			cmd.Env = append(cmd.Env, "WEAVE_SUMMARY=1")
+			cmd.Env = append(cmd.Env, c.env[1:]...)
+			if c.env[0] != "WEAVE_OUT" {
+				cmd.Env = append(cmd.Env, c.env[0])
+			}
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			files, _ := filepath.Glob(filepath.Join(start, c.glob))
+			if left, _ := os.ReadDir(away); len(files) != 1 || len(left) != 0 {
+				t.Fatalf("profiles %v in the start directory, %v in the one it went to; want one, none", files, left)
+			}
+			summary := string(out)
+			if b, err := os.ReadFile(filepath.Join(start, "summary.txt")); err == nil {
+				summary = string(b)
+			} else if len(c.env) > 1 {
+				t.Fatalf("no WEAVE_LOG file: %v", err)
+			}
+			m := regexp.MustCompile(`profile written to (\S+)`).FindStringSubmatch(summary)
+			if m == nil {
+				t.Fatalf("no profile path in the summary:\n%s", summary)
+			}
+			named := m[1]
+			if !filepath.IsAbs(named) {
+				named = filepath.Join(start, named)
+			}
+			if named != files[0] {
+				t.Errorf("the summary names %s (from where it ran: %s), the profile is %s", m[1], named, files[0])
+			}
+		})
+	}
+}
+
 // TestHardeningExitRace: two threads leaving at once (exit and exit,
 // exit and _exit, main's return and exit) leave one complete profile, with
 // both threads' blocks, and the plain build's status. Before, the second exit ended the process
