@@ -74,16 +74,20 @@ static int exec_profile(const char *path)
 }
 
 /* Whether path holds the profile of another process of this run: a
-   forked parent or child, which wrote it first (its pid is not ours, and
-   it started when this run did or later, where a profile of an earlier run
-   started before). Such a profile is never replaced. */
+   forked parent or child, which wrote it first, or a process that was
+   still running when this one started (a test suite's parallel jobs
+   given one WEAVE_OUT): its pid is not ours, and it ended after this run
+   started (M end_ns; without it, started after), where a profile of an
+   earlier run ended before. Such a profile is never replaced. Before,
+   only its start counted: of two runs at once, the later writer replaced
+   the profile of the one that had started first. */
 static int run_profile(const char *path)
 {
 	char b[8192];
 	const char *p, *end;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	ssize_t n;
-	u64 pid = 0, start = 0, *v;
+	u64 pid = 0, start = 0, end_ns = 0, *v;
 	if (fd < 0)
 		return 0;
 	n = read(fd, b, sizeof b - 1);
@@ -98,12 +102,14 @@ static int run_profile(const char *path)
 			v = &pid, d = p + 6;
 		else if (strncmp(p, "M start_ns ", 11) == 0)
 			v = &start, d = p + 11;
+		else if (strncmp(p, "M end_ns ", 9) == 0)
+			v = &end_ns, d = p + 9;
 		else
 			continue;
 		for (*v = 0; *d >= '0' && *d <= '9'; d++)
 			*v = *v * 10 + (u64)(*d - '0');
 	}
-	return pid && pid != (u64)getpid() && start >= g_run_start_ns;
+	return pid && pid != (u64)getpid() && (end_ns ? end_ns : start) >= g_run_start_ns;
 }
 
 /* WEAVE_OUT names an existing character device (/dev/null): the profile

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -532,6 +535,54 @@ func TestHardeningChdir(t *testing.T) {
 				t.Errorf("the summary names %s (from where it ran: %s), the profile is %s", m[1], named, files[0])
 			}
 		})
+	}
+}
+
+// TestHardeningOverlap: two runs at once with one WEAVE_OUT file (a test
+// suite's parallel jobs) each leave their profile: the first to end
+// writes the file, the other its numbered name beside it. Before, the
+// later writer took the file for an earlier run's (it had started before
+// this one) and replaced it: the first run's profile was lost.
+func TestHardeningOverlap(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "overlap", nil, nil)
+	out := filepath.Join(dir, "fixed.prof")
+	type proc struct {
+		cmd   *exec.Cmd
+		stdin io.WriteCloser
+	}
+	start := func(bytes string) proc {
+		cmd := exec.Command(woven, bytes)
+		cmd.Env = append(os.Environ(), "WEAVE_OUT="+out, "WEAVE_SUMMARY=0")
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+			t.Fatalf("%q, %v", line, err)
+		}
+		return proc{cmd, stdin}
+	}
+	end := func(p proc) {
+		p.stdin.Write([]byte{1})
+		if err := p.cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := start("111")
+	second := start("222")
+	end(first)
+	end(second)
+	files, _ := filepath.Glob(filepath.Join(dir, "fixed*.prof"))
+	got := map[int64]string{}
+	for _, f := range files {
+		got[load(t, f).wovenInUse()] = filepath.Base(f)
+	}
+	want := map[int64]string{111: "fixed.prof", 222: fmt.Sprintf("fixed.%d.prof", second.cmd.Process.Pid)}
+	if !maps.Equal(got, want) {
+		t.Errorf("profiles by bytes in use %v, want %v", got, want)
 	}
 }
 
