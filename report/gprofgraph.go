@@ -171,6 +171,7 @@ type gprofEntry[Q any] struct {
 	members          []int // fids of a cycle, in layout's order
 	calls, recursive uint64
 	uncounted        bool // a frameless function: its calls were not counted
+	atCalls          bool // framed at its calls: those calls were counted
 	callers, callees []gprofLine[Q]
 }
 
@@ -182,6 +183,7 @@ type gprofLine[Q any] struct {
 	// outside it.
 	calls, totalCalls uint64
 	uncounted         bool // the callee's calls were not counted
+	atCalls           bool // the callee is framed at its calls
 	q                 *Q
 }
 
@@ -216,7 +218,7 @@ func (g *gprofGraph[Q]) layout(r *Report, compare func(x, y int) int, memberWeig
 			f := b.funcs[ms[0]]
 			e.fn = &f
 			e.name = r.Label(f)
-			e.uncounted = b.notCounted(ms[0])
+			e.uncounted, e.atCalls = b.notCounted(ms[0]), b.framedAtCalls(ms[0])
 		} else {
 			cycles++
 			e.cycle = cycles
@@ -230,7 +232,7 @@ func (g *gprofGraph[Q]) layout(r *Report, compare func(x, y int) int, memberWeig
 	for _, k := range g.arcKeys {
 		a := g.arcs[k]
 		callee := byComp[k.to]
-		line := gprofLine[Q]{index: 0, name: "<spontaneous>", calls: a.calls, totalCalls: callee.calls, uncounted: callee.uncounted, q: &a.q}
+		line := gprofLine[Q]{index: 0, name: "<spontaneous>", calls: a.calls, totalCalls: callee.calls, uncounted: callee.uncounted, atCalls: callee.atCalls, q: &a.q}
 		if k.from >= 0 {
 			caller := byComp[k.from]
 			line.index, line.name = caller.index, caller.name

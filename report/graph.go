@@ -86,6 +86,7 @@ func (b *builder) graph(r *Report) []Entry {
 			Calls:       ge.calls,
 			Recursive:   ge.recursive,
 			NotCounted:  ge.uncounted,
+			AtCalls:     ge.atCalls,
 		}
 		for _, f := range ge.members {
 			h := &fidSelf[f]
@@ -101,7 +102,7 @@ func (b *builder) graph(r *Report) []Entry {
 		arc := func(l *gprofLine[BySize]) Arc {
 			bytes := total(*l.q)
 			return Arc{Index: l.index, Name: l.name, Bytes: bytes, BySize: *l.q, Frac: frac(bytes, e.SelfDesc),
-				Calls: l.calls, TotalCalls: l.totalCalls, NotCounted: l.uncounted}
+				Calls: l.calls, TotalCalls: l.totalCalls, NotCounted: l.uncounted, AtCalls: l.atCalls}
 		}
 		e.Callers, e.Callees = convert(ge.callers, arc), convert(ge.callees, arc)
 		return e

@@ -79,20 +79,36 @@ func (r *Report) htmlTables() []htmlTable {
 		t := htmlTable{ID: "graph", Title: "Allocation call graph", Note: "each function with its callers and callees (gprof style, cycles merged); bytes allocated by it and below it",
 			Cols: []htmlCol{{"index", "count"}, {"function", ""}, {"self+desc", "bytes"}, {"% self+desc", "pct"}, {"self", "bytes"},
 				{"calls", "count"}, {"recursive", "count"}, {"callers", ""}, {"callees", ""}}}
+		at := false
 		for _, e := range r.Graph {
 			var calls any = e.Calls
 			if e.NotCounted {
 				calls = NotCounted
+			} else if e.AtCalls {
+				calls = num(e.Calls) + atCallsMark(true)
+				at = true
 			}
 			t.Rows = append(t.Rows, []any{e.Index, e.Name, e.SelfDesc, e.PctSelfDesc, e.Self, calls, e.Recursive, arcs(e.Callers), arcs(e.Callees)})
+		}
+		if at {
+			t.Note += atCallsNote
 		}
 		ts = append(ts, t)
 	}
 	if r.Time != nil && r.Has(TableFlat) {
 		t := htmlTable{ID: "flat", Title: "Flat profile (time)", Note: "time " + r.Time.Mode + "; total is the function and its callees, outermost activations",
 			Cols: []htmlCol{{"function", ""}, {"% time", "pct"}, {"self", "ns"}, {"calls", "count"}, {"self/call", "ns"}, {"total", "ns"}, {"% total", "pct"}, {"total/call", "ns"}}}
+		at := false
 		for _, f := range r.Time.Functions {
-			t.Rows = append(t.Rows, []any{r.Label(f.Func), f.PctSelf, f.SelfNS, f.Calls, f.SelfPerCallNS, f.TotalNS, f.PctTotal, f.TotalPerCallNS})
+			var calls any = f.Calls
+			if f.AtCalls {
+				calls = num(f.Calls) + atCallsMark(true)
+				at = true
+			}
+			t.Rows = append(t.Rows, []any{r.Label(f.Func), f.PctSelf, f.SelfNS, calls, f.SelfPerCallNS, f.TotalNS, f.PctTotal, f.TotalPerCallNS})
+		}
+		if at {
+			t.Note += atCallsNote
 		}
 		ts = append(ts, t)
 	}
@@ -105,6 +121,9 @@ func (r *Report) htmlTables() []htmlTable {
 	}
 	return ts
 }
+
+// atCallsNote explains the HTML tables' "*" (atCallsLegend's words).
+const atCallsNote = "; calls ending in * are of a function framed at its calls (weave --frames auto): those calls, which may allocate (or its runs that made one), not all its calls"
 
 func depthNote(depth int) string {
 	if depth <= 0 {

@@ -309,9 +309,13 @@ type Entry struct {
 	Recursive   uint64   `json:"recursive_calls"` // calls from within
 	// NotCounted: a frameless function (--frames auto), whose calls were
 	// not counted: Calls is 0, not its number of calls.
-	NotCounted bool  `json:"calls_not_counted,omitempty"`
-	Callers    []Arc `json:"callers"`
-	Callees    []Arc `json:"callees"`
+	NotCounted bool `json:"calls_not_counted,omitempty"`
+	// AtCalls: a function framed at its calls (--frames auto): Calls
+	// counts those calls that may allocate (or its runs that made one),
+	// not all its calls.
+	AtCalls bool  `json:"calls_at_calls,omitempty"`
+	Callers []Arc `json:"callers"`
+	Callees []Arc `json:"callees"`
 }
 
 // Member is a function of a cycle.
@@ -335,6 +339,7 @@ type Arc struct {
 	Calls      uint64 `json:"calls"`
 	TotalCalls uint64 `json:"total_calls"`
 	NotCounted bool   `json:"calls_not_counted,omitempty"` // the callee's calls were not counted
+	AtCalls    bool   `json:"calls_at_calls,omitempty"`    // the callee is framed at its calls
 }
 
 // New builds the report of p.
@@ -457,10 +462,17 @@ type builder struct {
 	// uncounted marks the functions whose calls were not counted: frameless
 	// (--frames auto) in every profile that has them.
 	uncounted []bool
+	// atCalls marks the functions framed at their calls (--frames auto):
+	// their calls counted are those calls.
+	atCalls []bool
 }
 
 // notCounted reports whether function fid's calls were not counted.
 func (b *builder) notCounted(fid int) bool { return fid < len(b.uncounted) && b.uncounted[fid] }
+
+// framedAtCalls reports whether function fid's calls counted are only its
+// calls that may allocate.
+func (b *builder) framedAtCalls(fid int) bool { return fid < len(b.atCalls) && b.atCalls[fid] }
 
 // unwovenFunc stands for the caller of hidden allocations made outside any
 // woven function (before main, in a thread running no woven code).
@@ -484,9 +496,11 @@ func newBuilder(p *profile.Profile) *builder {
 		funcFid[i] = fid(f)
 	}
 	b.uncounted = make([]bool, len(b.funcs))
+	b.atCalls = make([]bool, len(b.funcs))
 	counted := make([]bool, len(b.funcs))
 	for i, f := range p.Funcs {
 		b.uncounted[funcFid[i]] = f.Frameless
+		b.atCalls[funcFid[i]] = b.atCalls[funcFid[i]] || f.CallFramed
 		counted[funcFid[i]] = counted[funcFid[i]] || !f.Frameless
 	}
 	for i, c := range counted {

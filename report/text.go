@@ -371,6 +371,9 @@ to an allocation: its callers, its own [index] line, its callees.
 	if slices.ContainsFunc(r.Graph, func(e Entry) bool { return e.NotCounted }) {
 		fmt.Fprintln(w, notCountedLegend)
 	}
+	if slices.ContainsFunc(r.Graph, func(e Entry) bool { return e.AtCalls }) {
+		fmt.Fprintln(w, atCallsLegend)
+	}
 	fmt.Fprintln(w)
 	if len(r.Graph) == 0 {
 		fmt.Fprintln(w, "No allocations.")
@@ -386,13 +389,13 @@ to an allocation: its callers, its own [index] line, its callees.
 	arc := func(a *Arc) {
 		cells := []string{"", "", num(a.Bytes), ""}
 		cells = append(cells, classPcts(a.BySize.Pct())...)
-		cells = append(cells, pct0(100*a.Frac)+"%", arcCalls(a.Calls, a.TotalCalls, a.NotCounted),
+		cells = append(cells, pct0(100*a.Frac)+"%", arcCalls(a.Calls, a.TotalCalls, a.NotCounted, a.AtCalls),
 			fmt.Sprintf("  %s [%d]", a.Name, a.Index))
 		t.add(cells...)
 	}
 	for i := range r.Graph {
 		e := &r.Graph[i]
-		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, e.NotCounted, func(called string) {
+		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, e.NotCounted, e.AtCalls, func(called string) {
 			cells := []string{fmt.Sprintf("[%d]", e.Index), pct1(e.PctSelfDesc), num(e.SelfDesc), num(e.Self)}
 			cells = append(cells, classPcts(e.SelfBySize.Pct())...)
 			cells = append(cells, "", called, fmt.Sprintf("%s [%d]", e.Name, e.Index))
@@ -412,7 +415,7 @@ to an allocation: its callers, its own [index] line, its callees.
 // addEntryRows adds a gprof-style entry's rows to t, for both call graphs:
 // its callers, its own lines (written by own, given its "called" cell),
 // its callees.
-func addEntryRows[A any](t *table, callers, callees []A, arc func(*A), calls, recursive uint64, notCounted bool, own func(called string)) {
+func addEntryRows[A any](t *table, callers, callees []A, arc func(*A), calls, recursive uint64, notCounted, atCalls bool, own func(called string)) {
 	t.rule()
 	for i := range callers {
 		arc(&callers[i])
@@ -424,7 +427,7 @@ func addEntryRows[A any](t *table, callers, callees []A, arc func(*A), calls, re
 	if notCounted {
 		called = NotCounted
 	}
-	own(called)
+	own(called + atCallsMark(atCalls))
 	for i := range callees {
 		arc(&callees[i])
 	}
@@ -449,16 +452,28 @@ func framesLine(r *Report) string {
 // notCountedLegend explains NotCounted under a table that has it.
 const notCountedLegend = "  not counted: the calls of a frameless function (weave --frames auto; weave -v lists them)"
 
+// atCallsLegend explains the mark atCallsMark puts on counts.
+const atCallsLegend = "  *: a function framed at its calls (weave --frames auto): its count is of those calls, which\n" +
+	"     may allocate (or of its runs that made one), not of all its calls; weave -v lists them"
+
+// atCallsMark marks the count of a function framed at its calls.
+func atCallsMark(atCalls bool) string {
+	if atCalls {
+		return "*"
+	}
+	return ""
+}
+
 // NotCounted is what the call graphs say for the calls of a frameless
 // function, which were not counted.
 const NotCounted = "not counted"
 
 // arcCalls is an arc's "called" cell: calls over it / all the callee's.
-func arcCalls(calls, total uint64, notCounted bool) string {
+func arcCalls(calls, total uint64, notCounted, atCalls bool) string {
 	if notCounted {
 		return NotCounted
 	}
-	return num(calls) + "/" + num(total)
+	return num(calls) + "/" + num(total) + atCallsMark(atCalls)
 }
 
 // num formats n with thousands separators: 1,023,876.

@@ -86,7 +86,11 @@ type FuncTime struct {
 	// OuterCalls are the calls not made from within an activation of the
 	// function itself (for a recursive function, the outermost ones).
 	OuterCalls uint64 `json:"outer_calls"`
-	SelfNS     uint64 `json:"self_ns"`
+	// AtCalls: a function framed at its calls (--frames auto): Calls
+	// counts those calls that may allocate (or its runs that made one),
+	// not all its calls.
+	AtCalls bool   `json:"calls_at_calls,omitempty"`
+	SelfNS  uint64 `json:"self_ns"`
 	// TotalNS is the time of the function and its callees, each instant
 	// counted once: only outermost activations count.
 	TotalNS        uint64  `json:"total_ns"`
@@ -200,7 +204,7 @@ func buildTime(b *builder, r *Report, threshold float64) *Time {
 		if !used[fid] || (f.Calls == 0 && f.TotalNS == 0) {
 			continue
 		}
-		f.Func = b.funcs[fid]
+		f.Func, f.AtCalls = b.funcs[fid], b.framedAtCalls(fid)
 		f.PctSelf = pct(f.SelfNS, tm.TotalNS)
 		f.PctTotal = pct(f.TotalNS, tm.TotalNS)
 		if f.Calls > 0 {

@@ -24,9 +24,13 @@ type TimeEntry struct {
 	Recursive uint64 `json:"recursive_calls"`
 	// NotCounted: a frameless function (--frames auto), whose calls were
 	// not counted: Calls is 0, not its number of calls.
-	NotCounted bool      `json:"calls_not_counted,omitempty"`
-	Callers    []TimeArc `json:"callers"`
-	Callees    []TimeArc `json:"callees"`
+	NotCounted bool `json:"calls_not_counted,omitempty"`
+	// AtCalls: a function framed at its calls (--frames auto): Calls
+	// counts those calls that may allocate (or its runs that made one),
+	// not all its calls.
+	AtCalls bool      `json:"calls_at_calls,omitempty"`
+	Callers []TimeArc `json:"callers"`
+	Callees []TimeArc `json:"callees"`
 }
 
 // TimeMember is a function of a cycle.
@@ -56,6 +60,7 @@ type TimeArc struct {
 	Calls      uint64 `json:"calls"`
 	TotalCalls uint64 `json:"total_calls"`
 	NotCounted bool   `json:"calls_not_counted,omitempty"` // the callee's calls were not counted
+	AtCalls    bool   `json:"calls_at_calls,omitempty"`    // the callee is framed at its calls
 }
 
 // graph builds the time call graph.
@@ -118,7 +123,7 @@ func (tb *timeBuilder) graph(r *Report, tm *Time) []TimeEntry {
 		func(a *timeArc) uint64 { return a.selfNS + a.childrenNS })
 	arc := func(l *gprofLine[timeArc]) TimeArc {
 		return TimeArc{Index: l.index, Name: l.name, SelfNS: l.q.selfNS, ChildrenNS: l.q.childrenNS,
-			Calls: l.calls, TotalCalls: l.totalCalls, NotCounted: l.uncounted}
+			Calls: l.calls, TotalCalls: l.totalCalls, NotCounted: l.uncounted, AtCalls: l.atCalls}
 	}
 	return convert(entries, func(ge *gprofEntry[timeArc]) TimeEntry {
 		a := &ents[ge.comp]
@@ -130,6 +135,7 @@ func (tb *timeBuilder) graph(r *Report, tm *Time) []TimeEntry {
 			Calls:      ge.calls,
 			Recursive:  ge.recursive,
 			NotCounted: ge.uncounted,
+			AtCalls:    ge.atCalls,
 			Callers:    convert(ge.callers, arc),
 			Callees:    convert(ge.callees, arc),
 		}

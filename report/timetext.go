@@ -170,14 +170,15 @@ func textFlat(w *bufio.Writer, r *Report) {
 		{head: "%time"}, {head: "cumulative"}, {head: "self"}, {head: "calls"},
 		{head: "self/call"}, {head: "total/call"}, {head: "total"}, {head: "name", left: true},
 	}}
-	hidden := 0
+	hidden, atCalls := 0, false
 	for i := range r.Time.Functions {
 		f := &r.Time.Functions[i]
 		if !r.Time.shown(f.SelfNS) && !r.Time.shown(f.TotalNS) {
 			hidden++
 			continue
 		}
-		t.add(pct1(f.PctSelf), dur(float64(f.CumulativeNS)), dur(float64(f.SelfNS)), num(f.Calls),
+		atCalls = atCalls || f.AtCalls
+		t.add(pct1(f.PctSelf), dur(float64(f.CumulativeNS)), dur(float64(f.SelfNS)), num(f.Calls)+atCallsMark(f.AtCalls),
 			durCall(f.SelfPerCallNS, f.Calls), durCall(f.TotalPerCallNS, f.OuterCalls), dur(float64(f.TotalNS)),
 			r.Label(f.Func))
 	}
@@ -186,6 +187,9 @@ func textFlat(w *bufio.Writer, r *Report) {
 			"<outside woven functions>")
 	}
 	t.write(w)
+	if atCalls {
+		fmt.Fprintln(w, atCallsLegend)
+	}
 	thresholdNote(w, r, hidden, "function", "functions")
 }
 
@@ -206,12 +210,13 @@ its own [index] line, its callees. Times are exact per arc (from the calling-con
 		{head: "index", left: true}, {head: "%total"}, {head: "self"}, {head: "children"},
 		{head: "called", left: true}, {head: "name", left: true},
 	}}
-	uncounted := false // a "not counted" shown: the legend goes below
+	uncounted, atCalls := false, false // a "not counted" or "*" shown: the legends go below
 	arc := func(a *TimeArc) {
 		called := ""
 		if a.Index > 0 {
-			called = arcCalls(a.Calls, a.TotalCalls, a.NotCounted)
+			called = arcCalls(a.Calls, a.TotalCalls, a.NotCounted, a.AtCalls)
 			uncounted = uncounted || a.NotCounted
+			atCalls = atCalls || a.AtCalls && !a.NotCounted
 		}
 		name := "  " + a.Name
 		if a.Index > 0 {
@@ -227,7 +232,8 @@ its own [index] line, its callees. Times are exact per arc (from the calling-con
 			continue
 		}
 		uncounted = uncounted || e.NotCounted
-		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, e.NotCounted, func(called string) {
+		atCalls = atCalls || e.AtCalls
+		addEntryRows(&t, e.Callers, e.Callees, arc, e.Calls, e.Recursive, e.NotCounted, e.AtCalls, func(called string) {
 			t.add(fmt.Sprintf("[%d]", e.Index), pct1(e.PctTotal), dur(float64(e.SelfNS)), dur(float64(e.Children)),
 				called, fmt.Sprintf("%s [%d]", e.Name, e.Index))
 			for _, m := range e.Members {
@@ -239,6 +245,9 @@ its own [index] line, its callees. Times are exact per arc (from the calling-con
 	t.write(w)
 	if uncounted {
 		fmt.Fprintln(w, notCountedLegend)
+	}
+	if atCalls {
+		fmt.Fprintln(w, atCallsLegend)
 	}
 	thresholdNote(w, r, hidden, "entry", "entries")
 }
@@ -262,10 +271,10 @@ func textTree(w *bufio.Writer, r *Report) {
 	// Past maxIndent levels the prefix stops growing, and lines say their
 	// depth instead: "[depth 40] f".
 	const maxIndent = 12
-	uncounted := false // a "not counted" shown: the legend goes below
+	uncounted, atCalls := false, false // a "not counted" or "*" shown: the legends go below
 	var walk func(n *TreeNode, line, below string, depth int)
 	walk = func(n *TreeNode, line, below string, depth int) {
-		calls := num(n.Calls)
+		calls := num(n.Calls) + atCallsMark(n.AtCalls)
 		switch {
 		case depth == 0:
 			calls = "-"
@@ -273,6 +282,7 @@ func textTree(w *bufio.Writer, r *Report) {
 			calls = NotCounted
 			uncounted = true
 		}
+		atCalls = atCalls || n.AtCalls && !n.NotCounted
 		name := n.Name
 		if depth > maxIndent {
 			name = fmt.Sprintf("[depth %d] %s", depth, name)
@@ -301,6 +311,9 @@ func textTree(w *bufio.Writer, r *Report) {
 	t.write(w)
 	if uncounted {
 		fmt.Fprintln(w, notCountedLegend)
+	}
+	if atCalls {
+		fmt.Fprintln(w, atCallsLegend)
 	}
 }
 

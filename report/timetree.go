@@ -17,9 +17,13 @@ type TreeNode struct {
 	Calls uint64 `json:"calls"`
 	// NotCounted: a frameless function (--frames auto), whose calls were
 	// not counted: Calls is 0, not its number of calls.
-	NotCounted bool   `json:"calls_not_counted,omitempty"`
-	SelfNS     uint64 `json:"self_ns"`
-	TotalNS    uint64 `json:"total_ns"` // the node and its subtree
+	NotCounted bool `json:"calls_not_counted,omitempty"`
+	// AtCalls: a function framed at its calls (--frames auto): Calls
+	// counts those calls that may allocate (or its runs that made one),
+	// not all its calls.
+	AtCalls bool   `json:"calls_at_calls,omitempty"`
+	SelfNS  uint64 `json:"self_ns"`
+	TotalNS uint64 `json:"total_ns"` // the node and its subtree
 	// Children by total time (decreasing); those below the threshold are
 	// left out, and counted in Hidden and HiddenNS.
 	Children []*TreeNode `json:"children,omitempty"`
@@ -50,7 +54,7 @@ func (tb *timeBuilder) tree(r *Report, tm *Time) *TreeNode {
 			t := nodes[k]
 			if t == nil {
 				f := b.funcs[fid]
-				t = &TreeNode{Name: r.Label(f), Func: &f, NotCounted: b.notCounted(fid)}
+				t = &TreeNode{Name: r.Label(f), Func: &f, NotCounted: b.notCounted(fid), AtCalls: b.framedAtCalls(fid)}
 				nodes[k] = t
 				parent.Children = append(parent.Children, t)
 			}

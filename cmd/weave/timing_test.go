@@ -715,3 +715,72 @@ func TestTimingUnseenThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestTimingCallsAtCalls: under --frames auto a function framed at its
+// calls (atcalls.c's apply, which calls through a pointer) counts only
+// those calls, 10 of the 1,010 uftrace counts; every table that prints
+// its count must mark it as such (JSON calls_at_calls, "*" and its legend
+// in the text), and every count not so marked must be uftrace's. The
+// tables once printed apply's 10 as its calls, unmarked.
+func TestTimingCallsAtCalls(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src, _ := filepath.Abs("../../testdata/timing/atcalls.c")
+	exe := filepath.Join(dir, "atcalls.woven")
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "--frames=auto", "-O2", src, "-o", exe)
+	prof := filepath.Join(dir, "atcalls.prof")
+	mustRun(t, dir, []string{"WEAVE_TIME=exact", "WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0"}, exe)
+	var rep struct {
+		Time struct {
+			Functions []struct {
+				Name    string `json:"name"`
+				Calls   uint64 `json:"calls"`
+				AtCalls bool   `json:"calls_at_calls"`
+			} `json:"functions"`
+		} `json:"time"`
+		Graph []struct {
+			Name    string `json:"name"`
+			AtCalls bool   `json:"calls_at_calls"`
+		} `json:"graph"`
+	}
+	js := mustRun(t, "", nil, weaveBin, "report", "--format", "json", "--threshold", "0", prof).stdout
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	text := mustRun(t, "", nil, weaveBin, "report", "--tables", "flat,graph,timegraph,tree", "--threshold", "0", prof).stdout
+	want := uftraceCalls(t, dir, "atcalls")
+	marked := map[string]bool{}
+	for _, f := range rep.Time.Functions {
+		marked[f.Name] = f.AtCalls
+		if !f.AtCalls && f.Calls != want[f.Name] {
+			t.Errorf("%s: %d calls, unmarked; uftrace counts %d", f.Name, f.Calls, want[f.Name])
+		}
+	}
+	if !marked["apply"] || marked["main"] || want["apply"] != 1010 {
+		t.Errorf("framed at their calls: %v, want apply alone (uftrace: %d calls)", marked, want["apply"])
+	}
+	for _, e := range rep.Graph {
+		if e.Name == "apply" && !e.AtCalls {
+			t.Errorf("allocation call graph: apply's entry not marked framed at its calls")
+		}
+	}
+	// The flat profile's line, the graphs' entry lines and arcs, the tree's line.
+	for _, re := range []string{`(?m) 10\*\s.*\bapply$`, `(?m)^\[\d+\].*\s10\*\s+apply \[\d+\]$`, `(?m)\s10/10\*\s+apply \[\d+\]$`, `(?m)\s10\*\s+.*- apply$`} {
+		if n := len(regexp.MustCompile(re).FindAllString(text, -1)); n == 0 {
+			t.Errorf("no line matches %s:\n%s", re, text)
+		}
+	}
+	if n, tables := strings.Count(text, "*: a function framed at its calls"), 4; n != tables {
+		t.Errorf("the legend of * is under %d tables, want %d:\n%s", n, tables, text)
+	}
+	// The HTML page's flat profile and allocation call graph.
+	html := filepath.Join(dir, "atcalls.html")
+	mustRun(t, "", nil, weaveBin, "report", "--format", "html", "-o", html, prof)
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, n := strings.Count(string(page), `"10*"`), strings.Count(string(page), "calls ending in * are of a function framed at its calls"); c != 2 || n != 2 {
+		t.Errorf("HTML: apply's count marked %d times, explained %d times, want 2 and 2", c, n)
+	}
+}
