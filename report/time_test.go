@@ -196,7 +196,9 @@ func TestHasTime(t *testing.T) {
 
 func TestDur(t *testing.T) {
 	for ns, want := range map[float64]string{0: "0", 7: "7ns", 0.45: "0.45ns", 9.33: "9.33ns", 12: "12ns", 999: "999ns",
-		1000: "1.00us", 3410: "3.41us", 12040: "12.0us", 123456: "123us", 1.5e6: "1.50ms", 2.3456e9: "2.35s", 150e9: "150s"} {
+		1000: "1.00us", 3410: "3.41us", 12040: "12.0us", 123456: "123us", 1.5e6: "1.50ms", 2.3456e9: "2.35s", 150e9: "150s",
+		// Rounding up to the next width or unit: three significant digits still.
+		999.6: "1.00us", 9996: "10.0us", 99960: "100us", 999999: "1.00ms", 9.9996: "10ns", 9.996e8: "1.00s", 2e12: "2000s"} {
 		if got := dur(ns); got != want {
 			t.Errorf("dur(%g) = %q, want %q", ns, got, want)
 		}

@@ -332,13 +332,19 @@ func dur(ns float64) string {
 		if v < 1 && i < len(units)-1 {
 			continue
 		}
-		switch {
-		case v >= 100 || u.name == "ns" && (v >= 10 || v == math.Trunc(v)):
-			return strconv.FormatFloat(math.Round(v), 'f', 0, 64) + u.name
-		case v >= 10:
-			return strconv.FormatFloat(v, 'f', 1, 64) + u.name
+		// Digits after the point: three significant digits as v would be
+		// written (9.996 is 10.0, 999.6 is 1000: the next unit's 1.00).
+		d := 2
+		if math.Round(v*100) >= 1000 {
+			d = 1
 		}
-		return strconv.FormatFloat(v, 'f', 2, 64) + u.name
+		if math.Round(v*10) >= 1000 || u.name == "ns" && (d < 2 || v == math.Trunc(v)) {
+			d = 0
+		}
+		if math.Round(v) >= 1000 && i > 0 {
+			return strconv.FormatFloat(v/1000, 'f', 2, 64) + units[i-1].name
+		}
+		return strconv.FormatFloat(v, 'f', d, 64) + u.name
 	}
 	return "0"
 }

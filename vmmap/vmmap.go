@@ -353,7 +353,8 @@ func Bytes(n uint64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	v, u := float64(n), 0
-	for v >= unit && u < 5 {
+	// A value that rounds to 1024.0 of a unit is 1 of the next.
+	for v >= unit-0.05 && u < 5 {
 		v /= unit
 		u++
 	}

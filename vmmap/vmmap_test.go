@@ -91,7 +91,8 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestBytes(t *testing.T) {
-	for n, want := range map[uint64]string{0: "0 B", 1023: "1023 B", 4096: "4 KiB", 1536 << 10: "1.5 MiB", 8 << 30: "8 GiB"} {
+	for n, want := range map[uint64]string{0: "0 B", 1023: "1023 B", 4096: "4 KiB", 1536 << 10: "1.5 MiB", 8 << 30: "8 GiB",
+		(1 << 20) - 1: "1 MiB", (1 << 30) - 1000: "1 GiB", 1023*1024 + 50: "1023 KiB"} {
 		if got := Bytes(n); got != want {
 			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
 		}
