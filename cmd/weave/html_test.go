@@ -359,3 +359,28 @@ func TestHTMLLarge(t *testing.T) {
 	}
 	p.clean()
 }
+
+// TestHTMLUnits: the page writes sizes that round up to the next unit in
+// it, as the text report does: testdata/html/units.c's one block of
+// 1,048,575 bytes is "1.00 MiB" in the direct allocation table (it was
+// "1024.0 KiB").
+func TestHTMLUnits(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src, _ := filepath.Abs("../../testdata/html/units.c")
+	exe, prof, html := filepath.Join(dir, "units"), filepath.Join(dir, "units.prof"), filepath.Join(dir, "units.html")
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", src, "-o", exe)
+	mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0"}, exe)
+	mustRun(t, "", nil, weaveBin, "report", "--format", "html", "-o", html, prof)
+	p := openPage(t, html)
+	cell := eval[string](p, `(() => {
+		const t = document.getElementById("table-direct");
+		const k = [...t.querySelectorAll("th")].findIndex(th => th.textContent.trim().startsWith("bytes"));
+		const row = [...t.querySelectorAll("tbody tr")].find(tr => tr.textContent.includes("main"));
+		return row ? row.children[k].textContent : "no row of main";
+	})()`)
+	if cell != "1.00 MiB" {
+		t.Errorf("main's bytes in the direct allocation table: %q, want \"1.00 MiB\" (1,048,575 bytes)", cell)
+	}
+	p.clean()
+}

@@ -11,17 +11,21 @@
 
   // ---- numbers
   const group = (n) => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  // A value that rounds up to 1024 of a unit (1000 of a time unit) is
+  // written in the next one: 1,048,575 bytes is 1.00 MiB, not 1024.0 KiB.
   function bytes(n) {
     if (n < 1024) return group(n) + ' B';
     const u = ['KiB', 'MiB', 'GiB', 'TiB'];
-    let i = -1;
-    do { n /= 1024; i++; } while (n >= 1024 && i < u.length - 1);
-    return n.toFixed(n < 10 ? 2 : 1) + ' ' + u[i];
+    const digits = (v) => +v.toFixed(2) < 10 ? 2 : 1;
+    let i = 0;
+    n /= 1024;
+    while (+n.toFixed(digits(n)) >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+    return n.toFixed(digits(n)) + ' ' + u[i];
   }
   function ns(n) {
-    if (n < 1e3) return n.toFixed(0) + ' ns';
-    if (n < 1e6) return (n / 1e3).toFixed(1) + ' µs';
-    if (n < 1e9) return (n / 1e6).toFixed(2) + ' ms';
+    if (+n.toFixed(0) < 1e3) return n.toFixed(0) + ' ns';
+    if (+(n / 1e3).toFixed(1) < 1e3) return (n / 1e3).toFixed(1) + ' µs';
+    if (+(n / 1e6).toFixed(2) < 1e3) return (n / 1e6).toFixed(2) + ' ms';
     return (n / 1e9).toFixed(3) + ' s';
   }
   const qKind = { bytes_allocated: 'bytes', bytes_in_use: 'bytes', allocs: 'count', time: 'ns', calls: 'count' };
