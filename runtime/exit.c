@@ -657,6 +657,13 @@ static void rt_fork_child(void)
 	g_forked = 1;
 	g_exit_tid = g_final_tid = 0; /* the parent's threads leaving are not here */
 	g_final_done = __atomic_load_n(&g_finished, __ATOMIC_RELAXED) == FIN_FINAL; /* nor its writer */
+	/* The parent's provisional profile (a checkpoint, a snapshot, an exec
+	   that failed) is not the child's to replace: the child's goes beside
+	   it. A provisional write under way is the parent's (its writer is
+	   not in the child), not one the child's final profile must wait for. */
+	g_prev_path[0] = 0;
+	if (__atomic_load_n(&g_finished, __ATOMIC_RELAXED) == FIN_PROV_BUSY)
+		__atomic_store_n(&g_finished, FIN_PROV, __ATOMIC_RELAXED);
 	g_start_ns = now_ns();
 	vm_fork_child();
 	hs_fork_child();

@@ -298,6 +298,32 @@ func TestHardeningFork(t *testing.T) {
 	checkValgrind(t, parent.totals(), dir, woven)
 }
 
+// TestHardeningCheckpointFork: a fork after a checkpoint leaves the
+// child's profile beside the parent's. Before, the child inherited the
+// path of its parent's checkpoint as its own earlier profile and replaced
+// it, and the parent's final profile then replaced the child's: one
+// profile was left, the child's lost.
+func TestHardeningCheckpointFork(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "ckfork", nil, nil)
+	out := filepath.Join(dir, "p.prof")
+	r := run(t, dir, []string{"WEAVE_OUT=" + out, "WEAVE_CHECKPOINT=1"}, woven, out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "p*.prof"))
+	got := map[int64]bool{}
+	for _, f := range files {
+		got[load(t, f).wovenInUse()] = true
+	}
+	// The parent: 77 + 99; the child: its 88 (the 77 it inherited are
+	// not its own allocations).
+	if want := map[int64]bool{77 + 99: true, 88: true}; !maps.Equal(got, want) {
+		t.Errorf("profiles %v hold %v bytes of woven allocations in use, want %v", files, got, want)
+	}
+}
+
 // TestHardeningExec: a failed exec goes on; a successful one first writes
 // the profile of what ran before it (M end exec), which the next image of
 // the same pid does not replace.
