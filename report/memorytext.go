@@ -265,18 +265,20 @@ func textPeak(w *bufio.Writer, r *Report) {
 		return
 	}
 	fmt.Fprintf(w, "Peak: %s bytes in %s blocks at %s (exact).\n", num(pk.Peak.Bytes), num(pk.Peak.Blocks), seconds(pk.Peak.NS))
+	share := "%peak" // the contexts' Pct is of the snapshot's bytes
 	if pk.Snapshot.Bytes != pk.Peak.Bytes {
+		share = "%snap"
 		fmt.Fprintf(w, "Contexts recorded at %s bytes in %s blocks at %s: a snapshot is taken when the heap\n"+
-			"exceeds the last by %s, so this is within %s of the peak.\n",
+			"exceeds the last by %s, so this is within %s of the peak; %s is of the snapshot's bytes.\n",
 			num(pk.Snapshot.Bytes), num(pk.Snapshot.Blocks), seconds(pk.Snapshot.NS),
-			formatTolerance(pk.Tolerance), formatTolerance(pk.Tolerance))
+			formatTolerance(pk.Tolerance), formatTolerance(pk.Tolerance), share)
 	}
 	fmt.Fprintln(w)
 	if len(pk.Contexts) == 0 {
 		fmt.Fprintln(w, "No contexts recorded.")
 		return
 	}
-	t := table{cols: []column{{head: "bytes"}, {head: "blocks"}, {head: "%peak"}, {head: "chain", left: true}}}
+	t := table{cols: []column{{head: "bytes"}, {head: "blocks"}, {head: share}, {head: "chain", left: true}}}
 	for _, c := range pk.Contexts {
 		t.add(num(c.Bytes), num(c.Blocks), pct1(c.Pct), chainText(r, c.Chain, c.Hidden))
 	}

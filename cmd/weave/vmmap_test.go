@@ -185,6 +185,19 @@ func TestVMHumps(t *testing.T) {
 	if stage != len(marks) {
 		t.Errorf("timeline stops at stage %d of 100 MB, 10, 50, 0: %+v", stage, v.Timeline.Points)
 	}
+	// The text's share column says what it is a share of: "%peak" of the
+	// exact peak, "%snap" of the snapshot's bytes.
+	peakText := mustRun(t, "", nil, weaveBin, "report", "--tables", "peak", prof).stdout
+	row := regexp.MustCompile(`(?m)^\s*([\d,]+)\s+[\d,]+\s+([\d.]+)\s+grow <- main$`).FindStringSubmatch(peakText)
+	head := regexp.MustCompile(`(?m)^\s*bytes\s+blocks\s+(%\w+)\s+chain$`).FindStringSubmatch(peakText)
+	if row == nil || head == nil {
+		t.Fatalf("no grow row or header in the peak table:\n%s", peakText)
+	}
+	bytes, _ := strconv.ParseUint(strings.ReplaceAll(row[1], ",", ""), 10, 64)
+	of := map[string]uint64{"%peak": pk.Peak.Bytes, "%snap": pk.Snapshot.Bytes}[head[1]]
+	if want := fmt.Sprintf("%.1f", 100*float64(bytes)/float64(max(of, 1))); row[2] != want {
+		t.Errorf("peak table: grow's %s %s, want %s (%d bytes of %d; peak %d, snapshot %d)", head[1], row[2], want, bytes, of, pk.Peak.Bytes, pk.Snapshot.Bytes)
+	}
 	text := mustRun(t, "", nil, weaveBin, "report", "--tables", "timeline", prof).stdout
 	_, chart, _ := strings.Cut(text, "HEAP OVER TIME")
 	for _, l := range strings.Split(chart, "\n") {
