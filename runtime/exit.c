@@ -512,6 +512,49 @@ __attribute__((weak)) int execveat(int dirfd, const char *path, char *const argv
 	return after_exec(c, (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags));
 }
 
+/* daemon: the C library's forks and ends the parent by its own _exit,
+   past the runtime's, and the daemon's profile starts from zero: what
+   the program did before it became a daemon was in no profile. The
+   parent's profile first, as before an exec (provisional: a daemon call
+   that fails goes on and replaces it at exit); the daemon's goes beside
+   it (rt_fork_child). */
+__attribute__((weak)) int daemon(int nochdir, int noclose)
+{
+	int (*real)(int, int), fd;
+	struct stat st;
+	rt_finish(0, 1, "daemon", 0, LOCK_WAIT);
+	*(void **)&real = next_sym("daemon");
+	if (real)
+		return real(nochdir, noclose);
+	/* No C library's to call (a static link): glibc's steps. */
+	switch (fork()) {
+	case -1:
+		return -1;
+	case 0:
+		break;
+	default:
+		_exit(0);
+	}
+	if (setsid() == -1)
+		return -1;
+	if (!nochdir)
+		(void)!chdir("/");
+	if (noclose)
+		return 0;
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+		close(fd);
+		errno = ENODEV;
+		return -1;
+	}
+	for (int i = 0; i < 3; i++)
+		dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+	return 0;
+}
+
 /* execl, execlp, execle: the arguments into an array, then as execv,
    execvp, execve. */
 #define COLLECT_ARGS(arg0, last)                                  \

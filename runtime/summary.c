@@ -199,7 +199,9 @@ static void summary_write(struct out *o, struct totals *t, const char *path, int
 {
 	out_str(o, P);
 	/* A former image's: the next program's summary follows. */
-	out_str(o, strcmp(g_end, "exec") == 0 ? "HEAP SUMMARY (before exec):\n" : "HEAP SUMMARY:\n");
+	out_str(o, strcmp(g_end, "exec") == 0     ? "HEAP SUMMARY (before exec):\n"
+		   : strcmp(g_end, "daemon") == 0 ? "HEAP SUMMARY (before daemon):\n"
+						  : "HEAP SUMMARY:\n");
 	if (!g_complete) {
 		out_str(o, P);
 		out_str(o, "    (incomplete: written when the process got signal ");

@@ -324,6 +324,37 @@ func TestHardeningCheckpointFork(t *testing.T) {
 	}
 }
 
+// TestHardeningDaemon: a program that becomes a daemon (daemon(3)) leaves
+// the profile of what it did before (its parent's: 77 bytes kept, 50
+// freed) as well as the daemon's (88). Before, the C library's daemon
+// ended the parent by its own _exit, past the runtime's: no profile of
+// the parent was written, and the daemon's starts from zero, so what the
+// program did before it became a daemon was in no profile.
+func TestHardeningDaemon(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "daemon", nil, nil)
+	if r := run(t, dir, outEnv(dir), woven); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var files []string
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		// The daemon's is written last, when it ends, after the test's
+		// run of its parent.
+		if files = hprofiles(t, dir); len(files) >= 2 {
+			break
+		}
+	}
+	got := map[int64]totals{}
+	for _, f := range files {
+		l := load(t, f)
+		got[l.wovenInUse()] = l.totals()
+	}
+	if len(files) != 2 || got[77].Allocs != 2 || got[77].Frees != 1 || got[88].Allocs != 1 {
+		t.Errorf("profiles %v, by woven bytes in use %+v; want the parent's (77: 2 allocations, 1 free) and the daemon's (88)", files, got)
+	}
+}
+
 // TestHardeningExec: a failed exec goes on; a successful one first writes
 // the profile of what ran before it (M end exec), which the next image of
 // the same pid does not replace.
