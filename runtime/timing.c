@@ -296,14 +296,24 @@ static void time_thread_exit(struct rt_thread *T, struct __weave_thread *t)
 }
 
 /* rt_fork_child: g_lock held, one thread. The other threads' frames are
-   closed as of the fork; the forking thread gets a new timer, and the
-   child a sampler, in time_fork_child_late. */
+   closed as of the fork; the forking thread's open frames, which began in
+   the parent, begin again at the fork (exact mode): the child's times are
+   its own, as its counts are. The forking thread gets a new timer, and
+   the child a sampler, in time_fork_child_late. */
 static void time_fork_child(void)
 {
 	struct rt_thread *T, *me = rt_local.thr;
 	u64 now = time_tick();
 	int e = errno;
 	for (T = g_threads; T; T = T->next) {
+		if (T == me && T->tls && g_time_mode == TIME_EXACT) {
+			struct __weave_thread *t = T->tls;
+			unsigned j;
+			for (j = 1; t->stack && j <= t->depth && j < t->cap; j++)
+				t->stack[j].t0 = now;
+			if (T->t_start)
+				T->t_start = now;
+		}
 		if (T == me || !T->tls)
 			continue;
 		if (g_time_mode == TIME_EXACT) {

@@ -784,3 +784,53 @@ func TestTimingCallsAtCalls(t *testing.T) {
 		t.Errorf("HTML: apply's count marked %d times, explained %d times, want 2 and 2", c, n)
 	}
 }
+
+// TestTimingForkChild: a fork child's profile holds the child's time
+// only, as it holds its own allocations only. Exact mode: the frames the
+// forking thread had open (main's) started in the parent, 60 ms before the
+// fork (forkchild.c); the child's main, its thread and the whole profile
+// must hold no more than the child's own run, which it measures. They held
+// the parent's 60 ms too. Sampled mode counts the child's CPU clock, which
+// starts at the fork.
+func TestTimingForkChild(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	exe := timingBuild(t, dir, "forkchild")
+	out := filepath.Join(dir, "out") + "/"
+	r := mustRun(t, dir, []string{"WEAVE_TIME=exact", "WEAVE_OUT=" + out, "WEAVE_SUMMARY=0"}, exe)
+	var childNS uint64
+	if _, err := fmt.Sscanf(r.stderr, "child_ns %d", &childNS); err != nil {
+		t.Fatalf("forkchild: %v\n%s", err, r.stderr)
+	}
+	profs, _ := filepath.Glob(out + "*.prof")
+	if len(profs) != 2 {
+		t.Fatalf("profiles %v, want the parent's and the child's", profs)
+	}
+	// Slack: the child's exit until its frames close, on a busy machine.
+	const slack = 5e6
+	found := false
+	for _, p := range profs {
+		rep := timingReportOf(t, p)
+		if rep.Time == nil {
+			t.Fatalf("%s: no times", p)
+		}
+		names := map[string]bool{}
+		for _, f := range rep.Time.Functions {
+			names[f.Name] = true
+		}
+		if !names["child_work"] {
+			continue // the parent's
+		}
+		found = true
+		if names["parent_work"] {
+			t.Errorf("the child's profile has the parent's parent_work")
+		}
+		main := rep.fn(t, "main")
+		if float64(main.TotalNS) > float64(childNS)+slack || rep.Time.TotalNS > childNS+slack || len(rep.Time.Threads) != 1 || float64(rep.Time.Threads[0].TotalNS) > float64(childNS)+slack {
+			t.Errorf("the child ran %d ns: its main holds %d ns, its profile %d ns, threads %+v", childNS, main.TotalNS, rep.Time.TotalNS, rep.Time.Threads)
+		}
+	}
+	if !found {
+		t.Errorf("no profile holds child_work: %v", profs)
+	}
+}
