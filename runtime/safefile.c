@@ -127,6 +127,19 @@ static int fd_high(int fd)
 	return fd;
 }
 
+/* Grows the descriptor table to hold fd_high's numbers now, while the
+   process has (as a rule) one thread: grown once threads share it, the
+   kernel waits for an RCU grace period (10-26 ms measured) in the thread
+   that grows it, which under WEAVE_CONTROL=auto is the program's second
+   thread opening the channel. A table never shrinks. errno kept. */
+static void fd_high_reserve(void)
+{
+	int e = errno, fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd_high(fd));
+	errno = e;
+}
+
 /* A descriptor's identity (0 if it is closed): the program may close one
    of the runtime's (a daemon's closefrom) and reuse its number. */
 static u64 fd_ident(int fd)

@@ -383,6 +383,8 @@ static void ctl_start(void)
 	g_ctl_mode = !s || !*s || strcmp(s, "auto") == 0 ? CTL_AUTO : strcmp(s, "0") == 0 ? CTL_OFF : CTL_ON;
 	if (g_ctl_mode == CTL_ON)
 		ctl_open();
+	else if (g_ctl_mode == CTL_AUTO)
+		fd_high_reserve();
 }
 
 /* A thread other than the first was set up (thread_setup, g_lock not

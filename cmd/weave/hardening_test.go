@@ -479,6 +479,24 @@ func TestHardeningExits(t *testing.T) {
 	}
 }
 
+// TestHardeningFDTable: under WEAVE_CONTROL's default the channel opens
+// in the program's second thread, its descriptor numbered near the top of
+// the limit; the runtime grows the descriptor table for it at start-up,
+// while the program has one thread, so that the kernel's wait for an RCU
+// grace period (10-26 ms measured) does not stall that thread when the
+// table grows. The program reports whether its table grew while it had
+// threads: as plain, it must not.
+func TestHardeningFDTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "fdtable", nil, nil)
+	pr := mustRun(t, dir, nil, plain)
+	wr := mustRun(t, dir, append(outEnv(dir), "WEAVE_CONTROL=auto"), woven)
+	if pr.stdout != wr.stdout {
+		t.Errorf("plain: %q, woven: %q", pr.stdout, wr.stdout)
+	}
+}
+
 // TestHardeningSmallStacks: the runtime's work done in a thread of the
 // program fits the stack that thread has, however small: a thread with a
 // 16 KiB stack (where the control channel opens, under WEAVE_CONTROL's
