@@ -145,6 +145,22 @@ static int out_dir(void)
 	return d.s[d.n - 1] == '/' || (stat(d.s, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
+/* p = a path in the directory the profile will be written in (WEAVE_OUT's
+   when it names one, else its file's, else the start directory), for a
+   file made before the profile that goes beside it (the trace file). */
+static void out_beside(struct sbuf *p)
+{
+	if (out_dir()) {
+		sb_expand(p, g_cfg_out);
+		sb_str(p, "/f");
+	} else if (g_cfg_out_set && g_cfg_out[0]) {
+		sb_expand(p, g_cfg_out);
+	} else {
+		sb_start_dir(p, "f");
+		sb_str(p, "f");
+	}
+}
+
 /* path = the WEAVE_OUT directory (made if absent, one level, as mkdir
    does) and weave-<prog>.<pid>.<16 random hex digits>.prof in it: unique,
    and not to be guessed by whoever else writes there. */

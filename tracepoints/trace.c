@@ -374,11 +374,9 @@ static void tp_thread_setup(struct __weave_thread *t)
 static void tp_open(void)
 {
 	struct sbuf p = {.n = 0};
-	const char *c;
 	if (g_tp_fd >= 0)
 		return;
-	for (c = g_cfg_out_set && g_cfg_out[0] ? g_cfg_out : "weave.prof"; *c; c++)
-		sb_mem(&p, c, 1);
+	out_beside(&p); /* renamed beside the profile at exit (tp_finish) */
 	if (safefile_open(&g_tp_file, p.s) == 0) {
 		/* kept open: numbered out of the program's way (fd_high) */
 		g_tp_file.dir = fd_high(g_tp_file.dir);

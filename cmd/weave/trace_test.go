@@ -168,6 +168,42 @@ func TestTraceFromStart(t *testing.T) {
 	})
 }
 
+// TestTraceBesideProfile: the trace file goes beside the profile and the
+// summary names both as they are, when WEAVE_OUT names a directory (no
+// trailing slash) the run writes a profile of its own name in. Before,
+// the trace was created in the working directory, from WEAVE_OUT's text
+// taken as a file's name, while the summary named it in the directory.
+func TestTraceBesideProfile(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "traceloop", nil, nil)
+	run := filepath.Join(dir, "run")
+	profs := filepath.Join(run, "profs")
+	if err := os.MkdirAll(profs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, run, []string{"WEAVE_OUT=profs", "WEAVE_SUMMARY=1", "WEAVE_TRACE=work"}, woven, "10")
+	named := func(what string) string {
+		m := regexp.MustCompile(`(?m)^==weave \d+== ` + what + ` written to (\S+)`).FindStringSubmatch(r.stderr)
+		if m == nil {
+			t.Fatalf("the summary names no %s:\n%s", what, r.stderr)
+		}
+		return filepath.Join(run, m[1])
+	}
+	prof, trace := named("profile"), named("trace")
+	if filepath.Dir(prof) != profs || trace != prof+".trace" {
+		t.Errorf("profile written to %s, trace to %s; want a profile in %s and its trace beside it", prof, trace, profs)
+	}
+	found, _ := filepath.Glob(filepath.Join(run, "*", "*.trace"))
+	top, _ := filepath.Glob(filepath.Join(run, "*.trace"))
+	if len(found) != 1 || found[0] != trace || len(top) != 0 {
+		t.Errorf("trace files %v %v, want only %s", top, found, trace)
+	}
+	if p, c := readTrace(t, prof); c.enters["work"] == 0 || c.enters["work"] != calls(p, "work") {
+		t.Errorf("the trace has %d entries of work, the profile %d calls", c.enters["work"], calls(p, "work"))
+	}
+}
+
 // TestTraceExportBudget exports a trace of over a million events: the
 // JSON is several times larger than anything weave report may hold, and
 // every event of the trace is in it. The program's trace is repeated
