@@ -112,8 +112,8 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // text. Errors are positioned in the original sources.
 func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error) {
 	if src != "-" {
-		if _, err := os.Stat(src); err != nil {
-			return nil, fmt.Errorf("%s: no such file", src)
+		if err := checkSource(src); err != nil {
+			return nil, err
 		}
 	}
 	var stderr bytes.Buffer
@@ -126,6 +126,32 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	cfg.portableGuard, cfg.callGuard = portableGuard(flags), !optimised(flags)
 	cfg.executable = compiledForExecutable(flags)
 	return cfg.weaveUnit(src, text, parse.NewDialect(cfg.Compiler, flags), nil)
+}
+
+// checkSource tells, before the compiler sees it, why src cannot be a C
+// source: missing, a directory (cc1 says "No such file"), or binary (the
+// compiler prints a warning per NUL byte: megabytes for an executable).
+func checkSource(src string) error {
+	st, err := os.Stat(src)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: no such file", src)
+	case st.IsDir():
+		return fmt.Errorf("%s: is a directory", src)
+	case !st.Mode().IsRegular():
+		return nil // a pipe or device: read once, by the compiler
+	}
+	f, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("%s: %v", src, errors.Unwrap(err))
+	}
+	defer f.Close()
+	head := make([]byte, 8192)
+	n, _ := io.ReadFull(f, head)
+	if bytes.IndexByte(head[:n], 0) >= 0 {
+		return fmt.Errorf("%s: a binary file (NUL bytes), not C source", src)
+	}
+	return nil
 }
 
 // weaveUnit parses preprocessed text in dialect d and weaves it, listing

@@ -25,6 +25,10 @@ func TestBadInput(t *testing.T) {
 	syntax := write("syntax.c", "#include <stdio.h>\nint main(void)\n{\n\tint x = ;\n\treturn 0;\n}\n")
 	garbage := write("garbage.prof", "this is not a profile\n")
 	out := filepath.Join(dir, "out.c")
+	binary := write("binary.c", "\x7fELF\x02\x01\x01\x00\x00\x00int main(void) { return 0; }\n")
+	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, tc := range []struct {
 		name string
@@ -39,6 +43,10 @@ func TestBadInput(t *testing.T) {
 		{"bad --frames", []string{"--frames=some", "-o", out, syntax}, `^weave: unknown frame policy "some" \(want auto, unit or all\)$`, nil},
 		{"bad WEAVE_FRAMES", []string{"cc", "-c", syntax, "-o", out}, `^weave: WEAVE_FRAMES: unknown frame policy "x"`, []string{"WEAVE_FRAMES=x"}},
 		{"bad WEAVE_PARSE_TIMEOUT", []string{"-o", out, syntax}, `^weave: WEAVE_PARSE_TIMEOUT: "soon" is not a number of seconds$`, []string{"WEAVE_PARSE_TIMEOUT=soon"}},
+		{"directory input", []string{"-o", out, filepath.Join(dir, "adir")}, `^weave: .*adir: is a directory$`, nil},
+		{"binary input", []string{"-o", out, binary}, `^weave: .*binary\.c: a binary file \(NUL bytes\), not C source$`, nil},
+		{"-M", []string{"-o", out, syntax, "-M"}, `^weave: -M prints dependencies instead of the preprocessed unit: use -MD or -MMD with weave -o, or weave cc -M$`, nil},
+		{"-MM", []string{"-o", out, syntax, "-MM", "-MF", filepath.Join(dir, "deps")}, `^weave: -MM prints dependencies instead`, nil},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {

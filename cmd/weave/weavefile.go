@@ -51,6 +51,9 @@ func weaveAction(c *cli.Context) error {
 			i++
 		case strings.HasPrefix(a, "--"):
 			return misuse(c, "unknown flag %s (compiler flags take one dash)", a)
+		case a == "-M" || a == "-MM":
+			// They turn -E's output into make rules: nothing to weave.
+			return misuse(c, "%s prints dependencies instead of the preprocessed unit: use -MD or -MMD with weave -o, or weave cc %s", a, a)
 		case strings.HasPrefix(a, "-"):
 			flags = append(flags, a)
 			if driver.FlagTakesValue(a) && i+1 < len(args) {
