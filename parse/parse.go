@@ -4,6 +4,7 @@ package parse
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -49,6 +50,9 @@ func Preprocess(compiler, flags []string, file string, stderr *bytes.Buffer) ([]
 		cmd.Stdout = &out
 	}
 	cmd.Stderr = stderr
+	if file == "-" {
+		cmd.Stdin = os.Stdin
+	}
 	err := cmd.Run()
 	text := out.Bytes()
 	if spec != nil {

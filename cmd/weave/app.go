@@ -25,7 +25,8 @@ func newApp() *cli.App {
 			"C compiler builds together with the runtime (weave runtime -o weave_rt.c). -v lists\n" +
 			"the functions left unwoven or frameless, and why. The weave flags are weave cc's\n" +
 			"(weave help cc). A program woven runs as before and writes a profile at exit:\n" +
-			"weave report prints it. Guides: README.md and docs/ in weave's source.",
+			"weave report prints it. prog.c - reads the source from standard input. Guides:\n" +
+			"README.md and docs/ in weave's source.",
 		SkipFlagParsing: true,
 		HideHelpCommand: true,
 		// Shown by weave --help; weaveAction parses the line itself.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -226,4 +227,29 @@ func widgetsDir(t *testing.T) (string, []string) {
 		t.Fatal(err)
 	}
 	return dir, []string{"WEAVE_CC=gcc"}
+}
+
+// TestCLIStdinSource: `weave -o out.c -` weaves the source read from
+// standard input, as `cc -x c -` compiles it; the woven file builds and
+// runs as the plain program.
+func TestCLIStdinSource(t *testing.T) {
+	dir, env := widgetsDir(t)
+	src, err := os.Open(filepath.Join(dir, "widgets.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	cmd := exec.Command(weaveBin, "-o", "woven.c", "-")
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, append(os.Environ(), env...), src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("weave -o woven.c - < widgets.c: %v\n%s", err, out)
+	}
+	mustRun(t, dir, env, weaveBin, "runtime", "-o", "rt.c")
+	mustRun(t, dir, nil, "gcc", "woven.c", "rt.c", "-o", "woven", "-lpthread")
+	mustRun(t, dir, nil, "gcc", "widgets.c", "-o", "plain")
+	woven := run(t, dir, []string{"WEAVE_OUT=w.prof"}, "./woven", "100")
+	sameRun(t, "widgets from stdin", run(t, dir, nil, "./plain", "100"), woven)
+	if !hasSummary(woven.stderr) {
+		t.Errorf("the program woven from standard input wrote no profile summary:\n%s", woven.stderr)
+	}
 }

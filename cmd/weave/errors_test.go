@@ -47,6 +47,8 @@ func TestBadInput(t *testing.T) {
 		{"binary input", []string{"-o", out, binary}, `^weave: .*binary\.c: a binary file \(NUL bytes\), not C source$`, nil},
 		{"-M", []string{"-o", out, syntax, "-M"}, `^weave: -M prints dependencies instead of the preprocessed unit: use -MD or -MMD with weave -o, or weave cc -M$`, nil},
 		{"-MM", []string{"-o", out, syntax, "-MM", "-MF", filepath.Join(dir, "deps")}, `^weave: -MM prints dependencies instead`, nil},
+		{"mistyped command", []string{"reprot", garbage}, `^weave: reprot: no such command or file \(weave --help lists the commands\)$`, nil},
+		{"mistyped command alone", []string{"reprot"}, `^weave: reprot: no such command or file`, nil},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {

@@ -54,13 +54,16 @@ func weaveAction(c *cli.Context) error {
 		case a == "-M" || a == "-MM":
 			// They turn -E's output into make rules: nothing to weave.
 			return misuse(c, "%s prints dependencies instead of the preprocessed unit: use -MD or -MMD with weave -o, or weave cc %s", a, a)
-		case strings.HasPrefix(a, "-"):
+		case strings.HasPrefix(a, "-") && a != "-": // "-": the source on standard input
 			flags = append(flags, a)
 			if driver.FlagTakesValue(a) && i+1 < len(args) {
 				flags = append(flags, args[i+1])
 				i++
 			}
 		default:
+			if src == "" && mistypedCommand(a) {
+				return misuse(c, "%s: no such command or file (weave --help lists the commands)", a)
+			}
 			if src != "" {
 				return misuse(c, "one source file at a time (got %s and %s); weave cc takes many", src, a)
 			}
@@ -84,4 +87,14 @@ func weaveAction(c *cli.Context) error {
 		return err
 	}
 	return cfg.WeaveFile(src, out, flags)
+}
+
+// mistypedCommand tells whether the first operand looks like a command
+// name (a bare word naming no file) rather than a source: `weave reprot`.
+func mistypedCommand(a string) bool {
+	if a == "-" || strings.ContainsAny(a, "./") {
+		return false
+	}
+	_, err := os.Stat(a)
+	return err != nil
 }
