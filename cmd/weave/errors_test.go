@@ -49,6 +49,9 @@ func TestBadInput(t *testing.T) {
 		{"-MM", []string{"-o", out, syntax, "-MM", "-MF", filepath.Join(dir, "deps")}, `^weave: -MM prints dependencies instead`, nil},
 		{"mistyped command", []string{"reprot", garbage}, `^weave: reprot: no such command or file \(weave --help lists the commands\)$`, nil},
 		{"mistyped command alone", []string{"reprot"}, `^weave: reprot: no such command or file`, nil},
+		{"trace --timeout 0", []string{"trace", "--timeout", "0s", "1", "main"}, `^weave: trace: --timeout 0s: want a positive duration$`, nil},
+		{"snapshot --timeout -1s", []string{"snapshot", "--timeout", "-1s", "1"}, `^weave: snapshot: --timeout -1s: want a positive duration$`, nil},
+		{"mark --timeout 0", []string{"mark", "--timeout", "0s", "1", "here"}, `^weave: mark: --timeout 0s: want a positive duration$`, nil},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {

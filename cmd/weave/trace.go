@@ -91,6 +91,10 @@ func controlPID(c *cli.Context, what string) (int, error) {
 	if err != nil || pid <= 0 {
 		return 0, misuse(c, "%q is not a process id", c.Args().First())
 	}
+	// A timeout of 0 or less would fail every request with "i/o timeout".
+	if d := c.Duration("timeout"); d <= 0 {
+		return 0, misuse(c, "--timeout %v: want a positive duration", d)
+	}
 	return pid, nil
 }
 
