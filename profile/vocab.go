@@ -20,6 +20,12 @@ const (
 // Quantities lists the quantities in the order reports show them.
 var Quantities = []string{QuantityBytes, QuantityAllocs, QuantityInUse, QuantityCalls, QuantityTime}
 
+// AtCallsLegend explains the "*" that ends the call count of a function
+// framed at its calls (--frames auto), which counts only those calls, in
+// every table that prints such a count (report, diff, budgets).
+const AtCallsLegend = "  *: a function framed at its calls (weave --frames auto): its count is of those calls, which\n" +
+	"     may allocate (or of its runs that made one), not of all its calls; weave -v lists them"
+
 // ParseQuantity checks a quantity name.
 func ParseQuantity(s string) (string, error) {
 	for _, q := range Quantities {

@@ -4,7 +4,10 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 func init() { Register("pprof", pprofRenderer{}) }
@@ -17,6 +20,9 @@ func init() { Register("pprof", pprofRenderer{}) }
 //	alloc_objects, alloc_space    allocations and bytes allocated
 //	inuse_objects, inuse_space    blocks and bytes not freed at exit
 //	calls                         calls of the innermost function
+//	                              (those of a function framed at its
+//	                              calls: labelled calls_at_calls, named
+//	                              in a comment -top shows)
 //	cpu (nanoseconds)             self time, when the profile has times
 //
 // Each location is a function at a line: the allocation call's in the
@@ -97,6 +103,7 @@ func (pprofRenderer) Render(w io.Writer, r *Report) error {
 		return id
 	}
 	threads := len(r.prof.Threads) > 1
+	atCalls := map[string]bool{} // the labels of functions framed at their calls
 	r.WalkStacks(func(thread int, frames []StackFrame, v *Values) {
 		var s pbuf
 		ids := make([]uint64, len(frames))
@@ -113,6 +120,13 @@ func (pprofRenderer) Render(w io.Writer, r *Report) error {
 			var l pbuf // what the site's size expression names
 			l.int(1, pw.str("type"))
 			l.int(2, pw.str(frames[len(frames)-1].Type))
+			s.message(3, l)
+		}
+		if inner := len(frames) - 1; inner >= 0 && v.Calls != 0 && frames[inner].AtCalls {
+			atCalls[frames[inner].Label] = true
+			var l pbuf
+			l.int(1, pw.str("calls_at_calls"))
+			l.int(2, pw.str("true"))
 			s.message(3, l)
 		}
 		if threads {
@@ -136,7 +150,7 @@ func (pprofRenderer) Render(w io.Writer, r *Report) error {
 	}
 	pw.profile = append(pw.profile, body...)
 
-	pw.trailer(r)
+	pw.trailer(r, atCallsComment(slices.Sorted(maps.Keys(atCalls))))
 	zw := gzip.NewWriter(w)
 	if _, err := zw.Write(pw.profile); err != nil {
 		return err
@@ -152,10 +166,20 @@ type pprofWriter struct {
 	table   []string
 }
 
+// atCallsComment is the comment that names the functions framed at their
+// calls, whose calls samples are not all their calls ("" if none).
+func atCallsComment(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return "calls of " + strings.Join(names, ", ") + ": framed at their calls (weave --frames auto), counts of those calls, " +
+		"which may allocate (or of runs that made one), not of all their calls; samples labelled calls_at_calls"
+}
+
 // trailer writes the profile's fields after its body: the run's time and
-// span, the period, the comment, the default sample type, and last the
+// span, the period, the comments, the default sample type, and last the
 // string table, which holds every string by then.
-func (pw *pprofWriter) trailer(r *Report) {
+func (pw *pprofWriter) trailer(r *Report, comment string) {
 	start, err1 := strconv.ParseInt(r.Metadata["start_ns"], 10, 64)
 	end, err2 := strconv.ParseInt(r.Metadata["end_ns"], 10, 64)
 	switch {
@@ -170,6 +194,9 @@ func (pw *pprofWriter) trailer(r *Report) {
 	pw.profile.int(12, 1)
 	if r.Program != "" {
 		pw.profile.int(13, pw.str("weave profile of "+r.Program))
+	}
+	if comment != "" {
+		pw.profile.int(13, pw.str(comment))
 	}
 	pw.profile.int(14, pw.str("alloc_space"))
 	for _, t := range pw.table {

@@ -18,6 +18,9 @@ type StackFrame struct {
 	Hidden  bool
 	Outside bool
 	Type    string // on an allocation stack's innermost frame: its site's type, in C, or ""
+	// AtCalls: the function is framed at its calls (--frames auto): its
+	// calls counted are those that may allocate, not all its calls.
+	AtCalls bool
 }
 
 // OutsideLabel names the frame of the time a thread spent outside woven
@@ -39,7 +42,7 @@ func (r *Report) WalkStacks(fn func(thread int, frames []StackFrame, v *Values))
 			switch {
 			case f.Func != nil:
 				fr.Func = Func{f.Func.Name, f.Func.File}
-				fr.Label, fr.Line = r.Label(fr.Func), f.Line
+				fr.Label, fr.Line, fr.AtCalls = r.Label(fr.Func), f.Line, f.Func.CallFramed
 			case f.Hidden != nil:
 				fr = StackFrame{Func: Func{Name: f.Hidden.Op, File: f.Hidden.File}, Label: f.Hidden.Op + " (hidden)", Hidden: true}
 			default:

@@ -453,8 +453,7 @@ func framesLine(r *Report) string {
 const notCountedLegend = "  not counted: the calls of a frameless function (weave --frames auto; weave -v lists them)"
 
 // atCallsLegend explains the mark atCallsMark puts on counts.
-const atCallsLegend = "  *: a function framed at its calls (weave --frames auto): its count is of those calls, which\n" +
-	"     may allocate (or of its runs that made one), not of all its calls; weave -v lists them"
+const atCallsLegend = profile.AtCallsLegend
 
 // atCallsMark marks the count of a function framed at its calls.
 func atCallsMark(atCalls bool) string {

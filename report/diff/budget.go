@@ -83,6 +83,9 @@ type Verdict struct {
 	New    int64   `json:"new"`
 	Value  float64 `json:"value"` // what was compared with the limit: New, the change, or the change in %
 	Broken bool    `json:"broken"`
+	// AtCalls: a whole-profile calls rule whose sum includes counts of
+	// functions framed at their calls (--frames auto), not all their calls.
+	AtCalls bool `json:"calls_at_calls,omitempty"`
 }
 
 // String tells the rule and its numbers: "bytes_in_use > +5%: 1000 -> 1200 (+20.0%)".
@@ -92,11 +95,16 @@ func (v Verdict) String() string {
 	if v.Base != 0 {
 		rel = fmt.Sprintf("%+.1f%%", 100*float64(d)/float64(v.Base))
 	}
-	return fmt.Sprintf("%s: %d -> %d (%+d, %s)", v.Rule, v.Base, v.New, d, rel)
+	s := fmt.Sprintf("%s: %d -> %d (%+d, %s)", v.Rule, v.Base, v.New, d, rel)
+	if v.AtCalls {
+		s += ", calls* including functions framed at their calls (weave --frames auto), not all their calls"
+	}
+	return s
 }
 
 // Check evaluates r on d. It fails when the rule names a function that
-// neither profile has.
+// neither profile has, or counts the calls of a function framed at its
+// calls, which are not all its calls.
 func (r *Rule) Check(d *Diff) (Verdict, error) {
 	row := d.Totals
 	if r.Func != "" {
@@ -104,8 +112,12 @@ func (r *Rule) Check(d *Diff) (Verdict, error) {
 		if row, ok = d.inclusive(r.Func); !ok {
 			return Verdict{}, fmt.Errorf("budget rule %q: no function %s in either profile", r.Text, r.Func)
 		}
+		if r.Quantity == profile.QuantityCalls && row.AtCalls {
+			return Verdict{}, fmt.Errorf("budget rule %q: %s is framed at its calls (weave --frames auto), which counts only its calls that may allocate, not all its calls; weave with --frames all or --frame %s to budget them", r.Text, r.Func, r.Func)
+		}
 	}
-	v := Verdict{Rule: r.Text, Base: row.Base.Get(r.Quantity), New: row.New.Get(r.Quantity)}
+	v := Verdict{Rule: r.Text, Base: row.Base.Get(r.Quantity), New: row.New.Get(r.Quantity),
+		AtCalls: r.Func == "" && r.Quantity == profile.QuantityCalls && d.Totals.AtCalls}
 	v.Value = float64(v.New)
 	switch {
 	case r.Percent && v.Base == 0:
@@ -143,6 +155,7 @@ func (d *Diff) inclusive(name string) (Row, bool) {
 		if strings.HasPrefix(label, name+" (") {
 			sum.Base.Add(&r.Base)
 			sum.New.Add(&r.New)
+			sum.AtCalls = sum.AtCalls || r.AtCalls
 			found = true
 		}
 	}

@@ -25,6 +25,11 @@ type Row struct {
 	Base   Counts `json:"base"`
 	New    Counts `json:"new"`
 	Change Counts `json:"change"` // New - Base
+	// AtCalls: the calls are those of a function framed at its calls
+	// (--frames auto) in either profile, which counts only its calls that
+	// may allocate (or its runs that made one), not all its calls; of the
+	// totals, that some function is.
+	AtCalls bool `json:"calls_at_calls,omitempty"`
 }
 
 // CountsChanged reports whether a count other than time changed.
@@ -72,9 +77,10 @@ func Compare(base, new *profile.Profile, depth int, sort string) *Diff {
 		d.HasTime = d.HasTime || p.HasTime()
 		a := aggregate(p, names, d.Depth)
 		for i, m := range []map[string]*Counts{a.funcs, a.chains, a.sites, a.types} {
-			merge(tables[i], m, side)
+			merge(tables[i], m, side, a.atCalls)
 		}
-		merge(d.Inclusive, a.incl, side)
+		merge(d.Inclusive, a.incl, side, a.atCalls)
+		d.Totals.AtCalls = d.Totals.AtCalls || len(a.atCalls) > 0
 		if side == 0 {
 			d.Totals.Base = a.total
 		} else {
@@ -94,7 +100,9 @@ func Compare(base, new *profile.Profile, depth int, sort string) *Diff {
 	return d
 }
 
-func merge(into map[string]*Row, m map[string]*Counts, side int) {
+// merge adds one side's counts to the rows; atCalls marks the function
+// and chain keys whose calls are those of a function framed at its calls.
+func merge(into map[string]*Row, m map[string]*Counts, side int, atCalls map[string]bool) {
 	for k, c := range m {
 		r := into[k]
 		if r == nil {
@@ -107,6 +115,7 @@ func merge(into map[string]*Row, m map[string]*Counts, side int) {
 			r.New = *c
 		}
 		r.Change = r.New.Sub(r.Base)
+		r.AtCalls = r.AtCalls || atCalls[k]
 	}
 }
 
@@ -173,6 +182,9 @@ func (n *namer) name(f *profile.Func) string {
 type aggregated struct {
 	total                             Counts
 	funcs, chains, sites, types, incl map[string]*Counts
+	// atCalls: the function labels and chain keys whose innermost function
+	// is framed at its calls.
+	atCalls map[string]bool
 }
 
 // OutsideName names the time spent outside woven functions.
@@ -180,7 +192,7 @@ const OutsideName = "(outside woven functions)"
 
 func aggregate(p *profile.Profile, names *namer, depth int) *aggregated {
 	a := &aggregated{funcs: map[string]*Counts{}, chains: map[string]*Counts{}, sites: map[string]*Counts{},
-		types: map[string]*Counts{}, incl: map[string]*Counts{}}
+		types: map[string]*Counts{}, incl: map[string]*Counts{}, atCalls: map[string]bool{}}
 	add := func(m map[string]*Counts, k string, c *Counts) {
 		if m[k] == nil {
 			m[k] = &Counts{}
@@ -200,6 +212,7 @@ func aggregate(p *profile.Profile, names *namer, depth int) *aggregated {
 		a.total.Add(&c)
 		labels = labels[:0]
 		var hidden *profile.Site
+		atCalls := false // the innermost woven function is framed at its calls
 		for i := len(s.Frames) - 1; i >= 0; i-- {
 			switch f := s.Frames[i]; {
 			case f.Outside:
@@ -207,6 +220,7 @@ func aggregate(p *profile.Profile, names *namer, depth int) *aggregated {
 			case f.Hidden != nil:
 				hidden = f.Hidden
 			default:
+				atCalls = atCalls || len(labels) == 0 && f.Func.CallFramed
 				labels = append(labels, names.name(f.Func))
 			}
 		}
@@ -223,6 +237,9 @@ func aggregate(p *profile.Profile, names *namer, depth int) *aggregated {
 			key = hidden.Op + " (hidden) <- " + key
 		}
 		add(a.chains, key, &c)
+		if atCalls {
+			a.atCalls[labels[0]], a.atCalls[key] = true, true
+		}
 		clear(seen)
 		under := c
 		under.Calls = 0 // a function's calls are its own, not its callees'

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,9 +29,12 @@ func (d *Diff) WriteText(w io.Writer, base, new string, top int, verdicts []Verd
 	}
 	fmt.Fprintf(bw, "%-16s %16s %16s %16s %8s\n", "TOTALS", "base", "new", "change", "")
 	for _, q := range d.shown() {
-		fmt.Fprintf(bw, "%-16s %16s %16s %16s %8s\n", q, formatQ(q, d.Totals.Base.Get(q), false),
+		fmt.Fprintf(bw, "%-16s %16s %16s %16s %8s\n", quantity(q, &d.Totals), formatQ(q, d.Totals.Base.Get(q), false),
 			formatQ(q, d.Totals.New.Get(q), false), formatQ(q, d.Totals.Change.Get(q), true),
 			relative(d.Totals.Base.Get(q), d.Totals.Change.Get(q)))
+	}
+	if d.Totals.AtCalls {
+		fmt.Fprintln(bw, "  calls*: the sum includes counts of functions framed at their calls (weave --frames auto), not all their calls")
 	}
 	tables := []struct {
 		title string
@@ -52,13 +56,16 @@ func (d *Diff) WriteText(w io.Writer, base, new string, top int, verdicts []Verd
 		if top > 0 && len(changed) > top {
 			changed = changed[:top]
 		}
+		if slices.ContainsFunc(changed, func(r Row) bool { return r.AtCalls && r.Change.Calls != 0 }) {
+			fmt.Fprintln(bw, profile.AtCallsLegend)
+		}
 		for _, r := range changed {
 			fmt.Fprintf(bw, "\n%s\n", r.Key)
 			for _, q := range d.shown() {
 				if r.Change.Get(q) == 0 {
 					continue
 				}
-				fmt.Fprintf(bw, "    %-16s %16s -> %-16s %16s %8s\n", q, formatQ(q, r.Base.Get(q), false),
+				fmt.Fprintf(bw, "    %-16s %16s -> %-16s %16s %8s\n", quantity(q, &r), formatQ(q, r.Base.Get(q), false),
 					formatQ(q, r.New.Get(q), false), formatQ(q, r.Change.Get(q), true), relative(r.Base.Get(q), r.Change.Get(q)))
 			}
 		}
@@ -88,6 +95,15 @@ func (d *Diff) WriteJSON(w io.Writer, base, new string, verdicts []Verdict) erro
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// quantity names q in row r's line: calls ends in "*" when they are those
+// of a function framed at its calls (profile.AtCallsLegend).
+func quantity(q string, r *Row) string {
+	if q == profile.QuantityCalls && r.AtCalls {
+		return q + "*"
+	}
+	return q
 }
 
 // shown returns the quantities the text shows: time only when measured.

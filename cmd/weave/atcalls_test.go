@@ -1,0 +1,158 @@
+package main
+
+// Tests of the counts of a function framed at its calls (--frames auto)
+// outside the report's tables: weave diff's rows, --fail-if budgets and
+// the pprof export mark them, and only them.
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	pprof "github.com/google/pprof/profile"
+
+	"github.com/weave-profiler/weave/internal/testtool"
+)
+
+// atCallsProfiles weaves atcalls.c under frames policy (auto, all), runs
+// it, and returns its profile.
+func atCallsProfiles(t *testing.T, dir string, policies ...string) []string {
+	t.Helper()
+	src, _ := filepath.Abs("../../testdata/timing/atcalls.c")
+	var profs []string
+	for _, fr := range policies {
+		exe := filepath.Join(dir, "atcalls-"+fr)
+		mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "--frames="+fr, "-O2", src, "-o", exe)
+		prof := exe + ".prof"
+		mustRun(t, dir, []string{"WEAVE_TIME=exact", "WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0"}, exe)
+		profs = append(profs, prof)
+	}
+	return profs
+}
+
+// TestDiffCallsAtCalls: diffing atcalls.c woven with --frames all (base)
+// and auto (new), apply's calls, 1,010 then 10 of them, are marked in its
+// function and chain rows (JSON calls_at_calls, "calls*" and the legend in
+// the text), the totals too; no other row is, and the base's unmarked
+// counts are uftrace's. A budget on calls(apply) is refused naming the
+// ways to count them all; on the totals it says what it sums. Before, the
+// diff printed 1,010 -> 10 as a drop of calls, and the budget checked 10.
+func TestDiffCallsAtCalls(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	profs := atCallsProfiles(t, dir, "all", "auto")
+	base, new := profs[0], profs[1]
+	want := uftraceCalls(t, dir, "atcalls")
+
+	type row struct {
+		Key     string           `json:"key"`
+		Base    map[string]int64 `json:"base"`
+		New     map[string]int64 `json:"new"`
+		AtCalls bool             `json:"calls_at_calls"`
+	}
+	var out struct {
+		Diff struct {
+			Totals    row   `json:"totals"`
+			Functions []row `json:"functions"`
+			Chains    []row `json:"chains"`
+		} `json:"diff"`
+		Budgets []struct {
+			Rule    string `json:"rule"`
+			AtCalls bool   `json:"calls_at_calls"`
+		} `json:"budgets"`
+	}
+	js := mustRun(t, "", nil, weaveBin, "diff", "--format", "json", "--fail-if", "calls > 1000000", "--fail-if", "calls(main) > 1", base, new).stdout
+	if err := json.Unmarshal([]byte(js), &out); err != nil {
+		t.Fatal(err)
+	}
+	d := out.Diff
+	if !d.Totals.AtCalls {
+		t.Errorf("totals: calls not marked as including a function framed at its calls")
+	}
+	for _, r := range d.Functions {
+		if r.AtCalls != (r.Key == "apply") {
+			t.Errorf("function %s: calls_at_calls %v, want it for apply alone", r.Key, r.AtCalls)
+		}
+		if r.Base["calls"] != int64(want[r.Key]) {
+			t.Errorf("function %s: base (--frames all) %d calls, uftrace %d", r.Key, r.Base["calls"], want[r.Key])
+		}
+		if r.Key == "apply" && (r.Base["calls"] != 1010 || r.New["calls"] != 10) {
+			t.Errorf("apply: %d -> %d calls, want 1010 -> 10", r.Base["calls"], r.New["calls"])
+		}
+	}
+	for _, r := range d.Chains {
+		if inner := strings.Split(r.Key, " <- ")[0]; r.AtCalls != (inner == "apply") {
+			t.Errorf("chain %s: calls_at_calls %v, want it for apply's chains alone", r.Key, r.AtCalls)
+		}
+	}
+	if len(out.Budgets) != 2 || !out.Budgets[0].AtCalls || out.Budgets[1].AtCalls {
+		t.Errorf("budgets %+v: want the totals' calls marked, main's not", out.Budgets)
+	}
+
+	text := mustRun(t, "", nil, weaveBin, "diff", base, new).stdout
+	marked := regexp.MustCompile(`(?m)^(\S.*)\n(?:    .*\n)*?    calls\*\s`).FindAllStringSubmatch(text, -1)
+	var keys []string
+	for _, m := range marked {
+		keys = append(keys, m[1])
+	}
+	if strings.Join(keys, "|") != "apply|apply <- main" || !regexp.MustCompile(`(?m)^calls\*\s+2,021\s+11\s`).MatchString(text) {
+		t.Errorf("rows with calls*: %q, want apply's function and chain rows (and the totals, 2,021 -> 11):\n%s", keys, text)
+	}
+	if n := strings.Count(text, "*: a function framed at its calls"); n != 2 {
+		t.Errorf("the legend of * is under %d tables, want 2 (functions, chains):\n%s", n, text)
+	}
+
+	r := run(t, "", nil, weaveBin, "diff", "--fail-if", "calls(apply) > 5", base, new)
+	if r.code != 2 || !strings.Contains(r.stderr, "apply is framed at its calls") || !strings.Contains(r.stderr, "--frames all or --frame apply") {
+		t.Errorf("calls(apply) budget on a count of its calls that may allocate: exit %d, want 2 and a message naming --frames all and --frame apply\n%s", r.code, r.stderr)
+	}
+	// Fully framed on both sides: checked, exact, unmarked.
+	ok := mustRun(t, "", nil, weaveBin, "diff", "--fail-if", "calls(apply) > 1010", "--fail-if", "calls > 2021", base, base).stdout
+	if !strings.Contains(ok, "ok     calls(apply) > 1010: 1010 -> 1010") || strings.Contains(ok, "*") {
+		t.Errorf("budgets on --frames all profiles:\n%s", ok)
+	}
+}
+
+// TestExportPprofCallsAtCalls: in the pprof export of atcalls.c woven
+// with --frames auto, apply's calls samples carry the label
+// calls_at_calls, and no other sample does; go tool pprof -top shows the
+// comment that names apply. Under --frames all, neither.
+func TestExportPprofCallsAtCalls(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	profs := atCallsProfiles(t, dir, "auto", "all")
+	for i, prof := range profs {
+		pb := prof + ".pb.gz"
+		mustRun(t, "", nil, weaveBin, "report", "--format", "pprof", "-o", pb, prof)
+		p := readPprof(t, pb)
+		calls := slices.IndexFunc(p.SampleType, func(v *pprof.ValueType) bool { return v.Type == "calls" })
+		var labelled, applyCalls int64
+		for _, s := range p.Sample {
+			leaf := s.Location[0].Line[0].Function.Name
+			if l := s.Label["calls_at_calls"]; len(l) > 0 {
+				if leaf != "apply" || s.Value[calls] == 0 {
+					t.Errorf("%s: calls_at_calls on a sample of %s, %d calls", pb, leaf, s.Value[calls])
+				}
+				labelled += s.Value[calls]
+			}
+			if leaf == "apply" {
+				applyCalls += s.Value[calls]
+			}
+		}
+		top, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=calls", pb).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go tool pprof: %v\n%s", err, top)
+		}
+		commented := strings.Contains(string(top), "calls of apply: framed at their calls")
+		if i == 0 && (labelled != 10 || applyCalls != 10 || !commented) {
+			t.Errorf("--frames auto: %d of apply's %d calls labelled calls_at_calls, want 10 of 10; comment shown %v:\n%s", labelled, applyCalls, commented, top)
+		}
+		if i == 1 && (labelled != 0 || applyCalls != 1010 || commented) {
+			t.Errorf("--frames all: %d of apply's %d calls labelled, want 0 of 1010; comment shown %v:\n%s", labelled, applyCalls, commented, top)
+		}
+	}
+}
