@@ -15,7 +15,8 @@ package profile
 //
 // where 1 is the format version. A reader rejects a higher version. Every
 // following line is a record: a one-character tag, then fields separated by
-// single spaces. Numbers are unsigned decimal unless stated; -1 means "none".
+// single spaces. A reader skips records of tags it does not know (a newer
+// writer's; such tags are letters) and rejects a tag that is not letters. Numbers are unsigned decimal unless stated; -1 means "none".
 // Ids are dense, start at 0, and a record is always defined before a record
 // that refers to it. Lines starting with '#' are comments.
 //

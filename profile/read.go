@@ -105,6 +105,14 @@ func read(r io.Reader, skip string) (*Profile, error) {
 			ended = true
 			continue
 		}
+		if !isTag(tag) {
+			// An unknown tag is skipped (a newer writer's): one that is
+			// not a tag at all is damage, and skipping it would lose data.
+			if !complete {
+				return nil, fmt.Errorf("%w: incomplete last line %d", ErrTruncated, d.line)
+			}
+			return nil, fmt.Errorf("line %d: bad record tag %q (want letters)", d.line, tag)
+		}
 		records++
 		if len(tag) == 1 && strings.Contains(skip, tag) {
 			continue
@@ -331,6 +339,16 @@ func (d *decoder) nodeFor(id uint64, rule kindRule, tag string, seen *map[int]bo
 		(*seen)[n.ID] = true
 	}
 	return n, nil
+}
+
+// isTag tells whether s has the shape of a record tag: ASCII letters.
+func isTag(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // record decodes one record; the caller adds the line and tag to errors.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -125,5 +126,43 @@ func TestParseWatchdog(t *testing.T) {
 			mustRun(t, dir, nil, cc, valid, "-o", "widgets.plain")
 			sameRun(t, "widgets", run(t, dir, nil, "./widgets.plain"), run(t, dir, []string{"WEAVE_OUT="}, "./widgets"))
 		})
+	}
+}
+
+// TestCorruptRecordTag: a real profile whose record tag was damaged (a
+// digit, a minus, a number) is refused at its line, not skipped as a newer
+// writer's record (which would drop the record and report wrong totals).
+func TestCorruptRecordTag(t *testing.T) {
+	dir, env := widgetsDir(t)
+	mustRun(t, dir, env, weaveBin, "cc", "-o", "w", "widgets.c")
+	mustRun(t, dir, []string{"WEAVE_OUT=w.prof"}, "./w", "100")
+	data, err := os.ReadFile(filepath.Join(dir, "w.prof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "X ") {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		t.Fatal("no X record in the profile")
+	}
+	for _, tag := range []string{"0", "-1", "18446744073709551615", "X1"} {
+		bad := append([]string{}, lines...)
+		bad[at] = tag + strings.TrimPrefix(lines[at], "X")
+		if err := os.WriteFile(filepath.Join(dir, "bad.prof"), []byte(strings.Join(bad, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("weave: bad.prof: line %d: bad record tag %q (want letters)\n", at+1, tag)
+		for _, cmd := range [][]string{{"report"}, {"merge", "-o", "m.prof"}} {
+			r := run(t, dir, nil, append(append([]string{weaveBin}, cmd...), "bad.prof")...)
+			if r.code == 0 || r.stderr != want {
+				t.Errorf("weave %s with tag %q: exit %d, stderr %q; want %q", cmd[0], tag, r.code, r.stderr, want)
+			}
+		}
 	}
 }
