@@ -53,6 +53,8 @@ func TestBadInput(t *testing.T) {
 		{"trace --timeout 0", []string{"trace", "--timeout", "0s", "1", "main"}, `^weave: trace: --timeout 0s: want a positive duration$`, nil},
 		{"snapshot --timeout -1s", []string{"snapshot", "--timeout", "-1s", "1"}, `^weave: snapshot: --timeout -1s: want a positive duration$`, nil},
 		{"mark --timeout 0", []string{"mark", "--timeout", "0s", "1", "here"}, `^weave: mark: --timeout 0s: want a positive duration$`, nil},
+		{"go --packages last", []string{"go", "build", "--packages"}, `^weave: go: --packages needs patterns \(comma-separated\)$`, nil},
+		{"go --packages=", []string{"go", "build", "--packages=", "."}, `^weave: go: --packages needs patterns \(comma-separated\)$`, nil},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {

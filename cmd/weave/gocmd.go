@@ -43,7 +43,10 @@ var goCommand = &cli.Command{
 		if _, err := goweave.ParseFrames(frames); err != nil {
 			return err
 		}
-		patterns, rest := packagesFlag(rest)
+		patterns, rest, err := packagesFlag(rest)
+		if err != nil {
+			return misuse(c, "%v", err)
+		}
 		self, err := os.Executable()
 		if err != nil {
 			return err
@@ -80,11 +83,14 @@ var toolexecCommand = &cli.Command{
 		if c.NArg() == 0 {
 			return misuse(c, "no tool to run (go build runs weave toolexec TOOL ARGS...)")
 		}
-		patterns, rest := packagesFlag(c.Args().Slice())
+		patterns, rest, err := packagesFlag(c.Args().Slice())
+		if err != nil {
+			return misuse(c, "%v", err)
+		}
 		if env := os.Getenv(goweave.PackagesEnv); env != "" {
 			patterns = append(patterns, strings.Split(env, ",")...)
 		}
-		err := goweave.Toolexec(rest, patterns, c.App.Writer, c.App.ErrWriter)
+		err = goweave.Toolexec(rest, patterns, c.App.Writer, c.App.ErrWriter)
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return cli.Exit("", ee.ExitCode()) // the tool has said why
@@ -94,16 +100,16 @@ var toolexecCommand = &cli.Command{
 }
 
 // packagesFlag takes the --packages options (comma-separated patterns,
-// repeatable) out of args.
-func packagesFlag(args []string) (patterns, rest []string) {
+// repeatable) out of args; one without patterns is an error (it went to
+// the go command, which said "flag provided but not defined").
+func packagesFlag(args []string) (patterns, rest []string, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		var v string
 		switch {
 		case a == "--packages" || a == "-packages":
 			if i+1 >= len(args) {
-				rest = append(rest, a)
-				continue
+				return nil, nil, errNoPackages
 			}
 			v = args[i+1]
 			i++
@@ -113,11 +119,16 @@ func packagesFlag(args []string) (patterns, rest []string) {
 			rest = append(rest, a)
 			continue
 		}
+		if strings.Trim(v, ",") == "" {
+			return nil, nil, errNoPackages
+		}
 		for _, p := range strings.Split(v, ",") {
 			if p != "" {
 				patterns = append(patterns, p)
 			}
 		}
 	}
-	return patterns, rest
+	return patterns, rest, nil
 }
+
+var errNoPackages = errors.New("--packages needs patterns (comma-separated)")
