@@ -55,6 +55,9 @@ func TestBadInput(t *testing.T) {
 		{"mark --timeout 0", []string{"mark", "--timeout", "0s", "1", "here"}, `^weave: mark: --timeout 0s: want a positive duration$`, nil},
 		{"go --packages last", []string{"go", "build", "--packages"}, `^weave: go: --packages needs patterns \(comma-separated\)$`, nil},
 		{"go --packages=", []string{"go", "build", "--packages=", "."}, `^weave: go: --packages needs patterns \(comma-separated\)$`, nil},
+		{"report --tables bogus", []string{"report", "--tables", "bogus", garbage}, `^weave: report: unknown table "bogus" \(want leaks, `, nil},
+		{"report --quantity zz", []string{"report", "--quantity", "zz", garbage}, `^weave: report: unknown quantity "zz" \(want bytes_allocated, `, nil},
+		{"report --leak-kinds zz", []string{"report", "--leak-kinds", "zz", garbage}, `^weave: report: --leak-kinds: unknown leak kind "zz"`, nil},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {

@@ -94,13 +94,22 @@ func runReport(c *cli.Context) error {
 	if err != nil {
 		return misuse(c, "%v", err)
 	}
-	warnIgnored(c)
+	if _, err := profile.ParseQuantity(c.String("quantity")); err != nil {
+		return misuse(c, "%v", err)
+	}
+	var kinds []profile.LeakKind
+	if c.IsSet("leak-kinds") {
+		if kinds, err = report.ParseLeakKinds(c.String("leak-kinds")); err != nil {
+			return misuse(c, "--leak-kinds: %v", err)
+		}
+	}
 	var tables []string // nil: report.New's default
 	if c.IsSet("tables") {
 		if tables, err = report.ParseTables(c.String("tables")); err != nil {
-			return err
+			return misuse(c, "%v", err)
 		}
 	}
+	warnIgnored(c)
 	if c.Bool("memory") {
 		tables = appendNew(tables, report.MemoryTables...)
 	}
@@ -130,12 +139,6 @@ func runReport(c *cli.Context) error {
 	_, module, _ := strings.Cut(c.String("group"), "module:")
 	if err := samefile.Check(c.String("output"), path, path+".trace", module); err != nil {
 		return err
-	}
-	var kinds []profile.LeakKind
-	if c.IsSet("leak-kinds") {
-		if kinds, err = report.ParseLeakKinds(c.String("leak-kinds")); err != nil {
-			return fmt.Errorf("--leak-kinds: %v", err)
-		}
 	}
 	p, err := readProfile(path)
 	if err != nil {
