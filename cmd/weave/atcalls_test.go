@@ -117,6 +117,65 @@ func TestDiffCallsAtCalls(t *testing.T) {
 	}
 }
 
+// TestDiffCallsNotCounted: under --frames auto atcalls.c's keep is woven
+// without a frame, in the profile only through its allocation site (F
+// flag 1), its calls not counted. Diffing it with the --frames all build,
+// keep's rows (its chains too) are marked calls_not_counted and their
+// calls not compared, so the text lists no change of them; a budget on
+// calls(keep) is refused naming the ways to count them; a whole-profile
+// calls rule says its sum leaves them out. Before, the diff printed
+// keep's 10 -> 0 as a drop and the budget checked the 0. (twice, frameless
+// without an allocation site, has no F record: the new profile cannot
+// tell it from a function not called.)
+func TestDiffCallsNotCounted(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	profs := atCallsProfiles(t, dir, "all", "auto")
+	base, new := profs[0], profs[1]
+	type row struct {
+		Key        string           `json:"key"`
+		Base       map[string]int64 `json:"base"`
+		Change     map[string]int64 `json:"change"`
+		NotCounted bool             `json:"calls_not_counted"`
+	}
+	var out struct {
+		Diff struct {
+			Totals    row   `json:"totals"`
+			Functions []row `json:"functions"`
+			Chains    []row `json:"chains"`
+		} `json:"diff"`
+		Budgets []struct {
+			NotCounted bool `json:"calls_not_counted"`
+		} `json:"budgets"`
+	}
+	js := mustRun(t, "", nil, weaveBin, "diff", "--format", "json", "--fail-if", "calls > 1000000", base, new).stdout
+	if err := json.Unmarshal([]byte(js), &out); err != nil {
+		t.Fatal(err)
+	}
+	frameless := map[string]bool{"keep": true}
+	seen := map[string]bool{}
+	for _, r := range append(out.Diff.Functions, out.Diff.Chains...) {
+		inner := strings.Split(r.Key, " <- ")[0]
+		seen[inner] = true
+		if r.NotCounted != frameless[inner] || r.NotCounted && r.Change["calls"] != 0 {
+			t.Errorf("%s: calls_not_counted %v, calls change %d; want the mark, and no change, for keep's rows alone",
+				r.Key, r.NotCounted, r.Change["calls"])
+		}
+	}
+	if !seen["keep"] || !seen["apply"] || !out.Diff.Totals.NotCounted || len(out.Budgets) != 1 || !out.Budgets[0].NotCounted {
+		t.Errorf("rows of %v, totals marked %v, budgets %+v: want keep's and apply's rows, and the totals and their calls rule marked",
+			seen, out.Diff.Totals.NotCounted, out.Budgets)
+	}
+	text := mustRun(t, "", nil, weaveBin, "diff", base, new).stdout
+	if regexp.MustCompile(`(?m)^keep( <- .*)?\n`).MatchString(text) || !strings.Contains(text, "leaves out the calls of functions woven without a frame") {
+		t.Errorf("keep's rows listed as changed (only their calls, not counted, differ), or the totals' calls not explained:\n%s", text)
+	}
+	r := run(t, "", nil, weaveBin, "diff", "--fail-if", "calls(keep) > 5", base, new)
+	if r.code != 2 || !strings.Contains(r.stderr, "keep is woven without a frame") || !strings.Contains(r.stderr, "--frames all or --frame keep") {
+		t.Errorf("calls(keep) budget on calls not counted: exit %d, want 2 and a message naming --frames all and --frame keep\n%s", r.code, r.stderr)
+	}
+}
+
 // TestExportPprofCallsAtCalls: in the pprof export of atcalls.c woven
 // with --frames auto, apply's calls samples carry the label
 // calls_at_calls, and no other sample does; go tool pprof -top shows the

@@ -86,6 +86,9 @@ type Verdict struct {
 	// AtCalls: a whole-profile calls rule whose sum includes counts of
 	// functions framed at their calls (--frames auto), not all their calls.
 	AtCalls bool `json:"calls_at_calls,omitempty"`
+	// NotCounted: a whole-profile calls rule whose sum leaves out the
+	// calls of functions woven without a frame (--frames auto).
+	NotCounted bool `json:"calls_not_counted,omitempty"`
 }
 
 // String tells the rule and its numbers: "bytes_in_use > +5%: 1000 -> 1200 (+20.0%)".
@@ -98,6 +101,9 @@ func (v Verdict) String() string {
 	s := fmt.Sprintf("%s: %d -> %d (%+d, %s)", v.Rule, v.Base, v.New, d, rel)
 	if v.AtCalls {
 		s += ", calls* including functions framed at their calls (weave --frames auto), not all their calls"
+	}
+	if v.NotCounted {
+		s += ", calls leaving out functions woven without a frame (weave --frames auto)"
 	}
 	return s
 }
@@ -112,12 +118,16 @@ func (r *Rule) Check(d *Diff) (Verdict, error) {
 		if row, ok = d.inclusive(r.Func); !ok {
 			return Verdict{}, fmt.Errorf("budget rule %q: no function %s in either profile", r.Text, r.Func)
 		}
+		if r.Quantity == profile.QuantityCalls && row.NotCounted {
+			return Verdict{}, fmt.Errorf("budget rule %q: %s is woven without a frame (weave --frames auto), whose calls are not counted; weave with --frames all or --frame %s to budget them", r.Text, r.Func, r.Func)
+		}
 		if r.Quantity == profile.QuantityCalls && row.AtCalls {
 			return Verdict{}, fmt.Errorf("budget rule %q: %s is framed at its calls (weave --frames auto), which counts only its calls that may allocate, not all its calls; weave with --frames all or --frame %s to budget them", r.Text, r.Func, r.Func)
 		}
 	}
 	v := Verdict{Rule: r.Text, Base: row.Base.Get(r.Quantity), New: row.New.Get(r.Quantity),
-		AtCalls: r.Func == "" && r.Quantity == profile.QuantityCalls && d.Totals.AtCalls}
+		AtCalls:    r.Func == "" && r.Quantity == profile.QuantityCalls && d.Totals.AtCalls,
+		NotCounted: r.Func == "" && r.Quantity == profile.QuantityCalls && d.Totals.NotCounted}
 	v.Value = float64(v.New)
 	switch {
 	case r.Percent && v.Base == 0:
@@ -156,6 +166,7 @@ func (d *Diff) inclusive(name string) (Row, bool) {
 			sum.Base.Add(&r.Base)
 			sum.New.Add(&r.New)
 			sum.AtCalls = sum.AtCalls || r.AtCalls
+			sum.NotCounted = sum.NotCounted || r.NotCounted
 			found = true
 		}
 	}

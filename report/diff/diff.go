@@ -4,6 +4,7 @@ package diff
 
 import (
 	"cmp"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -30,6 +31,11 @@ type Row struct {
 	// may allocate (or its runs that made one), not all its calls; of the
 	// totals, that some function is.
 	AtCalls bool `json:"calls_at_calls,omitempty"`
+	// NotCounted: the function (a chain's innermost) was woven without a
+	// frame (--frames auto) in either profile, where its calls were not
+	// counted: its calls are not compared (Change.Calls is 0); of the
+	// totals, that some function was, whose calls their sum leaves out.
+	NotCounted bool `json:"calls_not_counted,omitempty"`
 }
 
 // CountsChanged reports whether a count other than time changed.
@@ -73,6 +79,7 @@ func Compare(base, new *profile.Profile, depth int, sort string) *Diff {
 	names := newNamer(base, new)
 	d := &Diff{Depth: max(depth, 0), Sort: sort, Inclusive: map[string]*Row{}}
 	tables := [4]map[string]*Row{{}, {}, {}, {}}
+	frameless := map[string]bool{} // labels of functions woven without a frame in either profile
 	for side, p := range []*profile.Profile{base, new} {
 		d.HasTime = d.HasTime || p.HasTime()
 		a := aggregate(p, names, d.Depth)
@@ -81,10 +88,19 @@ func Compare(base, new *profile.Profile, depth int, sort string) *Diff {
 		}
 		merge(d.Inclusive, a.incl, side, a.atCalls)
 		d.Totals.AtCalls = d.Totals.AtCalls || len(a.atCalls) > 0
+		d.Totals.NotCounted = d.Totals.NotCounted || len(a.frameless) > 0
+		maps.Copy(frameless, a.frameless)
 		if side == 0 {
 			d.Totals.Base = a.total
 		} else {
 			d.Totals.New = a.total
+		}
+	}
+	for _, m := range []map[string]*Row{tables[0], tables[1], d.Inclusive} {
+		for k, r := range m {
+			if frameless[innermost(k)] {
+				r.NotCounted, r.Change.Calls = true, 0
+			}
 		}
 	}
 	d.Totals.Change = d.Totals.New.Sub(d.Totals.Base)
@@ -117,6 +133,16 @@ func merge(into map[string]*Row, m map[string]*Counts, side int, atCalls map[str
 		r.Change = r.New.Sub(r.Base)
 		r.AtCalls = r.AtCalls || atCalls[k]
 	}
+}
+
+// innermost returns the label of a function or chain key's innermost
+// function.
+func innermost(key string) string {
+	if _, rest, ok := strings.Cut(key, " (hidden) <- "); ok {
+		key = rest
+	}
+	label, _, _ := strings.Cut(key, " <- ")
+	return label
 }
 
 // sorted returns the rows by decreasing magnitude of change of the sort
@@ -185,6 +211,8 @@ type aggregated struct {
 	// atCalls: the function labels and chain keys whose innermost function
 	// is framed at its calls.
 	atCalls map[string]bool
+	// frameless: the labels of the functions woven without a frame.
+	frameless map[string]bool
 }
 
 // OutsideName names the time spent outside woven functions.
@@ -192,7 +220,12 @@ const OutsideName = "(outside woven functions)"
 
 func aggregate(p *profile.Profile, names *namer, depth int) *aggregated {
 	a := &aggregated{funcs: map[string]*Counts{}, chains: map[string]*Counts{}, sites: map[string]*Counts{},
-		types: map[string]*Counts{}, incl: map[string]*Counts{}, atCalls: map[string]bool{}}
+		types: map[string]*Counts{}, incl: map[string]*Counts{}, atCalls: map[string]bool{}, frameless: map[string]bool{}}
+	for _, f := range p.Funcs {
+		if f.Frameless {
+			a.frameless[names.name(f)] = true
+		}
+	}
 	add := func(m map[string]*Counts, k string, c *Counts) {
 		if m[k] == nil {
 			m[k] = &Counts{}

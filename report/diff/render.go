@@ -36,6 +36,9 @@ func (d *Diff) WriteText(w io.Writer, base, new string, top int, verdicts []Verd
 	if d.Totals.AtCalls {
 		fmt.Fprintln(bw, "  calls*: the sum includes counts of functions framed at their calls (weave --frames auto), not all their calls")
 	}
+	if d.Totals.NotCounted {
+		fmt.Fprintln(bw, "  calls: the sum leaves out the calls of functions woven without a frame (weave --frames auto), not counted")
+	}
 	tables := []struct {
 		title string
 		rows  []Row
@@ -61,6 +64,9 @@ func (d *Diff) WriteText(w io.Writer, base, new string, top int, verdicts []Verd
 		}
 		for _, r := range changed {
 			fmt.Fprintf(bw, "\n%s\n", r.Key)
+			if r.NotCounted && r.Base.Calls != r.New.Calls {
+				fmt.Fprintf(bw, "    %-16s not compared: woven without a frame (weave --frames auto) in a profile, its calls not counted\n", profile.QuantityCalls)
+			}
 			for _, q := range d.shown() {
 				if r.Change.Get(q) == 0 {
 					continue
