@@ -68,6 +68,9 @@ func (cfg *Config) CC(args []string) error {
 	if err := samefile.Check(c.output, c.inputNames()...); err != nil {
 		return err
 	}
+	if err := checkDepFile(c); err != nil {
+		return err
+	}
 	cfg.portableGuard, cfg.callGuard = portableGuard(c.compileFlags()), !optimised(c.compileFlags())
 	cfg.executable = c.forExecutable()
 	if c.passthrough || len(c.inputs) == 0 || c.probe() ||
@@ -600,4 +603,14 @@ func saveTemps(base string, inputs []string, text, woven []byte) (wovenFile stri
 		wovenFile = ""
 	}
 	return wovenFile, nil
+}
+
+// checkDepFile refuses a dependency file (-MF) that is one of the inputs:
+// the woven build preprocesses a source more than once, and a later pass
+// would read the make rules written over it.
+func checkDepFile(c *cmdline) error {
+	if err := samefile.Check(c.depFile, c.inputNames()...); err != nil {
+		return fmt.Errorf("-MF: %v", err)
+	}
+	return nil
 }

@@ -115,6 +115,9 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 		if err := checkSource(src); err != nil {
 			return nil, err
 		}
+		if err := checkDepFile(parseCmdline(append(append([]string{}, flags...), src))); err != nil {
+			return nil, err
+		}
 	}
 	var stderr bytes.Buffer
 	flags = append(append([]string{}, flags...), api.Flags(true)...)

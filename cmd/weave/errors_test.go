@@ -171,3 +171,30 @@ func TestCorruptRecordTag(t *testing.T) {
 		}
 	}
 }
+
+// TestDepFileIsInput: a dependency file (-MF) naming the source is refused
+// before anything is written, by weave cc and weave -o: the woven build
+// preprocesses the source more than once, so the compiler read the rules
+// written over it ("widgets.o: widgets.c ..." as C) and the source was lost.
+func TestDepFileIsInput(t *testing.T) {
+	dir, env := widgetsDir(t)
+	src := filepath.Join(dir, "widgets.c")
+	orig, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{
+		{"cc", "-c", "widgets.c", "-MD", "-MF", "widgets.c"},
+		{"cc", "-c", "widgets.c", "-MMD", "-MF./widgets.c", "-o", "w.o"},
+		{"-o", "woven.c", "widgets.c", "-MD", "-MF", "widgets.c"},
+	} {
+		r := run(t, dir, env, append([]string{weaveBin}, argv...)...)
+		want := "weave: -MF: error: input file 'widgets.c' is the same as output file\n"
+		if r.code == 0 || r.stderr != want {
+			t.Errorf("weave %s: exit %d, stderr %q; want %q", strings.Join(argv, " "), r.code, r.stderr, want)
+		}
+		if now, _ := os.ReadFile(src); string(now) != string(orig) {
+			t.Fatalf("weave %s overwrote widgets.c", strings.Join(argv, " "))
+		}
+	}
+}
