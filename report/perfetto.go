@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -132,7 +133,7 @@ func traceEvents(tw *traceWriter, p *profile.Profile, pid int, path string) erro
 	defer f.Close()
 	frags := map[uint32]*eventFrag{}
 	var b []byte
-	return tracepoints.Read(f, func(e tracepoints.Event) error {
+	each := func(e tracepoints.Event) error {
 		fr := frags[e.Node]
 		if fr == nil {
 			n := p.TraceNodes[e.Node]
@@ -175,7 +176,13 @@ func traceEvents(tw *traceWriter, p *profile.Profile, pid int, path string) erro
 		}
 		tw.raw(b)
 		return tw.err
-	})
+	}
+	var stop error // each's error: named already, or the output's
+	err = tracepoints.Read(f, func(e tracepoints.Event) error { stop = each(e); return stop })
+	if err != nil && (stop == nil || !errors.Is(err, stop)) {
+		return fmt.Errorf("%s: %w", path, err) // the trace file's own damage
+	}
+	return err
 }
 
 // eventWhere appends an event's pid, tid and timestamp fields.

@@ -134,10 +134,11 @@ func TestParseWatchdog(t *testing.T) {
 	}
 }
 
-// TestCorruptRecordTag: a real profile whose record tag was damaged (a
+// TestDamagedProfile: a real profile whose record tag was damaged (a
 // digit, a minus, a number) is refused at its line, not skipped as a newer
-// writer's record (which would drop the record and report wrong totals).
-func TestCorruptRecordTag(t *testing.T) {
+// writer's record (which would drop the record and report wrong totals);
+// a damaged trace file beside it is named in the perfetto export's error.
+func TestDamagedProfile(t *testing.T) {
 	dir, env := widgetsDir(t)
 	mustRun(t, dir, env, weaveBin, "cc", "-o", "w", "widgets.c")
 	mustRun(t, dir, []string{"WEAVE_OUT=w.prof"}, "./w", "100")
@@ -169,6 +170,16 @@ func TestCorruptRecordTag(t *testing.T) {
 				t.Errorf("weave %s with tag %q: exit %d, stderr %q; want %q", cmd[0], tag, r.code, r.stderr, want)
 			}
 		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "w.prof.trace"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, nil, weaveBin, "report", "--format", "perfetto", "-o", "w.json", "w.prof")
+	if want := "weave: w.prof.trace: trace block 0: "; r.code == 0 || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("perfetto export with a damaged trace: exit %d, stderr %q; want it to start %q", r.code, r.stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "w.json")); err == nil {
+		t.Error("w.json written from a damaged trace")
 	}
 }
 
