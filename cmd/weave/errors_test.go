@@ -58,6 +58,7 @@ func TestBadInput(t *testing.T) {
 		{"report --tables bogus", []string{"report", "--tables", "bogus", garbage}, `^weave: report: unknown table "bogus" \(want leaks, `, nil},
 		{"report --quantity zz", []string{"report", "--quantity", "zz", garbage}, `^weave: report: unknown quantity "zz" \(want bytes_allocated, `, nil},
 		{"report --leak-kinds zz", []string{"report", "--leak-kinds", "zz", garbage}, `^weave: report: --leak-kinds: unknown leak kind "zz"`, nil},
+		{"merge -", []string{"merge", "-o", filepath.Join(dir, "m.prof"), garbage, "-"}, `^weave: merge: - \(standard input\): merge reads profile files; name them$`, nil},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {

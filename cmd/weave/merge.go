@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -33,6 +34,9 @@ var mergeCommand = &cli.Command{
 		}
 		if c.String("output") == "" {
 			return misuse(c, "no output: -o OUT names the merged profile")
+		}
+		if slices.Contains(c.Args().Slice(), "-") { // report, diff and check read it
+			return misuse(c, "- (standard input): merge reads profile files; name them")
 		}
 		if err := samefile.Check(c.String("output"), c.Args().Slice()...); err != nil {
 			return err
