@@ -547,21 +547,21 @@ func (cfg *Config) stdin() io.Reader {
 	return os.Stdin
 }
 
-// checkCompiler refuses a real compiler that is weave itself, which
+// checkCompiler refuses a real compiler that is not found, or is weave itself, which
 // would start weave again and again.
 func (cfg *Config) checkCompiler() error {
 	if len(cfg.Compiler) == 0 {
 		return errors.New("no compiler (WEAVE_CC is empty)")
 	}
 	self, err := os.Executable()
-	if err != nil {
-		return nil
+	if err == nil {
+		self, _ = filepath.EvalSymlinks(self)
 	}
-	self, _ = filepath.EvalSymlinks(self)
 	for _, w := range cfg.bareCompiler()[:1] {
 		p, err := exec.LookPath(w)
 		if err != nil {
-			return nil
+			// Else the fallback compile fails too, and exits 127 silently.
+			return &ExitError{Code: 127, Err: fmt.Errorf("%s: compiler not found (WEAVE_CC names it)", w)}
 		}
 		if p, _ = filepath.EvalSymlinks(p); p == self {
 			return fmt.Errorf("the real compiler %q is weave itself; set WEAVE_CC to a C compiler", w)

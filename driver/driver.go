@@ -111,6 +111,9 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // WeaveSource preprocesses src with flags, weaves it and returns the woven
 // text. Errors are positioned in the original sources.
 func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error) {
+	if err := cfg.checkCompiler(); err != nil {
+		return nil, err
+	}
 	if src != "-" {
 		if err := checkSource(src); err != nil {
 			return nil, err

@@ -59,6 +59,8 @@ func TestBadInput(t *testing.T) {
 		{"report --quantity zz", []string{"report", "--quantity", "zz", garbage}, `^weave: report: unknown quantity "zz" \(want bytes_allocated, `, nil},
 		{"report --leak-kinds zz", []string{"report", "--leak-kinds", "zz", garbage}, `^weave: report: --leak-kinds: unknown leak kind "zz"`, nil},
 		{"merge -", []string{"merge", "-o", filepath.Join(dir, "m.prof"), garbage, "-"}, `^weave: merge: - \(standard input\): merge reads profile files; name them$`, nil},
+		{"missing compiler, cc", []string{"cc", "-c", syntax, "-o", out}, `^weave: no-such-cc: compiler not found \(WEAVE_CC names it\)$`, []string{"WEAVE_CC=no-such-cc"}},
+		{"missing compiler, -o", []string{"-o", out, syntax}, `^weave: no-such-cc: compiler not found \(WEAVE_CC names it\)$`, []string{"WEAVE_CC=no-such-cc"}},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {
