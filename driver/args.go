@@ -22,14 +22,15 @@ type cmdline struct {
 	args   []arg
 	inputs []*input
 
-	stage       stage
-	output      string // -o
-	passthrough bool   // nothing to weave: -E, -M, -fsyntax-only, --help, ...
-	shared      bool   // -shared
-	relocatable bool   // -r: a partial link, no runtime
-	nostdlib    bool   // -nostdlib, -nodefaultlibs, -nolibc
-	static      bool   // -static, -static-pie
-	pthread     bool   // -pthread
+	stage        stage
+	output       string // -o
+	passthrough  bool   // nothing to weave: -E, -M, -fsyntax-only, --help, ...
+	valueMissing bool   // the last flag wants a value: nothing may follow it
+	shared       bool   // -shared
+	relocatable  bool   // -r: a partial link, no runtime
+	nostdlib     bool   // -nostdlib, -nodefaultlibs, -nolibc
+	static       bool   // -static, -static-pie
+	pthread      bool   // -pthread
 
 	depGen    bool   // -MD or -MMD: dependencies as a side effect
 	depFile   string // -MF
@@ -123,6 +124,8 @@ func parseCmdline(args []string) *cmdline {
 		if flagsWithValue[a] && i+1 < len(args) {
 			ar.value, ar.sep = args[i+1], true
 			i++
+		} else if flagsWithValue[a] {
+			c.passthrough, c.valueMissing = true, true // the compiler says so
 		}
 		val := ar.value
 		switch {

@@ -77,7 +77,7 @@ func (cfg *Config) CC(args []string) error {
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||
 		(c.stage == stageLink && c.woven() == 0 && (c.relocatable || c.nostdlib)) {
 		argv := append(append([]string{}, cfg.Compiler...), args...)
-		if (c.passthrough || c.probe()) && len(c.inputs) > 0 {
+		if (c.passthrough || c.probe()) && len(c.inputs) > 0 && !c.valueMissing {
 			argv = append(argv, api.Flags(false)...) // -E, -fsyntax-only & co. find weave_api.h
 		}
 		return cfg.run(argv)

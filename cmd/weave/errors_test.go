@@ -212,3 +212,18 @@ func TestDepFileIsInput(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingFlagValue: a compiler flag that wants a value, last on the
+// line, goes to the compiler, which says so as it does without weave (a
+// trailing -o was dropped: weave linked a.out without the runtime, and
+// the link failed on the runtime's symbols).
+func TestMissingFlagValue(t *testing.T) {
+	dir, env := widgetsDir(t)
+	for _, flag := range []string{"-o", "-I", "-MF", "-x", "-include"} {
+		plain := run(t, dir, nil, "gcc", "widgets.c", flag)
+		woven := run(t, dir, env, weaveBin, "cc", "widgets.c", flag)
+		if plain.code == 0 || woven.code != plain.code || woven.stderr != plain.stderr {
+			t.Errorf("weave cc widgets.c %s: exit %d, stderr:\n%s\nwant gcc's: exit %d\n%s", flag, woven.code, woven.stderr, plain.code, plain.stderr)
+		}
+	}
+}
