@@ -61,6 +61,8 @@ func TestBadInput(t *testing.T) {
 		{"merge -", []string{"merge", "-o", filepath.Join(dir, "m.prof"), garbage, "-"}, `^weave: merge: - \(standard input\): merge reads profile files; name them$`, nil},
 		{"missing compiler, cc", []string{"cc", "-c", syntax, "-o", out}, `^weave: no-such-cc: compiler not found \(WEAVE_CC names it\)$`, []string{"WEAVE_CC=no-such-cc"}},
 		{"missing compiler, -o", []string{"-o", out, syntax}, `^weave: no-such-cc: compiler not found \(WEAVE_CC names it\)$`, []string{"WEAVE_CC=no-such-cc"}},
+		{"trailing -I", []string{"-o", out, syntax, "-I"}, `^weave: -I needs a value$`, nil},
+		{"trailing -include", []string{"-o", out, syntax, "-include"}, `^weave: -include needs a value$`, nil},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {

@@ -56,7 +56,10 @@ func weaveAction(c *cli.Context) error {
 			return misuse(c, "%s prints dependencies instead of the preprocessed unit: use -MD or -MMD with weave -o, or weave cc %s", a, a)
 		case strings.HasPrefix(a, "-") && a != "-": // "-": the source on standard input
 			flags = append(flags, a)
-			if driver.FlagTakesValue(a) && i+1 < len(args) {
+			if driver.FlagTakesValue(a) {
+				if i+1 >= len(args) { // weave's own flags would follow it
+					return misuse(c, "%s needs a value", a)
+				}
 				flags = append(flags, args[i+1])
 				i++
 			}
