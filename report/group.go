@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,9 +84,12 @@ type module struct {
 func readModules(path string) ([]module, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("--group module: %v", err)
+		return nil, fmt.Errorf("--group module:%s: %v", path, errors.Unwrap(err))
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("--group module:%s: is a directory", path)
+	}
 	var mods []module
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {

@@ -26,6 +26,7 @@ func TestBadInput(t *testing.T) {
 	syntax := write("syntax.c", "#include <stdio.h>\nint main(void)\n{\n\tint x = ;\n\treturn 0;\n}\n")
 	garbage := write("garbage.prof", "this is not a profile\n")
 	out := filepath.Join(dir, "out.c")
+	empty := write("empty.prof", "weave profile 1\nE 0\n")
 	binary := write("binary.c", "\x7fELF\x02\x01\x01\x00\x00\x00int main(void) { return 0; }\n")
 	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
 		t.Fatal(err)
@@ -63,6 +64,10 @@ func TestBadInput(t *testing.T) {
 		{"missing compiler, -o", []string{"-o", out, syntax}, `^weave: no-such-cc: compiler not found \(WEAVE_CC names it\)$`, []string{"WEAVE_CC=no-such-cc"}},
 		{"trailing -I", []string{"-o", out, syntax, "-I"}, `^weave: -I needs a value$`, nil},
 		{"trailing -include", []string{"-o", out, syntax, "-include"}, `^weave: -include needs a value$`, nil},
+		{"check --suppressions DIR", []string{"check", "--suppressions", filepath.Join(dir, "adir"), empty}, `^weave: check: [^ ]*adir: is a directory$`, nil},
+		{"report --group module:DIR", []string{"report", "--group", "module:" + filepath.Join(dir, "adir"), empty}, `^weave: --group module:[^ ]*adir: is a directory$`, nil},
+		{"report --group module:MISSING", []string{"report", "--group", "module:" + filepath.Join(dir, "nomods"), empty}, `^weave: --group module:[^ ]*nomods: no such file or directory$`, nil},
+		{"command after -v", []string{"-v", "cc", "-c", syntax}, `^weave: cc is a command: it comes first \(weave cc \.\.\.\)$`, nil},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {

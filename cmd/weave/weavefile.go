@@ -64,6 +64,9 @@ func weaveAction(c *cli.Context) error {
 				i++
 			}
 		default:
+			if src == "" && c.App.Command(a) != nil { // weave -v cc ...
+				return misuse(c, "%s is a command: it comes first (weave %s ...)", a, a)
+			}
 			if src == "" && mistypedCommand(a) {
 				return misuse(c, "%s: no such command or file (weave --help lists the commands)", a)
 			}

@@ -30,6 +30,9 @@ func ParseFile(path string) (Suppressions, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory", path)
+	}
 	return Parse(f, path)
 }
 
