@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
+)
+
+// This file tests the program's resources that weave shares: its
+// threads' stacks (small ones, deep recursion, the frames a woven
+// function adds) and its descriptor table.
+
+// TestHardeningFDTable: under WEAVE_CONTROL's default the channel opens
+// in the program's second thread, its descriptor numbered near the top of
+// the limit; the runtime grows the descriptor table for it at start-up,
+// while the program has one thread, so that the kernel's wait for an RCU
+// grace period (10-26 ms measured) does not stall that thread when the
+// table grows. The program reports whether its table grew while it had
+// threads: as plain, it must not.
+func TestHardeningFDTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "fdtable", nil, nil)
+	pr := mustRun(t, dir, nil, plain)
+	wr := mustRun(t, dir, append(outEnv(dir), "WEAVE_CONTROL=auto"), woven)
+	if pr.stdout != wr.stdout {
+		t.Errorf("plain: %q, woven: %q", pr.stdout, wr.stdout)
+	}
+}
+
+// TestHardeningSmallStacks: the runtime's work done in a thread of the
+// program fits the stack that thread has, however small: a thread with a
+// 16 KiB stack (where the control channel opens, under WEAVE_CONTROL's
+// default), forking, calling exit; a handler on an 8 KiB sigaltstack
+// calling exit or _exit; abort with such a stack in place (the runtime's
+// crash handler runs on it). Before, every one of them died of SIGSEGV in
+// the runtime (the exit writer's frames alone took over 20 KiB), with no
+// profile.
+func TestHardeningSmallStacks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "smallstack", nil, nil)
+	for _, c := range []struct {
+		how, end, complete string
+		inUse              []int64 // bytes of woven allocations in use: the process's, then its child's
+	}{
+		{"thread", "exit", "1", []int64{30 + 41}},
+		{"thread_fork", "exit", "1", []int64{30 + 41, 45}},
+		{"thread_exit", "exit", "1", []int64{30 + 41}},
+		{"alt_exit", "exit", "1", []int64{30}},
+		{"alt__exit", "_exit", "1", []int64{30}},
+		{"alt_abort", "signal 6", "0", []int64{30}},
+	} {
+		t.Run(c.how, func(t *testing.T) {
+			d := filepath.Join(dir, c.how)
+			os.Mkdir(d, 0o755)
+			ws, pr := waitStatus(t, d, nil, plain, c.how)
+			// WEAVE_CONTROL's default (the tests set 1): the channel
+			// opens in the program's second thread.
+			wws, wr := waitStatus(t, d, append(outEnv(d), "WEAVE_CONTROL=auto"), woven, c.how)
+			if ws != wws || pr.stdout != wr.stdout {
+				t.Errorf("plain: %s %q, woven: %s %q", ws, pr.stdout, wws, wr.stdout)
+			}
+			files := hprofiles(t, d)
+			if len(files) != len(c.inUse) {
+				t.Fatalf("profiles %v, want %d", files, len(c.inUse))
+			}
+			for _, f := range files {
+				l := load(t, f)
+				want := c.inUse[0]
+				if l.meta("inherited") != "" {
+					want = c.inUse[1]
+				}
+				if inUse := l.wovenInUse(); l.meta("end") != c.end || l.meta("complete") != c.complete || inUse != want {
+					t.Errorf("%s: end %q complete %q, %d bytes of woven allocations in use; want %q %q, %d",
+						filepath.Base(f), l.meta("end"), l.meta("complete"), inUse, c.end, c.complete, want)
+				}
+			}
+		})
+	}
+}
+
+// TestHardeningDeep: 1,000,000 nested calls, direct and mutual recursion:
+// no crash, a tree folded to a few nodes, and memory: the runtime adds
+// 16 bytes of pseudo-stack a level, not a node.
+func TestHardeningDeep(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "deep", nil, nil)
+	rss := func(env []string, argv ...string) (int64, result) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), env...), "WEAVE_SUMMARY=0")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v", argv, err)
+		}
+		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, result{stdout: string(out)}
+	}
+	pk, pr := rss(nil, plain)
+	wk, wr := rss(outEnv(dir), woven)
+	if pr.stdout != wr.stdout || pr.stdout != "1000000 1000000\n" {
+		t.Errorf("plain %q, woven %q", pr.stdout, wr.stdout)
+	}
+	t.Logf("peak RSS at depth 1,000,000 (twice): plain %d KiB, woven %d KiB", pk, wk)
+	// The pseudo-stack: 16 MB; anything like a node per level (3M
+	// levels, 48 bytes each) would add 150 MB more.
+	if wk-pk > 48<<10 {
+		t.Errorf("the woven run took %d KiB more than the plain one", wk-pk)
+	}
+	files := hprofiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("profiles %v", files)
+	}
+	l := load(t, files[0])
+	if len(l.p.Nodes) > 30 {
+		t.Errorf("%d nodes", len(l.p.Nodes))
+	}
+	ch := l.chains()
+	for size, want := range map[uint64]string{
+		31: "down<down<run",
+		32: "ping<pong<ping<run", // ping(0): the second ping's node
+	} {
+		if c := ch[size]; len(c) != 1 || c[0] != want {
+			t.Errorf("%d bytes at %q, want %q", size, c, want)
+		}
+	}
+	// Calls: down from run once, from itself the rest.
+	for _, n := range l.p.Nodes {
+		if n.Kind == profile.KindFunc && n.Func.Name == "down" {
+			want := uint64(1)
+			if n.Parent.Kind == profile.KindFunc && n.Parent.Func.Name == "down" {
+				want = 1000000
+			}
+			if n.Calls != want {
+				t.Errorf("down under %s: %d calls, want %d", n.Parent.Func.Name, n.Calls, want)
+			}
+		}
+	}
+}
+
+// TestHardeningStackUse: a framed function's frame grows by its guard (16
+// bytes; at -O0 a slot or two more: 32 under gcc and clang) and no more,
+// under gcc and clang, so a program that recursed deep enough plain
+// still does woven: a list of 60,000 nodes built recursively at -O0
+// (stackuse.c) in an 8 MiB stack, 3.8 MB of it plain. Before, at -O0 the
+// guard's inlined C kept each of its locals in the frame (gcc: 64 -> 208
+// bytes a level, clang: 48 -> 224): the woven build ran out of stack
+// four times sooner (42,000 levels of such a list, plain 172,000).
+func TestHardeningStackUse(t *testing.T) {
+	t.Parallel()
+	src, _ := filepath.Abs("../../testdata/hardening/stackuse.c")
+	for _, cc := range []string{"gcc", "clang"} {
+		for _, opt := range []string{"-O0", "-O2"} {
+			t.Run(cc+opt, func(t *testing.T) {
+				t.Parallel()
+				testtool.Need(t, cc)
+				dir := t.TempDir()
+				plain, woven := filepath.Join(dir, "plain"), filepath.Join(dir, "woven")
+				mustRun(t, dir, nil, cc, opt, "-g", "-o", plain, src)
+				mustRun(t, dir, []string{"WEAVE_CC=" + cc}, weaveBin, "cc", opt, "-g", "-o", woven, src)
+				limited := func(bin string) result {
+					return run(t, dir, outEnv(dir), "sh", "-c", "ulimit -s 8192 && exec "+bin+" 60000")
+				}
+				pr, wr := limited(plain), limited(woven)
+				var pb, wb int
+				fmt.Sscanf(pr.stdout, "%d bytes a level", &pb)
+				fmt.Sscanf(wr.stdout, "%d bytes a level", &wb)
+				more := 16
+				if opt == "-O0" {
+					more = 32
+				}
+				if pr.code != 0 || wr.code != 0 || pb == 0 || wb == 0 || wb > pb+more {
+					t.Errorf("plain: %d bytes a level, exit %d; woven: %d, exit %d; want at most %d more",
+						pb, pr.code, wb, wr.code, more)
+				}
+				if want := "sum 1800030000\n"; !strings.HasSuffix(pr.stdout, want) || !strings.HasSuffix(wr.stdout, want) {
+					t.Errorf("plain %q, woven %q", pr.stdout, wr.stdout)
+				}
+			})
+		}
+	}
+}
