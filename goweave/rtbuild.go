@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/weave-profiler/weave/internal/replacefile"
 )
 
 // The runtime's source, built on demand: woven packages import it, but the
@@ -102,25 +104,12 @@ func writeSource(dir string) error {
 	return nil
 }
 
+// writeAtomic writes b to path, its directory made if missing.
 func writeAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return replacefile.Write(path, ".tmp-*", b)
 }
 
 // parseImportcfg returns the packagefile entries of an importcfg.

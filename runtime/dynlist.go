@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/weave-profiler/weave/internal/cachedir"
+	"github.com/weave-profiler/weave/internal/replacefile"
 )
 
 // The dynamic list of a runtime object: the linker input that makes an
@@ -39,7 +40,7 @@ func DynamicList(obj string) (string, error) {
 		fmt.Fprintf(&b, "  %s;\n", n)
 	}
 	b.WriteString("};\n")
-	if err := replaceFile(filepath.Dir(path), filepath.Base(path)+"-*.tmp", path, b.String()); err != nil {
+	if err := replacefile.Write(path, filepath.Base(path)+"-*.tmp", []byte(b.String())); err != nil {
 		return "", err
 	}
 	return path, nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/weave-profiler/weave/internal/cachedir"
+	"github.com/weave-profiler/weave/internal/replacefile"
 )
 
 // The object index: every woven link asks Object for the runtime object,
@@ -73,28 +74,6 @@ func lookIndex(dir, key string) string {
 	return obj
 }
 
-// replaceFile writes text into a temporary file of dir named after
-// pattern (os.CreateTemp's) and renames it to path: a reader sees the
-// whole text or none, and concurrent writers of the same text all
-// succeed.
-func replaceFile(dir, pattern, path, text string) error {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(text)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
-
 // writeIndex writes the entry of key naming obj (its own temporary file,
 // renamed: concurrent links write the same text). One write in 16 prunes
 // the entries (pruneIndex).
@@ -102,7 +81,7 @@ func writeIndex(dir, key, obj string) {
 	if key == "" {
 		return
 	}
-	if replaceFile(dir, indexPrefix+"*.tmp", filepath.Join(dir, indexPrefix+key), filepath.Base(obj)+"\n") != nil {
+	if replacefile.Write(filepath.Join(dir, indexPrefix+key), indexPrefix+"*.tmp", []byte(filepath.Base(obj)+"\n")) != nil {
 		return
 	}
 	if time.Now().UnixNano()%16 == 0 {
