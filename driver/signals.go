@@ -21,8 +21,9 @@ import (
 // Interrupted, weave passes the signal on to the compilers it runs and
 // their own children (cc1, as), as a ^C reaches the whole process group,
 // waits for them to end (gcc's driver removes what they were writing),
-// removes its scratch directories and then ends by the same signal. A signal the process started with ignored (nohup's
-// SIGHUP, a background job's SIGINT) stays ignored, as gcc leaves it.
+// removes its scratch directories and then ends by the same signal. A
+// signal the process started with ignored (nohup's SIGHUP, a background
+// job's SIGINT) stays ignored, as gcc leaves it.
 var interrupt struct {
 	once     sync.Once
 	mu       sync.Mutex
