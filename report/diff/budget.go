@@ -110,7 +110,7 @@ func (v Verdict) String() string {
 
 // Check evaluates r on d. It fails when the rule names a function that
 // neither profile has, or counts the calls of a function framed at its
-// calls, which are not all its calls.
+// calls or woven without a frame, which are not all its calls.
 func (r *Rule) Check(d *Diff) (Verdict, error) {
 	row := d.Totals
 	if r.Func != "" {
@@ -118,11 +118,8 @@ func (r *Rule) Check(d *Diff) (Verdict, error) {
 		if row, ok = d.inclusive(r.Func); !ok {
 			return Verdict{}, fmt.Errorf("budget rule %q: no function %s in either profile", r.Text, r.Func)
 		}
-		if r.Quantity == profile.QuantityCalls && row.NotCounted {
-			return Verdict{}, fmt.Errorf("budget rule %q: %s is woven without a frame (weave --frames auto), whose calls are not counted; weave with --frames all or --frame %s to budget them", r.Text, r.Func, r.Func)
-		}
-		if r.Quantity == profile.QuantityCalls && row.AtCalls {
-			return Verdict{}, fmt.Errorf("budget rule %q: %s is framed at its calls (weave --frames auto), which counts only its calls that may allocate, not all its calls; weave with --frames all or --frame %s to budget them", r.Text, r.Func, r.Func)
+		if why := row.partialCalls(); r.Quantity == profile.QuantityCalls && why != "" {
+			return Verdict{}, fmt.Errorf("budget rule %q: %s %s; weave with --frames all or --frame %s to budget them", r.Text, r.Func, why, r.Func)
 		}
 	}
 	v := Verdict{Rule: r.Text, Base: row.Base.Get(r.Quantity), New: row.New.Get(r.Quantity),
@@ -151,6 +148,18 @@ func (r *Rule) Check(d *Diff) (Verdict, error) {
 		v.Broken = v.Value <= r.Limit
 	}
 	return v, nil
+}
+
+// partialCalls says why the row's calls are not all its function's calls
+// (--frames auto), or "".
+func (r *Row) partialCalls() string {
+	switch {
+	case r.NotCounted:
+		return "is woven without a frame (weave --frames auto), whose calls are not counted"
+	case r.AtCalls:
+		return "is framed at its calls (weave --frames auto), which counts only its calls that may allocate, not all its calls"
+	}
+	return ""
 }
 
 // inclusive returns the inclusive counts of a function by label, or of
