@@ -33,11 +33,11 @@ func TestHiddenSites(t *testing.T) {
 
 	const head = "weave profile 1\nS 0 f\nS 1 f.c\nS 2 malloc\nF 0 0 1 1\n"
 	for _, tc := range []struct{ in, want string }{
-		{head + "A 0 -1 1 2 3 2 -1 0\nE 5\n", "line 6: bad A record: function -1 for a site that is not hidden"},
-		{head + "A 0 -1 1 2 3 2 -1 0 0\nE 5\n", "line 6: bad A record: function -1 for a site that is not hidden"},
-		{head + "A 0 0 1 2 3 2 -1 0 1 1\nE 5\n", "line 6: bad A record: 10 fields, want 8 or 9"},
-		{head + "A 0 0 1 2 3 2 -1\nE 5\n", "line 6: bad A record: 7 fields, want 8 or 9"},
-		{head + "A 0 0 1 2 3 2 -1 0 x\nE 5\n", `line 6: bad A record: flags "x" is not a number`},
+		{head + "A 0 -1 1 2 3 2 -1 0\nE 5\n", "6:1: bad A record: function -1 for a site that is not hidden"},
+		{head + "A 0 -1 1 2 3 2 -1 0 0\nE 5\n", "6:1: bad A record: function -1 for a site that is not hidden"},
+		{head + "A 0 0 1 2 3 2 -1 0 1 1\nE 5\n", "6:1: bad A record: 10 fields, want 8 or 9"},
+		{head + "A 0 0 1 2 3 2 -1\nE 5\n", "6:1: bad A record: 7 fields, want 8 or 9"},
+		{head + "A 0 0 1 2 3 2 -1 0 x\nE 5\n", `6:1: bad A record: flags "x" is not a number`},
 	} {
 		if _, err := Read(strings.NewReader(tc.in)); err == nil || err.Error() != tc.want {
 			t.Errorf("Read(%q): %v, want %q", tc.in, err, tc.want)

@@ -143,38 +143,38 @@ func TestReadErrors(t *testing.T) {
 		{"garbage", "hello world\n", "not a weave profile", ErrNotProfile},
 		{"binary", strings.Repeat("\x7fELF\x00", 2000), "not a weave profile", ErrNotProfile},
 		{"other header", "weave profile one\n", "not a weave profile", ErrNotProfile},
-		{"newer", "weave profile 2\nM x y\nE 1\n", "profile version 2 is newer than this weave reads (1)", nil},
-		{"version 0", "weave profile 0\n", "unsupported profile version 0", nil},
+		{"newer", "weave profile 2\nM x y\nE 1\n", "1:15: profile version 2 is newer than this weave reads (1)", nil},
+		{"version 0", "weave profile 0\n", "1:15: unsupported profile version 0", nil},
 		{"empty", "", "truncated profile: empty file", ErrTruncated},
-		{"cut header", "weave prof", "truncated profile: incomplete first line", ErrTruncated},
-		{"no E", head + body, "truncated profile: no E record after line 9", ErrTruncated},
-		{"wrong count", head + body + "E 7\n", "truncated profile: E record at line 10 counts 7 records, found 8", ErrTruncated},
-		{"cut line", head + body + "N 2 1 0", "truncated profile: incomplete last line 10", ErrTruncated},
-		{"bad count", head + body + "E x\n", "line 10: bad E record: \"x\" is not a count", nil},
-		{"after E", head + body + "E 8\nM a b\n", "line 11: record after the E record", nil},
-		{"empty line", head + body + "\nE 9\n", "line 10: empty line", nil},
-		{"undefined parent", head + body + "N 2 40 0 A 0\nE 9\n", "line 10: bad N record: undefined parent 40", nil},
-		{"bad kind", head + body + "N 2 1 0 Q 0\nE 9\n", "line 10: bad N record: kind \"Q\", want R, F or A", nil},
-		{"N fields", head + body + "N 2 1 0 A\nE 9\n", "line 10: bad N record: 4 fields, want 5", nil},
-		{"not a number", head + body + "N x 1 0 A 0\nE 9\n", "line 10: bad N record: id \"x\" is not a number", nil},
-		{"second root", head + body + "N 2 -1 0 R -1\nE 9\n", "line 10: bad N record: thread 0 has a second root", nil},
-		{"root with parent", head + body + "N 2 1 0 R -1\nE 9\n", "line 10: bad N record: a root has parent -1 and ref -1", nil},
-		{"orphan", head + body + "N 2 -1 0 F 0\nE 9\n", "line 10: bad N record: a F node needs a parent", nil},
-		{"child of leaf", head + body + "N 2 1 0 A 0\nN 3 2 0 F 0\nE 10\n", "line 11: bad N record: parent 2 is an allocation leaf", nil},
-		{"other thread", head + body + "T 1 2\nN 2 1 1 F 0\nE 10\n", "line 11: bad N record: thread 1, but parent 1 is in thread 0", nil},
-		{"twice", head + body + "N 1 0 0 F 0\nE 9\n", "line 10: bad N record: id 1 defined twice", nil},
-		{"H on F", head + body + "H 1 1 0 0 0 8 0 0 0 0 0 0 0 0 0 0 0\nE 9\n", "line 10: bad H record: node 1 is not an allocation leaf", nil},
-		{"H fields", head + body + "N 2 1 0 A 0\nH 2 1 0 0 0 8\nE 10\n", "line 11: bad H record: 6 fields, want 17", nil},
+		{"cut header", "weave prof", "1:1: truncated profile: incomplete first line", ErrTruncated},
+		{"no E", head + body, "9:1: truncated profile: no E record after this line", ErrTruncated},
+		{"wrong count", head + body + "E 7\n", "10:1: truncated profile: E record counts 7 records, found 8", ErrTruncated},
+		{"cut line", head + body + "N 2 1 0", "10:1: truncated profile: incomplete last line", ErrTruncated},
+		{"bad count", head + body + "E x\n", "10:1: bad E record: \"x\" is not a count", nil},
+		{"after E", head + body + "E 8\nM a b\n", "11:1: record after the E record", nil},
+		{"empty line", head + body + "\nE 9\n", "10:1: empty line", nil},
+		{"undefined parent", head + body + "N 2 40 0 A 0\nE 9\n", "10:1: bad N record: undefined parent 40", nil},
+		{"bad kind", head + body + "N 2 1 0 Q 0\nE 9\n", "10:1: bad N record: kind \"Q\", want R, F or A", nil},
+		{"N fields", head + body + "N 2 1 0 A\nE 9\n", "10:1: bad N record: 4 fields, want 5", nil},
+		{"not a number", head + body + "N x 1 0 A 0\nE 9\n", "10:1: bad N record: id \"x\" is not a number", nil},
+		{"second root", head + body + "N 2 -1 0 R -1\nE 9\n", "10:1: bad N record: thread 0 has a second root", nil},
+		{"root with parent", head + body + "N 2 1 0 R -1\nE 9\n", "10:1: bad N record: a root has parent -1 and ref -1", nil},
+		{"orphan", head + body + "N 2 -1 0 F 0\nE 9\n", "10:1: bad N record: a F node needs a parent", nil},
+		{"child of leaf", head + body + "N 2 1 0 A 0\nN 3 2 0 F 0\nE 10\n", "11:1: bad N record: parent 2 is an allocation leaf", nil},
+		{"other thread", head + body + "T 1 2\nN 2 1 1 F 0\nE 10\n", "11:1: bad N record: thread 1, but parent 1 is in thread 0", nil},
+		{"twice", head + body + "N 1 0 0 F 0\nE 9\n", "10:1: bad N record: id 1 defined twice", nil},
+		{"H on F", head + body + "H 1 1 0 0 0 8 0 0 0 0 0 0 0 0 0 0 0\nE 9\n", "10:1: bad H record: node 1 is not an allocation leaf", nil},
+		{"H fields", head + body + "N 2 1 0 A 0\nH 2 1 0 0 0 8\nE 10\n", "11:1: bad H record: 6 fields, want 17", nil},
 		{"two H", head + body + "N 2 1 0 A 0\nH 2 1 0 0 0 8 0 0 0 0 0 0 0 0 0 0 0\nH 2 1 0 0 0 8 0 0 0 0 0 0 0 0 0 0 0\nE 11\n",
-			"line 12: bad H record: second H record for node 2", nil},
-		{"C node", head + body + "C 9 1\nE 9\n", "line 10: bad C record: undefined node 9", nil},
-		{"bin size", head + body + "B 2000 1 0 2000 0\nE 9\n", "line 10: bad B record: size 2000 is beyond the last bin (1025)", nil},
-		{"escape", head + "S 0 a\\tb\nE 1\n", `line 2: bad S record: unknown escape \t`, nil},
-		{"undefined string", head + "F 0 0 1 1\nE 1\n", "line 2: bad F record: undefined name string 0", nil},
-		{"undefined function", head + body + "A 1 7 1 2 3 2 -1 0\nE 9\n", "line 10: bad A record: undefined function 7", nil},
-		{"no key", head + "M\nE 1\n", "line 2: bad M record: no key", nil},
+			"12:1: bad H record: second H record for node 2", nil},
+		{"C node", head + body + "C 9 1\nE 9\n", "10:1: bad C record: undefined node 9", nil},
+		{"bin size", head + body + "B 2000 1 0 2000 0\nE 9\n", "10:1: bad B record: size 2000 is beyond the last bin (1025)", nil},
+		{"escape", head + "S 0 a\\tb\nE 1\n", `2:1: bad S record: unknown escape \t`, nil},
+		{"undefined string", head + "F 0 0 1 1\nE 1\n", "2:1: bad F record: undefined name string 0", nil},
+		{"undefined function", head + body + "A 1 7 1 2 3 2 -1 0\nE 9\n", "10:1: bad A record: undefined function 7", nil},
+		{"no key", head + "M\nE 1\n", "2:1: bad M record: no key", nil},
 		{"huge id", head + "S 0 a\nS 99999999999 x\nE 2\n", "ids not dense: S record 1 is missing", ErrNotDense},
-		{"out of order", head + "S 1 b\nS 0 a\nS 1 c\nE 3\n", "line 4: bad S record: id 1 defined twice", nil},
+		{"out of order", head + "S 1 b\nS 0 a\nS 1 c\nE 3\n", "4:1: bad S record: id 1 defined twice", nil},
 		{"not dense", head + "S 1 x\nE 1\n", "ids not dense: S record 0 is missing", ErrNotDense},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -202,6 +202,18 @@ func TestReadFileErrorNamesFile(t *testing.T) {
 	}
 	_, err := ReadFile(path)
 	if want := path + ": not a weave profile"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	// An error at a place reads FILE:LINE:COL: what, as a compiler's.
+	if err := os.WriteFile(path, []byte(head+body+"N 2 40 0 A 0\nE 9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadFile(path)
+	if want := path + ":10:1: bad N record: undefined parent 40"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	_, err = ReadNamed(strings.NewReader(head+"0 x\n"), "standard input")
+	if want := "standard input:2:1: bad record tag \"0\" (want letters)"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }

@@ -31,10 +31,45 @@ func (e *VersionError) Error() string {
 	return fmt.Sprintf("unsupported profile version %d", e.Version)
 }
 
+// PosError is an error at a place in a profile. Its text is
+// "LINE:COL: what"; ReadFile puts the file's name before it with no space
+// ("weave-42.prof:12:1: bad N record: undefined parent 40").
+type PosError struct {
+	Line, Col int
+	Err       error
+}
+
+func (e *PosError) Error() string { return fmt.Sprintf("%d:%d: %v", e.Line, e.Col, e.Err) }
+func (e *PosError) Unwrap() error { return e.Err }
+
+// at is an error at column 1 of line n: the record there is at fault.
+func at(n int, format string, args ...any) error {
+	return &PosError{Line: n, Col: 1, Err: fmt.Errorf(format, args...)}
+}
+
 // ReadFile reads the profile in the named file. Its errors start with the
-// file name: "weave-42.prof: line 12: bad N record: undefined parent 40".
+// file name: "weave-42.prof:12:1: bad N record: undefined parent 40".
 func ReadFile(path string) (*Profile, error) {
 	return readFile(path, "")
+}
+
+// ReadNamed is Read with errors that start with name, as ReadFile's
+// start with the file's (name "standard input" for a piped profile).
+func ReadNamed(r io.Reader, name string) (*Profile, error) {
+	p, err := read(r, "")
+	return p, named(name, err)
+}
+
+// named puts name before err: "name:12:1: what" or "name: what".
+func named(name string, err error) error {
+	var pe *PosError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe) && pe == err:
+		return fmt.Errorf("%s:%w", name, err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // readFile is ReadFile with read's skip.
@@ -46,7 +81,7 @@ func readFile(path, skip string) (*Profile, error) {
 	defer f.Close()
 	p, err := read(f, skip)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, named(path, err)
 	}
 	return p, nil
 }
@@ -81,26 +116,26 @@ func read(r io.Reader, skip string) (*Profile, error) {
 		complete := strings.HasSuffix(text, "\n")
 		text = strings.TrimSuffix(text, "\n")
 		if ended {
-			return nil, fmt.Errorf("line %d: record after the E record", d.line)
+			return nil, at(d.line, "record after the E record")
 		}
 		if strings.HasPrefix(text, "#") {
 			continue
 		}
 		if text == "" {
-			return nil, fmt.Errorf("line %d: empty line", d.line)
+			return nil, at(d.line, "empty line")
 		}
 		tag, rest, _ := strings.Cut(text, " ")
 		if tag == "E" {
 			n, perr := strconv.ParseUint(rest, 10, 64)
 			if perr != nil {
 				if !complete {
-					return nil, fmt.Errorf("%w: incomplete last line %d", ErrTruncated, d.line)
+					return nil, at(d.line, "%w: incomplete last line", ErrTruncated)
 				}
-				return nil, fmt.Errorf("line %d: bad E record: %q is not a count", d.line, rest)
+				return nil, at(d.line, "bad E record: %q is not a count", rest)
 			}
 			if n != uint64(records) {
-				return nil, fmt.Errorf("%w: E record at line %d counts %d records, found %d",
-					ErrTruncated, d.line, n, records)
+				return nil, at(d.line, "%w: E record counts %d records, found %d",
+					ErrTruncated, n, records)
 			}
 			ended = true
 			continue
@@ -109,9 +144,9 @@ func read(r io.Reader, skip string) (*Profile, error) {
 			// An unknown tag is skipped (a newer writer's): one that is
 			// not a tag at all is damage, and skipping it would lose data.
 			if !complete {
-				return nil, fmt.Errorf("%w: incomplete last line %d", ErrTruncated, d.line)
+				return nil, at(d.line, "%w: incomplete last line", ErrTruncated)
 			}
-			return nil, fmt.Errorf("line %d: bad record tag %q (want letters)", d.line, tag)
+			return nil, at(d.line, "bad record tag %q (want letters)", tag)
 		}
 		records++
 		if len(tag) == 1 && strings.Contains(skip, tag) {
@@ -120,13 +155,13 @@ func read(r io.Reader, skip string) (*Profile, error) {
 		if rerr := d.record(tag, rest); rerr != nil {
 			if !complete {
 				// A writer stopped in the middle of this line.
-				return nil, fmt.Errorf("%w: incomplete last line %d", ErrTruncated, d.line)
+				return nil, at(d.line, "%w: incomplete last line", ErrTruncated)
 			}
-			return nil, fmt.Errorf("line %d: bad %s record: %v", d.line, tag, rerr)
+			return nil, at(d.line, "bad %s record: %v", tag, rerr)
 		}
 	}
 	if !ended {
-		return nil, fmt.Errorf("%w: no E record after line %d", ErrTruncated, d.line)
+		return nil, at(d.line, "%w: no E record after this line", ErrTruncated)
 	}
 	if err := d.finish(); err != nil {
 		return nil, err
@@ -146,7 +181,7 @@ func readHeader(br *bufio.Reader) error {
 			if len(line) == 0 {
 				return fmt.Errorf("%w: empty file", ErrTruncated)
 			}
-			return fmt.Errorf("%w: incomplete first line", ErrTruncated)
+			return at(1, "%w: incomplete first line", ErrTruncated)
 		}
 		return ErrNotProfile
 	case err != nil:
@@ -162,7 +197,7 @@ func readHeader(br *bufio.Reader) error {
 		return ErrNotProfile
 	}
 	if v != Version {
-		return &VersionError{v}
+		return &PosError{Line: 1, Col: len(prefix) + 1, Err: &VersionError{v}}
 	}
 	return nil
 }

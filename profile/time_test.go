@@ -25,11 +25,11 @@ func TestTimeRecords(t *testing.T) {
 		t.Errorf("dump:\n%s", s)
 	}
 	for _, tc := range []struct{ name, in, want string }{
-		{"leaf", head + body + "N 2 1 0 A 0\nD 2 5\nE 10\n", "line 11: bad D record: node 2 is an allocation leaf"},
-		{"twice", head + body + "D 1 5\nD 1 6\nE 10\n", "line 11: bad D record: second D record for node 1"},
-		{"fields", head + body + "D 1\nE 9\n", "line 10: bad D record: 1 fields, want 2"},
-		{"undefined", head + body + "D 7 1\nE 9\n", "line 10: bad D record: undefined node 7"},
-		{"negative", head + body + "D 1 -1\nE 9\n", `line 10: bad D record: ns "-1" is not a number`},
+		{"leaf", head + body + "N 2 1 0 A 0\nD 2 5\nE 10\n", "11:1: bad D record: node 2 is an allocation leaf"},
+		{"twice", head + body + "D 1 5\nD 1 6\nE 10\n", "11:1: bad D record: second D record for node 1"},
+		{"fields", head + body + "D 1\nE 9\n", "10:1: bad D record: 1 fields, want 2"},
+		{"undefined", head + body + "D 7 1\nE 9\n", "10:1: bad D record: undefined node 7"},
+		{"negative", head + body + "D 1 -1\nE 9\n", `10:1: bad D record: ns "-1" is not a number`},
 	} {
 		if _, err := Read(strings.NewReader(tc.in)); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)

@@ -173,7 +173,7 @@ func TestDamagedProfile(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "bad.prof"), []byte(strings.Join(bad, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		want := fmt.Sprintf("weave: bad.prof: line %d: bad record tag %q (want letters)\n", at+1, tag)
+		want := fmt.Sprintf("weave: bad.prof:%d:1: bad record tag %q (want letters)\n", at+1, tag)
 		for _, cmd := range [][]string{{"report"}, {"merge", "-o", "m.prof"}} {
 			r := run(t, dir, nil, append(append([]string{weaveBin}, cmd...), "bad.prof")...)
 			if r.code == 0 || r.stderr != want {

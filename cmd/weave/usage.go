@@ -144,11 +144,7 @@ func helpArg(args []string) bool {
 // such file or directory", not "a.prof: open a.prof: ...").
 func readProfile(path string) (*profile.Profile, error) {
 	if path == "-" { // a profile piped in: ssh host cat x.prof | weave report -
-		p, err := profile.Read(os.Stdin)
-		if err != nil {
-			return nil, fmt.Errorf("standard input: %w", err)
-		}
-		return p, nil
+		return profile.ReadNamed(os.Stdin, "standard input")
 	}
 	p, err := profile.ReadFile(path)
 	return p, fileError(err)
