@@ -803,7 +803,7 @@ static void ctl_exit(void);
    (the units register from constructors that run after the runtime's). */
 static int g_tp_unframed;
 static void tp_unframed_start(void);
-static int tp_unframed(const char *pats, struct sbuf *out);
+static int tp_unframed(const char *pats, struct sbuf *out), tp_unmatched(const char *pats, struct sbuf *out);
 
 /* marks.c, regions.c. g_gen: the generation of the blocks allocated now,
    the number of marks set (relaxed loads; written under g_mk.lock). */

@@ -63,7 +63,7 @@ var parts = []part{
 	file(files, "runtime", "timing.c"),                         // function time, exact and sampled
 	file(tracepoints.Files, "tracepoints", "trace.c"),          // tracepoints: patterns, event buffers
 	file(tracepoints.Files, "tracepoints", "control.c"),        // the control channel: a thread of weave's answers weave trace/snapshot/mark
-	file(tracepoints.Files, "tracepoints", "unframed.c"),       // a trace pattern that selects only functions without a frame
+	file(tracepoints.Files, "tracepoints", "unframed.c"),       // a trace pattern that selects nothing, or only functions without a frame
 	file(files, "runtime", "marks.c"),                          // WEAVE_MARK, weave mark: marks, generations, the blocks live at each
 	file(files, "runtime", "regions.c"),                        // WEAVE_REGION: labelled regions as pseudo-functions
 }

@@ -240,6 +240,8 @@ static void ctl_run(char *req, struct sbuf *a)
 	}
 	pthread_mutex_lock(&g_lock);
 	if (strncmp(req, "trace ", 6) == 0 && !(bad = tp_check(req + 6))) {
+		if (tp_unmatched(req + 6, a))
+			goto out; /* not malformed: nothing to say on stderr */
 		tp_set(req + 6);
 		sb_str(a, "ok tracing ");
 		sb_str(a, req + 6);
@@ -258,6 +260,7 @@ static void ctl_run(char *req, struct sbuf *a)
 		sb_str(a, "error ");
 		sb_str(a, bad);
 	}
+out:
 	pthread_mutex_unlock(&g_lock);
 	if (bad)
 		tp_say("malformed request ignored: ", bad);

@@ -1,8 +1,17 @@
 //go:build ignore
 
-/* unframed.c: a trace pattern that selects only functions without a
-   frame. A frameless function (--frames auto) has no tracepoint, so
-   WEAVE_TRACE=tick, tick an allocation leaf, would record nothing and say
+/* unframed.c: what a trace pattern can select, checked against the
+   woven functions there are: a pattern that matches nothing, and one that
+   selects only functions without a frame.
+
+   A run-time pattern (weave trace) that matches no woven function and,
+   for alloc:, no site seen and no woven function's file, is refused
+   whole, the patterns unchanged: a typo would otherwise turn tracing to
+   nothing and be answered "tracing nosuchfn". A function of a library
+   not loaded yet cannot be named before it is.
+
+   Only frameless ones: a frameless function (--frames auto) has no
+   tracepoint, so WEAVE_TRACE=tick, tick an allocation leaf, would record nothing and say
    nothing. Every woven unit registers its function table
    (__weave_register_unit, pseudostack/enter.c), each function flagged
    frameless or not; a pattern that matches functions of the registered
@@ -12,6 +21,61 @@
    the runtime's), weave trace's in its answer. */
 
 #include "internal.h"
+
+/* Whether pattern [p, pe) matches a woven function or (alloc:) a site
+   seen or a woven function's file (a site's line is known once it has
+   allocated). g_lock and units_lock held. */
+static int tp_selects(const char *p, const char *pe)
+{
+	int alloc = tp_prefix(p, pe, "alloc:");
+	if (alloc) {
+		const char *c = pe;
+		p += 6;
+		if (pe - p == 1 && *p == '*')
+			return 1;
+		for (struct rt_thread *T = g_threads; T; T = T->next) {
+			u32 n = __atomic_load_n(&T->nnodes, __ATOMIC_ACQUIRE);
+			for (u32 i = T->first; i && n; i = node_at(i)->next, n--) {
+				const struct rt_node *x = node_at(i);
+				if (x->kind == KIND_A && tp_site_match(p, pe, x->pub.key))
+					return 1;
+			}
+		}
+		while (c > p && c[-1] >= '0' && c[-1] <= '9')
+			c--;
+		if (c < pe && c > p && c[-1] == ':')
+			pe = c - 1; /* FILE:LINE: FILE */
+	}
+	for (const struct __weave_unit *u = g_units; u; u = u->next)
+		for (unsigned i = 0; i < u->n; i++)
+			if (alloc ? tp_file(p, pe, u->fns[i].file) : tp_fn_match(p, pe, &u->fns[i]))
+				return 1;
+	return 0;
+}
+
+/* Appends to out "error " and the patterns of the list pats that select
+   nothing (tp_selects), if any; returns how many. g_lock held. */
+static int tp_unmatched(const char *pats, struct sbuf *out)
+{
+	int n = 0;
+	units_lock();
+	for (const char *p = pats; *p;) {
+		const char *pe = p;
+		while (*pe && *pe != ',')
+			pe++;
+		if (!tp_selects(p, pe)) {
+			sb_str(out, n++ ? ", '" : "error '");
+			sb_mem(out, p, (wsize)(pe - p));
+			sb_str(out, "'");
+		}
+		p = *pe ? pe + 1 : pe;
+	}
+	units_unlock();
+	if (n)
+		sb_str(out, n > 1 ? " match no woven function or allocation site: tracing unchanged"
+				  : " matches no woven function or allocation site: tracing unchanged");
+	return n;
+}
 
 /* Appends to out "; " and, if some function patterns of the list pats
    match registered functions, none of them framed, those patterns, the

@@ -385,6 +385,21 @@ func TestTraceLive(t *testing.T) {
 	if !strings.Contains(r.stdout, "tracing work") {
 		t.Errorf("weave trace: %q", r.stdout)
 	}
+	// Patterns that match nothing are refused and tracing stays as it
+	// was (work goes on being traced, checked below); it said "tracing
+	// nosuchfn", exit 0, and traced nothing.
+	for _, pats := range [][]string{{"nosuchfn"}, {"work", "file:nosuch.c"}, {"dir:nosuch"}, {"alloc:nosuch.c"}, {"alloc:nosuch.c:18"}} {
+		r := run(t, dir, nil, append([]string{weaveBin, "trace", pid}, pats...)...)
+		if want := " no woven function or allocation site: tracing unchanged\n"; r.code != 1 || !strings.HasSuffix(r.stderr, want) || !strings.Contains(r.stderr, "'"+pats[len(pats)-1]+"' match") {
+			t.Errorf("weave trace %s: exit %d, stderr %q; want exit 1 naming %s and ending %q", pats, r.code, r.stderr, pats[len(pats)-1], want)
+		}
+	}
+	for _, pats := range []string{"alloc:traceloop.c:9999", "alloc:*"} { // a site not seen yet, any site
+		if r := run(t, dir, nil, weaveBin, "trace", pid, "work", pats); r.code != 0 {
+			t.Errorf("weave trace work %s: exit %d, stderr %q", pats, r.code, r.stderr)
+		}
+	}
+	mustRun(t, dir, nil, weaveBin, "trace", pid, "work")
 	time.Sleep(300 * time.Millisecond)
 	mustRun(t, dir, nil, weaveBin, "trace", pid, "--off")
 	r = mustRun(t, dir, nil, weaveBin, "snapshot", pid)
