@@ -266,9 +266,17 @@ static void units_lock(void)
 
 static void units_unlock(void) { __atomic_store_n(&g_pc_lock, 0, __ATOMIC_RELEASE); }
 
-/* Forgets unit u: its object is being unloaded, or the process exits. */
+/* The program's own image (its PT_LOAD segments), set at start-up: it is
+   never unloaded, so its units outlive their destructors. */
+static uintptr_t g_program_lo, g_program_hi;
+
+/* Forgets unit u: its object is being unloaded, or the process exits. A
+   unit of the program itself is kept: the exit writer, which runs after
+   the destructors, names its frameless functions from it. */
 void __weave_unregister_unit(struct __weave_unit *u)
 {
+	if ((uintptr_t)u >= g_program_lo && (uintptr_t)u < g_program_hi)
+		return;
 	units_lock();
 	for (struct __weave_unit **p = &g_units; *p; p = &(*p)->next) {
 		if (*p == u) {
@@ -338,6 +346,25 @@ static void pointcut_record(struct out *o)
 		out_ch(o, '\n');
 		o->records++;
 	}
+	__atomic_store_n(&g_pc_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Calls each(arg, fn) for every frameless function of the registered
+   units, so that the profile names those that allocated nothing (a diff
+   then knows their calls were not counted, rather than stopped). Skipped,
+   as pointcut_record, if a registration holds the lock. The units of
+   shared libraries are unregistered by their destructors, which run
+   before the writer: theirs are not named. */
+static void each_frameless(void (*each)(void *, const struct __weave_fn *), void *arg)
+{
+	const struct __weave_unit *u;
+	unsigned i;
+	if (__atomic_exchange_n(&g_pc_lock, 1, __ATOMIC_ACQUIRE))
+		return;
+	for (u = g_units; u; u = u->next)
+		for (i = 0; i < u->n; i++)
+			if (u->fns[i].flags & __WEAVE_FN_FRAMELESS)
+				each(arg, &u->fns[i]);
 	__atomic_store_n(&g_pc_lock, 0, __ATOMIC_RELEASE);
 }
 

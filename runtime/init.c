@@ -328,17 +328,25 @@ const void *const volatile __weave_rt_self = &rt_self_mark;
 static int rt_is_active(void) { return __weave_rt_self == (const void *)&rt_self_mark; }
 
 /* Whether this copy lies in the executable: the first object
-   dl_iterate_phdr reports is the program. */
+   dl_iterate_phdr reports is the program. Notes the program's range. */
 static int in_exe_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
-	uintptr_t a = (uintptr_t)&g_lock;
+	uintptr_t a = (uintptr_t)&g_lock, lo = ~(uintptr_t)0, hi = 0;
 	int i;
 	(void)size;
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz)
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
+		if (ph->p_type != PT_LOAD)
+			continue;
+		lo = s < lo ? s : lo;
+		hi = e > hi ? e : hi;
+		if (a >= s && a < e)
 			*(int *)data = 1;
+	}
+	if (lo < hi) {
+		g_program_lo = lo;
+		g_program_hi = hi;
 	}
 	return 1; /* the first object only */
 }

@@ -156,6 +156,8 @@ static u32 note_fn(struct writer *w, const struct __weave_fn *fn)
 	return id;
 }
 
+static void note_frameless(void *w, const struct __weave_fn *fn) { note_fn(w, fn); }
+
 static void note_site(struct writer *w, const struct __weave_site *s)
 {
 	int fresh;
@@ -320,6 +322,7 @@ static void write_keys(struct writer *w)
 				note_site(w, n->pub.key);
 		}
 	}
+	each_frameless(note_frameless, w);
 	for (i = 0; i < w->fns.n; i++) {
 		const struct __weave_fn *fn = w->fns.by_id[i];
 		out_ch(o, 'F');
