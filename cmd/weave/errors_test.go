@@ -234,3 +234,25 @@ func TestMissingFlagValue(t *testing.T) {
 		}
 	}
 }
+
+// TestBadFlagValue: a flag value that does not parse is a usage error
+// (exit 2) naming the flag and the form it wants; it said "parse error".
+func TestBadFlagValue(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace", "--timeout", "xyz", "1", "main"}, `invalid value "xyz" for --timeout: want a duration with its unit, as 500ms, 10s or 2m`},
+		{[]string{"snapshot", "--timeout=5", "1"}, `invalid value "5" for --timeout: want a duration with its unit, as 500ms, 10s or 2m`},
+		{[]string{"diff", "--depth", "x", "a", "b"}, `invalid value "x" for --depth: want a whole number`},
+		{[]string{"diff", "--top", "99999999999999999999", "a", "b"}, `invalid value "99999999999999999999" for --top: want a whole number (out of range)`},
+		{[]string{"report", "--threshold", "abc"}, `invalid value "abc" for --threshold: want a number, as 0.5`},
+		{[]string{"trace", "--off=maybe", "1"}, `invalid value "maybe" for --off: want true or false (--off alone is true)`},
+	} {
+		r := run(t, t.TempDir(), nil, append([]string{weaveBin}, tc.args...)...)
+		want := "weave: " + tc.args[0] + ": " + tc.want + "\nusage: weave " + tc.args[0] + " "
+		if r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
+			t.Errorf("weave %s: exit %d, stderr %q; want exit %d, %q...", strings.Join(tc.args, " "), r.code, r.stderr, exitUsage, want)
+		}
+	}
+}

@@ -36,13 +36,16 @@ func misuse(c *cli.Context, format string, args ...any) error {
 // onUsageError is urfave/cli's hook for a flag it cannot parse: the
 // error as a usageError instead of the error and the whole help.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	return &usageError{cmd: c.Command, err: errors.New(flagMessage(err.Error()))}
+	return &usageError{cmd: c.Command, err: errors.New(flagMessage(err.Error(), c.Command))}
 }
+
+// badValue is the flag package's message on a value it cannot parse.
+var badValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?(-\S+): (.*)$`)
 
 // flagMessage rewrites the flag package's messages in weave's terms
 // (its flags are written with two dashes, a one-letter one with one, as
-// typed: -x, not --x).
-func flagMessage(s string) string {
+// typed: -x, not --x), a bad value with the form cmd's flag wants.
+func flagMessage(s string, cmd *cli.Command) string {
 	long := func(name string) string {
 		if name = strings.TrimLeft(name, "-"); len(name) == 1 {
 			return "-" + name
@@ -55,10 +58,39 @@ func flagMessage(s string) string {
 	if name, ok := strings.CutPrefix(s, "flag needs an argument: "); ok {
 		return long(name) + " needs a value"
 	}
-	if m := regexp.MustCompile(`^invalid value (".*") for flag (-\S+): (.*)$`).FindStringSubmatch(s); m != nil {
-		return "invalid value " + m[1] + " for " + long(m[2]) + ": " + m[3]
+	if m := badValue.FindStringSubmatch(s); m != nil {
+		return "invalid value " + m[1] + " for " + long(m[2]) + ": " + valueForm(cmd, strings.TrimLeft(m[2], "-"), m[3])
 	}
 	return s
+}
+
+// valueForm is what flag name of cmd wants ("want a duration ..."), in
+// place of the flag package's why ("parse error"); why if not known.
+func valueForm(cmd *cli.Command, name, why string) string {
+	if cmd == nil {
+		return why
+	}
+	i := slices.IndexFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) })
+	if i < 0 {
+		return why
+	}
+	form := ""
+	switch cmd.Flags[i].(type) {
+	case *cli.DurationFlag:
+		form = "want a duration with its unit, as 500ms, 10s or 2m"
+	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag:
+		form = "want a whole number"
+	case *cli.Float64Flag:
+		form = "want a number, as 0.5"
+	case *cli.BoolFlag:
+		form = "want true or false (--" + name + " alone is true)"
+	default:
+		return why
+	}
+	if why == "value out of range" {
+		return form + " (out of range)"
+	}
+	return form
 }
 
 // printUsageError writes e as main does: "weave: CMD: message", then the
