@@ -317,7 +317,11 @@ __weave_leave(struct __weave_frame *f)
    the red zone: they keep every
    register but rax and rdx (the enter's result) and the vector
    registers xmm0-15, which is all that code compiled without AVX keeps
-   in registers (the weaver takes the C fast paths under __AVX__). Not
+   in registers (the weaver takes the C fast paths under __AVX__). The
+   enter's rare path saves rax and rdx itself, so that the compiler may
+   put the frame in any register: pinned to rax and rdx (the stub's
+   result), it was moved out of them in most framed functions (sqlite3
+   and Lua: two instructions more a call). Not
    declared here: they are the runtime's, with attributes (enter.c) that
    only their definitions need.
 
@@ -399,17 +403,27 @@ __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 		"jne 8f\n\t"
 		"movq %[c], 8(%[p])\n\t"
 		"jmp 4b\n"
-		/* the rare paths: __weave_enter_stub(fn) */
+		/* the rare paths: __weave_enter_stub(fn), its result (rax,
+		   edx) moved to p and d through the stack after the
+		   registers it may change are back, whichever p and d are */
 		"8:\n\t"
 		"leaq -128(%%rsp), %%rsp\n\t"
+		"pushq %%rax\n\t"
+		"pushq %%rdx\n\t"
 		"pushq %%rdi\n\t"
 		"leaq %[fn], %%rdi\n\t"
 		"call __weave_enter_stub@PLT\n\t"
-		"popq %%rdi\n\t"
-		"leaq 128(%%rsp), %%rsp\n\t"
+		"pushq %%rax\n\t"
+		"pushq %%rdx\n\t"
+		"movq 16(%%rsp), %%rdi\n\t"
+		"movq 24(%%rsp), %%rdx\n\t"
+		"movq 32(%%rsp), %%rax\n\t"
+		"movq 8(%%rsp), %[p]\n\t"
+		"movl (%%rsp), %[d]\n\t"
+		"leaq 168(%%rsp), %%rsp\n\t"
 		"jmp 9b\n\t"
 		".popsection"
-		: [p] "=&a"(p), [d] "=&d"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y)
+		: [p] "=&r"(p), [d] "=&r"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y)
 		: [fn] "m"(*fn), [o] "r"(o)
 		: "cc");
 	f.parent = p;
