@@ -210,8 +210,8 @@ static void rt_write_here(void *arg)
 		perr = errno ? errno : EIO;
 	if (!save || perr)
 		totals_compute(&t);
-	if (final && save && !perr)
-		tp_finish(path.s);
+	if (final) /* the trace goes beside the profile, or nowhere */
+		tp_finish(save && !perr ? path.s : NULL);
 	if (!probe && !snapshot)
 		summary(&t, save ? path.s : NULL, perr);
 	if (!final && save && !perr && path.n < sizeof g_prev_path) {
@@ -708,6 +708,7 @@ static void rt_fork_child(void)
 	if (__atomic_load_n(&g_finished, __ATOMIC_RELAXED) == FIN_PROV_BUSY)
 		__atomic_store_n(&g_finished, FIN_PROV, __ATOMIC_RELAXED);
 	g_start_ns = now_ns();
+	tp_fork_child();
 	vm_fork_child();
 	hs_fork_child();
 	pool_unlock();

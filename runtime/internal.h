@@ -783,7 +783,7 @@ static void tp_timed_enter(struct __weave_node *c, unsigned depth, int in_rt);
 static void tp_timed_exit(unsigned depth);
 static void tp_thread_setup(struct __weave_thread *t);
 static void tp_write(struct out *o, const u32 *ids);
-static void tp_finish(const char *path);
+static void tp_finish(const char *path), tp_fork_child(void);
 static void tp_say(const char *a, const char *b);
 static void tp_set(const char *s);
 static const char *tp_check(const char *s);

@@ -489,13 +489,45 @@ static void tp_write(struct out *o, const u32 *ids)
 	}
 }
 
-/* After the final profile went to path: names the trace file after it. */
+/* rt_fork_child (g_lock held, one thread): the trace file and the events
+   not yet written are the parent's. The child closes its copies of the
+   descriptors (the parent names the file after its profile) and, while
+   tracing, starts a trace file of its own, beside its own profile. */
+static void tp_fork_child(void)
+{
+	struct rt_thread *me = rt_local.thr;
+	if (me && me->tp) {
+		me->tp->n = 0;
+		me->tp->thread = me->num;
+		me->tp->tid = me->tid;
+	}
+	__atomic_store_n(&g_tp_bytes, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_tp_events, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_tp_dropped, 0, __ATOMIC_RELAXED);
+	if (g_tp_fd < 0)
+		return;
+	if (fd_ident(g_tp_fd) == g_tp_id) { /* not closed by the program */
+		close(g_tp_file.fd);
+		close(g_tp_file.dir);
+	}
+	g_tp_fd = -1;
+	if (__atomic_load_n(&g_tp_on, __ATOMIC_RELAXED))
+		tp_open();
+}
+
+/* After the final profile went to path: names the trace file after it.
+   Without a profile (path NULL: not written, or none wanted) the trace,
+   whose nodes only the profile names, is removed. */
 static __attribute__((noinline)) void tp_finish(const char *path)
 {
 	struct sbuf p = {.n = 0};
-	if (g_tp_fd < 0 || !path || fd_ident(g_tp_fd) != g_tp_id)
+	if (g_tp_fd < 0 || fd_ident(g_tp_fd) != g_tp_id)
 		return; /* not opened, or closed by the program */
 	__atomic_store_n(&g_tp_fd, -1, __ATOMIC_RELEASE);
+	if (!path) {
+		safefile_abort(&g_tp_file);
+		return;
+	}
 	sb_str(&p, path);
 	sb_str(&p, ".trace");
 	/* said with the summary, on stderr, or not at all */

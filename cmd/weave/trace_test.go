@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -482,6 +483,72 @@ func TestTraceRefusals(t *testing.T) {
 		r = run(t, ".", nil, weaveBin, "trace", strconv.Itoa(other.Process.Pid), "main")
 		if r.code == 0 || !strings.Contains(r.stderr, "only its own user") {
 			t.Errorf("another user's process: exit %d %s", r.code, r.stderr)
+		}
+	}
+}
+
+// TestTraceFork: a fork child writes its own trace beside its own
+// profile, and each trace holds its process's events only (as many enters
+// as its profile's calls). Before, the child took the parent's trace
+// file: it named it after its own profile, with the parent's events in
+// it, and the parent's profile had none.
+func TestTraceFork(t *testing.T) {
+	testtool.Need(t, "gcc")
+	t.Setenv("WEAVE_FRAMES", "all") // work, a leaf, gets a frame only so
+	dir := t.TempDir()
+	plain, woven := hbuild(t, dir, "forktrace", nil, nil)
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sameRun(t, "traced fork", run(t, dir, nil, plain, "300"), run(t, dir, []string{"WEAVE_OUT=" + out + "/", "WEAVE_TRACE=work"}, woven, "300"))
+	profs, _ := filepath.Glob(filepath.Join(out, "*.prof"))
+	if len(profs) != 2 {
+		t.Fatalf("profiles %v, want the parent's and the child's", profs)
+	}
+	var callsSeen []int
+	for _, prof := range profs {
+		p, c := readTrace(t, prof)
+		n := calls(p, "work")
+		if c.enters["work"] != n || c.exits["work"] != n {
+			t.Errorf("%s: %d calls of work in the profile, %d enter and %d exit events in its trace", filepath.Base(prof), n, c.enters["work"], c.exits["work"])
+		}
+		callsSeen = append(callsSeen, n)
+	}
+	if slices.Sort(callsSeen); callsSeen[0] != 300 || callsSeen[1] != 600 {
+		t.Errorf("calls of work %v, want the child's 300 and the parent's 600", callsSeen)
+	}
+}
+
+// TestTraceWithoutProfile: a trace whose profile is not written (none
+// wanted: WEAVE_OUT empty; or the write fails: here a file size limit)
+// leaves no temporary file behind. Before, ".weave-HEX.tmp" stayed in the
+// directory, as large as the trace.
+func TestTraceWithoutProfile(t *testing.T) {
+	testtool.Need(t, "gcc")
+	testtool.Need(t, "prlimit")
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "traceloop", nil, nil)
+	for _, tc := range []struct {
+		name string
+		argv []string
+		out  string
+	}{
+		{"WEAVE_OUT empty", []string{woven, "200"}, ""},
+		// SIGXFSZ ignored, so that a write past the limit fails (EFBIG).
+		{"write fails", []string{"sh", "-c", `trap "" XFSZ; exec prlimit --fsize=4096 "$0" 200`, woven}, "t.prof"},
+	} {
+		sub := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, sub, []string{"WEAVE_OUT=" + tc.out, "WEAVE_TRACE=work,alloc:*"}, tc.argv...)
+		if r.code != 0 {
+			t.Errorf("%s: exit %d\n%s", tc.name, r.code, r.stderr)
+		}
+		ents, _ := os.ReadDir(sub)
+		for _, e := range ents {
+			t.Errorf("%s: %s left in the directory; stderr:\n%s", tc.name, e.Name(), r.stderr)
 		}
 	}
 }
