@@ -28,6 +28,9 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	}
 	tmp := f.Name()
 	err = finish(f, write)
+	if pe := (*os.PathError)(nil); errors.As(err, &pe) && pe.Path == tmp {
+		err = outputError(path, err) // full disk: named as given, not as the temporary file
+	}
 	if err == nil {
 		err = os.Chmod(tmp, 0o644)
 	}

@@ -35,6 +35,11 @@ func TestWriteAtomicNames(t *testing.T) {
 	if b, _ := os.ReadFile(ok); string(b) != "new\n" {
 		t.Errorf("ok.c holds %q", b)
 	}
+	// An input's error from the writer is the input's, not the output's.
+	in := &os.PathError{Op: "open", Path: "in.trace", Err: os.ErrNotExist}
+	if err := WriteAtomic(filepath.Join(dir, "x.c"), func(io.Writer) error { return in }); err != in {
+		t.Errorf("WriteAtomic whose writer failed reading an input: %v", err)
+	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("left in the directory: %v", ents)
 	}

@@ -256,3 +256,27 @@ func TestBadFlagValue(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputWriteFails: an output whose write fails (a full disk; here a
+// file size limit) is named as given, and nothing is left beside it. It
+// named the temporary file: "write DIR/.w.html.tmp2219427976: file too
+// large".
+func TestOutputWriteFails(t *testing.T) {
+	testtool.Need(t, "prlimit")
+	dir, env := widgetsDir(t)
+	mustRun(t, dir, env, weaveBin, "cc", "-o", "w", "widgets.c")
+	mustRun(t, dir, []string{"WEAVE_OUT=w.prof"}, "./w", "100")
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(out, "w.html")
+	// weave's Go runtime ignores SIGXFSZ: the write past the limit fails (EFBIG).
+	r := run(t, dir, nil, "prlimit", "--fsize=4096", weaveBin, "report", "--format", "html", "-o", html, "w.prof")
+	if want := "weave: cannot write output file " + html + ": file too large\n"; r.code != 1 || r.stderr != want {
+		t.Errorf("weave report -o past the file size limit: exit %d, stderr %q; want exit 1, %q", r.code, r.stderr, want)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("left in the output's directory: %v", ents)
+	}
+}
