@@ -16,7 +16,8 @@
    complete does it get the umask's mode and its final name, by linkat
    (which replaces nothing) or, to replace this process's own earlier file,
    by renameat after checking that the name is a regular file the process
-   owns (never a symbolic link, never another user's file). */
+   owns and weave wrote (never a symbolic link, never another user's file,
+   never one that is not a profile or a trace: replaceable). */
 struct safefile {
 	int dir; /* the directory, opened once */
 	int fd;  /* the temporary file */
@@ -163,13 +164,27 @@ static void safefile_abort(struct safefile *f)
 }
 
 /* Whether name in dir may be replaced: absent, or a regular file this
-   process's user owns. */
+   process's user owns that is weave's: empty, a profile or a trace (its
+   first bytes "weave profile " or "WVTR", or a start of them). Never the
+   user's source or program that WEAVE_OUT=prog.c named by mistake. */
 static int replaceable(int dir, const char *name)
 {
+	static const char prof[] = "weave profile ", trace[] = "WVTR";
 	struct stat st;
+	char b[sizeof prof - 1];
+	ssize_t n;
+	int fd;
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return errno == ENOENT;
-	return S_ISREG(st.st_mode) && st.st_uid == geteuid();
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return 0;
+	fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, b, sizeof b);
+	close(fd);
+	return n == 0 || (n > 0 && (memcmp(b, prof, (wsize)n) == 0 ||
+				    memcmp(b, trace, (wsize)(n < 4 ? n : 4)) == 0));
 }
 
 /* Gives the complete temporary file the name in path (same directory as

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"math"
@@ -120,6 +121,17 @@ func TestGoKnownAllocations(t *testing.T) {
 	d := mustRun(t, tmp, []string{"WEAVE_SUMMARY=", "WEAVE_OUT=" + filepath.Join(tmp, "profs") + "/"}, "./app", "10")
 	if files, _ := filepath.Glob(filepath.Join(tmp, "profs", "weave-app.*.prof")); d.stderr != "" || len(files) != 1 {
 		t.Errorf("default summary, WEAVE_OUT=profs/: stderr %q, profiles %v", d.stderr, files)
+	}
+	// WEAVE_OUT=main.go by mistake: the source is kept, the profile goes
+	// to main.go.1 (it replaced the source).
+	src := filepath.Join(tmp, "main.go")
+	before, _ := os.ReadFile(src)
+	mustRun(t, tmp, []string{"WEAVE_OUT=" + src}, "./app", "10")
+	if after, _ := os.ReadFile(src); !bytes.Equal(before, after) {
+		t.Errorf("WEAVE_OUT=main.go: main.go was replaced")
+	}
+	if b, err := os.ReadFile(src + ".1"); err != nil || !strings.HasPrefix(string(b), "weave profile ") {
+		t.Errorf("WEAVE_OUT=main.go: no profile at main.go.1: %v", err)
 	}
 	p, err := profile.ReadFile(prof)
 	if err != nil {

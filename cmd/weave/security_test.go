@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -142,6 +143,34 @@ func TestSecurityPlantedLinks(t *testing.T) {
 		if !strings.Contains(got.stderr, filepath.Join(d, "x.1.prof")) {
 			t.Errorf("the summary does not say where the profile went:\n%s", got.stderr)
 		}
+	})
+	t.Run("profile name is the user's file", func(t *testing.T) {
+		// WEAVE_OUT=prog.c, or the program itself, by mistake: it was
+		// replaced by the profile. A file that is not a profile is kept
+		// and the profile takes the next name.
+		d := t.TempDir()
+		src := filepath.Join(d, "prog.c")
+		if err := os.WriteFile(src, []byte("int main(void) { return 0; }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		exe := filepath.Join(d, "prog")
+		b, err := os.ReadFile(woven)
+		if err != nil || os.WriteFile(exe, b, 0o755) != nil {
+			t.Fatal(err)
+		}
+		for _, out := range []string{src, exe} {
+			before, _ := os.ReadFile(out)
+			got := run(t, d, []string{"WEAVE_OUT=" + out, "WEAVE_SUMMARY=1"}, exe, "x")
+			sameRun(t, "woven", want, got)
+			if after, _ := os.ReadFile(out); !bytes.Equal(before, after) {
+				t.Errorf("WEAVE_OUT=%s: the file was replaced", filepath.Base(out))
+			}
+			checkProfile(t, out+".1")
+			if !strings.Contains(got.stderr, "profile written to "+out+".1") {
+				t.Errorf("WEAVE_OUT=%s: the summary does not say where the profile went:\n%s", filepath.Base(out), got.stderr)
+			}
+		}
+		noTemporaries(t, d)
 	})
 	t.Run("profile name is a FIFO", func(t *testing.T) {
 		// Reading it to see whether it is an earlier profile must not block.

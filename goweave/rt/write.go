@@ -113,12 +113,60 @@ func writeFile(st *state, end string) (string, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), path)
+		path, err = commit(f.Name(), path)
 	}
 	if err != nil {
 		os.Remove(f.Name())
 	}
 	return path, err
+}
+
+// commit gives the complete temporary file tmp its name: path, replacing
+// only a profile (replaceable), else the first free of path.1.prof,
+// path.2.prof... (path.N without a .prof suffix), as the C runtime does.
+func commit(tmp, path string) (string, error) {
+	if replaceable(path) {
+		return path, os.Rename(tmp, path)
+	}
+	base, suffix := path, ""
+	if b, ok := strings.CutSuffix(path, ".prof"); ok {
+		base, suffix = b, ".prof"
+	}
+	for n := 1; n <= 1000; n++ {
+		name := base + "." + strconv.Itoa(n) + suffix
+		err := os.Link(tmp, name) // replaces nothing
+		if err == nil {
+			os.Remove(tmp)
+			return name, nil
+		}
+		if !os.IsExist(err) {
+			return path, err
+		}
+	}
+	return path, os.ErrExist
+}
+
+// replaceable reports whether the file at path may be replaced by the
+// profile: absent, or a regular file that is empty or a profile (its first
+// bytes "weave profile "), never the user's source or program that
+// WEAVE_OUT=main.go named by mistake.
+func replaceable(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return os.IsNotExist(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|readFlags, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	const head = "weave profile "
+	b := make([]byte, len(head))
+	n, _ := f.Read(b)
+	return strings.HasPrefix(head, string(b[:n]))
 }
 
 // totals are the summary's numbers: all allocations, and what is in use
