@@ -211,6 +211,21 @@ func (c *cmdline) fallthroughWarnings() bool {
 	return false
 }
 
+// compilerPrune reports whether the woven text may go to the compiler
+// with the system headers' declarations nothing uses blanked
+// (weave.Options.ForCompiler): not if an option makes the compiler show
+// what it did with them (-Wsystem-headers, -aux-info, its dumps, debug
+// information of unused types).
+func (c *cmdline) compilerPrune() bool {
+	for _, a := range c.args {
+		if f := a.flag; f == "-Wsystem-headers" || f == "-aux-info" || strings.HasPrefix(f, "-fdump-") ||
+			strings.HasPrefix(f, "-fno-eliminate-unused-debug") {
+			return false
+		}
+	}
+	return true
+}
+
 // woven reports whether the command line has inputs to weave.
 func (c *cmdline) woven() int {
 	n := 0

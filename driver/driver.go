@@ -54,6 +54,9 @@ type Config struct {
 	// executable: weave.Options.Executable, for a command line whose
 	// units certainly go into an executable (cmdline.forExecutable).
 	executable bool
+	// forCompiler: weave.Options.ForCompiler, for weave cc's units that
+	// gcc compiles (cmdline.compilerPrune).
+	forCompiler bool
 	// store is the frame store of a weave cc command (nil without), and
 	// extern what it held when the command started.
 	store  *frameStore
@@ -232,7 +235,8 @@ var verboseNotes sync.Once
 // holds them all: wovenCacheKey).
 func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
 	return weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
-		Extern: extern, PortableGuard: cfg.portableGuard, CallGuard: cfg.callGuard, Executable: cfg.executable}
+		Extern: extern, PortableGuard: cfg.portableGuard, CallGuard: cfg.callGuard, Executable: cfg.executable,
+		ForCompiler: cfg.forCompiler}
 }
 
 // weaveText weaves the preprocessed text of src for the compile step and

@@ -30,6 +30,9 @@ type Unit struct {
 	// (joinLines), in one source or in several (a speculative parse):
 	// positions in them come from byte offsets, not cc/v4's line numbers.
 	sources map[string]int
+	// pruner is the pruned parse's (nil if cc/v4 was given the text
+	// whole): CompilerText asks it again.
+	pruner *pruner
 }
 
 // Preprocess runs compiler (argv, e.g. ["gcc"]) with -E and flags on file
@@ -113,10 +116,12 @@ func parseUnit(name string, text []byte, d Dialect, pruned bool, keep []string) 
 	if pruned {
 		// On an error (or a panic), the text is parsed whole, for the
 		// error a full parse gives.
-		if p, words := prune(src, keep); p != nil {
+		if p, pr := prune(src, keep); p != nil {
 			if joined := joinLines(p); joined != nil {
-				ast = translateJoined(st, name, joined, builtinFor(words))
-				u.Pruned = ast != nil
+				ast = translateJoined(st, name, joined, builtinFor(pr.names))
+				if u.Pruned = ast != nil; u.Pruned {
+					u.pruner = pr
+				}
 			}
 		}
 	}

@@ -56,7 +56,6 @@ type pDecl struct {
 	body      bool // a function definition
 	ownHeader bool // partly in a header of the program's
 	keep      bool // kept whatever it declares
-	kept      bool
 }
 
 type pruner struct {
@@ -64,14 +63,17 @@ type pruner struct {
 	toks  []pToken
 	names map[string]int32
 	words []string // by id
+	keep  []string // prune's keep
+	decls []pDecl
 }
 
 // prune returns text with the declarations of headers that the
 // rest of it does not need blanked (see above), keep naming more names
-// that are needed, and the identifiers of the text; nil if it does not
-// follow the text. The text itself is returned if nothing is blanked.
-func prune(text []byte, keep []string) ([]byte, map[string]int32) {
-	p := &pruner{text: text, names: map[string]int32{}}
+// that are needed, and the pruner, whose names are the identifiers of the
+// text (and which compilerBlanks asks again); nil if it does not follow
+// the text. The text itself is returned if nothing is blanked.
+func prune(text []byte, keep []string) ([]byte, *pruner) {
+	p := &pruner{text: text, names: map[string]int32{}, keep: keep}
 	if !p.tokenize() {
 		return nil, nil
 	}
@@ -79,29 +81,13 @@ func prune(text []byte, keep []string) ([]byte, map[string]int32) {
 	if !ok {
 		return nil, nil
 	}
-	declaring := map[int32][]int{} // name -> header declarations declaring it
-	needed := make([]bool, len(p.words))
-	var work []int32
-	need := func(id int32) {
-		if !needed[id] {
-			needed[id] = true
-			work = append(work, id)
-		}
-	}
-	keepDecl := func(i int) {
-		d := &decls[i]
-		d.kept = true
-		for _, t := range p.toks[d.from:d.to] {
-			if t.id >= 0 {
-				need(t.id)
-			}
-		}
-	}
+	p.decls = decls
+	c := p.newClosure()
 	var declared []int32
 	for i := range decls {
 		d := &decls[i]
 		if !d.inHeaders {
-			keepDecl(i)
+			c.keep(i)
 			continue
 		}
 		if p.staticAssert(d) {
@@ -110,34 +96,15 @@ func prune(text []byte, keep []string) ([]byte, map[string]int32) {
 		declared, d.keep = p.declares(p.toks[d.from:d.to], declared[:0])
 		if d.keep || len(declared) == 0 || d.ownHeader && d.body {
 			d.keep = true
+			c.keep(i)
 			continue
 		}
-		for _, id := range declared {
-			declaring[id] = append(declaring[id], i)
-		}
+		c.declare(i, declared)
 	}
-	for i := range decls {
-		if decls[i].keep {
-			keepDecl(i)
-		}
-	}
-	for _, k := range keep {
-		if id, ok := p.names[k]; ok {
-			need(id)
-		}
-	}
-	for len(work) > 0 {
-		id := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, i := range declaring[id] {
-			if !decls[i].kept {
-				keepDecl(i)
-			}
-		}
-	}
+	c.run(keep)
 	out := text
-	for _, d := range decls {
-		if d.kept {
+	for i, d := range decls {
+		if c.kept[i] {
 			continue
 		}
 		if &out[0] == &text[0] {
@@ -145,7 +112,64 @@ func prune(text []byte, keep []string) ([]byte, map[string]int32) {
 		}
 		blankDecl(out, int(p.toks[d.from].start), int(p.toks[d.to-1].end))
 	}
-	return out, p.names
+	return out, p
+}
+
+// A closure finds the declarations to keep: those kept whatever they
+// declare, and, transitively, those declaring a name a kept one spells.
+type closure struct {
+	p         *pruner
+	kept      []bool // by declaration
+	needed    []bool // by name
+	work      []int32
+	declaring map[int32][]int // name -> the declarations that may go declaring it
+}
+
+func (p *pruner) newClosure() *closure {
+	return &closure{p: p, kept: make([]bool, len(p.decls)), needed: make([]bool, len(p.words)), declaring: map[int32][]int{}}
+}
+
+func (c *closure) need(id int32) {
+	if !c.needed[id] {
+		c.needed[id] = true
+		c.work = append(c.work, id)
+	}
+}
+
+// keep keeps declaration i.
+func (c *closure) keep(i int) {
+	c.kept[i] = true
+	d := &c.p.decls[i]
+	for _, t := range c.p.toks[d.from:d.to] {
+		if t.id >= 0 {
+			c.need(t.id)
+		}
+	}
+}
+
+// declare records that declaration i, which may go, declares names.
+func (c *closure) declare(i int, names []int32) {
+	for _, id := range names {
+		c.declaring[id] = append(c.declaring[id], i)
+	}
+}
+
+// run keeps the declarations of the needed names, words' too.
+func (c *closure) run(words []string) {
+	for _, w := range words {
+		if id, ok := c.p.names[w]; ok {
+			c.need(id)
+		}
+	}
+	for len(c.work) > 0 {
+		id := c.work[len(c.work)-1]
+		c.work = c.work[:len(c.work)-1]
+		for _, i := range c.declaring[id] {
+			if !c.kept[i] {
+				c.keep(i)
+			}
+		}
+	}
 }
 
 // blankDecl replaces out[from:to] by spaces but for newlines and directive
@@ -497,6 +521,10 @@ func (p *pruner) declares(toks []pToken, names []int32) ([]int32, bool) {
 	// Declaration specifiers.
 	i, typed, static := 0, false, false
 	for i < len(toks) {
+		if j, ok := p.typeSpecifier(toks, i); ok {
+			typed, i = true, j
+			continue
+		}
 		t := toks[i]
 		w := p.word(t)
 		switch {
@@ -519,22 +547,6 @@ func (p *pruner) declares(toks []pToken, names []int32) ([]int32, bool) {
 				i = skipParens(toks, i+1)
 				continue
 			}
-		case typeKeywords[w]:
-			typed = true
-		case typeofKeywords[w]:
-			typed = true
-			i = skipParens(toks, i+1)
-			continue
-		case isTagKeyword(w):
-			typed = true
-			i = p.skipAttributes(toks, i+1)
-			if i < len(toks) && toks[i].id >= 0 {
-				i++
-			}
-			if i < len(toks) && toks[i].c == '{' {
-				i = skipParens(toks, i)
-			}
-			continue
 		case !typed: // a typedef name
 			typed = true
 		default:
@@ -618,6 +630,34 @@ func (p *pruner) enumerators(toks []pToken, open int, names []int32) []int32 {
 		i++
 	}
 	return names
+}
+
+// typeSpecifier returns the index after the type specifier at toks[i] (a
+// type keyword, typeof's, a struct, union or enum type) and true; i and
+// false if there is none.
+func (p *pruner) typeSpecifier(toks []pToken, i int) (int, bool) {
+	switch w := p.word(toks[i]); {
+	case typeKeywords[w]:
+		return i + 1, true
+	case typeofKeywords[w]:
+		return skipParens(toks, i+1), true
+	case isTagKeyword(w):
+		return p.skipTag(toks, i+1), true
+	}
+	return i, false
+}
+
+// skipTag returns the index after the attributes, tag and body of a
+// struct, union or enum type whose keyword is before toks[i].
+func (p *pruner) skipTag(toks []pToken, i int) int {
+	i = p.skipAttributes(toks, i)
+	if i < len(toks) && toks[i].id >= 0 {
+		i++
+	}
+	if i < len(toks) && toks[i].c == '{' {
+		i = skipParens(toks, i)
+	}
+	return i
 }
 
 // skipAttributes returns the index after the attributes at toks[i:].

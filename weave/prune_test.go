@@ -3,6 +3,7 @@ package weave
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,5 +176,91 @@ func TestPruneKeepsDeclaredAllocators(t *testing.T) {
 	}
 	if errs[1] == nil || errs[1].Error() != errs[0].Error() {
 		t.Errorf("pruned: %v, whole: %v", errs[1], errs[0])
+	}
+}
+
+// TestCompilerPruneSameObject checks that the text weave cc gives gcc
+// (Options.ForCompiler: the system headers' declarations nothing uses
+// blanked) compiles to the same object, byte for byte, as the whole
+// woven text, over a sample of real C (pruneUnits) at the unit's flags
+// and at -O0 (where gcc keeps unused static constants), and that it did
+// blank something in most units. WEAVE_TEST_PRUNE_ALL=1 checks every
+// unit of the sample's sets.
+func TestCompilerPruneSameObject(t *testing.T) {
+	every := 100
+	if os.Getenv("WEAVE_TEST_PRUNE_ALL") != "" {
+		every = 1
+	}
+	hdr := pseudostack.Header()
+	dir := t.TempDir()
+	var checked, blanked int
+	for n, u := range pruneUnits(t, every) {
+		if strings.HasSuffix(u.src, "sqlite3.c") || every > 1 && n%3 != 0 {
+			continue // a third of the sample: gcc compiles each text twice
+		}
+		flags := append([]string{"-I", filepath.Dir(u.src)}, u.flags...)
+		var stderr bytes.Buffer
+		text, err := parse.Preprocess([]string{"gcc"}, flags, u.src, &stderr)
+		if err != nil {
+			continue // needs a library that is not installed
+		}
+		text = bytes.Clone(text)
+		pu, err := parse.Parse(u.src+".i", text, parse.NewDialect([]string{"gcc"}, flags))
+		if err != nil {
+			continue
+		}
+		whole, werr := Weave(pu, Options{Frames: FramesAuto, Prologue: hdr})
+		part, perr := Weave(pu, Options{Frames: FramesAuto, Prologue: hdr, ForCompiler: true})
+		if werr != nil || perr != nil {
+			t.Errorf("%s: woven whole: %v; for the compiler: %v", u.src, werr, perr)
+			continue
+		}
+		if bytes.Equal(whole.Text, part.Text) {
+			checked++
+			continue
+		}
+		if len(whole.Text) != len(part.Text) {
+			t.Errorf("%s: the text for the compiler has %d bytes, the whole %d", u.src, len(part.Text), len(whole.Text))
+			continue
+		}
+		blanked++
+		var cflags []string
+		for _, f := range u.flags {
+			if !strings.HasPrefix(f, "-D") && f != "-C" {
+				cflags = append(cflags, f)
+			}
+		}
+		for _, opt := range [][]string{cflags, append(cflags, "-O0")} {
+			var objs [2][]byte
+			for i, woven := range [][]byte{whole.Text, part.Text} {
+				// The same name: the object's file symbol is its.
+				in := filepath.Join(dir, fmt.Sprint(i), "u.i")
+				obj := filepath.Join(dir, fmt.Sprint(i), "u.o")
+				if err := os.MkdirAll(filepath.Dir(in), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(in, woven, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args := append(append([]string{"-c"}, opt...), in, "-o", obj)
+				if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+					if i == 0 {
+						break // needs other flags (fannkuchredux-4.c: -mssse3)
+					}
+					t.Fatalf("%s: gcc %s: %v\n%s", u.src, strings.Join(args, " "), err, out)
+				}
+				if objs[i], err = os.ReadFile(obj); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(objs[0], objs[1]) {
+				t.Errorf("%s (%s): the object differs when the system headers' unused declarations are blanked", u.src, strings.Join(opt, " "))
+			}
+		}
+		checked++
+	}
+	t.Logf("%d units compiled the same, %d of them blanked", checked, blanked)
+	if checked < 20 || blanked < 15 {
+		t.Errorf("%d units compiled, %d of them blanked: the sample is too small", checked, blanked)
 	}
 }

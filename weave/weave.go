@@ -47,6 +47,11 @@ type Options struct {
 	// explicitly): only then may its guard address the thread's fields at
 	// a link-time constant, which a shared object's link rejects.
 	Executable bool
+	// ForCompiler: the woven text goes to the compiler only (weave cc):
+	// the system headers' declarations nothing uses are blanked
+	// (parse.Unit.CompilerText), which gcc compiles faster to the same
+	// object.
+	ForCompiler bool
 }
 
 // Result is a woven translation unit.
@@ -226,6 +231,9 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	w.emitTables(opts.Prologue + needsRuntime(u.AST))
 	w.emitThunks()
 	w.emitKnown()
+	if opts.ForCompiler {
+		w.buf.old = u.CompilerText(w.buf.insertedWords(), w.buf.changes)
+	}
 	w.res.Text = w.buf.Bytes()
 	w.res.Unmatched = opts.unmatched(w.res, w.declared)
 	return w.res, nil
