@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -821,4 +822,28 @@ func TestSaveTemps(t *testing.T) {
 			t.Error(err)
 		}
 	})
+}
+
+// TestUnwritableCacheHome: a home weave cannot make its cache in
+// (HOME=/nonexistent in a build sandbox, a read-only home) builds all the
+// same, with the cache under the temporary directory; it failed ("weave:
+// building the runtime: runtime: cache directory: mkdir /nonexistent:
+// permission denied") where plain cc builds.
+func TestUnwritableCacheHome(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir, tmp := ccDir(t), t.TempDir()
+	nohome := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(nohome, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// XDG_CACHE_HOME a file's subdirectory: no user, root included, can make it.
+	env := []string{"WEAVE_CC=gcc", "XDG_CACHE_HOME=" + filepath.Join(nohome, "cache"), "TMPDIR=" + tmp}
+	mustRun(t, dir, env, weaveBin, "cc", "-o", "prog", "main.c", "util.c")
+	if !isWoven(t, filepath.Join(dir, "prog")) {
+		t.Error("prog is not woven")
+	}
+	uid := strconv.Itoa(os.Getuid())
+	if fi, err := os.Stat(filepath.Join(tmp, "weave-"+uid)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("no private cache under TMPDIR: %v", err)
+	}
 }

@@ -12,18 +12,34 @@ import (
 )
 
 // Dir returns weave's cache directory, os.UserCacheDir()/weave, creating it
-// with mode 0700. Without a user cache directory it is weave-UID under the
-// temporary directory. The directory must be a real directory (not a
-// link) owned by the current user and writable by no one else: anything
-// else is an error, since objects loaded from it end up in the user's
-// programs.
+// with mode 0700. Without a user cache directory, or with one weave cannot
+// create or write (HOME=/nonexistent in a build sandbox, a read-only home),
+// it is weave-UID under the temporary directory. The directory must be a
+// real directory (not a link) owned by the current user and writable by no
+// one else: anything else is an error, since objects loaded from it end up
+// in the user's programs.
 func Dir() (string, error) {
+	tmp := filepath.Join(os.TempDir(), "weave-"+strconv.Itoa(os.Getuid()))
 	base, err := os.UserCacheDir()
-	name := "weave"
 	if err != nil {
-		base, name = os.TempDir(), "weave-"+strconv.Itoa(os.Getuid())
+		return private(tmp)
 	}
-	dir := filepath.Join(base, name)
+	dir, err := private(filepath.Join(base, "weave"))
+	if err == nil && syscall.Access(dir, 2 /* W_OK */) != nil {
+		err = fmt.Errorf("cache directory %s: not writable", dir)
+	}
+	if err != nil {
+		if d, terr := private(tmp); terr == nil {
+			return d, nil
+		}
+	}
+	return dir, err
+}
+
+// private creates dir (mode 0700) if it is missing and checks it is a
+// directory of this user's that no one else may write (made so if it is
+// ours).
+func private(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("cache directory: %v", err)
 	}
