@@ -253,6 +253,7 @@ static void rt_global_init(void)
 	g_key_ok = pthread_key_create(&g_key, rt_thread_exit) == 0;
 	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
 	rt_config();
+	ctl_reserve(); /* before time_global_init's thread */
 	time_global_init();
 	tp_init();
 	vm_init();

@@ -791,7 +791,7 @@ static const char *tp_check(const char *s);
 /* tracepoints/control.c: the control channel's thread (its tid, 0: none;
    the leak scan does not stop it), start-up, fork, exec and exit. */
 static int g_ctl_tid;
-static void ctl_start(void);
+static void ctl_reserve(void), ctl_start(void);
 static void ctl_threads(void);
 static void ctl_fork_child(void);
 static int ctl_exec_before(void);

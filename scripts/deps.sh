@@ -24,6 +24,7 @@ icecc-create-env icecc
 unshare util-linux
 g++ g++
 uftrace uftrace
+strace strace
 chromium chromium
 nm binutils
 setpriv util-linux
@@ -31,7 +32,8 @@ script bsdutils
 autoreconf autoconf
 automake automake
 LIST
-# valgrind: the memory oracle; clang-13: an older clang, the x86-64 guard's
+# valgrind: the memory oracle; strace: the order of the runtime's
+# start-up calls (TestFDTableBeforeThreads); clang-13: an older clang, the x86-64 guard's
 # %fs:0 variant (TestFramesGuardFS); uftrace: the timing tests compare call
 # counts with its; chromium: the HTML report's tests run it headless;
 # autoconf, automake: TestSuiteAutotools builds a project with them.
