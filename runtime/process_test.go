@@ -401,20 +401,55 @@ func BenchmarkPairs(b *testing.B) {
 }
 
 // TestProfileToDevice: WEAVE_OUT naming a character device (/dev/null)
-// gets the profile written into it; nothing is created beside it. (A FIFO
-// may be planted, and gets a name beside it: TestSecurityPlantedLinks.)
+// or a descriptor that is a stream (/dev/stdout, /dev/fd/N into a pipe)
+// gets the profile written into it; nothing is created beside it, not
+// even a trace's file, and the summary suggests no "weave report
+// /dev/null". A descriptor that is a regular file or closed is refused.
+// (A FIFO may be planted, and gets a name beside it:
+// TestSecurityPlantedLinks.) Before, WEAVE_OUT=/dev/stdout made
+// /dev/stdout.1 (as root; "permission denied" as a user), and a trace
+// beside /dev/null went to /dev/null.trace.
 func TestProfileToDevice(t *testing.T) {
 	t.Parallel()
 	exe := build(t, "gcc", "allfns")
-	before, _ := filepath.Glob("/dev/null.*")
-	r := run(t, exe, []string{"WEAVE_OUT=/dev/null"})
-	if !strings.Contains(r.stderr, "profile written to /dev/null ") {
-		t.Errorf("WEAVE_OUT=/dev/null:\n%s", r.stderr)
+	devFiles := func() []string {
+		m, _ := filepath.Glob("/dev/null.*")
+		n, _ := filepath.Glob("/dev/std*.*")
+		o, _ := filepath.Glob("/dev/.weave-*")
+		return append(append(m, n...), o...)
 	}
-	if after, _ := filepath.Glob("/dev/null.*"); len(after) != len(before) {
-		t.Errorf("WEAVE_OUT=/dev/null created %v", after)
+	before := devFiles()
+	r := run(t, exe, []string{"WEAVE_OUT=/dev/null", "WEAVE_TRACE=alloc:*"})
+	if !strings.Contains(r.stderr, "profile written to /dev/null\n") {
+		t.Errorf("WEAVE_OUT=/dev/null:\n%s", r.stderr)
 	}
 	if fi, err := os.Stat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		t.Errorf("/dev/null is no longer a character device: %v %v", fi, err)
+	}
+	// stdout is a pipe here: the profile comes through it, after the
+	// program's own output.
+	for _, out := range []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"} {
+		r = run(t, exe, []string{"WEAVE_OUT=" + out})
+		if !regexp.MustCompile(`(?s)weave profile 1\n.*\nE [0-9]+\n$`).MatchString(r.stdout) || !strings.Contains(r.stderr, "profile written to "+out+"\n") {
+			t.Errorf("WEAVE_OUT=%s: stdout %.200q, stderr:\n%s", out, r.stdout, r.stderr)
+		}
+	}
+	if r = run(t, exe, []string{"WEAVE_OUT=/dev/fd/9"}); !strings.Contains(r.stderr, "cannot write profile /dev/fd/9: Bad file descriptor") {
+		t.Errorf("WEAVE_OUT=/dev/fd/9, closed:\n%s", r.stderr)
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "WEAVE_OUT=/dev/stdout", "WEAVE_SUMMARY=1")
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = f, &stderr
+	if err := cmd.Run(); err != nil || !strings.Contains(stderr.String(), "cannot write profile /dev/stdout: Device not a stream") {
+		t.Errorf("WEAVE_OUT=/dev/stdout into a regular file: %v\n%s", err, stderr.String())
+	}
+	if after := devFiles(); len(after) != len(before) {
+		t.Errorf("files made in /dev: %v (before: %v)", after, before)
 	}
 }

@@ -112,23 +112,63 @@ static int run_profile(const char *path)
 	return pid && pid != (u64)getpid() && (end_ns ? end_ns : start) >= g_run_start_ns;
 }
 
-/* WEAVE_OUT names an existing character device (/dev/null): the profile
-   is written into it, as a shell redirection would, rather than created
-   beside it (a temporary file in /dev, then /dev/null.1 ...). Only root
-   makes device nodes, so none is planted; a FIFO may be, and is treated
-   as any other file that is not ours (safefile.c). Returns an open
-   descriptor, -1 when path is no character device (or a link: never
-   followed), -2 when it cannot be opened. */
+/* The descriptor that /dev/stdout, /dev/stderr, /dev/stdin, /dev/fd/N or
+   /proc/self/fd/N names, or -1. */
+static int fd_name(const char *path)
+{
+	const char *d = NULL;
+	int n = 0;
+	if (strcmp(path, "/dev/stdin") == 0 || strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0)
+		return path[8] == 'i' ? 0 : path[8] == 'o' ? 1 : 2;
+	if (strncmp(path, "/dev/fd/", 8) == 0)
+		d = path + 8;
+	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+		d = path + 14;
+	if (!d || !*d)
+		return -1;
+	for (; *d >= '0' && *d <= '9' && n < 1 << 20; d++)
+		n = n * 10 + (*d - '0');
+	return *d ? -1 : n;
+}
+
+/* WEAVE_OUT names an existing character device (/dev/null), or a
+   descriptor (/dev/stdout: fd_name) that is a stream (a pipe, a terminal,
+   a socket): the profile is written into it, as a shell redirection
+   would, rather than created beside it (a temporary file in /dev, then
+   /dev/null.1, /dev/stdout.1 ...). A descriptor that is a regular file
+   (the program may have opened its own at that number) is refused
+   (ENOSTR). Only root makes device nodes, so none is planted; a FIFO may
+   be, and is treated as any other file that is not ours (safefile.c).
+   Returns an open descriptor, -1 when path is none of these (or a link:
+   never followed), -2 when it cannot be written (errno set). */
 static int device_out(const char *path)
 {
 	struct stat st;
-	int fd;
+	int fd, n = fd_name(path);
+	if (n >= 0) {
+		if (fstat(n, &st) != 0)
+			return -2;
+		if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISSOCK(st.st_mode)) {
+			errno = ENOSTR;
+			return -2;
+		}
+		fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -2 : fd;
+	}
 	if (lstat(path, &st) != 0 || !S_ISCHR(st.st_mode))
 		return -1;
 	fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0)
 		fcntl(fd, F_SETFL, 0);
 	return fd < 0 ? -2 : fd;
+}
+
+/* Whether WEAVE_OUT sends the profile into a device or a descriptor
+   (device_out): a trace then has no file to go beside. */
+static int out_stream(void)
+{
+	struct stat st;
+	return g_cfg_out_set && (fd_name(g_cfg_out) >= 0 || (lstat(g_cfg_out, &st) == 0 && S_ISCHR(st.st_mode)));
 }
 
 /* Whether WEAVE_OUT names a directory (%p replaced): it ends in '/', or

@@ -241,7 +241,7 @@ static void summary_write(struct out *o, struct totals *t, const char *path, int
 		if (perr) {
 			out_str(o, ": ");
 			out_str(o, errdesc(perr));
-		} else {
+		} else if (!out_stream()) { /* a file to read again, not /dev/null or a pipe */
 			out_str(o, " (weave report ");
 			out_str(o, path);
 			out_ch(o, ')');

@@ -374,8 +374,8 @@ static void tp_thread_setup(struct __weave_thread *t)
 static void tp_open(void)
 {
 	struct sbuf p = {.n = 0};
-	if (g_tp_fd >= 0)
-		return;
+	if (g_tp_fd >= 0 || out_stream())
+		return; /* open, or a profile into /dev/null or a pipe: nowhere to go */
 	out_beside(&p); /* renamed beside the profile at exit (tp_finish) */
 	if (safefile_open(&g_tp_file, p.s) == 0) {
 		/* kept open: numbered out of the program's way (fd_high) */
