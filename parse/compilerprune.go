@@ -18,31 +18,35 @@ import "bytes"
 // keeps its declarations, as a name of the unit's does.
 
 // CompilerText returns u.Text with the system headers' declarations the
-// compiler need not see blanked (see above); words are the identifiers
-// the weave adds to the text, and busy reports whether an edit of the
-// weave changes bytes in [start, end) (such a declaration is kept).
-// u.Text itself if the parse was not pruned or nothing is blanked.
-func (u *Unit) CompilerText(words []string, busy func(start, end int) bool) []byte {
+// compiler need not see blanked (see above); inserted are the texts the
+// weave adds to it, and busy reports whether an edit of the weave changes
+// bytes in [start, end) (such a declaration is kept). u.Text itself if
+// the parse was not pruned or nothing is blanked.
+func (u *Unit) CompilerText(inserted []string, busy func(start, end int) bool) []byte {
 	p := u.pruner
 	if p == nil || bytes.Contains(u.Text, []byte("redefine_extname")) || bytes.Contains(u.Text, []byte("pragma weak")) {
 		return u.Text
 	}
 	c := p.newClosure()
 	may := make([]bool, len(p.decls))
-	var declared []int32
+	kept := make([]bool, len(p.words))
+	for w := range compilerKeeps {
+		if id, ok := p.names[w]; ok {
+			kept[id] = true
+		}
+	}
 	for i := range p.decls {
-		d := &p.decls[i]
-		if p.compilerMayBlank(d) {
-			var keep bool
-			if declared, keep = p.declares(p.toks[d.from:d.to], declared[:0]); !keep && len(declared) > 0 {
-				may[i] = true
-				c.declare(i, declared)
-				continue
-			}
+		if d := &p.decls[i]; !d.keep && p.compilerMayBlank(d, kept) {
+			may[i] = true
+			c.declare(i, p.declNames[d.names[0]:d.names[1]])
+			continue
 		}
 		c.keep(i)
 	}
-	c.run(append(append([]string(nil), p.keep...), words...))
+	for _, s := range inserted {
+		c.needWords(s)
+	}
+	c.run(p.keep)
 	out := u.Text
 	for i, d := range p.decls {
 		if !may[i] || c.kept[i] {
@@ -63,23 +67,21 @@ func (u *Unit) CompilerText(words []string, busy func(start, end int) bool) []by
 // compilerMayBlank reports whether d may be blanked for the compiler if
 // nothing needs it: in system headers only, no function body, no static
 // assertion, no storage, no asm label nor attribute that emits or names
-// a symbol.
-func (p *pruner) compilerMayBlank(d *pDecl) bool {
+// a symbol. kept marks the ids of compilerKeeps' words.
+func (p *pruner) compilerMayBlank(d *pDecl, kept []bool) bool {
 	if !d.inHeaders || d.ownHeader || d.body || p.staticAssert(d) {
 		return false
 	}
 	toks := p.toks[d.from:d.to]
 	typedef, extern := false, false
 	for _, t := range toks {
-		if t.region != regionSystem || t.c == '=' {
+		if t.region != regionSystem || t.c == '=' || t.id >= 0 && kept[t.id] {
 			return false
 		}
-		switch w := p.word(t); {
-		case compilerKeeps[w]:
-			return false
-		case w == "typedef":
+		switch p.word(t) {
+		case "typedef":
 			typedef = true
-		case w == "extern":
+		case "extern":
 			extern = true
 		}
 	}

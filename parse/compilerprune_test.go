@@ -47,7 +47,7 @@ func TestCompilerText(t *testing.T) {
 		t.Fatal("not parsed pruned")
 	}
 	edited := strings.Index(string(text), "edited_t")
-	out := u.CompilerText([]string{"inserted_t", "nowhere"}, func(start, end int) bool { return start <= edited && edited < end })
+	out := u.CompilerText([]string{"x = (inserted_t)1;", "nowhere"}, func(start, end int) bool { return start <= edited && edited < end })
 	if len(out) != len(text) {
 		t.Fatalf("%d bytes, text %d", len(out), len(text))
 	}

@@ -56,15 +56,18 @@ type pDecl struct {
 	body      bool // a function definition
 	ownHeader bool // partly in a header of the program's
 	keep      bool // kept whatever it declares
+	// names are what it declares (if in headers): declNames[names[0]:names[1]]
+	names [2]int32
 }
 
 type pruner struct {
-	text  []byte
-	toks  []pToken
-	names map[string]int32
-	words []string // by id
-	keep  []string // prune's keep
-	decls []pDecl
+	text      []byte
+	toks      []pToken
+	names     map[string]int32
+	words     []string // by id
+	keep      []string // prune's keep
+	decls     []pDecl
+	declNames []int32
 }
 
 // prune returns text with the declarations of headers that the
@@ -83,7 +86,6 @@ func prune(text []byte, keep []string) ([]byte, *pruner) {
 	}
 	p.decls = decls
 	c := p.newClosure()
-	var declared []int32
 	for i := range decls {
 		d := &decls[i]
 		if !d.inHeaders {
@@ -93,13 +95,15 @@ func prune(text []byte, keep []string) ([]byte, *pruner) {
 		if p.staticAssert(d) {
 			continue // declares nothing, asserts what the compiler checked
 		}
-		declared, d.keep = p.declares(p.toks[d.from:d.to], declared[:0])
-		if d.keep || len(declared) == 0 || d.ownHeader && d.body {
+		start := len(p.declNames)
+		p.declNames, d.keep = p.declares(p.toks[d.from:d.to], p.declNames)
+		d.names = [2]int32{int32(start), int32(len(p.declNames))}
+		if d.keep || len(p.declNames) == start || d.ownHeader && d.body {
 			d.keep = true
 			c.keep(i)
 			continue
 		}
-		c.declare(i, declared)
+		c.declare(i, p.declNames[start:])
 	}
 	c.run(keep)
 	out := text
@@ -151,6 +155,25 @@ func (c *closure) keep(i int) {
 func (c *closure) declare(i int, names []int32) {
 	for _, id := range names {
 		c.declaring[id] = append(c.declaring[id], i)
+	}
+}
+
+// needWords needs the identifiers of text (C code) that name
+// declarations.
+func (c *closure) needWords(text string) {
+	for i := 0; i < len(text); {
+		if !isIdentStart(text[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && isIdentPart(text[j]) {
+			j++
+		}
+		if id, ok := c.p.names[text[i:j]]; ok {
+			c.need(id)
+		}
+		i = j
 	}
 }
 

@@ -87,31 +87,11 @@ func (b *editBuffer) changes(start, end int) bool {
 	return false
 }
 
-// insertedWords returns the identifiers of the text the edits insert.
-func (b *editBuffer) insertedWords() []string {
-	seen := map[string]bool{}
-	var words []string
-	for _, e := range b.edits {
-		s := e.text
-		for i := 0; i < len(s); {
-			if !wordByte(s[i]) || s[i] >= '0' && s[i] <= '9' {
-				i++
-				continue
-			}
-			j := i + 1
-			for j < len(s) && wordByte(s[j]) {
-				j++
-			}
-			if w := s[i:j]; !seen[w] {
-				seen[w] = true
-				words = append(words, w)
-			}
-			i = j
-		}
+// inserted returns the texts the edits insert.
+func (b *editBuffer) inserted() []string {
+	texts := make([]string, len(b.edits))
+	for i, e := range b.edits {
+		texts[i] = e.text
 	}
-	return words
+	return texts
 }
-
-// wordByte reports whether c may be in an identifier as prune reads
-// them ($ and UTF-8 too).
-func wordByte(c byte) bool { return isIdentByte(c) || c == '$' || c >= 0x80 }

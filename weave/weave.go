@@ -232,7 +232,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	w.emitThunks()
 	w.emitKnown()
 	if opts.ForCompiler {
-		w.buf.old = u.CompilerText(w.buf.insertedWords(), w.buf.changes)
+		w.buf.old = u.CompilerText(w.buf.inserted(), w.buf.changes)
 	}
 	w.res.Text = w.buf.Bytes()
 	w.res.Unmatched = opts.unmatched(w.res, w.declared)
