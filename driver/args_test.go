@@ -209,3 +209,24 @@ func TestRuntimeFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestExportsDynamic: which links export every symbol already (no
+// dynamic list for the runtime then).
+func TestExportsDynamic(t *testing.T) {
+	for args, want := range map[string]bool{
+		"-o p a.o":           false,
+		"-o p a.o -rdynamic": true,
+		"-o p a.o -Wl,-E":    true,
+		"-o p a.o -Wl,--as-needed,--export-dynamic": true,
+		"-o p a.o -Xlinker -E":                      true,
+		"-o p a.o -Xlinker --export-dynamic":        true,
+		"-o p a.o -Wl,-E -Wl,--no-export-dynamic":   false,
+		"-o p a.o -Wl,-soname,-E":                   false,
+		"-o p a.o -Xlinker -soname -Xlinker -E":     false,
+		"-o p a.o -E":                               false, // the compiler's -E
+	} {
+		if got := parseCmdline(strings.Fields(args)).exportsDynamic(); got != want {
+			t.Errorf("%s: exports every symbol: %v, want %v", args, got, want)
+		}
+	}
+}

@@ -179,10 +179,13 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 				return nil, err
 			}
 			argv = append(append([]string{}, cfg.Compiler...), exportRuntime(argv[len(cfg.Compiler):], tmp)...)
-		case !c.static:
+		case !c.static && !c.exportsDynamic():
 			// An executable exports the runtime, so that woven plugins it
 			// loads with dlopen use its copy too: the runtime's symbols
-			// by name (runtime/dynlist.go), else by pattern.
+			// by name (runtime/dynlist.go), else by pattern. Not if it
+			// exports every symbol already (-rdynamic, -Wl,-E: Lua's),
+			// where the list changes nothing in the output but ld's
+			// work (it checks every symbol against it: 7% of Lua's link).
 			list := rt.list
 			if list == "" {
 				tmp, err := sc.path()
@@ -198,6 +201,45 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 		}
 	}
 	return argv, nil
+}
+
+// exportsDynamic reports whether the link exports every symbol of the
+// executable: -rdynamic, or the linker's -E, --export-dynamic (through
+// -Wl, or -Xlinker), not undone by a later --no-export-dynamic.
+func (c *cmdline) exportsDynamic() bool {
+	all := false
+	set := func(words []string) {
+		for i, w := range words {
+			if i > 0 && linkerArgOptions[words[i-1]] {
+				continue // an option's value, as -Wl,-soname,NAME's
+			}
+			switch w {
+			case "-E", "--export-dynamic", "-export-dynamic":
+				all = true
+			case "--no-export-dynamic", "-no-export-dynamic":
+				all = false
+			}
+		}
+	}
+	for i, a := range c.args {
+		switch {
+		case a.flag == "-rdynamic":
+			all = true
+		case strings.HasPrefix(a.flag, "-Wl,"):
+			set(strings.Split(a.flag[len("-Wl,"):], ","))
+		case a.flag == "-Xlinker" && a.sep && (i == 0 || c.args[i-1].flag != "-Xlinker" || !linkerArgOptions[c.args[i-1].value]):
+			set([]string{a.value})
+		}
+	}
+	return all
+}
+
+// linkerArgOptions are GNU ld's options whose value may be the next word.
+var linkerArgOptions = map[string]bool{
+	"-soname": true, "-h": true, "--version-script": true, "-version-script": true, "-T": true, "-o": true,
+	"-e": true, "--entry": true, "-L": true, "-l": true, "-u": true, "-z": true, "-rpath": true, "-R": true,
+	"--dynamic-list": true, "-Map": true, "--defsym": true, "-y": true, "--undefined": true, "-m": true,
+	"--export-dynamic-symbol": true, "--wrap": true, "-f": true, "-F": true, "--filter": true, "--auxiliary": true,
 }
 
 // exportRuntime rewrites the linker version scripts of a -shared link

@@ -313,3 +313,59 @@ func TestUnitRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestExportDynamicLink: an executable linked with -rdynamic or -Wl,-E
+// (Lua's) gets no --dynamic-list for the runtime, which would change
+// nothing in it: it exports the runtime's symbols all the same (every one
+// the plain link exports), and a woven library it loads uses its runtime
+// (the library's function in the profile).
+func TestExportDynamicLink(t *testing.T) {
+	testtool.Need(t, "gcc", "nm")
+	dir := t.TempDir()
+	src := func(name string) string { return leaksSource(t, name) }
+	lib := filepath.Join(dir, "libw.so")
+	env := []string{"WEAVE_CC=gcc"}
+	mustRun(t, dir, env, weaveBin, "cc", "-shared", "-fPIC", "-o", lib, src("dlclose_lib.c"))
+	exported := func(exe string) map[string]bool {
+		out := mustRun(t, dir, nil, "nm", "-D", "--defined-only", exe).stdout
+		syms := map[string]bool{}
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) == 3 && strings.HasPrefix(f[2], "__weave_") {
+				syms[f[2]] = true
+			}
+		}
+		return syms
+	}
+	plain := filepath.Join(dir, "plain")
+	if r := mustRun(t, dir, env, weaveBin, "cc", "-v", "-o", plain, src("dlclose_main.c"), "-ldl"); !strings.Contains(r.stderr, "--dynamic-list") {
+		t.Fatalf("the plain link has no dynamic list (-v):\n%s", r.stderr)
+	}
+	want := exported(plain)
+	if len(want) < 50 {
+		t.Fatalf("the plain link exports %d of the runtime's symbols", len(want))
+	}
+	for _, flag := range []string{"-rdynamic", "-Wl,-E", "-Wl,--as-needed,--export-dynamic"} {
+		exe := filepath.Join(dir, "main")
+		r := mustRun(t, dir, env, weaveBin, "cc", "-v", "-o", exe, src("dlclose_main.c"), "-ldl", flag)
+		if strings.Contains(r.stderr, "--dynamic-list") {
+			t.Errorf("%s: the link has a dynamic list", flag)
+		}
+		got := exported(exe)
+		for s := range want {
+			if !got[s] {
+				t.Errorf("%s: %s not exported", flag, s)
+			}
+		}
+		prof := filepath.Join(dir, "m.prof")
+		if r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, exe, lib); r.stdout != "closed\n" {
+			t.Errorf("%s: stdout %q", flag, r.stdout)
+		}
+		p, err := profile.ReadFile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(p.Funcs, func(f *profile.Func) bool { return f.Name == "lib_make" }) {
+			t.Errorf("%s: no lib_make in the profile: the library did not use the program's runtime", flag)
+		}
+	}
+}
