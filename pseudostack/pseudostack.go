@@ -15,6 +15,7 @@ import (
 	"embed"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Files holds the C files of the package.
@@ -25,13 +26,18 @@ var Files embed.FS
 // Header returns the text of weave.h, the interface between woven code and
 // the runtime, with the guard variants generated from it (variants.go);
 // the weaver pastes it at the top of every woven file.
-func Header() string {
+func Header() string { return header() }
+
+// header is Header's text, made once: a weave cc asks for it up to three
+// times (the ABI number, the woven cache's key, the weave), and the guard
+// variants take a few hundred kilobytes of garbage to generate.
+var header = sync.OnceValue(func() string {
 	b, err := Files.ReadFile("weave.h")
 	if err != nil {
 		panic(err)
 	}
 	return string(b) + GuardVariants(string(b))
-}
+})
 
 // inlinePrefix starts the definition of each of weave.h's fast paths.
 const inlinePrefix = "extern __inline __attribute__((__gnu_inline__, __always_inline__)) "
