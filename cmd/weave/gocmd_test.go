@@ -133,6 +133,20 @@ func TestGoKnownAllocations(t *testing.T) {
 	if b, err := os.ReadFile(src + ".1"); err != nil || !strings.HasPrefix(string(b), "weave profile ") {
 		t.Errorf("WEAVE_OUT=main.go: no profile at main.go.1: %v", err)
 	}
+	// WEAVE_OUT=/dev/null or /dev/stdout (a pipe here) is written into,
+	// nothing made beside it; it was renamed over (/dev/null became the
+	// profile, as root) or became /dev/stdout.1.
+	devBefore, _ := filepath.Glob("/dev/*.*")
+	mustRun(t, tmp, []string{"WEAVE_OUT=/dev/null"}, "./app", "10")
+	if fi, err := os.Lstat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("WEAVE_OUT=/dev/null: /dev/null is no longer a character device: %v", err)
+	}
+	if r := mustRun(t, tmp, []string{"WEAVE_OUT=/dev/stdout", "WEAVE_SUMMARY=1"}, "./app", "10"); !strings.Contains(r.stdout, "\nweave profile ") || !strings.Contains(r.stderr, "profile written to /dev/stdout\n") {
+		t.Errorf("WEAVE_OUT=/dev/stdout: stdout %.200q, stderr %q", r.stdout, r.stderr)
+	}
+	if after, _ := filepath.Glob("/dev/*.*"); len(after) != len(devBefore) {
+		t.Errorf("files made in /dev: %v", after)
+	}
 	p, err := profile.ReadFile(prof)
 	if err != nil {
 		t.Fatal(err)

@@ -104,6 +104,15 @@ func writeFile(st *state, end string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
+	if f, ok, err := streamOut(path); ok {
+		if err == nil {
+			err = st.encode(f, end)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		return path, err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".weave-*.tmp")
 	if err != nil {
 		return path, err
@@ -119,6 +128,34 @@ func writeFile(st *state, end string) (string, error) {
 		os.Remove(f.Name())
 	}
 	return path, err
+}
+
+// fdName is the descriptor that /dev/stdout, /dev/stderr, /dev/stdin,
+// /dev/fd/N or /proc/self/fd/N names, or -1.
+func fdName(path string) int {
+	switch path {
+	case "/dev/stdin":
+		return 0
+	case "/dev/stdout":
+		return 1
+	case "/dev/stderr":
+		return 2
+	}
+	for _, pre := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if d, ok := strings.CutPrefix(path, pre); ok {
+			if n, err := strconv.Atoi(d); err == nil && n >= 0 && strconv.Itoa(n) == d {
+				return n
+			}
+		}
+	}
+	return -1
+}
+
+// streamName reports whether path names a stream streamOut writes into
+// (a character device, a descriptor) rather than a file.
+func streamName(path string) bool {
+	fi, err := os.Lstat(path)
+	return fdName(path) >= 0 || err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // commit gives the complete temporary file tmp its name: path, replacing
@@ -251,7 +288,11 @@ func summary(st *state, path string, err error) {
 	case err != nil:
 		line("cannot write profile %s: %v", path, err)
 	case path != "":
-		line("profile written to %s (weave report %s)", path, path)
+		if streamName(path) { // not a file to read again
+			line("profile written to %s", path)
+		} else {
+			line("profile written to %s (weave report %s)", path, path)
+		}
 	}
 	if log != "" {
 		log = strings.ReplaceAll(log, "%p", strconv.Itoa(os.Getpid()))

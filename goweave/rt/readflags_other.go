@@ -1,6 +1,0 @@
-//go:build !linux
-
-package rt
-
-// readFlags: see readflags_linux.go.
-const readFlags = 0
