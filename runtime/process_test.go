@@ -416,7 +416,7 @@ func TestProfileToDevice(t *testing.T) {
 		m, _ := filepath.Glob("/dev/null.*")
 		n, _ := filepath.Glob("/dev/std*.*")
 		o, _ := filepath.Glob("/dev/.weave-*")
-		return append(append(m, n...), o...)
+		return slices.Concat(m, n, o)
 	}
 	before := devFiles()
 	r := run(t, exe, []string{"WEAVE_OUT=/dev/null", "WEAVE_TRACE=alloc:*"})
@@ -448,6 +448,13 @@ func TestProfileToDevice(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = f, &stderr
 	if err := cmd.Run(); err != nil || !strings.Contains(stderr.String(), "cannot write profile /dev/stdout: Device not a stream") {
 		t.Errorf("WEAVE_OUT=/dev/stdout into a regular file: %v\n%s", err, stderr.String())
+	}
+	// WEAVE_LOG too: it made /dev/stderr.1 and /dev/null.1.
+	if r = run(t, exe, []string{"WEAVE_LOG=/dev/stderr"}); !strings.Contains(r.stderr, "HEAP SUMMARY") || strings.Contains(r.stderr, "WEAVE_LOG") {
+		t.Errorf("WEAVE_LOG=/dev/stderr:\n%s", r.stderr)
+	}
+	if r = run(t, exe, []string{"WEAVE_LOG=/dev/null"}); r.stderr != "" {
+		t.Errorf("WEAVE_LOG=/dev/null: stderr\n%s", r.stderr)
 	}
 	if after := devFiles(); len(after) != len(before) {
 		t.Errorf("files made in /dev: %v (before: %v)", after, before)

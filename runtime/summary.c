@@ -270,7 +270,7 @@ static __attribute__((noinline)) void summary(struct totals *t, const char *path
 	struct out o = {.fd = 2, .buf = buf, .cap = sizeof buf};
 	struct sbuf P = {.n = 0}, log = {.n = 0};
 	struct safefile f;
-	int lerr = 0;
+	int lerr = 0, dev = -1;
 
 	if (!summary_wanted(perr))
 		return;
@@ -279,16 +279,26 @@ static __attribute__((noinline)) void summary(struct totals *t, const char *path
 	sb_str(&P, "== ");
 	if (g_cfg_log_set) {
 		sb_expand(&log, g_cfg_log);
-		if (safefile_open(&f, log.s) == 0)
+		if ((dev = device_out(log.s)) == -2) /* /dev/stderr, a terminal: written into */
+			lerr = errno;
+		else if (dev < 0 && safefile_open(&f, log.s) == 0)
 			o.fd = f.fd;
-		else
+		else if (dev < 0)
 			lerr = errno;
 	}
-	if (o.fd == 2 && stderr_fd() < 0)
+	if (dev >= 0) {
+		o.fd = dev;
+		summary_write(&o, t, path, perr, P.s);
+		out_flush(&o);
+		close(dev);
+		lerr = o.err;
+	} else if (o.fd == 2 && stderr_fd() < 0) {
 		return; /* the program closed its stderr: nowhere to say it */
-	summary_write(&o, t, path, perr, P.s);
-	out_flush(&o);
-	if (o.fd != 2 && (o.err || safefile_commit(&f, &log, 0) != 0)) {
+	} else {
+		summary_write(&o, t, path, perr, P.s);
+		out_flush(&o);
+	}
+	if (dev < 0 && o.fd != 2 && (o.err || safefile_commit(&f, &log, 0) != 0)) {
 		if (o.err)
 			safefile_abort(&f);
 		lerr = o.err ? o.err : errno;
