@@ -144,6 +144,9 @@ func TestGoKnownAllocations(t *testing.T) {
 	if r := mustRun(t, tmp, []string{"WEAVE_OUT=/dev/stdout", "WEAVE_SUMMARY=1"}, "./app", "10"); !strings.Contains(r.stdout, "\nweave profile ") || !strings.Contains(r.stderr, "profile written to /dev/stdout\n") {
 		t.Errorf("WEAVE_OUT=/dev/stdout: stdout %.200q, stderr %q", r.stdout, r.stderr)
 	}
+	if r := mustRun(t, tmp, []string{"WEAVE_LOG=/dev/stderr"}, "./app", "10"); !strings.Contains(r.stderr, "HEAP SUMMARY") || strings.Contains(r.stderr, "WEAVE_LOG") {
+		t.Errorf("WEAVE_LOG=/dev/stderr: stderr %q", r.stderr)
+	}
 	if after, _ := filepath.Glob("/dev/*.*"); len(after) != len(devBefore) {
 		t.Errorf("files made in /dev: %v", after)
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -105,13 +106,7 @@ func writeFile(st *state, end string) (string, error) {
 		return "", nil
 	}
 	if f, ok, err := streamOut(path); ok {
-		if err == nil {
-			err = st.encode(f, end)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		return path, err
+		return path, intoStream(f, err, func(w io.Writer) error { return st.encode(w, end) })
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".weave-*.tmp")
 	if err != nil {
@@ -149,6 +144,19 @@ func fdName(path string) int {
 		}
 	}
 	return -1
+}
+
+// intoStream writes into f, as streamOut opened it (with its error), and
+// closes it.
+func intoStream(f *os.File, err error, write func(io.Writer) error) error {
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // streamName reports whether path names a stream streamOut writes into
@@ -308,6 +316,9 @@ func summary(st *state, path string, err error) {
 // writeNew writes text to a new file: name, else name.1, name.2 ...,
 // never replacing one (O_EXCL).
 func writeNew(name, text string) error {
+	if f, ok, err := streamOut(name); ok { // /dev/stderr: into it
+		return intoStream(f, err, func(w io.Writer) error { _, err := io.WriteString(w, text); return err })
+	}
 	try := name
 	for i := 1; ; i++ {
 		f, err := os.OpenFile(try, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666) // O_EXCL: never through a link
