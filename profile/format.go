@@ -56,7 +56,9 @@ package profile
 //	                        on (WEAVE_TIME), time_* keys: see the D record.
 //	                        A merged profile (weave merge, merge.go) has
 //	                        merged (the number of runs), source (the first
-//	                        few inputs: file and argv), run_ns (the sum of
+//	                        few inputs: file and argv), run (each run's
+//	                        pid and start_ns: a run in two files is
+//	                        refused), run_ns (the sum of
 //	                        the runs' times) and leak_scan_runs (the runs
 //	                        whose leak kinds its K records sum).
 //	S id text               an interned string; text is the rest of the line,

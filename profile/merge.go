@@ -24,7 +24,8 @@ import (
 // The metadata says what the sum is: merged (the number of runs: a merged
 // input counts its own), run_ns (the sum of their run times, end_ns -
 // start_ns each), start_ns (the earliest start), the first MergeSources
-// inputs ("source" records: the file, then the argv); complete is 0 if any
+// inputs ("source" records: the file, then the argv), each run's pid and
+// start ("run" records: a run in two files is refused); complete is 0 if any
 // input is incomplete; leak_scan (the scans' nanoseconds summed) and
 // leak_scan_runs (the runs scanned) when any run was scanned, so weave
 // check reads the merged kinds; the time keys when every input measured
@@ -99,15 +100,21 @@ func Merge(ps []*Profile, sources []string) (*Profile, error) {
 	}
 	m := NewMerger()
 	for i, p := range ps {
-		m.Add(p, sources[i])
+		if err := m.Add(p, sources[i]); err != nil {
+			return nil, err
+		}
 	}
 	return m.Result()
 }
 
 // Add adds p, read from the file source, to the sum. p is not kept: its
-// nodes may be dropped once Add returns.
-func (m *Merger) Add(p *Profile, source string) {
-	m.meta.add(p, source)
+// nodes may be dropped once Add returns. A run added already from another
+// file (a copy, a snapshot and its final profile, a merged profile and
+// one of its runs) is an error, and p is not added.
+func (m *Merger) Add(p *Profile, source string) error {
+	if err := m.meta.add(p, source); err != nil {
+		return err
+	}
 	m.to = scratch(m.to, len(p.Nodes))
 	m.fnOf = scratch(m.fnOf, len(p.Funcs))
 	m.siteOf = scratch(m.siteOf, len(p.Sites))
@@ -128,6 +135,7 @@ func (m *Merger) Add(p *Profile, source string) {
 		s.FreedBytes += b.FreedBytes
 	}
 	m.addMarks(p)
+	return nil
 }
 
 // scratch returns s emptied, with room for n.
@@ -343,6 +351,8 @@ type mergeMeta struct {
 	scanNS           uint64
 	scanned          int // runs with a leak scan
 	notGo            bool
+	runList          []string            // each run's "PID START_NS" (run records)
+	seen             map[string]string   // those runs: the file each came in
 	joined           map[string][]string // distinct values of mergeJoined keys
 }
 
@@ -354,10 +364,21 @@ var mergeJoined = []string{"go_counts", "go_inuse"}
 var mergeSame = []string{"time_mode", "time_clock", "time_signal", "time_sampler", "time_period_ns", "runtime", "lang", "go_inuse_exact"}
 
 func newMergeMeta() mergeMeta {
-	return mergeMeta{complete: true, same: map[string]string{}, joined: map[string][]string{}}
+	return mergeMeta{complete: true, same: map[string]string{}, joined: map[string][]string{}, seen: map[string]string{}}
 }
 
-func (mm *mergeMeta) add(p *Profile, source string) {
+func (mm *mergeMeta) add(p *Profile, source string) error {
+	ids := runIDs(p)
+	for _, id := range ids {
+		if prev, dup := mm.seen[id]; dup && prev != source { // a file named twice is summed twice, as asked
+			pid, _, _ := strings.Cut(id, " ")
+			return fmt.Errorf("%s and %s hold the same run (pid %s): a run is merged once", prev, source, pid)
+		}
+	}
+	for _, id := range ids {
+		mm.seen[id] = source
+	}
+	mm.runList = append(mm.runList, ids...)
 	mm.inputs++
 	runs := 1
 	if n, ok := p.MetaUint("merged"); ok && n > 0 {
@@ -416,6 +437,28 @@ func (mm *mergeMeta) add(p *Profile, source string) {
 	s, _ := p.MetaUint("time_samples")
 	o, _ := p.MetaUint("time_overhead_ns")
 	mm.samples, mm.overhead = mm.samples+s, mm.overhead+o
+	return nil
+}
+
+// runIDs are the runs p holds, each "PID START_NS": a merged profile's run
+// records, or p's own pid and start; none where they are not recorded (a
+// merge by an older weave).
+func runIDs(p *Profile) []string {
+	var ids []string
+	if n, ok := p.MetaUint("merged"); ok && n > 0 {
+		for _, m := range p.Meta {
+			if m.Key == "run" {
+				ids = append(ids, m.Value)
+			}
+		}
+		return ids
+	}
+	pid, ok1 := p.MetaUint("pid")
+	start, ok2 := p.MetaUint("start_ns")
+	if !ok1 || !ok2 {
+		return nil
+	}
+	return []string{strconv.FormatUint(pid, 10) + " " + strconv.FormatUint(start, 10)}
 }
 
 // records returns the M records.
@@ -426,6 +469,9 @@ func (mm *mergeMeta) records() []Meta {
 	num("merged", uint64(mm.runs))
 	for _, s := range mm.sources {
 		put("source", s)
+	}
+	for _, id := range mm.runList {
+		put("run", id)
 	}
 	put("complete", strconv.Itoa(b2i(mm.complete)))
 	if mm.notGo { // Go's runtime never records what unwoven code allocates: no hidden to speak of
@@ -504,7 +550,9 @@ func MergeFiles(files []string, workers int) (*Profile, error) {
 		if r.err != nil {
 			return nil, r.err // done stops the feeder; the workers finish their files
 		}
-		m.Add(r.p, files[i])
+		if err := m.Add(r.p, files[i]); err != nil {
+			return nil, err
+		}
 		<-window
 	}
 	return m.Result()

@@ -210,6 +210,28 @@ func TestMergeLeaks(t *testing.T) {
 	if n, _ := again.MetaUint("leak_scan_runs"); n != runs {
 		t.Errorf("leak_scan_runs %d, want %d", n, runs)
 	}
+
+	// A run merged twice is refused: its counts would be summed twice
+	// (weave merge -o all.prof *.prof beside an earlier all.prof).
+	for _, tc := range []struct {
+		ps    []*Profile
+		names []string
+	}{
+		{[]*Profile{readText(t, scanned(1)), readText(t, scanned(1))}, []string{"one.prof", "again.prof"}},
+		{[]*Profile{back, readText(t, scanned(101))}, []string{"merged.prof", "run1.prof"}},
+		{[]*Profile{readText(t, scanned(101)), back}, []string{"run1.prof", "merged.prof"}},
+	} {
+		want := tc.names[0] + " and " + tc.names[1] + " hold the same run (pid "
+		if _, err := Merge(tc.ps, tc.names); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("merge of %v: %v, want an error starting %q", tc.names, err, want)
+		}
+	}
+	// A file named twice is summed twice, as asked.
+	if m, err := Merge([]*Profile{readText(t, scanned(1)), readText(t, scanned(1))}, []string{"one.prof", "one.prof"}); err != nil {
+		t.Errorf("merge of one.prof twice: %v", err)
+	} else if n, _ := m.MetaUint("merged"); n != 2 {
+		t.Errorf("merge of one.prof twice: %d runs, want 2", n)
+	}
 }
 
 // TestMergeFiles: the files merged, read several at a time, give what

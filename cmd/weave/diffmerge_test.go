@@ -195,12 +195,18 @@ func TestMergeFork(t *testing.T) {
 	if r := run(t, dir, nil, weaveBin, "check", out); r.code == 2 {
 		t.Errorf("weave check of the merged profile: exit 2\n%s%s", r.stdout, r.stderr)
 	}
-	// A merged profile and one more is the sum again (merge reads its
-	// output), of 4 runs.
-	again := filepath.Join(dir, "again.prof")
-	mustRun(t, dir, nil, weaveBin, "merge", "-o", again, out, files[0])
-	if a := load(t, again); a.r.Runs != 4 || a.totals().Allocs != sum.Allocs+load(t, files[0]).totals().Allocs {
-		t.Errorf("merged again: %d runs, totals %+v", a.r.Runs, a.totals())
+	// A merged profile and one more run is the sum again (merge reads
+	// its output): two runs merged, then the third, is the three.
+	two, again := filepath.Join(dir, "two.prof"), filepath.Join(dir, "again.prof")
+	mustRun(t, dir, nil, weaveBin, "merge", "-o", two, files[0], files[1])
+	mustRun(t, dir, nil, weaveBin, "merge", "-o", again, two, files[2])
+	if a := load(t, again); a.r.Runs != 3 || a.totals() != sum {
+		t.Errorf("merged again: %d runs, totals %+v, want 3 runs, %+v", a.r.Runs, a.totals(), sum)
+	}
+	// A merged profile and one of its own runs is refused: that run's
+	// counts were summed twice ("4 runs").
+	if r := run(t, dir, nil, weaveBin, "merge", "-o", filepath.Join(dir, "twice.prof"), out, files[0]); r.code != 1 || !strings.Contains(r.stderr, " hold the same run (pid ") {
+		t.Errorf("merge of a merged profile and one of its runs: exit %d\n%s", r.code, r.stderr)
 	}
 	if r := run(t, dir, nil, weaveBin, "merge", "-o", filepath.Join(dir, "no/such/dir.prof"), files[0]); r.code == 0 {
 		t.Error("merge into a missing directory succeeds")
