@@ -57,6 +57,8 @@ func TestBadInput(t *testing.T) {
 		{"go --packages last", []string{"go", "build", "--packages"}, `^weave: go: --packages needs patterns \(comma-separated\)$`, nil},
 		{"go --packages=", []string{"go", "build", "--packages=", "."}, `^weave: go: --packages needs patterns \(comma-separated\)$`, nil},
 		{"report --tables bogus", []string{"report", "--tables", "bogus", garbage}, `^weave: report: unknown table "bogus" \(want leaks, `, nil},
+		{"report --threshold 500", []string{"report", "--threshold", "500", garbage}, `^weave: report: --threshold 500: want a percentage, 0 to 100$`, nil},
+		{"report --threshold NaN", []string{"report", "--threshold", "NaN", garbage}, `^weave: report: --threshold NaN: want a percentage, 0 to 100$`, nil},
 		{"report --quantity zz", []string{"report", "--quantity", "zz", garbage}, `^weave: report: unknown quantity "zz" \(want bytes_allocated, `, nil},
 		{"report --leak-kinds zz", []string{"report", "--leak-kinds", "zz", garbage}, `^weave: report: --leak-kinds: unknown leak kind "zz"`, nil},
 		{"merge -", []string{"merge", "-o", filepath.Join(dir, "m.prof"), garbage, "-"}, `^weave: merge: - \(standard input\): merge reads profile files; name them$`, nil},

@@ -116,8 +116,8 @@ func runReport(c *cli.Context) error {
 	if c.Bool("time") {
 		tables = appendNew(tables, report.TimeTables...)
 	}
-	if c.Float64("threshold") < 0 {
-		return misuse(c, "--threshold %g: want a percentage, 0 or more", c.Float64("threshold"))
+	if th := c.Float64("threshold"); th < 0 || th > 100 || th != th {
+		return misuse(c, "--threshold %g: want a percentage, 0 to 100", th)
 	}
 	depth := c.Int("depth")
 	if depth < 0 {
