@@ -112,11 +112,15 @@ type Report struct {
 	// their calls that may allocate (metadata call_framed): their calls
 	// counted are those calls.
 	CallFramed int
-	Metadata   map[string]string
-	Totals     Totals
-	Depth      int      // Options.Depth; 0: whole chains
-	Sites      bool     // Options.Sites
-	Tables     []string // the tables built, in AllTables order
+	// MainUnframed: main is woven without a frame at its entry (frameless
+	// or framed at its calls): its time, and that of the frameless
+	// functions it calls, is outside woven functions.
+	MainUnframed bool
+	Metadata     map[string]string
+	Totals       Totals
+	Depth        int      // Options.Depth; 0: whole chains
+	Sites        bool     // Options.Sites
+	Tables       []string // the tables built, in AllTables order
 
 	Leaks []Leak
 	Bins  []Bin
@@ -394,6 +398,7 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 	r.Complete = r.Metadata["complete"] != "0"
 	r.Frameless, _ = strconv.Atoi(r.Metadata["frameless"])
 	r.CallFramed, _ = strconv.Atoi(r.Metadata["call_framed"])
+	r.MainUnframed = slices.ContainsFunc(p.Funcs, func(f *profile.Func) bool { return f.Name == "main" && (f.Frameless || f.CallFramed) })
 
 	b := newBuilder(p)
 	for name, fs := range b.byName {

@@ -85,6 +85,10 @@ func textTimeSummary(w *bufio.Writer, r *Report) {
 	}
 	fmt.Fprintf(w, "%s %s %s, %s%% outside woven functions\n", mode, dur(float64(tm.TotalNS)),
 		where, pct1(pct(tm.OutsideNS, tm.TotalNS)))
+	if r.MainUnframed && tm.OutsideNS*20 > tm.TotalNS {
+		// Over 5% there, of which main's own work may be most.
+		fmt.Fprintln(w, "note: main has no frame of its own (--frames auto framed it at its calls, or not at all): its time, and that of the frameless functions it calls, is counted outside woven functions; weave cc --frame main gives it one")
+	}
 	if rest := tm.ProcessCPUNS - min(tm.ProcessCPUNS, tm.TotalNS); rest > 1e6 && rest*20 > tm.ProcessCPUNS {
 		// Over 5% and 1 ms of the process's CPU is in no table.
 		fmt.Fprintf(w, "note: the process used %s of CPU; %s of it is in no table: threads that never ran a framed function nor allocated (build with --frame on their start routine to see them), and work before weave started\n",

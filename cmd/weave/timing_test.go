@@ -835,3 +835,36 @@ func TestTimingForkChild(t *testing.T) {
 		t.Errorf("no profile holds child_work: %v", profs)
 	}
 }
+
+// TestTimingMainUnframed: a main that --frames auto frames only at its
+// calls (its work in frameless leaves, a printf that may allocate) has
+// its time outside woven functions, and the report says why and how to
+// give it a frame; it said only "99.8% outside woven functions", as if the
+// time were in code weave did not weave. With --frame main the time is
+// main's and there is no note.
+func TestTimingMainUnframed(t *testing.T) {
+	t.Parallel()
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src, _ := filepath.Abs("../../testdata/timing/mainwork.c")
+	const note = "note: main has no frame of its own"
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{{"auto", nil}, {"frame-main", []string{"--frame", "main"}}} {
+		exe, prof := filepath.Join(dir, tc.name), filepath.Join(dir, tc.name+".prof")
+		mustRun(t, dir, []string{"WEAVE_CC=gcc", "WEAVE_FRAMES="}, slices.Concat([]string{weaveBin, "cc"}, tc.flags, []string{"-O2", src, "-o", exe})...)
+		mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TIME=sampled"}, exe, "100")
+		text := mustRun(t, dir, nil, weaveBin, "report", "--tables", "flat", prof).stdout
+		r := timingReportOf(t, prof)
+		if tc.flags == nil {
+			if !strings.Contains(text, note) || r.Time.OutsideNS*2 < r.Time.TotalNS {
+				t.Errorf("--frames auto: outside %d of %d ns, report:\n%s", r.Time.OutsideNS, r.Time.TotalNS, text)
+			}
+			continue
+		}
+		if m := r.fn(t, "main"); strings.Contains(text, note) || m.TotalNS*2 < r.Time.TotalNS {
+			t.Errorf("--frame main: main %d of %d ns, report:\n%s", m.TotalNS, r.Time.TotalNS, text)
+		}
+	}
+}
