@@ -612,22 +612,26 @@ __weave_enter_ptr(const struct __weave_fn *fn, __weave_size_t t)
    which the inliner counts as one instruction, as it does the enter's
    asm: in C it made a small function that calls through a pointer (a
    method wrapper, sqlite's sqlite3OsRead) too big to be inlined where the
-   plain build inlines it. r11 is its scratch register (an asm goto may
-   have no outputs before gcc 11). */
+   plain build inlines it. r10 and r11 are its scratch registers (an asm
+   goto may have no outputs before gcc 11). The table's address comes
+   from the GOT (the linker makes it a lea in an executable): as an
+   operand, it was a PC-relative reference that a -shared link of an
+   object compiled with the compiler's defaults (PIE) rejects. */
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
 __weave_enter_ptr_x64o(const struct __weave_fn *fn, __weave_size_t t, __weave_size_t o)
 {
-	__asm__ __inline__ goto("movabsq $0x9e3779b97f4a7c15, %%r11\n\t"
+	__asm__ __inline__ goto("movq __weave_known@GOTPCREL(%%rip), %%r10\n\t"
+				"movabsq $0x9e3779b97f4a7c15, %%r11\n\t"
 				"imulq %[t], %%r11\n\t"
 				"shrq $52, %%r11\n\t"
 				"andl %[mask], %%r11d\n\t"
-				"cmpq %[t], (%[k],%%r11,8)\n\t"
+				"cmpq %[t], (%%r10,%%r11,8)\n\t"
 				"je %l[known]\n\t"
-				"cmpq %[t], 8(%[k],%%r11,8)\n\t"
+				"cmpq %[t], 8(%%r10,%%r11,8)\n\t"
 				"je %l[known]"
 				:
-				: [t] "r"(t), [k] "r"(__weave_known), [mask] "i"(__WEAVE_KNOWN_SIZE - 2)
-				: "r11", "cc"
+				: [t] "r"(t), [mask] "i"(__WEAVE_KNOWN_SIZE - 2)
+				: "r10", "r11", "cc"
 				: known);
 	return __weave_enter_x64o(fn, o);
 known:
