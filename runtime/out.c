@@ -7,11 +7,37 @@
 
 #include "internal.h"
 
+/* write(2) that raises no SIGPIPE in the program: a reader gone (stderr a
+   pipe whose reader exited: prog 2>&1 | head) makes it fail with EPIPE,
+   not end the program with another exit status. SIGPIPE is blocked in
+   this thread for the call and, if the call raised it (it was not pending
+   before), taken back. */
+static ssize_t quiet_write(int fd, const void *b, wsize n)
+{
+	sigset_t pipe, old, pend;
+	ssize_t r;
+	int e, was;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &old);
+	was = sigpending(&pend) == 0 && sigismember(&pend, SIGPIPE);
+	r = write(fd, b, n);
+	e = errno;
+	if (r < 0 && e == EPIPE && !was) {
+		struct timespec zero = {0, 0};
+		while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return r;
+}
+
 static void out_flush(struct out *o)
 {
 	wsize off = 0;
 	while (off < o->len && !o->err) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+		ssize_t n = quiet_write(o->fd, o->buf + off, o->len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -183,7 +209,7 @@ static void rt_warn(const char *msg)
 	sb_u64(&b, (u64)getpid());
 	sb_str(&b, "== ");
 	sb_str(&b, msg);
-	(void)!write(fd, b.s, b.n);
+	(void)!quiet_write(fd, b.s, b.n);
 }
 
 /* Appends the start directory and a '/' when rel (a path to write) is

@@ -460,3 +460,25 @@ func TestProfileToDevice(t *testing.T) {
 		t.Errorf("files made in /dev: %v (before: %v)", after, before)
 	}
 }
+
+// TestSummaryBrokenPipe: the summary written into a stderr whose reader
+// is gone (prog 2>&1 | head, head done) fails quietly: the program exits
+// as it would have. It died of SIGPIPE (exit 141) where the plain program
+// exits 0; the summary, with nothing else to write there, is the only
+// writer that hits the closed pipe.
+func TestSummaryBrokenPipe(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "allfns")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "WEAVE_SUMMARY=1", "WEAVE_OUT="+filepath.Join(t.TempDir(), "out.prof"))
+	cmd.Stderr = w
+	if err := cmd.Run(); err != nil {
+		t.Errorf("with stderr a closed pipe: %v (want exit 0)", err)
+	}
+}

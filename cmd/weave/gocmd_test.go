@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -147,6 +148,20 @@ func TestGoKnownAllocations(t *testing.T) {
 	if r := mustRun(t, tmp, []string{"WEAVE_LOG=/dev/stderr"}, "./app", "10"); !strings.Contains(r.stderr, "HEAP SUMMARY") || strings.Contains(r.stderr, "WEAVE_LOG") {
 		t.Errorf("WEAVE_LOG=/dev/stderr: stderr %q", r.stderr)
 	}
+	// The summary into a stderr whose reader is gone: the program exits
+	// as it would have (os.Stderr's write ended it with SIGPIPE).
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	broken := exec.Command("./app", "10")
+	broken.Dir, broken.Stderr = tmp, pw
+	broken.Env = append(os.Environ(), "WEAVE_SUMMARY=1", "WEAVE_OUT="+filepath.Join(tmp, "broken.prof"))
+	if err := broken.Run(); err != nil {
+		t.Errorf("with stderr a closed pipe: %v (want exit 0)", err)
+	}
+	pw.Close()
 	if after, _ := filepath.Glob("/dev/*.*"); len(after) != len(devBefore) {
 		t.Errorf("files made in /dev: %v", after)
 	}

@@ -36,3 +36,20 @@ func streamOut(path string) (f *os.File, ok bool, err error) {
 	f, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NOCTTY, 0)
 	return f, true, err
 }
+
+// writeStderr writes the summary on descriptor 2 with a plain write(2): a
+// reader gone (prog 2>&1 | head) is an EPIPE, where os.Stderr's write
+// would end the program with SIGPIPE, as the Go runtime does for a broken
+// pipe on descriptors 1 and 2.
+func writeStderr(s string) {
+	for b := []byte(s); len(b) > 0; {
+		n, err := syscall.Write(2, b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return
+		}
+		b = b[n:]
+	}
+}

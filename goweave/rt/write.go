@@ -310,7 +310,7 @@ func summary(st *state, path string, err error) {
 			return
 		}
 	}
-	os.Stderr.WriteString(b.String())
+	writeStderr(b.String())
 }
 
 // writeNew writes text to a new file: name, else name.1, name.2 ...,
