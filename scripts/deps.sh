@@ -28,6 +28,7 @@ strace strace
 chromium chromium
 nm binutils
 setpriv util-linux
+prlimit util-linux
 script bsdutils
 autoreconf autoconf
 automake automake

@@ -134,8 +134,10 @@ func TestParseWatchdog(t *testing.T) {
 			if r.code != 0 {
 				t.Errorf("weave cc -std=c99: exit %d\n%s", r.code, r.stderr)
 			}
-			// A valid unit given no time: built unwoven, with a warning.
-			env = []string{"WEAVE_CC=" + cc, "WEAVE_PARSE_TIMEOUT=0.000001"}
+			// A valid unit given no time: built unwoven, with a warning. No
+			// woven cache: another test's build of widgets.c would be served
+			// from it, without a parse.
+			env = []string{"WEAVE_CC=" + cc, "WEAVE_PARSE_TIMEOUT=0.000001", "WEAVE_CACHE=off"}
 			r = bounded(t, dir, env, weaveBin, "cc", valid, "-o", "widgets")
 			if want := "weave: warning: " + valid + ": not woven: " + valid + ": parse did not finish in 1e-06 s\n"; r.code != 0 || r.stderr != want {
 				t.Errorf("weave cc: exit %d, stderr %q; want %q", r.code, r.stderr, want)

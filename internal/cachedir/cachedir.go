@@ -3,6 +3,7 @@
 package cachedir
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -17,7 +18,8 @@ import (
 // it is weave-UID under the temporary directory. The directory must be a
 // real directory (not a link) owned by the current user and writable by no
 // one else: anything else is an error, since objects loaded from it end up
-// in the user's programs.
+// in the user's programs. Such a refusal is not a reason to fall back: a
+// cache directory of another user's, or a link, is something to report.
 func Dir() (string, error) {
 	tmp := filepath.Join(os.TempDir(), "weave-"+strconv.Itoa(os.Getuid()))
 	base, err := os.UserCacheDir()
@@ -28,13 +30,16 @@ func Dir() (string, error) {
 	if err == nil && syscall.Access(dir, 2 /* W_OK */) != nil {
 		err = fmt.Errorf("cache directory %s: not writable", dir)
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, errRefused) {
 		if d, terr := private(tmp); terr == nil {
 			return d, nil
 		}
 	}
 	return dir, err
 }
+
+// errRefused marks a directory that exists but may not be trusted.
+var errRefused = errors.New("refusing to use it")
 
 // private creates dir (mode 0700) if it is missing and checks it is a
 // directory of this user's that no one else may write (made so if it is
@@ -48,10 +53,10 @@ func private(dir string) (string, error) {
 		return "", fmt.Errorf("cache directory: %v", err)
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("cache directory %s is not a directory (a link?): refusing to use it", dir)
+		return "", fmt.Errorf("cache directory %s is not a directory (a link?): %w", dir, errRefused)
 	}
 	if uid, ok := owner(fi); ok && uid != os.Getuid() {
-		return "", fmt.Errorf("cache directory %s belongs to uid %d, not to this user (uid %d): refusing to use it", dir, uid, os.Getuid())
+		return "", fmt.Errorf("cache directory %s belongs to uid %d, not to this user (uid %d): %w", dir, uid, os.Getuid(), errRefused)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		// Ours, from an older weave (0755) or a permissive umask: make it private.
