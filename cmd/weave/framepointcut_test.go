@@ -142,18 +142,24 @@ func TestFramePointcutDlclose(t *testing.T) {
 	pid := strconv.Itoa(cmd.Process.Pid)
 	touch := func(name string) { os.WriteFile(filepath.Join(dir, name), nil, 0o600) }
 	defer touch("stop")
-	time.Sleep(200 * time.Millisecond)
+	// Until the program says the library is loaded ("opened"), then
+	// unloaded ("closed"): a fixed 200 ms wait was a guess that a loaded
+	// machine (load 6-11 here) may not honour.
+	waitFile := func(name string) {
+		for i := 0; i < 1000; i++ {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFile("opened")
 	if r := mustRun(t, dir, nil, weaveBin, "trace", pid, "libtick,tick"); !strings.Contains(r.stdout, "'libtick', 'tick' match only functions without a frame, which have no tracepoint: libtick, tick") &&
 		!strings.Contains(r.stdout, "'libtick', 'tick' match only functions without a frame, which have no tracepoint: tick, libtick") {
 		t.Errorf("library loaded: weave trace answered %q, want libtick and tick named", r.stdout)
 	}
 	touch("close")
-	for i := 0; i < 400; i++ {
-		if _, err := os.Stat(filepath.Join(dir, "closed")); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFile("closed")
 	// libtick now matches nothing: the request is refused (exit 1), naming
 	// it, and the process goes on.
 	if r := run(t, dir, nil, weaveBin, "trace", pid, "libtick,tick"); r.code != 1 || !strings.Contains(r.stderr, "'libtick' matches no woven function or allocation site: tracing unchanged") {

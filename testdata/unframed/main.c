@@ -1,7 +1,7 @@
 /* TestFramePointcutDlclose: loads lib.so (its frameless libtick), calls
-   it, and once the file "close" exists in the current directory unloads
-   it and creates "closed"; then runs until "stop" exists. tick is
-   frameless, work framed. */
+   it and creates "opened"; once the file "close" exists in the current
+   directory unloads it and creates "closed"; then runs until "stop"
+   exists. tick is frameless, work framed. */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,6 +25,7 @@ int main(void)
 	void *h = dlopen("./lib.so", RTLD_NOW);
 	int (*f)(int) = h ? (int (*)(int))dlsym(h, "libtick") : 0;
 	int s = f ? f(3) : -1;
+	close(open("opened", O_CREAT | O_WRONLY, 0600));
 	wait_for("close");
 	if (h)
 		dlclose(h);
