@@ -786,6 +786,15 @@ func TestLeakReused(t *testing.T) {
 	leaksLikeMemcheck(t, "reuse.c", 2, nil, "2048")
 }
 
+// TestLeakHeuristics: blocks held only by pointers into their middle
+// that memcheck's default leak heuristics (length64, newarray, stdstring)
+// take for pointers to them are still reachable, with what they point
+// to; the pointers that do not fit leave their blocks possibly lost
+// (testdata/leaks/heuristics.c).
+func TestLeakHeuristics(t *testing.T) {
+	leaksLikeMemcheck(t, "heuristics.c", 0, nil, "all")
+}
+
 // leaksLikeMemcheck builds testdata/leaks/<name> woven and plain (-O2 -g)
 // by gcc and by clang and runs each with each argument: weave's leak
 // summary of the woven build, less the dynamic linker's blocks, must be

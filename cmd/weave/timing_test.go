@@ -107,7 +107,9 @@ func timingReportOf(t *testing.T, prof string) *timingReport {
 	return &rep
 }
 
-var uftraceLine = regexp.MustCompile(`^\s*([\d.]+ \S+)\s+([\d.]+ \S+)\s+(\d+)\s+(\S.*)$`)
+// uftraceLine is a row of uftrace report: total, self, calls, function.
+// A time of a second or more is padded to its unit ("2.924  s").
+var uftraceLine = regexp.MustCompile(`^\s*([\d.]+\s+\S+)\s+([\d.]+\s+\S+)\s+(\d+)\s+(\S.*)$`)
 
 // uftraceCalls builds testdata/timing/<name>.c with gcc -O0 -pg, records a
 // run with uftrace and returns its call counts by function.
