@@ -224,7 +224,12 @@ static inline u64 *ls_entry(uintptr_t p, int create)
 }
 
 /* Fills the page index: each granule's entry is (1 + the first block that
-   overlaps it) << 32 | how many do. */
+   overlaps it) << 32 | how many blocks from that one to the last that
+   does. Blocks nest (a pointcut's allocator carving its blocks out of a
+   block it got from malloc: sqlite's lookaside slots): the blocks that
+   overlap a granule inside the outer block are the outer block and those
+   in the granule, with the blocks between them in address order, which
+   the range must span for ls_find to see the last ones. */
 static int ls_index(struct tmpmem *tm)
 {
 	struct ls_cursor c;
@@ -251,7 +256,7 @@ static int ls_index(struct tmpmem *tm)
 			if (!*e)
 				*e = (i + 1) << 32 | 1;
 			else
-				(*e)++;
+				*e = (*e & ~(u64)0xffffffffu) | (i + 2 - (*e >> 32));
 		}
 	}
 	return 1;
