@@ -410,7 +410,9 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 	}
 	r.Totals = b.totals()
 	r.Totals.Threads = len(p.Threads)
-	r.Totals.LeakKinds = b.leakKinds(p)
+	if r.Totals.LeakKinds = b.leakKinds(p); r.Totals.LeakKinds != nil {
+		r.Totals.LeakKinds.classify(r.Totals.BlocksInUse, r.Totals.BytesInUse)
+	}
 	kinds, err := checkLeakKinds(p, opt.LeakKinds)
 	if err != nil {
 		return nil, err

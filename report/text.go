@@ -140,6 +140,9 @@ func textHeader(w *bufio.Writer, r *Report) {
 			c := tt.LeakKinds.Kind(k)
 			t.add("  "+profile.LeakKindTitles[k], num(c.Blocks), num(c.Bytes))
 		}
+		if u := tt.LeakKinds.Unclassified; u != (KindCount{}) {
+			t.add("  not classified", num(u.Blocks), num(u.Bytes))
+		}
 	}
 	t.write(w)
 	if tt.HiddenAllocs > 0 {

@@ -14,7 +14,13 @@
 enum { ARENA = 65536, SLOT = 64 };
 
 static char *arena;
-static size_t used = SLOT; /* no slot at the arena's own address */
+/* FIRST 0 puts the first slot at the arena's own address: the scan keeps
+   one block an address, so one of the two goes unclassified (the report
+   says so: TestLeakNestedSameAddress). */
+#ifndef FIRST
+#define FIRST SLOT /* no slot at the arena's own address */
+#endif
+static size_t used = FIRST;
 static char *volatile keep[2];
 
 __attribute__((noinline)) void *arena_alloc(size_t n)
@@ -40,6 +46,6 @@ int main(void)
 	for (int i = 0; i < 600; i++)
 		slot_alloc(40); /* site:dropped */
 	keep[1] = slot_alloc(40); /* site:far */
-	printf("%zu bytes of slots\n", used - SLOT);
+	printf("%zu bytes of slots\n", used - FIRST);
 	return 0;
 }
