@@ -39,10 +39,9 @@ type LeakTotals struct {
 	Indirect  KindCount `json:"indirect"`
 	Possible  KindCount `json:"possible"`
 	Reachable KindCount `json:"reachable"`
-	// Unclassified: blocks in use at exit the scan gave no kind (a
-	// counted block at the same address as a block nested in it, whose
-	// scan keeps one block an address), so that the kinds and it sum to
-	// the blocks in use.
+	// Unclassified: blocks in use at exit the scan gave no kind (one of
+	// two blocks of one size at one address, which the scan takes for a
+	// stale entry), so that the kinds and it sum to the blocks in use.
 	Unclassified KindCount `json:"unclassified,omitzero"`
 }
 

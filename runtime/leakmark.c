@@ -83,6 +83,7 @@ static struct {
 	u64 ns;                              /* how long the scan took */
 	/* During the scan only. */
 	u64 n;                               /* blocks */
+	u64 nshared;                         /* blocks at the address of the one before (ls_merge) */
 	u32 *alo;                            /* by address: the low 32 bits (ls_addr) */
 	u32 *size;                           /* its size, or LS_SIZE_ESC: in bigs */
 	u32 *node;                           /* its node, unless the blocks are small (LS_NODE_COST) */
@@ -262,12 +263,11 @@ static int ls_index(struct tmpmem *tm)
 	return 1;
 }
 
-/* The block holding p, or -1, given p's index entry e. */
-static inline int64_t ls_find(uintptr_t p, u64 e)
+/* The last block starting at or before p, or -1, given p's index entry e. */
+static inline int64_t ls_last_start(uintptr_t p, u64 e)
 {
-	u64 lo = (e >> 32) - 1, hi = lo + (e & 0xffffffffu), size;
-	uintptr_t start;
-	/* The last block starting at or before p is in [lo, hi). */
+	u64 lo = (e >> 32) - 1, hi = lo + (e & 0xffffffffu);
+	/* It is in [lo, hi). */
 	while (hi - lo > 1) {
 		u64 mid = lo + (hi - lo) / 2;
 		if (ls_addr(mid) <= p)
@@ -275,12 +275,20 @@ static inline int64_t ls_find(uintptr_t p, u64 e)
 		else
 			hi = mid;
 	}
-	if (!e || (start = ls_addr(lo)) > p)
+	return e && ls_addr(lo) <= p ? (int64_t)lo : -1;
+}
+
+/* The block holding p, or -1, given p's index entry e. */
+static inline int64_t ls_find(uintptr_t p, u64 e)
+{
+	int64_t j = ls_last_start(p, e);
+	u64 size;
+	if (j < 0)
 		return -1;
-	size = g_ls.size[lo];
+	size = g_ls.size[j];
 	if (size == LS_SIZE_ESC)
-		size = ls_size((u32)lo);
-	return p - start < (size ? size : 1) ? (int64_t)lo : -1;
+		size = ls_size((u32)j);
+	return p - ls_addr((u64)j) < (size ? size : 1) ? j : -1;
 }
 
 /* ------------------------------------------------------------- marking */
@@ -399,16 +407,12 @@ static inline int ls_heuristic(uintptr_t a, u64 off, u64 n)
 	return off == 24 && 24 + w[1] + 1 == n && w[0] <= w[1];
 }
 
-static inline void ls_emit(struct ls_pipe *lp, const struct ls_cand *c)
+/* Word c points into block j: its mark or edge. */
+static inline void ls_emit_to(struct ls_pipe *lp, const struct ls_cand *c, int64_t j)
 {
-	int64_t j = ls_find(c->w, c->e);
-	uintptr_t a;
+	uintptr_t a = ls_addr((u64)j);
 	u64 n;
-	int start;
-	if (j < 0)
-		return;
-	a = ls_addr((u64)j);
-	start = c->w == a;
+	int start = c->w == a;
 	if (!start) {
 		n = ls_size((u32)j);
 		if (g_ls.glibc && ls_chunk_header(c->w - a, n))
@@ -419,6 +423,31 @@ static inline void ls_emit(struct ls_pipe *lp, const struct ls_cand *c)
 		ls_edge(lp, c->tag, (u32)j, start);
 	else
 		ls_mark(j, start, (int)c->tag, g_ls.leader);
+}
+
+/* ls_emit once blocks share an address (ls_merge: the larger first):
+   the word reaches each block that starts where the last start at or
+   before it is and holds it, as a pointer to its start or into it. */
+static __attribute__((noinline)) void ls_emit_shared(struct ls_pipe *lp, const struct ls_cand *c)
+{
+	int64_t j = ls_last_start(c->w, c->e);
+	uintptr_t a = j >= 0 ? ls_addr((u64)j) : 0;
+	for (; j >= 0 && ls_addr((u64)j) == a; j--) {
+		u64 n = ls_size((u32)j);
+		if (c->w - a < (n ? n : 1))
+			ls_emit_to(lp, c, j);
+	}
+}
+
+static inline void ls_emit(struct ls_pipe *lp, const struct ls_cand *c)
+{
+	int64_t j;
+	if (__builtin_expect(g_ls.nshared != 0, 0)) {
+		ls_emit_shared(lp, c);
+		return;
+	}
+	if ((j = ls_find(c->w, c->e)) >= 0)
+		ls_emit_to(lp, c, j);
 }
 
 /* Feeds the aligned words of [lo, hi) into the pipeline, whose counters

@@ -176,11 +176,16 @@ static u64 ls_bound(void)
 }
 
 /* The live blocks in address order: the two radix trees and the sorted
-   spill table merged, an address seen twice (a stale entry) once. */
+   spill table merged. Blocks nest (leakmark.c's ls_index), one may start
+   at its outer block's own address (a pointcut allocator's first slot in
+   a block from malloc: the fine tree holds the one, the coarse tree or
+   the spill table the other): the blocks at one address come larger
+   first, each once; one seen twice at the same size (a stale entry), once. */
 struct ls_merge {
 	struct ls_walk w[2];
-	u64 i;         /* the next spill entry */
+	u64 i;          /* the next spill entry */
 	uintptr_t last; /* the last block given */
+	u64 last_size;  /* and its size */
 };
 
 static void ls_merge_start(struct ls_merge *m)
@@ -196,36 +201,43 @@ static void ls_merge_start(struct ls_merge *m)
 static uintptr_t ls_merge_next(struct ls_merge *m, u64 *val)
 {
 	for (;;) {
-		int pick = -1;
+		int pick = -1, k;
 		uintptr_t best = ~(uintptr_t)0;
-		if (m->w[0].a && m->w[0].a < best)
-			pick = 0, best = m->w[0].a;
-		if (m->w[1].a && m->w[1].a < best)
-			pick = 1, best = m->w[1].a;
-		if (m->i < g_ls.nspill && g_ls.spill[m->i].addr < best)
-			pick = 2, best = g_ls.spill[m->i].addr;
+		u64 bv = 0, size;
+		for (k = 0; k < 3; k++) {
+			int spill = k == 2;
+			uintptr_t a = spill ? (m->i < g_ls.nspill ? g_ls.spill[m->i].addr : 0) : m->w[k].a;
+			u64 v = spill ? (a ? g_ls.spill[m->i].val : 0) : m->w[k].val;
+			if (!a || a > best || (a == best && val_size(a, v) <= val_size(a, bv)))
+				continue;
+			pick = k, best = a, bv = v;
+		}
 		if (pick < 0)
 			return 0;
-		*val = pick == 2 ? g_ls.spill[m->i].val : m->w[pick].val;
+		*val = bv;
+		size = val_size(best, bv);
 		if (pick == 2)
 			m->i++;
 		else
 			ls_walk_next(&m->w[pick]);
-		if (best != m->last)
+		if (best != m->last || size < m->last_size) {
+			m->last_size = size;
 			return m->last = best;
+		}
 	}
 }
 
 /* The node of block i, for i = 0, 1, ... in turn from ls_merge_start on:
    the blocks are walked again (storing the nodes would cost 4 bytes a
-   block at the peak). 0 for a block no longer there (a thread that did
-   not stop freed it). */
+   block at the peak), in ls_merge's order (address, then larger first).
+   0 for a block no longer there (a thread that did not stop freed it). */
 static u32 ls_node_next(struct ls_merge *m, u64 i, uintptr_t *at, u64 *val)
 {
 	uintptr_t a = ls_addr(i);
-	while (*at && *at < a)
+	u64 size = ls_size((u32)i);
+	while (*at && (*at < a || (*at == a && m->last_size > size)))
 		*at = ls_merge_next(m, val);
-	return *at == a ? (u32)(*val & NODE_MASK) : 0;
+	return *at == a && m->last_size == size ? (u32)(*val & NODE_MASK) : 0;
 }
 
 /* Lists the live blocks in address order into g_ls.alo/segs/size. */
@@ -261,6 +273,7 @@ static int ls_collect(struct tmpmem *tm)
 	g_ls.nspill = nsp;
 	g_ls.nbigs = 0;
 	g_ls.nsegs = 0;
+	g_ls.nshared = 0;
 	g_ls.bytes = 0;
 	g_ls.node_map = cap * sizeof *g_ls.node;
 	g_ls.node = rt_map(g_ls.node_map);
@@ -282,6 +295,8 @@ static int ls_collect(struct tmpmem *tm)
 		} else if (g_ls.node) {
 			g_ls.node[k] = node;
 		}
+		if (k && (u32)a == g_ls.alo[k - 1] && g_ls.segs[g_ls.nsegs - 1].hi == (u32)((u64)a >> 32))
+			g_ls.nshared++;
 		if (!g_ls.nsegs || g_ls.segs[g_ls.nsegs - 1].hi != (u32)((u64)a >> 32)) {
 			if (g_ls.nsegs == LS_NSEGS)
 				return 0;

@@ -14,9 +14,8 @@
 enum { ARENA = 65536, SLOT = 64 };
 
 static char *arena;
-/* FIRST 0 puts the first slot at the arena's own address: the scan keeps
-   one block an address, so one of the two goes unclassified (the report
-   says so: TestLeakNestedSameAddress). */
+/* FIRST 0 puts the first slot at the arena's own address: the scan
+   classifies both, each by the pointers to it (TestLeakNestedSameAddress). */
 #ifndef FIRST
 #define FIRST SLOT /* no slot at the arena's own address */
 #endif
