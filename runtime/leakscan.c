@@ -185,7 +185,7 @@ struct ls_merge {
 	struct ls_walk w[2];
 	u64 i;          /* the next spill entry */
 	uintptr_t last; /* the last block given */
-	u64 last_size;  /* and its size */
+	u64 last_val;   /* and its value */
 };
 
 static void ls_merge_start(struct ls_merge *m)
@@ -197,31 +197,34 @@ static void ls_merge_start(struct ls_merge *m)
 	ls_walk_next(&m->w[1]);
 }
 
+/* Whether block a (value v) comes before block b (value bv) in ls_merge's
+   order. */
+static inline int ls_before(uintptr_t a, u64 v, uintptr_t b, u64 bv)
+{
+	return a < b || (a == b && val_size(a, v) > val_size(b, bv));
+}
+
 /* The next block: its address (0 at the end) and side-table value. */
 static uintptr_t ls_merge_next(struct ls_merge *m, u64 *val)
 {
 	for (;;) {
-		int pick = -1, k;
+		int pick = -1;
 		uintptr_t best = ~(uintptr_t)0;
-		u64 bv = 0, size;
-		for (k = 0; k < 3; k++) {
-			int spill = k == 2;
-			uintptr_t a = spill ? (m->i < g_ls.nspill ? g_ls.spill[m->i].addr : 0) : m->w[k].a;
-			u64 v = spill ? (a ? g_ls.spill[m->i].val : 0) : m->w[k].val;
-			if (!a || a > best || (a == best && val_size(a, v) <= val_size(a, bv)))
-				continue;
-			pick = k, best = a, bv = v;
-		}
+		u64 bv = 0;
+		if (m->w[0].a)
+			pick = 0, best = m->w[0].a, bv = m->w[0].val;
+		if (m->w[1].a && ls_before(m->w[1].a, m->w[1].val, best, bv))
+			pick = 1, best = m->w[1].a, bv = m->w[1].val;
+		if (m->i < g_ls.nspill && ls_before(g_ls.spill[m->i].addr, g_ls.spill[m->i].val, best, bv))
+			pick = 2, best = g_ls.spill[m->i].addr, bv = g_ls.spill[m->i].val;
 		if (pick < 0)
 			return 0;
-		*val = bv;
-		size = val_size(best, bv);
 		if (pick == 2)
 			m->i++;
 		else
 			ls_walk_next(&m->w[pick]);
-		if (best != m->last || size < m->last_size) {
-			m->last_size = size;
+		if (best != m->last || val_size(best, bv) < val_size(best, m->last_val)) {
+			*val = m->last_val = bv;
 			return m->last = best;
 		}
 	}
@@ -235,9 +238,9 @@ static u32 ls_node_next(struct ls_merge *m, u64 i, uintptr_t *at, u64 *val)
 {
 	uintptr_t a = ls_addr(i);
 	u64 size = ls_size((u32)i);
-	while (*at && (*at < a || (*at == a && m->last_size > size)))
+	while (*at && (*at < a || (*at == a && val_size(a, *val) > size)))
 		*at = ls_merge_next(m, val);
-	return *at == a && m->last_size == size ? (u32)(*val & NODE_MASK) : 0;
+	return *at == a && val_size(a, *val) == size ? (u32)(*val & NODE_MASK) : 0;
 }
 
 /* Lists the live blocks in address order into g_ls.alo/segs/size. */
@@ -248,7 +251,7 @@ static int ls_collect(struct tmpmem *tm)
 	u64 nsp = 0, cap, k = 0, i, val;
 	u32 last = 0;
 	int linker = 0;
-	uintptr_t a;
+	uintptr_t a, prev = 0;
 	u32 s;
 
 	cap = ls_bound() + NBIG;
@@ -295,8 +298,8 @@ static int ls_collect(struct tmpmem *tm)
 		} else if (g_ls.node) {
 			g_ls.node[k] = node;
 		}
-		if (k && (u32)a == g_ls.alo[k - 1] && g_ls.segs[g_ls.nsegs - 1].hi == (u32)((u64)a >> 32))
-			g_ls.nshared++;
+		g_ls.nshared += a == prev;
+		prev = a;
 		if (!g_ls.nsegs || g_ls.segs[g_ls.nsegs - 1].hi != (u32)((u64)a >> 32)) {
 			if (g_ls.nsegs == LS_NSEGS)
 				return 0;
