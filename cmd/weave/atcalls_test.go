@@ -5,7 +5,6 @@ package main
 // the pprof export mark them, and only them.
 
 import (
-	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -48,27 +47,7 @@ func TestDiffCallsAtCalls(t *testing.T) {
 	base, new := profs[0], profs[1]
 	want := uftraceCalls(t, dir, "atcalls")
 
-	type row struct {
-		Key     string           `json:"key"`
-		Base    map[string]int64 `json:"base"`
-		New     map[string]int64 `json:"new"`
-		AtCalls bool             `json:"calls_at_calls"`
-	}
-	var out struct {
-		Diff struct {
-			Totals    row   `json:"totals"`
-			Functions []row `json:"functions"`
-			Chains    []row `json:"chains"`
-		} `json:"diff"`
-		Budgets []struct {
-			Rule    string `json:"rule"`
-			AtCalls bool   `json:"calls_at_calls"`
-		} `json:"budgets"`
-	}
-	js := mustRun(t, "", nil, weaveBin, "diff", "--format", "json", "--fail-if", "calls > 1000000", "--fail-if", "calls(main) > 1", base, new).stdout
-	if err := json.Unmarshal([]byte(js), &out); err != nil {
-		t.Fatal(err)
-	}
+	out := diffOf(t, base, new, "--fail-if", "calls > 1000000", "--fail-if", "calls(main) > 1")
 	d := out.Diff
 	if !d.Totals.AtCalls {
 		t.Errorf("totals: calls not marked as including a function framed at its calls")
@@ -77,11 +56,11 @@ func TestDiffCallsAtCalls(t *testing.T) {
 		if r.AtCalls != (r.Key == "apply") {
 			t.Errorf("function %s: calls_at_calls %v, want it for apply alone", r.Key, r.AtCalls)
 		}
-		if r.Base["calls"] != int64(want[r.Key]) {
-			t.Errorf("function %s: base (--frames all) %d calls, uftrace %d", r.Key, r.Base["calls"], want[r.Key])
+		if r.Base.Calls != int64(want[r.Key]) {
+			t.Errorf("function %s: base (--frames all) %d calls, uftrace %d", r.Key, r.Base.Calls, want[r.Key])
 		}
-		if r.Key == "apply" && (r.Base["calls"] != 1010 || r.New["calls"] != 10) {
-			t.Errorf("apply: %d -> %d calls, want 1010 -> 10", r.Base["calls"], r.New["calls"])
+		if r.Key == "apply" && (r.Base.Calls != 1010 || r.New.Calls != 10) {
+			t.Errorf("apply: %d -> %d calls, want 1010 -> 10", r.Base.Calls, r.New.Calls)
 		}
 	}
 	for _, r := range d.Chains {
@@ -132,26 +111,7 @@ func TestDiffCallsNotCounted(t *testing.T) {
 	dir := t.TempDir()
 	profs := atCallsProfiles(t, dir, "all", "auto")
 	base, new := profs[0], profs[1]
-	type row struct {
-		Key        string           `json:"key"`
-		Base       map[string]int64 `json:"base"`
-		Change     map[string]int64 `json:"change"`
-		NotCounted bool             `json:"calls_not_counted"`
-	}
-	var out struct {
-		Diff struct {
-			Totals    row   `json:"totals"`
-			Functions []row `json:"functions"`
-			Chains    []row `json:"chains"`
-		} `json:"diff"`
-		Budgets []struct {
-			NotCounted bool `json:"calls_not_counted"`
-		} `json:"budgets"`
-	}
-	js := mustRun(t, "", nil, weaveBin, "diff", "--format", "json", "--fail-if", "calls > 1000000", base, new).stdout
-	if err := json.Unmarshal([]byte(js), &out); err != nil {
-		t.Fatal(err)
-	}
+	out := diffOf(t, base, new, "--fail-if", "calls > 1000000")
 	// keep and twice are frameless: keep allocates, twice does not (its
 	// F record comes from the unit's registration, not from the tree).
 	frameless := map[string]bool{"keep": true, "twice": true}
@@ -159,13 +119,13 @@ func TestDiffCallsNotCounted(t *testing.T) {
 	for _, r := range append(out.Diff.Functions, out.Diff.Chains...) {
 		inner := strings.Split(r.Key, " <- ")[0]
 		seen[inner] = true
-		if r.NotCounted != frameless[inner] || r.NotCounted && r.Change["calls"] != 0 {
-			t.Errorf("%s: calls_not_counted %v, calls change %d; want the mark, and no change, for keep's rows alone",
-				r.Key, r.NotCounted, r.Change["calls"])
+		if r.NotCounted != frameless[inner] || r.NotCounted && r.Change.Calls != 0 {
+			t.Errorf("%s: calls_not_counted %v, calls change %d; want the mark, and no change, for keep's and twice's rows alone",
+				r.Key, r.NotCounted, r.Change.Calls)
 		}
 	}
 	if !seen["keep"] || !seen["twice"] || !seen["apply"] || !out.Diff.Totals.NotCounted || len(out.Budgets) != 1 || !out.Budgets[0].NotCounted {
-		t.Errorf("rows of %v, totals marked %v, budgets %+v: want keep's and apply's rows, and the totals and their calls rule marked",
+		t.Errorf("rows of %v, totals marked %v, budgets %+v: want keep's, twice's and apply's rows, and the totals and their calls rule marked",
 			seen, out.Diff.Totals.NotCounted, out.Budgets)
 	}
 	text := mustRun(t, "", nil, weaveBin, "diff", base, new).stdout

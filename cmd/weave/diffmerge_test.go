@@ -21,10 +21,12 @@ type diffCounts struct {
 }
 
 type diffRow struct {
-	Key    string     `json:"key"`
-	Base   diffCounts `json:"base"`
-	New    diffCounts `json:"new"`
-	Change diffCounts `json:"change"`
+	Key        string     `json:"key"`
+	Base       diffCounts `json:"base"`
+	New        diffCounts `json:"new"`
+	Change     diffCounts `json:"change"`
+	AtCalls    bool       `json:"calls_at_calls"`
+	NotCounted bool       `json:"calls_not_counted"`
 }
 
 type diffJSON struct {
@@ -36,12 +38,19 @@ type diffJSON struct {
 		Sites     []diffRow `json:"sites"`
 		Types     []diffRow `json:"types"`
 	} `json:"diff"`
+	Budgets []struct {
+		Rule       string `json:"rule"`
+		AtCalls    bool   `json:"calls_at_calls"`
+		NotCounted bool   `json:"calls_not_counted"`
+	} `json:"budgets"`
 }
 
-func diffOf(t *testing.T, a, b string) diffJSON {
+// diffOf is weave diff's JSON of profiles a and b, given flags (budgets).
+func diffOf(t *testing.T, a, b string, flags ...string) diffJSON {
 	t.Helper()
 	var d diffJSON
-	out := mustRun(t, "", nil, weaveBin, "diff", "--format", "json", a, b).stdout
+	argv := append(append([]string{weaveBin, "diff", "--format", "json"}, flags...), a, b)
+	out := mustRun(t, "", nil, argv...).stdout
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
 	}
