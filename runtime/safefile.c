@@ -17,11 +17,14 @@
    (which replaces nothing) or, to replace this process's own earlier file,
    by renameat after checking that the name is a regular file the process
    owns and weave wrote (never a symbolic link, never another user's file,
-   never one that is not a profile or a trace: replaceable). */
+   never one that is not a profile or a trace: replaceable). Where the
+   file system allows, the temporary file has no name at all until then
+   (O_TMPFILE, named through /proc/self/fd): a process killed mid-write
+   (SIGKILL, a crash while tracing) leaves nothing behind. */
 struct safefile {
-	int dir; /* the directory, opened once */
-	int fd;  /* the temporary file */
-	char tmp[40];
+	int dir;      /* the directory, opened once */
+	int fd;       /* the temporary file */
+	char tmp[40]; /* its name; "" while it has none (O_TMPFILE) */
 };
 
 /* Fills b with n unpredictable bytes (getrandom; /dev/urandom; else the
@@ -92,6 +95,13 @@ static int safefile_open(struct safefile *f, const char *path)
 	f->dir = open(dir.s, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (f->dir < 0)
 		return -1;
+	f->tmp[0] = 0;
+	/* Unnamed only if safefile_name can name it later: /proc mounted. */
+	if (access("/proc/self/fd", X_OK) == 0) {
+		f->fd = openat(f->dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		if (f->fd >= 0)
+			return 0;
+	}
 	for (int try = 0; try < 64; try++) {
 		memcpy(f->tmp, ".weave-", 7);
 		random_hex(f->tmp + 7);
@@ -152,13 +162,35 @@ static u64 fd_ident(int fd)
 	return id;
 }
 
+/* Gives an unnamed temporary file (O_TMPFILE) a fresh unpredictable
+   name in its directory, as safefile_open would have. Returns 0, or -1
+   with errno set. */
+static int safefile_name(struct safefile *f)
+{
+	struct sbuf self = {.n = 0};
+	sb_str(&self, "/proc/self/fd/");
+	sb_u64(&self, (u64)f->fd);
+	for (int try = 0; try < 64; try++) {
+		memcpy(f->tmp, ".weave-", 7);
+		random_hex(f->tmp + 7);
+		memcpy(f->tmp + 23, ".tmp", 5);
+		if (linkat(AT_FDCWD, self.s, f->dir, f->tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	f->tmp[0] = 0;
+	return -1;
+}
+
 /* Removes the temporary file and closes everything. */
 static void safefile_abort(struct safefile *f)
 {
 	int e = errno;
 	if (f->fd >= 0)
 		close(f->fd);
-	unlinkat(f->dir, f->tmp, 0);
+	if (f->tmp[0])
+		unlinkat(f->dir, f->tmp, 0);
 	close(f->dir);
 	errno = e;
 }
@@ -197,6 +229,8 @@ static int safefile_commit(struct safefile *f, struct sbuf *path, int replace)
 	struct sbuf orig = {.n = 0};
 	int e;
 	fchmod(f->fd, umask_mode());
+	if (!f->tmp[0] && safefile_name(f) != 0)
+		goto fail;
 	e = close(f->fd) != 0 ? errno : 0;
 	f->fd = -1;
 	if (e) {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -550,5 +551,46 @@ func TestTraceWithoutProfile(t *testing.T) {
 		for _, e := range ents {
 			t.Errorf("%s: %s left in the directory; stderr:\n%s", tc.name, e.Name(), r.stderr)
 		}
+	}
+}
+
+// TestTraceKilled: a traced run killed by SIGKILL leaves nothing in the
+// profile's directory. Before, its trace's temporary file (as large as
+// the trace) stayed there, named ".weave-HEX.tmp"; now it has no name
+// until the exit writer gives it one (O_TMPFILE).
+func TestTraceKilled(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	_, woven := hbuild(t, dir, "traceloop", nil, nil)
+	sub := filepath.Join(dir, "out")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(woven, "1000000", "1000")
+	cmd.Dir = sub
+	cmd.Env = append(os.Environ(), "WEAVE_TRACE=work,alloc:*")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// Wait until the trace file is open (a descriptor into sub), or the
+	// test would kill the run before there is anything to leave.
+	open := false
+	for deadline := time.Now().Add(20 * time.Second); !open && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid))
+		for _, fd := range fds {
+			l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", cmd.Process.Pid, fd.Name()))
+			open = open || strings.HasPrefix(l, sub+"/")
+		}
+	}
+	if !open {
+		t.Fatal("the traced run opened no trace file in its directory within 20 s")
+	}
+	time.Sleep(100 * time.Millisecond) // events written
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	ents, _ := os.ReadDir(sub)
+	for _, e := range ents {
+		t.Errorf("%s left in the directory by a killed run", e.Name())
 	}
 }
