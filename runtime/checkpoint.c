@@ -10,7 +10,8 @@
    profile; the next checkpoint and the final profile replace it (see
    exit.c). No summary is printed for a checkpoint. The thread has every
    signal blocked, so the program's signals never land in it. A fork
-   child takes no checkpoints. */
+   child takes no checkpoints, nor does a process whose profile goes into
+   a stream (WEAVE_OUT=/dev/stdout, a pipe). */
 
 #include "internal.h"
 
@@ -49,6 +50,12 @@ static void checkpoint_start(void)
 		secs = secs * 10 + (u64)(*s - '0');
 	if (*s || !secs) {
 		rt_warn("WEAVE_CHECKPOINT: want a number of seconds; no checkpoints\n");
+		return;
+	}
+	if (out_stream()) {
+		/* A checkpoint there would be one more profile in the stream,
+		   which weave report - refuses, not one that the next replaces. */
+		rt_warn("WEAVE_CHECKPOINT: the profile goes into a stream (WEAVE_OUT), where a checkpoint cannot be replaced; no checkpoints\n");
 		return;
 	}
 	g_ckpt_secs = (unsigned)secs;

@@ -198,6 +198,10 @@ static void ctl_snapshot(struct sbuf *a)
 {
 	struct rt_local *l = &rt_local;
 	int ok = 0;
+	if (out_stream()) {
+		sb_str(a, "error the profile goes into a stream (WEAVE_OUT): a snapshot would be a second profile in it");
+		return;
+	}
 	for (int i = 0; i < 400 && !ok; i++) {
 		int st = __atomic_load_n(&g_finished, __ATOMIC_ACQUIRE);
 		if (st == FIN_FINAL)

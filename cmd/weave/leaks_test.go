@@ -696,6 +696,29 @@ func TestCheckpoint(t *testing.T) {
 	}
 }
 
+// TestCheckpointIntoStream: with the profile going into a stream
+// (WEAVE_OUT=/dev/stdout, a pipe), WEAVE_CHECKPOINT is declined with one
+// line, and the stream holds the final profile alone. Before, each
+// checkpoint was one more profile in it, and weave report - refused the
+// stream ("record after the E record").
+func TestCheckpointIntoStream(t *testing.T) {
+	dir := t.TempDir()
+	exe, _ := buildLeaks(t, dir, "checkpoint")
+	r := mustRun(t, dir, []string{"WEAVE_OUT=/dev/stdout", "WEAVE_CHECKPOINT=1"}, exe, "3")
+	// The program's "done" is flushed at its exit, after the profile.
+	text, done := strings.CutSuffix(r.stdout, "done\n")
+	if n := strings.Count(text, "weave profile "); !done || n != 1 || !strings.HasPrefix(text, "weave profile ") {
+		t.Fatalf("stdout holds %d profiles (want the final one), then the program's output: %v", n, done)
+	}
+	p, err := profile.Read(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end, _ := p.MetaValue("end"); end != "exit" || !strings.Contains(r.stderr, "WEAVE_CHECKPOINT: the profile goes into a stream") {
+		t.Errorf("end %q; stderr:\n%s", end, r.stderr)
+	}
+}
+
 // linkerBlocks counts the live blocks the dynamic linker allocated for
 // itself (hidden sites of file "(dynamic linker)").
 func linkerBlocks(p *profile.Profile) (c profile.LeakCount) {

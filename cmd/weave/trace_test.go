@@ -379,6 +379,22 @@ func TestSnapshotRelative(t *testing.T) {
 	}
 }
 
+// TestSnapshotIntoStream: weave snapshot of a process whose profile goes
+// into a stream (WEAVE_OUT=/dev/stdout) is refused, exit 1: it would be
+// a second profile in the stream. The process goes on and writes its
+// one profile at exit.
+func TestSnapshotIntoStream(t *testing.T) {
+	dir := t.TempDir()
+	cmd, pid, stderr := startLoop(t, dir, "/dev/stdout")
+	r := run(t, dir, nil, weaveBin, "snapshot", pid)
+	if r.code != 1 || !strings.Contains(r.stderr, "the profile goes into a stream") {
+		t.Errorf("weave snapshot: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if err := cmd.Wait(); err != nil || !strings.Contains(stderr.String(), "profile written to /dev/stdout") {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+}
+
 func TestTraceLive(t *testing.T) {
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "live.prof")
