@@ -138,3 +138,49 @@ func smallPagesRss(t *testing.T, smaps string) (rss uint64, n int) {
 	}
 	return rss, n
 }
+
+// TestResidentLongRun: the runtime's maps cost a long run of a small
+// heap no more than a short one, but for the heap timeline's points,
+// whose capacity is held to 1/16 of the heap's peak (vmmap.c,
+// vm_points_cap; at least 256 points): testdata/ring.c keeps about 150
+// KiB in a ring of messages for 20,000 and for 2,000,000 messages. The
+// long run's timeline decimates many times over; before the capacity
+// followed the heap it filled all 2,048 points (112 KiB resident to the
+// end, against a heap of 150). It keeps at least 128 points (half the
+// smallest capacity) from start to end.
+func TestResidentLongRun(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "ring")
+	resident := func(n string) (uint64, *prof) {
+		dir := t.TempDir()
+		prof := filepath.Join(dir, "out.prof")
+		cmd := exec.Command(exe, n)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "WEAVE_OUT="+prof, "WEAVE_STATS=1", "WEAVE_LEAK_SCAN=0", "WEAVE_SUMMARY=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("ring %s: %v\n%s", n, err, out)
+		}
+		p := readProfile(t, prof)
+		v, ok := p.MetaUint("runtime_resident")
+		if !ok {
+			t.Fatalf("ring %s: no M runtime_resident", n)
+		}
+		return v, p
+	}
+	short, _ := resident("20000")
+	long, p := resident("2000000")
+	pk, ok := p.HeapPeak()
+	if !ok {
+		t.Fatal("no heap peak")
+	}
+	const point = 56 // bytes of a timeline point in the runtime (struct vm_point)
+	limit := max(pk.Bytes/16, 256*point)
+	if long > short+limit+(8<<10) {
+		t.Errorf("the runtime's maps: %d bytes resident after 2,000,000 messages, %d after 20,000: the timeline may take %d (peak %d bytes)",
+			long, short, limit, pk.Bytes)
+	}
+	if n := len(p.Timeline); n < 128 || uint64(n)*point > limit {
+		t.Errorf("%d timeline points for a peak of %d bytes: want 128 to %d", n, pk.Bytes, limit/point)
+	}
+	t.Logf("runtime_resident %d (20,000 messages), %d (2,000,000); %d points, peak %d", short, long, len(p.Timeline), pk.Bytes)
+}

@@ -46,6 +46,10 @@
    The timeline keeps at most VM_POINTS points: when full, every other
    point is dropped (its counts added to the next) and the spacing doubled,
    as massif does, so a long run costs no more memory than a short one.
+   Full is fewer points while VM_POINTS would take more than 1/16 of the
+   heap's peak (vm_points_cap, at least VM_POINTS_MIN): a long run of a
+   small heap (a server's ring of messages, 200 KiB) filled all 112 KiB,
+   whose pages stayed resident to the end.
 
    Maps and statm are copied raw (read() into mmap'd buffers; no stdio, no
    malloc) at start-up, at each peak snapshot and at exit, and parsed by
@@ -66,6 +70,8 @@
 #include "internal.h"
 
 #define VM_POINTS 2048u      /* timeline capacity, a power of two (56 bytes a point: 112 KiB, resident once full) */
+#define VM_POINTS_MIN 256u   /* ... but at most 1/16 of the peak's bytes, or this many (14 KiB) */
+#define VM_POINTS_SHIFT 4
 #define VM_TOL_SHIFT 4       /* peak snapshots every 1/16 of growth */
 #define VM_MAPS_NS 10000000u /* ... with a copy of the maps at most every 10 ms */
 #define VM_STEP_SHIFT 5      /* timeline points every 1/32 of the peak */
@@ -420,6 +426,18 @@ static void vm_peak_take(u64 b)
 
 /* --------------------------------------------------------- the timeline */
 
+/* The timeline's capacity now: VM_POINTS, or the largest power of two
+   from VM_POINTS_MIN whose points take at most 1/16 of the heap's peak.
+   The peak only grows (but in a fork child), so neither does this. */
+static u32 vm_points_cap(void)
+{
+	u64 fit = (vm_load(&g_vm.peak) >> VM_POINTS_SHIFT) / sizeof(struct vm_point);
+	u32 cap = VM_POINTS_MIN;
+	while (cap < VM_POINTS && 2 * (u64)cap <= fit)
+		cap *= 2;
+	return cap;
+}
+
 /* Drops every other point but the first, adding the counts of a dropped
    point to the next, and doubles the spacing. */
 static void vm_decimate(void)
@@ -500,7 +518,7 @@ static void vm_point(u64 b, int force)
 		vm_arm(b);
 		return;
 	}
-	if (g_vm.npts == VM_POINTS)
+	if (g_vm.npts >= vm_points_cap())
 		vm_decimate();
 	p = &g_vm.pts[g_vm.npts++];
 	p->ns = vm_now();
