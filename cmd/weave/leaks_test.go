@@ -719,6 +719,22 @@ func TestCheckpointIntoStream(t *testing.T) {
 	}
 }
 
+// TestReportFromStream: the documented WEAVE_OUT=/dev/stdout ./prog |
+// weave report - works for a program that prints: its output, flushed
+// after the profile at exit, is skipped. Before, weave report refused the
+// stream ("record after the E record").
+func TestReportFromStream(t *testing.T) {
+	dir := t.TempDir()
+	exe, _ := buildLeaks(t, dir, "checkpoint")
+	r := mustRun(t, dir, nil, "sh", "-c", `WEAVE_OUT=/dev/stdout WEAVE_SUMMARY=0 "$0" 1 | "$1" report --tables leaks -`, exe, weaveBin)
+	mustRun(t, dir, []string{"WEAVE_OUT=f.prof"}, exe, "1")
+	f := mustRun(t, dir, nil, weaveBin, "report", "--tables", "leaks", "f.prof")
+	allocated := regexp.MustCompile(`(?m)^allocated .*$`)
+	if got, want := allocated.FindString(r.stdout), allocated.FindString(f.stdout); got == "" || got != want {
+		t.Errorf("report of the stream: %q, of the file: %q\n%s", got, want, r.stdout)
+	}
+}
+
 // linkerBlocks counts the live blocks the dynamic linker allocated for
 // itself (hidden sites of file "(dynamic linker)").
 func linkerBlocks(p *profile.Profile) (c profile.LeakCount) {

@@ -175,8 +175,16 @@ func helpArg(args []string) bool {
 // readProfile reads a profile; an error names the file once ("a.prof: no
 // such file or directory", not "a.prof: open a.prof: ...").
 func readProfile(path string) (*profile.Profile, error) {
-	if path == "-" { // a profile piped in: ssh host cat x.prof | weave report -
-		return profile.ReadNamed(os.Stdin, "standard input")
+	if path == "-" {
+		// A profile piped in (ssh host cat x.prof | weave report -), or
+		// written into the pipe with the program's own output
+		// (WEAVE_OUT=/dev/stdout ./prog | weave report -): that output is
+		// skipped, and a fork child's profile summed with its parent's.
+		p, n, err := profile.ReadStream(os.Stdin, "standard input")
+		if n > 1 {
+			fmt.Fprintf(os.Stderr, "weave: standard input: %d profiles (processes) in the stream, summed as weave merge does\n", n)
+		}
+		return p, err
 	}
 	p, err := profile.ReadFile(path)
 	return p, fileError(err)
