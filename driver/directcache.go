@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,15 @@ var directEnv = []string{"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_
 	"GCC_EXEC_PREFIX", "COMPILER_PATH", "SOURCE_DATE_EPOCH", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES",
 	"GCC_COLORS", "CCC_OVERRIDE_OPTIONS"}
 
+// hashEnv writes the environment variables vars (set or not, and their
+// values) into a cache key's hash.
+func hashEnv(h io.Writer, vars []string) {
+	for _, v := range vars {
+		val, ok := os.LookupEnv(v)
+		fmt.Fprintf(h, "%s=%v:%q\x00", v, ok, val)
+	}
+}
+
 // directKey is the direct cache's key of the -E step of src with flags,
 // "" when the cache is not to be used for it.
 func (cfg *Config) directKey(flags []string, src string) string {
@@ -89,10 +99,7 @@ func (cfg *Config) directKey(flags []string, src string) string {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x01%q\x01%q\x01%q\x01%q\x01%q\x01%q\x01", directMagic, self, comp, cc, flags, wd, src)
-	for _, v := range directEnv {
-		val, ok := os.LookupEnv(v)
-		fmt.Fprintf(h, "%s=%v:%q\x00", v, ok, val)
-	}
+	hashEnv(h, directEnv)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -135,10 +142,7 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 		}
 		e.Files = append(e.Files, directFile{Name: name, Sum: sha256.Sum256(b)})
 	}
-	if b := encodeEntry(directMagic, e); b != nil &&
-		writeCacheFile(filepath.Join(dir, key), b) && time.Now().UnixNano()%32 == 0 {
-		pruneWoven(dir, directBytes)
-	}
+	storeEntry(dir, key, directMagic, e, directBytes)
 	return text, nil
 }
 
@@ -146,7 +150,7 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 // it did, else nil.
 func loadDirect(path string) *directEntry {
 	var e directEntry
-	if !decodeEntry(readCacheFile(path), directMagic, &e) || len(e.Files) == 0 {
+	if !loadEntry(path, directMagic, &e) || len(e.Files) == 0 {
 		return nil
 	}
 	for _, f := range e.Files {
@@ -154,10 +158,6 @@ func loadDirect(path string) *directEntry {
 		if err != nil || sha256.Sum256(b) != f.Sum {
 			return nil
 		}
-	}
-	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
-		now := time.Now()
-		os.Chtimes(path, now, now)
 	}
 	return &e
 }

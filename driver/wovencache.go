@@ -119,27 +119,41 @@ func loadWoven(key string) *wovenEntry {
 	if err != nil {
 		return nil
 	}
-	path := filepath.Join(dir, key)
 	var e wovenEntry
-	if !decodeEntry(readCacheFile(path), wovenCacheMagic, &e) || len(e.Text) == 0 {
+	if !loadEntry(filepath.Join(dir, key), wovenCacheMagic, &e) || len(e.Text) == 0 {
 		return nil
-	}
-	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
-		now := time.Now()
-		os.Chtimes(path, now, now)
 	}
 	return &e
 }
 
 // storeWoven writes the entry of key.
 func storeWoven(key string, e *wovenEntry) {
-	dir, err := wovenCacheDir()
-	if err != nil {
-		return
+	if dir, err := wovenCacheDir(); err == nil {
+		storeEntry(dir, key, wovenCacheMagic, e, wovenCacheBytes)
 	}
-	if b := encodeEntry(wovenCacheMagic, e); b != nil &&
+}
+
+// loadEntry decodes the cache entry at path (storeEntry's, magic) into v
+// and reports whether it could; an entry used is marked so (its
+// modification time, at most once a day) for the pruning.
+func loadEntry(path, magic string, v any) bool {
+	if !decodeEntry(readCacheFile(path), magic, v) {
+		return false
+	}
+	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+		now := time.Now()
+		os.Chtimes(path, now, now)
+	}
+	return true
+}
+
+// storeEntry writes v as the entry key of the cache directory dir
+// (encodeEntry's, magic; writeCacheFile: a temporary name renamed), and,
+// one write in 32, prunes dir to limit bytes (pruneCache).
+func storeEntry(dir, key, magic string, v any, limit int64) {
+	if b := encodeEntry(magic, v); b != nil &&
 		writeCacheFile(filepath.Join(dir, key), b) && time.Now().UnixNano()%32 == 0 {
-		pruneWoven(dir, wovenCacheBytes)
+		pruneCache(dir, limit)
 	}
 }
 
@@ -163,9 +177,10 @@ func decodeEntry(b []byte, magic string, v any) bool {
 	return bytes.HasPrefix(b, []byte(magic)) && gob.NewDecoder(bytes.NewReader(b[len(magic):])).Decode(v) == nil
 }
 
-// pruneWoven removes the least recently used entries of dir beyond limit
-// bytes, and temporary files older than an hour (of weaves that died).
-func pruneWoven(dir string, limit int64) {
+// pruneCache removes the least recently used entries of dir beyond limit
+// bytes, temporary files older than an hour (of weaves that died) and
+// empty files (the object cache's marks) older than a day.
+func pruneCache(dir string, limit int64) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -186,6 +201,10 @@ func pruneWoven(dir string, limit int64) {
 			if time.Since(fi.ModTime()) > time.Hour {
 				os.Remove(path)
 			}
+			continue
+		}
+		if fi.Size() == 0 && time.Since(fi.ModTime()) > 24*time.Hour {
+			os.Remove(path)
 			continue
 		}
 		es = append(es, entry{path, fi.Size(), fi.ModTime()})

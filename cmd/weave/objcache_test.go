@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weave-profiler/weave/internal/testtool"
+)
+
+// objCompiles returns the sources whose woven text the logging compiler
+// of objCacheDir compiled since the last call (sorted), and forgets them.
+func objCompiles(t *testing.T, dir string) []string {
+	t.Helper()
+	log := filepath.Join(dir, "bin", "cc.log")
+	b, _ := os.ReadFile(log)
+	os.Remove(log)
+	var r []string
+	for _, w := range strings.Fields(string(b)) {
+		if strings.HasSuffix(w, ".woven.i") {
+			// TMP/N-main.woven.i: main.c
+			_, name, _ := strings.Cut(filepath.Base(w), "-")
+			r = append(r, strings.TrimSuffix(name, ".woven.i")+".c")
+		}
+	}
+	slices.Sort(r)
+	return r
+}
+
+// objCacheDir writes ccSources' program into a new directory, util.c with
+// an unused static function (a warning under -Wall), every file an hour
+// old (the direct cache stores them), and bin/cc, a compiler that logs
+// its command lines to bin/cc.log and runs gcc; bin/ccache is a launcher
+// that runs its arguments.
+func objCacheDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	os.Mkdir(filepath.Join(dir, "bin"), 0o755)
+	for name, text := range map[string]string{
+		"util.h":     ccSources["util.h"],
+		"main.c":     ccSources["main.c"],
+		"util.c":     ccSources["util.c"] + "static int unused_helper(void) { return 1; }\n",
+		"bin/cc":     "#!/bin/sh\necho \"$@\" >> \"$0.log\"\nexec gcc \"$@\"\n",
+		"bin/ccache": "#!/bin/sh\nexec \"$@\"\n",
+	} {
+		writeDated(t, filepath.Join(dir, name), text, 0o755, old)
+	}
+	return dir
+}
+
+// TestObjectCache: a woven build's objects come from the object cache when
+// the woven text, flags and compiler are the same (a touched source, the
+// tree built again elsewhere without -g): the woven text is not compiled,
+// the objects are byte for byte a fresh compile's, the warnings are
+// repeated, the program prints and profiles the same. Other flags, a
+// changed header, -g in another directory, another frame policy are
+// misses; a flag that writes a side file (-fstack-usage), a failed
+// compile, a launcher in WEAVE_CC and WEAVE_CACHE=off are never served.
+func TestObjectCache(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := objCacheDir(t)
+	home := t.TempDir()
+	env := []string{"WEAVE_CC=" + filepath.Join(dir, "bin", "cc"), "XDG_CACHE_HOME=" + home}
+	build := func(in string, extra []string, flags ...string) string {
+		t.Helper()
+		argv := append([]string{weaveBin, "cc", "-O2", "-Wall", "-c", "main.c", "util.c"}, flags...)
+		r := run(t, in, append(env, extra...), argv...)
+		if r.code != 0 {
+			t.Fatalf("weave cc %q: exit %d\n%s", flags, r.code, r.stderr)
+		}
+		return r.stderr
+	}
+	both := []string{"main.c", "util.c"}
+	entries := func() int {
+		ents, _ := os.ReadDir(filepath.Join(home, "weave", "object"))
+		n := 0
+		for _, e := range ents {
+			if !strings.HasPrefix(e.Name(), ".") && !strings.HasSuffix(e.Name(), ".seen") {
+				n++
+			}
+		}
+		return n
+	}
+	// The first build knows neither unit's summary, the second both (the
+	// frame store): from the second on, the woven text stays.
+	build(dir, nil)
+	warned := build(dir, nil)
+	if !strings.Contains(warned, "unused_helper") {
+		t.Fatalf("no warning about unused_helper: %q", warned)
+	}
+	objCompiles(t, dir)
+	now := time.Now()
+	os.Chtimes(filepath.Join(dir, "main.c"), now, now) // touch
+	if got := build(dir, nil); got != warned {
+		t.Errorf("diagnostics from the cache:\n%s\nwant, as compiled:\n%s", got, warned)
+	}
+	if got := objCompiles(t, dir); len(got) != 0 {
+		t.Fatalf("a rebuild after a touch compiled %q", got)
+	}
+	mustRun(t, dir, nil, weaveBin, "cc", "main.o", "util.o", "-o", "cached")
+	cached := map[string][]byte{}
+	for _, o := range []string{"main.o", "util.o"} {
+		cached[o], _ = os.ReadFile(filepath.Join(dir, o))
+	}
+	build(dir, []string{"WEAVE_CACHE=off"})
+	if got := objCompiles(t, dir); !slices.Equal(got, both) {
+		t.Errorf("WEAVE_CACHE=off compiled %q", got)
+	}
+	for o, b := range cached {
+		if fresh, _ := os.ReadFile(filepath.Join(dir, o)); !bytes.Equal(b, fresh) {
+			t.Errorf("%s from the cache (%d bytes) differs from a fresh compile (%d bytes)", o, len(b), len(fresh))
+		}
+	}
+	mustRun(t, dir, nil, weaveBin, "cc", "main.o", "util.o", "-o", "fresh")
+	if a, b := runProfiled(t, dir, "./cached"), runProfiled(t, dir, "./fresh"); !reflect.DeepEqual(a, b) {
+		t.Errorf("from the object cache: %+v\ncompiled: %+v", a, b)
+	}
+
+	// Misses: other flags, another frame policy (util.c's woven text
+	// changes, main.c's does not), a changed header.
+	for _, m := range []struct {
+		what  string
+		extra []string
+		flags []string
+		want  []string
+	}{
+		{"-O1", nil, []string{"-O1"}, both},
+		{"WEAVE_FRAMES=all", []string{"WEAVE_FRAMES=all"}, nil, []string{"util.c"}},
+	} {
+		for i, want := range [][]string{m.want, nil} {
+			build(dir, m.extra, m.flags...)
+			if got := objCompiles(t, dir); !slices.Equal(got, want) {
+				t.Errorf("%s, build %d compiled %q, want %q", m.what, i+1, got, want)
+			}
+		}
+	}
+	writeDated(t, filepath.Join(dir, "util.h"), ccSources["util.h"]+"extern int util_count;\n", 0o644, time.Now().Add(-time.Hour))
+	build(dir, nil)
+	if got := objCompiles(t, dir); !slices.Equal(got, both) {
+		t.Errorf("after util.h changed, compiled %q, want both", got)
+	}
+
+	// -g: the working directory is in the object (DW_AT_comp_dir), unless
+	// a prefix map names it; without -g another directory hits. (gcc's -E
+	// step under -g writes it into the text too, unless
+	// -fno-working-directory: then only the object cache's key has it.)
+	other := objCacheDir(t)
+	os.WriteFile(filepath.Join(other, "util.h"), []byte(ccSources["util.h"]+"extern int util_count;\n"), 0o644)
+	os.Chtimes(filepath.Join(other, "util.h"), now.Add(-time.Hour), now.Add(-time.Hour))
+	build(dir, nil, "-g", "-fno-working-directory")
+	objCompiles(t, dir)
+	build(other, nil, "-g", "-fno-working-directory")
+	if got := objCompiles(t, dir); !slices.Equal(got, both) {
+		t.Errorf("-g in another directory compiled %q, want both", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(other, "main.o")); !bytes.Contains(b, []byte(other)) {
+		t.Errorf("main.o compiled with -g in %s does not name it", other)
+	}
+	build(other, nil)
+	if got := objCompiles(t, dir); len(got) != 0 {
+		t.Errorf("without -g another directory compiled %q", got)
+	}
+	build(dir, nil, "-g", "-fno-working-directory", "-fdebug-prefix-map="+dir+"=/src")
+	objCompiles(t, dir)
+	build(other, nil, "-g", "-fno-working-directory", "-fdebug-prefix-map="+other+"=/src")
+	if got := objCompiles(t, dir); len(got) != 0 {
+		t.Errorf("-g mapped to the same directory elsewhere compiled %q", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(other, "main.o")); bytes.Contains(b, []byte(dir)) || !bytes.Contains(b, []byte("/src")) {
+		t.Errorf("main.o compiled with -g mapped to /src names %s, or not /src", dir)
+	}
+
+	// Never served: a flag that writes a side file, a launcher,
+	// a failed compile.
+	n := entries()
+	for i := range 2 {
+		build(dir, nil, "-fstack-usage")
+		if got := objCompiles(t, dir); !slices.Equal(got, both) {
+			t.Errorf("-fstack-usage, build %d compiled %q, want both", i+1, got)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "util.su")); err != nil {
+			t.Errorf("-fstack-usage, build %d: %v", i+1, err)
+		}
+		os.Remove(filepath.Join(dir, "util.su"))
+		build(dir, []string{"WEAVE_CC=" + filepath.Join(dir, "bin", "ccache") + " " + filepath.Join(dir, "bin", "cc")})
+		if got := objCompiles(t, dir); !slices.Equal(got, both) {
+			t.Errorf("through a launcher, build %d compiled %q, want both", i+1, got)
+		}
+		r := run(t, dir, env, weaveBin, "cc", "-O2", "-Wall", "-Werror=unused-function", "-c", "util.c")
+		if r.code == 0 || !strings.Contains(r.stderr, "unused_helper") {
+			t.Errorf("-Werror=unused-function: exit %d\n%s", r.code, r.stderr)
+		}
+		if got := objCompiles(t, dir); !slices.Equal(got, []string{"util.c"}) {
+			t.Errorf("a failing compile, build %d compiled %q, want util.c", i+1, got)
+		}
+	}
+	if m := entries(); m != n {
+		t.Errorf("object cache entries %d -> %d after builds that must not be cached", n, m)
+	}
+}
