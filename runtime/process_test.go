@@ -434,20 +434,30 @@ func TestProfileToDevice(t *testing.T) {
 			t.Errorf("WEAVE_OUT=%s: stdout %.200q, stderr:\n%s", out, r.stdout, r.stderr)
 		}
 	}
-	if r = run(t, exe, []string{"WEAVE_OUT=/dev/fd/9"}); !strings.Contains(r.stderr, "cannot write profile /dev/fd/9: Bad file descriptor") {
-		t.Errorf("WEAVE_OUT=/dev/fd/9, closed:\n%s", r.stderr)
-	}
-	f, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	// A descriptor closed, or a regular file (maybe the program's own):
+	// not written into, and the profile not lost (before, it was not
+	// written at all): the default name, and a line says so.
+	stdoutFile := filepath.Join(t.TempDir(), "stdout")
+	f, err := os.Create(stdoutFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), "WEAVE_OUT=/dev/stdout", "WEAVE_SUMMARY=1")
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = f, &stderr
-	if err := cmd.Run(); err != nil || !strings.Contains(stderr.String(), "cannot write profile /dev/stdout: Device not a stream") {
-		t.Errorf("WEAVE_OUT=/dev/stdout into a regular file: %v\n%s", err, stderr.String())
+	for _, tc := range []struct{ out, why string }{{"/dev/fd/9", "Bad file descriptor"}, {"/dev/stdout", "Device not a stream"}} {
+		wd := t.TempDir()
+		cmd := exec.Command(exe)
+		cmd.Dir = wd
+		cmd.Env = append(os.Environ(), "WEAVE_OUT="+tc.out, "WEAVE_SUMMARY=1")
+		var stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = f, &stderr
+		err := cmd.Run()
+		profs, _ := filepath.Glob(filepath.Join(wd, "weave-allfns.*.prof"))
+		if err != nil || len(profs) != 1 || !strings.Contains(stderr.String(), "WEAVE_OUT="+tc.out+": "+tc.why+"; the profile goes to "+filepath.Base(profs[0])+"\n") {
+			t.Errorf("WEAVE_OUT=%s: %v, profiles %v\n%s", tc.out, err, profs, stderr.String())
+		}
+	}
+	if b, _ := os.ReadFile(stdoutFile); strings.Contains(string(b), "weave profile") {
+		t.Errorf("a profile was written into the regular file behind /dev/stdout")
 	}
 	// WEAVE_LOG too: it made /dev/stderr.1 and /dev/null.1.
 	if r = run(t, exe, []string{"WEAVE_LOG=/dev/stderr"}); !strings.Contains(r.stderr, "HEAP SUMMARY") || strings.Contains(r.stderr, "WEAVE_LOG") {

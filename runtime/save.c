@@ -222,6 +222,20 @@ static void dir_name(struct sbuf *path)
 	sb_str(path, ".prof");
 }
 
+/* path = weave-<prog>.<pid>.prof in the start directory: the profile's
+   name without WEAVE_OUT. */
+static void default_name(struct sbuf *path)
+{
+	sb_start_dir(path, "weave-");
+	sb_str(path, "weave-");
+	prog_name(path);
+	sb_str(path, ".");
+	sb_u64(path, (u64)getpid());
+	sb_str(path, ".prof");
+}
+
+static const char *errdesc(int e);
+
 /* Writes the profile into the file chosen by WEAVE_OUT (see init.c);
    path gets the final name. Returns 0, or -1 with errno set. */
 static __attribute__((noinline)) int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
@@ -242,9 +256,26 @@ static __attribute__((noinline)) int save_profile(struct sbuf *path, struct tota
 		dir_name(path);
 	} else if (g_cfg_out_set) {
 		sb_expand(path, g_cfg_out);
-		if ((dev = device_out(path->s)) == -2)
-			return -1;
-		replace = dev < 0 && !exec_profile(path->s);
+		if ((dev = device_out(path->s)) == -2) {
+			/* Not into that descriptor or device (a regular file, maybe
+			   the program's own; closed), and not lost: the default name. */
+			struct sbuf m = {.n = 0};
+			int e = errno;
+			sb_str(&m, "WEAVE_OUT=");
+			sb_str(&m, path->s);
+			sb_str(&m, ": ");
+			sb_str(&m, errdesc(e));
+			path->n = 0;
+			path->s[0] = 0;
+			default_name(path);
+			sb_str(&m, "; the profile goes to ");
+			sb_str(&m, path->s);
+			sb_str(&m, "\n");
+			rt_warn(m.s);
+			dev = -1;
+		} else if (dev < 0) {
+			replace = !exec_profile(path->s);
+		}
 		if (dev < 0 && run_profile(path->s)) {
 			/* Another process of this run wrote it: this one's name
 			   gets the pid, before a .prof suffix. */
@@ -254,12 +285,7 @@ static __attribute__((noinline)) int save_profile(struct sbuf *path, struct tota
 			replace = 0;
 		}
 	} else {
-		sb_start_dir(path, "weave-");
-		sb_str(path, "weave-");
-		prog_name(path);
-		sb_str(path, ".");
-		sb_u64(path, pid);
-		sb_str(path, ".prof");
+		default_name(path);
 	}
 	/* 16 KiB: a bigger buffer saves few system calls and adds to the
 	   program's peak RSS, which the writer may set. */

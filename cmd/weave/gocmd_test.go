@@ -145,6 +145,14 @@ func TestGoKnownAllocations(t *testing.T) {
 	if r := mustRun(t, tmp, []string{"WEAVE_OUT=/dev/stdout", "WEAVE_SUMMARY=1"}, "./app", "10"); !strings.Contains(r.stdout, "\nweave profile ") || !strings.Contains(r.stderr, "profile written to /dev/stdout\n") {
 		t.Errorf("WEAVE_OUT=/dev/stdout: stdout %.200q, stderr %q", r.stdout, r.stderr)
 	}
+	// A descriptor closed (or a regular file): not written into, and the
+	// profile not lost: the default name, and a line says so. It was
+	// not written at all.
+	profsBefore, _ := filepath.Glob(filepath.Join(tmp, "weave-app.*.prof"))
+	r = mustRun(t, tmp, []string{"WEAVE_OUT=/dev/fd/9"}, "./app", "10")
+	if after, _ := filepath.Glob(filepath.Join(tmp, "weave-app.*.prof")); len(after) != len(profsBefore)+1 || !strings.Contains(r.stderr, "WEAVE_OUT=/dev/fd/9: bad file descriptor; the profile goes to weave-app.") {
+		t.Errorf("WEAVE_OUT=/dev/fd/9, closed: profiles %v, stderr %q", after, r.stderr)
+	}
 	if r := mustRun(t, tmp, []string{"WEAVE_LOG=/dev/stderr"}, "./app", "10"); !strings.Contains(r.stderr, "HEAP SUMMARY") || strings.Contains(r.stderr, "WEAVE_LOG") {
 		t.Errorf("WEAVE_LOG=/dev/stderr: stderr %q", r.stderr)
 	}

@@ -105,8 +105,15 @@ func writeFile(st *state, end string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	if f, ok, err := streamOut(path); ok {
+	if f, ok, err := streamOut(path); ok && err == nil {
 		return path, intoStream(f, err, func(w io.Writer) error { return st.encode(w, end) })
+	} else if ok {
+		// Not into that descriptor or device (a regular file, maybe the
+		// program's own; closed), and not lost: the default name, as the
+		// C runtime's.
+		def := "weave-" + filepath.Base(argv[0]) + "." + strconv.Itoa(os.Getpid()) + ".prof"
+		writeStderr(fmt.Sprintf("==weave %d== WEAVE_OUT=%s: %v; the profile goes to %s\n", os.Getpid(), path, err, def))
+		path = def
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".weave-*.tmp")
 	if err != nil {
