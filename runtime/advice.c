@@ -448,15 +448,13 @@ static __attribute__((noinline)) void free_scrub_big(struct rt_local *l, void *p
 static inline __attribute__((always_inline)) void free_fast(struct rt_local *l, struct bin *b, void *p)
 {
 	uintptr_t ad = (uintptr_t)p;
-	u32 *fsl = fine_slot(ad), ni;
 	const struct rt_node *nd;
+	u32 ni;
 	u64 n;
-	int hinted;
-	/* The fine slot's cache miss overlaps the chunk header's. */
-	if (fsl)
-		__builtin_prefetch(fsl);
-	hinted = coarse_hint(ad);
-	if (__builtin_expect(!(hinted ? coarse_take(ad, &ni, &n) : fine_take(fsl, ad, &ni, &n)), 0)) {
+	/* One tree's walk, not both: the fine slot's loads, predicted,
+	   overlap the chunk header's all the same. */
+	int hinted = coarse_hint(ad);
+	if (__builtin_expect(!(hinted ? coarse_take(ad, &ni, &n) : fine_take(fine_slot(ad), ad, &ni, &n)), 0)) {
 		free_miss(l, b, p, hinted);
 		return;
 	}
