@@ -16,9 +16,13 @@
      - the exact peak: an allocation past hi raises it; below hi, the
        heap can pass the peak only when hi is above it ("the peak in
        reach"), and then lo_rel sends every free to vm_down, where the heap
-       before the first free after a climb is the climb's top. Out of
-       reach (a heap below its old peak, binary-trees after its first
-       tree), frees cost nothing more;
+       before the first free after a climb is the climb's top. A free
+       there that finds the heap already below the peak (the climb is
+       over) clamps hi to the peak + 1 (g_vm.clamp) until the next
+       allocation past hi, so that the frees of a heap that wanders just
+       below its peak (a server's ring, a garbage collector's cycle) do
+       not all come here. Out of reach (a heap below its old peak,
+       binary-trees after its first tree), frees cost nothing more;
      - the peak's time: taken when the heap grows past the last stamp by
        1/1024 (VM_STAMP_SHIFT), so it is when the heap came within 1/1024
        of its peak, without a clock read per allocation of a climb;
@@ -109,6 +113,7 @@ static struct {
 	int first_taken;          /* g_vm_first belongs to a thread */
 	u64 hi;                   /* the next slow allocation: at hi + 0 (one thread) */
 	int due;                  /* the timer asked for a point */
+	int clamp;                /* hi no higher than peak + 1 (see the top) */
 	u32 lock;
 	u64 peak, peak_allocs, peak_frees; /* the high-water mark, the counts then */
 	u64 peak_ns, stamp_next;  /* time taken when the heap exceeds stamp_next */
@@ -478,6 +483,8 @@ static void vm_rearm(void)
 	b = g_vm.hi + (u64)v->x;
 	hi = hi < sn ? hi : sn;
 	hi = hi < st ? hi : st;
+	if (g_vm.clamp && hi > vm_load(&g_vm.peak) + 1)
+		hi = vm_load(&g_vm.peak) + 1; /* the peak is at least b */
 	if (lo > b)
 		lo = b;
 	__atomic_store_n(&g_vm.hi, hi, __ATOMIC_RELAXED);
@@ -576,6 +583,7 @@ static __attribute__((noinline)) void vm_up(struct vm_thread *v, u64 n)
 	}
 	VM_COUNT(v->allocs);
 	b = g_vm.hi + (u64)x;
+	g_vm.clamp = 0; /* a climb may be starting: its frees find its top */
 	due = __atomic_load_n(&g_vm.due, __ATOMIC_RELAXED);
 	if (b > vm_load(&g_vm.peak))
 		vm_peak_raise(b);
@@ -603,14 +611,16 @@ static __attribute__((noinline)) void vm_up(struct vm_thread *v, u64 n)
 }
 
 /* The slow path of a free of n bytes: the heap before it may be the
-   peak, raised with the counts before this free. With one thread that is
-   all there is to do while the peak is in reach (every free comes here):
-   plain stores, no new thresholds (lo_rel stays: a free here too many is
-   harmless). in_rt set. */
+   peak, raised with the counts before this free. With one thread, while
+   the peak is in reach, that is all there is to do (plain stores, no new
+   thresholds: a free here too many is harmless) until a free finds the
+   heap before it at or below the peak: then hi is clamped to the peak + 1
+   (see the top). in_rt set. */
 static __attribute__((noinline)) void vm_down(struct vm_thread *v, u64 n)
 {
 	long long x = __atomic_load_n(&v->x, __ATOMIC_RELAXED);
 	u64 b;
+	int clamp = 0;
 	if (__builtin_expect(!vm_one(v) || x >= VM_FAR / 2, 0)) { /* x: folded by vm_multi meanwhile */
 		vm_down_threads(v, n);
 		return;
@@ -619,10 +629,18 @@ static __attribute__((noinline)) void vm_down(struct vm_thread *v, u64 n)
 	if (b + n > g_vm.peak && b + n < 1ull << 62) {
 		__atomic_store_n(&g_vm.peak, b + n, __ATOMIC_RELAXED);
 		vm_peak_counts();
+	} else if (!g_vm.clamp) {
+		g_vm.clamp = clamp = 1;
 	}
 	VM_COUNT(v->frees);
-	if (!__atomic_load_n(&g_vm.due, __ATOMIC_RELAXED) && b >= vm_load(&g_vm.tl_lo))
+	if (!__atomic_load_n(&g_vm.due, __ATOMIC_RELAXED) && b >= vm_load(&g_vm.tl_lo)) {
+		if (clamp) {
+			spin_lock(&g_vm.lock);
+			vm_rearm();
+			spin_unlock(&g_vm.lock);
+		}
 		return;
+	}
 	spin_lock(&g_vm.lock);
 	vm_point(b, 0);
 	spin_unlock(&g_vm.lock);
