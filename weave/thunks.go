@@ -190,7 +190,18 @@ func (w *weaver) paramTypes(d *cc.Declarator) ([]string, bool) {
 			if off < start || off+len(tok.SrcStr()) > end {
 				return nil, false
 			}
-			b = append(append(b, text[start:off]...), text[off+len(tok.SrcStr()):end]...)
+			// The name's own parentheses go with it: void (cb)(void *)
+			// is void (void *), never void ()(void *), a function
+			// returning a function.
+			lo, hi := off, off+len(tok.SrcStr())
+			for {
+				l, h := skipSpace(text, lo, -1, start), skipSpace(text, hi, 1, end)
+				if l <= start || h >= end || text[l-1] != '(' || text[h] != ')' {
+					break
+				}
+				lo, hi = l-1, h+1
+			}
+			b = append(append(b, text[start:lo]...), text[hi:end]...)
 			names = append(names, tok.SrcStr())
 		} else {
 			b = append(b, text[start:end]...)
@@ -221,6 +232,22 @@ func (w *weaver) paramTypes(d *cc.Declarator) ([]string, bool) {
 		}
 	}
 	return types, true
+}
+
+// skipSpace returns the offset past the white space of text from i in
+// direction dir (1 forward, -1 backward: the offset after it), staying
+// within limit.
+func skipSpace(text []byte, i, dir, limit int) int {
+	if dir < 0 {
+		for i > limit && (text[i-1] == ' ' || text[i-1] == '\t' || text[i-1] == '\n') {
+			i--
+		}
+		return i
+	}
+	for i < limit && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 var tagRef = regexp.MustCompile(`\b(?:struct|union|enum)\s+([A-Za-z_]\w*)`)

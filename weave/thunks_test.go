@@ -31,10 +31,12 @@ int ext_proto_tag(struct fresh *p);
 int ext_oldstyle();
 void *alloca(size_t);
 int ext_vla(int n, int a[n]);
+void ext_fnparam(void (callback)(void *), int (n), char (*(s)));
 static int y_plain(const struct known *k, int *a) { return k->x > 0 ? k->x : ext_plain(k, 0, a, 'c'); }
 static void y_void(int x) { if (x) ext_void(0, x); }
 static int y_struct(int x) { return x ? ext_struct(x).x : 0; }
 static int y_paren(int x) { return x > 3 ? ext_paren(x) : x; }
+static void y_fnparam(int x) { if (x) ext_fnparam(0, x, 0); }
 static int n_var(int x) { return x > 3 ? ext_var("%d", x) : x; }
 static int n_proto_tag(struct fresh *p, int x) { return x > 3 ? ext_proto_tag(p) : x; }
 static int n_oldstyle(int x) { return x > 3 ? ext_oldstyle(x) : x; }
@@ -44,6 +46,7 @@ static int n_args(int x) { return x > 3 ? ext_paren(ext_paren(x)) : x; }
 int all(const struct known *k, int *a, struct fresh *p, int x)
 {
 	y_void(x);
+	y_fnparam(x);
 	return y_plain(k, a) + y_struct(x) + y_paren(x) + n_var(x) + n_proto_tag(p, x) + n_oldstyle(x) +
 	       n_alloca(x) + n_vla(x, a) + n_args(x);
 }
@@ -54,8 +57,8 @@ int all(const struct known *k, int *a, struct fresh *p, int x)
 	text := string(res.Text)
 	def := regexp.MustCompile(`(?m)^(?:static __typeof__\(\w+\) __weave_t\d+ [^;]*; )?static (?:int|void) ([yn]_\w+)\(.*`)
 	ms := def.FindAllStringSubmatch(text, -1)
-	if len(ms) != 10 {
-		t.Fatalf("%d of the 10 functions found in the woven text:\n%s", len(ms), text[strings.Index(text, "struct known {"):])
+	if len(ms) != 11 {
+		t.Fatalf("%d of the 11 functions found in the woven text:\n%s", len(ms), text[strings.Index(text, "struct known {"):])
 	}
 	for _, m := range ms {
 		thunked := strings.Contains(m[0], "__weave_t")
