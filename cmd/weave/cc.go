@@ -75,7 +75,7 @@ weave flags:
 
 The pointcut flags may also come from weave.conf and WEAVE_FLAGS; WEAVE_CC names the
 compiler, WEAVE_STRICT=1 makes a file that cannot be woven an error, WEAVE_CACHE=off
-turns off the cache of woven text. README.md and docs/building.md in weave's source
+turns off weave's caches (preprocessed and woven text, objects). README.md and docs/building.md in weave's source
 say more.
 
 The compiler's own help: weave cc --help=common (or any --help=CLASS), or cc --help.
