@@ -142,12 +142,24 @@ func (cfg *Config) CC(args []string) error {
 	}
 	cfg.storeRead = storeRead.Wait
 	if c.stage == stageLink {
-		go cfg.runtime()
+		cfg.runtimeReady = make(chan struct{})
+		go func() {
+			cfg.runtime()
+			close(cfg.runtimeReady)
+		}()
 		defer cfg.runtime() // no build of it left running if a compile fails
 	}
 	if j := cfg.oneStepJob(c, jobs); j != nil {
 		j.oneStep = true
+		j.startLink = func(text []byte) *earlyLink { return cfg.startEarlyLink(c, j, objects, &sc, text) }
 	}
+	defer func() { // an early link not given its text (earlyLink)
+		for _, j := range jobs {
+			if j != nil && j.link != nil {
+				j.link.abort()
+			}
+		}
+	}()
 	cfg.runJobs(c, jobs, tmp, stdin)
 	var failed error
 	for _, j := range jobs {
@@ -189,6 +201,20 @@ type job struct {
 	pp      []byte // the -E step's diagnostics
 	finish  func()
 	save    func()
+	// startLink starts the one-step link before the weave (earlyLink),
+	// given the preprocessed text; link is that link, and wovenText
+	// what it is to compile.
+	startLink func(text []byte) *earlyLink
+	link      *earlyLink
+	wovenText []byte
+}
+
+// dropLink aborts j's early link unless the woven text went to it.
+func (j *job) dropLink() {
+	if j.link != nil && j.woven == "" {
+		j.link.abort()
+		j.link = nil
+	}
 }
 
 // warnUnmatched warns about the patterns of weave cc's own command line
@@ -331,6 +357,11 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	if f := c.packedStructs(); reason == "" && f != "" {
 		reason = f + " changes the layout of weave's runtime interface"
 	}
+	if reason == "" && j.startLink != nil {
+		if j.link = j.startLink(text); j.link != nil {
+			defer j.dropLink()
+		}
+	}
 
 	// Weave and compile the woven text.
 	if reason == "" {
@@ -408,7 +439,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 				cfg.fallback(c, j, deps, stdinText, "the woven code does not compile: "+firstDiag(ccErr.String()), tmp)
 			}
 			if j.oneStep {
-				j.res, j.woven, j.pp, j.save = res, wfile, ppErr.Bytes(), save
+				j.res, j.woven, j.wovenText, j.pp, j.save = res, wfile, woven, ppErr.Bytes(), save
 				j.finish = func() { j.res, j.woven = nil, ""; finish() }
 				return
 			}

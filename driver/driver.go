@@ -67,6 +67,9 @@ type Config struct {
 	// runtime finds the runtime files of the command's link, once
 	// (CC sets it: runtimeFiles).
 	runtime func() (rtFiles, error)
+	// runtimeReady is closed once runtime has returned (CC starts it
+	// while the units compile).
+	runtimeReady chan struct{}
 }
 
 // CompilerFromEnv returns $WEAVE_CC split into words, else ["cc"].

@@ -147,7 +147,9 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 	for _, a := range c.args {
 		switch {
 		case a.in != nil:
-			if obj, ok := objects[a.in]; ok {
+			if obj, ok := objects[a.in]; ok && obj == earlyInput {
+				argv = append(argv, "-x", "cpp-output", earlyInput, "-x", "none")
+			} else if ok {
 				argv = append(argv, obj)
 			} else if a.in.lang != "" {
 				argv = append(argv, "-x", a.in.lang, a.in.name, "-x", "none")
@@ -476,18 +478,27 @@ func isGCC(cc string) bool {
 }
 
 // oneStepLink runs the link command with the woven text of j in place of
-// its object: the compiler compiles it and links. If that fails, the
+// its object: the compiler compiles it and links (or the link started
+// early, earlyLink, is given the text). If that fails, the
 // text is compiled on its own (falling back to an unwoven compile if it
 // does not compile) and linked as any other object, so that every
 // failure is reported as it would have been.
 func (cfg *Config) oneStepLink(c *cmdline, j *job, objects map[*input]string, sc *scratch) error {
-	objects[j.in] = j.woven
-	argv, err := cfg.linkArgv(c, objects, sc)
-	if err != nil {
-		return err
-	}
 	var out bytes.Buffer
-	if cfg.runTo(&out, nil, argv) == nil {
+	var err error
+	if e := j.link; e != nil {
+		j.link = nil
+		err = e.finish(j.wovenText)
+		out.Write(e.stderr.Bytes())
+	} else {
+		objects[j.in] = j.woven
+		argv, aerr := cfg.linkArgv(c, objects, sc)
+		if aerr != nil {
+			return aerr
+		}
+		err = cfg.runTo(&out, nil, argv)
+	}
+	if err == nil {
 		cfg.Stderr.Write(j.pp)
 		cfg.Stderr.Write(out.Bytes())
 		j.save()

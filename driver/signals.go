@@ -97,6 +97,14 @@ func onInterrupt(f func()) (stop func()) {
 // Once weave is interrupted it starts none, and one that ended does not
 // return: the process ends by the signal, not by the failure it caused.
 func runChild(cmd *exec.Cmd) error {
+	if err := startChild(cmd); err != nil {
+		return err
+	}
+	return waitChild(cmd)
+}
+
+// startChild starts cmd as runChild does; waitChild waits for it.
+func startChild(cmd *exec.Cmd) error {
 	catchInterrupts()
 	interrupt.mu.Lock()
 	if interrupt.caught {
@@ -108,10 +116,11 @@ func runChild(cmd *exec.Cmd) error {
 		interrupt.children[cmd.Process] = true
 	}
 	interrupt.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	err = cmd.Wait()
+	return err
+}
+
+func waitChild(cmd *exec.Cmd) error {
+	err := cmd.Wait()
 	interrupt.mu.Lock()
 	delete(interrupt.children, cmd.Process)
 	caught := interrupt.caught

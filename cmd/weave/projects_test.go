@@ -135,6 +135,16 @@ func ccDir(t *testing.T) string {
 	return dir
 }
 
+// privateTmp returns a new empty directory under dir, for TMPDIR.
+func privateTmp(t *testing.T, dir string) string {
+	t.Helper()
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return tmp
+}
+
 // isWoven reports whether an object file (or executable) refers to the
 // weave runtime.
 func isWoven(t *testing.T, path string) bool {
@@ -434,8 +444,11 @@ func TestCCModes(t *testing.T) {
 		}
 	})
 	t.Run("fallback", func(t *testing.T) {
+		// The one-step link started before the weave (driver/earlylink.go)
+		// is given up: nothing of it left in TMPDIR.
 		dir := ccDir(t)
-		r := wcc(t, dir, "-O2", "f80.c", "-o", "prog")
+		tmp := privateTmp(t, dir)
+		r := mustRun(t, dir, append(env, "TMPDIR="+tmp), weaveBin, "cc", "-O2", "f80.c", "-o", "prog")
 		m := fellBack.FindAllStringSubmatch(r.stderr, -1)
 		if len(m) != 1 || m[0][1] != "f80.c" || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("want one line \"weave: warning: f80.c: not woven: ...\", got:\n%s", r.stderr)
@@ -443,6 +456,42 @@ func TestCCModes(t *testing.T) {
 		out := mustRun(t, dir, []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}, "./prog")
 		if out.stdout != "3\n" {
 			t.Errorf("prog printed %q", out.stdout)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) > 0 {
+			t.Errorf("left in TMPDIR: %v", left)
+		}
+	})
+	t.Run("errors-link", func(t *testing.T) {
+		// A program compiled and linked in one command: the compiler's
+		// errors (a syntax error, which the weave meets after the early
+		// link started; a missing header, in the -E step), its exit
+		// status, no program, an older one kept, nothing left in TMPDIR.
+		dir := ccDir(t)
+		tmp := privateTmp(t, dir)
+		if err := os.WriteFile(filepath.Join(dir, "nohdr.c"), []byte("#include <stdio.h>\n#include \"missing.h\"\nint main(void) { return 0; }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, src := range []string{"bad.c", "nohdr.c"} {
+			if err := os.WriteFile(filepath.Join(dir, "prog"), []byte("old"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p := run(t, dir, nil, "gcc", "-O2", src, "-o", "plain")
+			w := run(t, dir, append(env, "TMPDIR="+tmp, "WEAVE_CACHE=off"), weaveBin, "cc", "-O2", src, "-o", "prog")
+			if w.code != p.code || w.stderr != p.stderr || p.code == 0 {
+				t.Errorf("%s: weave cc: exit %d\n%s\ngcc: exit %d\n%s", src, w.code, w.stderr, p.code, p.stderr)
+			}
+			if !strings.Contains(w.stderr, src+":4:") && !strings.Contains(w.stderr, src+":2:10:") {
+				t.Errorf("%s: error not at its line:\n%s", src, w.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "plain")); err == nil {
+				t.Errorf("%s: gcc wrote its program", src)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "prog")); string(b) != "old" {
+				t.Errorf("%s: the older prog not kept", src)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				t.Errorf("%s: left in TMPDIR: %v", src, left)
+			}
 		}
 	})
 	t.Run("strict", func(t *testing.T) {

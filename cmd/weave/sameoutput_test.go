@@ -137,14 +137,10 @@ func TestInterruptedCompile(t *testing.T) {
 	// The compile step: a child of weave's with -c.
 	cc := 0
 	for deadline := time.Now().Add(2 * time.Minute); cc == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", cmd.Process.Pid))
-		for _, f := range tasks {
-			b, _ := os.ReadFile(f)
-			for _, c := range strings.Fields(string(b)) {
-				argv, _ := os.ReadFile("/proc/" + c + "/cmdline")
-				if args := strings.Split(string(argv), "\x00"); slices.Contains(args, "-c") && !slices.Contains(args, "-E") {
-					cc, _ = strconv.Atoi(c)
-				}
+		for _, c := range childPids(cmd.Process.Pid) {
+			argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c))
+			if args := strings.Split(string(argv), "\x00"); slices.Contains(args, "-c") && !slices.Contains(args, "-E") {
+				cc = c
 			}
 		}
 	}
@@ -159,10 +155,7 @@ func TestInterruptedCompile(t *testing.T) {
 		t.Errorf("weave ended with %v, want by SIGINT", ws)
 	}
 	// The compiler's driver, if it outlived weave: until it ends.
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cc)); err != nil || strings.Contains(string(b), ") Z ") {
-			break
-		}
+	for deadline := time.Now().Add(2 * time.Minute); running(cc) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "slow.o")); err == nil {
 		t.Error("slow.o was written after weave cc was interrupted")
@@ -170,4 +163,105 @@ func TestInterruptedCompile(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left in TMPDIR: %v", left)
 	}
+}
+
+// TestEarlyLinkKilled: weave cc ended by a signal while it weaves a
+// program that it compiles and links in one step, whose link it has
+// started already (driver/earlylink.go: it waits for the woven text on
+// its standard input), leaves the program as it was. SIGKILL: without
+// the link's Pdeathsig its cc1 compiled the empty input it got when weave
+// died, and ld, missing main, removed the older program. SIGINT: weave
+// passes it on, and nothing is left in TMPDIR.
+func TestEarlyLinkKilled(t *testing.T) {
+	t.Parallel()
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	// A unit whose weave takes a second or so.
+	var src strings.Builder
+	src.WriteString("#include <stdio.h>\n#include <stdlib.h>\n")
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&src, "int f%d(int x) { char *p = malloc(x + %d); int r = p ? p[0] + x : 0; free(p); return r; }\n", i, i)
+	}
+	src.WriteString("int main(void) { printf(\"%d\\n\", f1(3)); return 0; }\n")
+	if err := os.WriteFile(filepath.Join(dir, "big.c"), []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The runtime object built first: a link waits for it, not started early.
+	if err := os.WriteFile(filepath.Join(dir, "small.c"), []byte("int main(void) { return 0; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O0", "small.c", "-o", "small")
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			tmp, err := os.MkdirTemp(dir, "tmp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "prog"), []byte("old"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(weaveBin, "cc", "-O0", "big.c", "-o", "prog")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "WEAVE_CC=gcc", "WEAVE_CACHE=off", "TMPDIR="+tmp)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The early link (weave's child reading the woven text
+			// from "-"), and its cc1 waiting for the text.
+			link, passes := 0, []int(nil)
+			for deadline := time.Now().Add(2 * time.Minute); len(passes) == 0 && time.Now().Before(deadline) && running(cmd.Process.Pid); time.Sleep(2 * time.Millisecond) {
+				for _, c := range childPids(cmd.Process.Pid) {
+					argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c))
+					if slices.Contains(strings.Split(string(argv), "\x00"), "cpp-output") {
+						link = c
+					}
+				}
+				if link != 0 {
+					passes = childPids(link)
+				}
+			}
+			cmd.Process.Signal(sig)
+			cmd.Wait()
+			if len(passes) == 0 {
+				t.Fatal("weave cc started no early link")
+			}
+			if cmd.ProcessState.Exited() {
+				t.Skip("weave cc finished before it was killed")
+			}
+			for _, p := range append(passes, link) {
+				for deadline := time.Now().Add(time.Minute); running(p) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				}
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "prog")); string(b) != "old" {
+				t.Errorf("prog is no longer the older program (%d bytes)", len(b))
+			}
+			if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != sig {
+				t.Errorf("weave ended with %v, want by %v", ws, sig)
+			}
+			if left, _ := os.ReadDir(tmp); sig != syscall.SIGKILL && len(left) > 0 {
+				t.Errorf("left in TMPDIR: %v", left)
+			}
+		})
+	}
+}
+
+// running reports whether process pid is there and not a zombie.
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !strings.Contains(string(b), ") Z ")
+}
+
+// childPids lists the children of process pid.
+func childPids(pid int) []int {
+	var out []int
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, c := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(c); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
