@@ -237,8 +237,17 @@ var verboseNotes sync.Once
 // weaveOptions are the weave's options for a unit (the woven cache's key
 // holds them all: wovenCacheKey).
 func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
-	return weave.Options{Prologue: runtime.Header(), Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
-		Extern: extern, PortableGuard: cfg.portableGuard, CallGuard: cfg.callGuard, Executable: cfg.executable,
+	opts := cfg.keyOptions()
+	opts.Prologue, opts.Extern = runtime.Header(), extern
+	return opts
+}
+
+// keyOptions are weaveOptions without the prologue (part of weave's
+// binary, made only for a weave: 3% of a compile served from the caches)
+// and without extern: what the woven cache keys.
+func (cfg *Config) keyOptions() weave.Options {
+	return weave.Options{Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
+		PortableGuard: cfg.portableGuard, CallGuard: cfg.callGuard, Executable: cfg.executable,
 		ForCompiler: cfg.forCompiler}
 }
 

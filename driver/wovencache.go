@@ -80,9 +80,7 @@ func (cfg *Config) wovenCacheKey(src string, text []byte, d parse.Dialect) strin
 	fmt.Fprintf(h, "%s\x01%s\x01%q\x01%q\x01", wovenCacheMagic, self, cachedir.FileID(compiler), d.Compiler)
 	// Every option but the prologue (part of the binary) and extern
 	// (checked against the entry: sameAnswers).
-	opts := cfg.weaveOptions(nil)
-	opts.Prologue = ""
-	fmt.Fprintf(h, "%q\x01%#v\x01%q\x01%d\x01", d.Flags, opts, src, len(text))
+	fmt.Fprintf(h, "%q\x01%#v\x01%q\x01%d\x01", d.Flags, cfg.keyOptions(), src, len(text))
 	h.Write(text)
 	return hex.EncodeToString(h.Sum(nil))
 }
