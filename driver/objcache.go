@@ -20,7 +20,8 @@ import (
 // compiled and linked again) does not run the compiler on it, the largest
 // part of a woven compile. The key: the woven text, the compile command
 // without its input and output names (the compiler command, the flags,
-// the mode), the compiler binary (as the woven cache keys it), the
+// the mode), the compiler binary (as the woven cache keys it: the
+// driver's identity, as ccache's default, not cc1's or the assembler's), the
 // working directory when the object may have debug information (its
 // DW_AT_comp_dir; through -fdebug-prefix-map or -ffile-prefix-map if
 // exactly one of them maps it), the woven file's name when the text has
