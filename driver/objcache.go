@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/weave-profiler/weave/internal/cachedir"
@@ -294,13 +296,32 @@ func loadObject(key, out string) (stderr []byte, ok bool) {
 	if !loadEntry(filepath.Join(dir, key), objCacheMagic, &e) || len(e.Object) == 0 {
 		return nil, false
 	}
-	// As the assembler writes it: truncated in place (its mode kept), or
-	// created under the umask; removed if the write fails.
-	if err := os.WriteFile(out, e.Object, 0o666); err != nil {
-		os.Remove(out)
+	if writeObject(out, e.Object) != nil {
 		return nil, false
 	}
 	return e.Stderr, true
+}
+
+// writeObject writes an object from the cache to out whole (WriteAtomic:
+// never a part of it, which make would take as built, if weave is
+// stopped), with the mode the assembler would give it: an existing
+// file's, or 0666 less the umask.
+func writeObject(out string, obj []byte) error {
+	mode, fix := os.FileMode(0o644), true
+	if fi, err := os.Stat(out); err == nil {
+		mode, fix = fi.Mode().Perm(), fi.Mode().IsRegular()
+	} else if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		if _, rest, ok := bytes.Cut(b, []byte("\nUmask:\t")); ok {
+			if m, err := strconv.ParseUint(string(rest[:min(4, len(rest))]), 8, 32); err == nil {
+				mode = 0o666 &^ os.FileMode(m)
+			}
+		}
+	}
+	err := WriteAtomic(out, func(w io.Writer) error { _, err := w.Write(obj); return err })
+	if err == nil && fix && mode != 0o644 {
+		err = os.Chmod(out, mode)
+	}
+	return err
 }
 
 // storeObject stores the object the compiler wrote to out (a regular

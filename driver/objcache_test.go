@@ -1,7 +1,11 @@
 package driver
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 )
 
@@ -57,5 +61,30 @@ func TestCompDir(t *testing.T) {
 	two := append(slices.Clone(argv[:3]), "-ffile-prefix-map=/home=/h", "-c")
 	if dir, keyed := compDir(two, "/home/u/tree", text); dir != "/home/u/tree" || !slices.Equal(keyed, two) {
 		t.Errorf("two maps matching: %q, %q", dir, keyed)
+	}
+}
+
+// TestWriteObject: an object from the cache gets the mode the assembler
+// would give it (0666 less the umask, or the existing file's) and its
+// content whole.
+func TestWriteObject(t *testing.T) {
+	dir := t.TempDir()
+	old := syscall.Umask(0o002)
+	defer syscall.Umask(old)
+	obj := []byte("\x7fELF object")
+	fresh, kept := filepath.Join(dir, "fresh.o"), filepath.Join(dir, "kept.o")
+	os.WriteFile(kept, []byte("old"), 0o600)
+	os.Chmod(kept, 0o600)
+	for path, want := range map[string]os.FileMode{fresh: 0o664, kept: 0o600} {
+		if err := writeObject(path, obj); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if b, _ := os.ReadFile(path); err != nil || fi.Mode().Perm() != want || !bytes.Equal(b, obj) {
+			t.Errorf("%s: mode %v (want %v), %q", filepath.Base(path), fi.Mode().Perm(), want, b)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("files left: %v", ents)
 	}
 }
