@@ -28,15 +28,18 @@ import (
 // variables the preprocessor reads. The entry: every file the text came
 // from (its linemarkers: the source and each header entered) with a hash
 // of its content, the -E step's diagnostics and the text, with system
-// headers' comments dropped (parse.DropSystemComments). A hit needs every
+// headers' comments dropped (parse.DropSystemComments), and the
+// dependency file the -E step wrote under -MD or -MMD (its -MF, -MT,
+// -MQ, -MP in the key), which a hit writes again. A hit needs every
 // file to hash as it did; any change is a miss, which runs -E and writes
 // the entry again. Not stored: a unit whose files use __DATE__, __TIME__
 // or __TIMESTAMP__, or whose own (not system) files probe with
 // __has_include (a header created later would change the text with no
 // file of it changing), or one of whose files changed less than two seconds
 // before its -E step started (it may have changed while -E read it). Not
-// used: standard input, dependency output (-M*: the -E step writes
-// them), -imacros (its file leaves no linemarker), -v (weave -v), and
+// used: standard input, -MG and other -M flags, dependency output by
+// environment (DEPENDENCIES_OUTPUT), -imacros (its file leaves no
+// linemarker), -v (weave -v), and
 // WEAVE_CACHE=off. As with ccache, a header newly created earlier in the
 // include path than the one the text came from is not noticed (nor by a
 // system header's __has_include): make clean does not remove the
@@ -44,7 +47,7 @@ import (
 // files of the cache directory's direct/, written and pruned as the woven
 // cache's.
 const (
-	directMagic = "weave direct 2\n"
+	directMagic = "weave direct 3\n"
 	directBytes = 256 << 20
 )
 
@@ -53,6 +56,33 @@ type directEntry struct {
 	Files  []directFile
 	Stderr []byte // the -E step's diagnostics
 	Text   []byte // the preprocessed text, system comments dropped
+	Deps   []byte // the dependency file the -E step wrote (-MD, -MMD), if any
+}
+
+// depFlag reports whether f is one of the dependency output flags the
+// direct cache takes: the -E step writes the file (-MF) as a side effect,
+// which a hit writes again from the entry. Not -MG (a missing header
+// taken as generated: no linemarker for it), nor clang's -MJ.
+func depFlag(f string) bool {
+	switch f {
+	case "-MD", "-MMD", "-MP", "-MF", "-MT", "-MQ":
+		return true
+	}
+	return strings.HasPrefix(f, "-MF") || strings.HasPrefix(f, "-MT") || strings.HasPrefix(f, "-MQ")
+}
+
+// depFile returns the dependency file of the -E step's flags (the last
+// -MF), or "".
+func depFile(flags []string) string {
+	file := ""
+	for i, f := range flags {
+		if f == "-MF" && i+1 < len(flags) {
+			file = flags[i+1]
+		} else if strings.HasPrefix(f, "-MF") && len(f) > 3 {
+			file = f[3:]
+		}
+	}
+	return file
 }
 
 type directFile struct {
@@ -83,7 +113,7 @@ func (cfg *Config) directKey(flags []string, src string) string {
 		return ""
 	}
 	for _, f := range flags {
-		if strings.HasPrefix(f, "-M") || strings.HasPrefix(f, "-Wp,") || f == "-imacros" || f == "-v" || f == "-H" {
+		if strings.HasPrefix(f, "-M") && !depFlag(f) || strings.HasPrefix(f, "-Wp,") || f == "-imacros" || f == "-v" || f == "-H" {
 			return ""
 		}
 	}
@@ -113,8 +143,10 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 		return parse.DropSystemComments(text), err
 	}
 	dir, derr := cacheSubdir("direct")
+	deps := depFile(flags)
 	if derr == nil {
-		if e := loadDirect(filepath.Join(dir, key)); e != nil {
+		if e := loadDirect(filepath.Join(dir, key)); e != nil &&
+			(deps == "" || WriteAtomic(deps, func(w io.Writer) error { _, err := w.Write(e.Deps); return err }) == nil) {
 			stderr.Write(e.Stderr)
 			return e.Text, nil
 		}
@@ -132,6 +164,14 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 		return text, nil
 	}
 	e := &directEntry{Stderr: pp.Bytes(), Text: text}
+	if deps != "" {
+		if fi, err := os.Stat(deps); err != nil || !fi.Mode().IsRegular() {
+			return text, nil
+		}
+		if e.Deps, err = os.ReadFile(deps); err != nil {
+			return text, nil
+		}
+	}
 	for _, name := range files {
 		b, err := os.ReadFile(name)
 		fi, serr := os.Stat(name)

@@ -14,22 +14,38 @@ import (
 )
 
 // objCompiles returns the sources whose woven text the logging compiler
-// of objCacheDir compiled since the last call (sorted), and forgets them.
+// of objCacheDir compiled since the last call (sorted), and forgets them
+// (and the -E steps).
 func objCompiles(t *testing.T, dir string) []string {
+	t.Helper()
+	compiled, _ := ccLog(t, dir)
+	return compiled
+}
+
+// ccLog returns the sources whose woven text the logging compiler of
+// objCacheDir compiled, and those it preprocessed, since the last call
+// (sorted), and forgets them.
+func ccLog(t *testing.T, dir string) (compiled, preprocessed []string) {
 	t.Helper()
 	log := filepath.Join(dir, "bin", "cc.log")
 	b, _ := os.ReadFile(log)
 	os.Remove(log)
-	var r []string
-	for _, w := range strings.Fields(string(b)) {
-		if strings.HasSuffix(w, ".woven.i") {
-			// TMP/N-main.woven.i: main.c
-			_, name, _ := strings.Cut(filepath.Base(w), "-")
-			r = append(r, strings.TrimSuffix(name, ".woven.i")+".c")
+	for _, line := range strings.Split(string(b), "\n") {
+		words := strings.Fields(line)
+		for _, w := range words {
+			if strings.HasSuffix(w, ".woven.i") {
+				// TMP/N-main.woven.i: main.c
+				_, name, _ := strings.Cut(filepath.Base(w), "-")
+				compiled = append(compiled, strings.TrimSuffix(name, ".woven.i")+".c")
+			}
+		}
+		if slices.Contains(words, "-E") && strings.HasSuffix(words[len(words)-1], ".c") {
+			preprocessed = append(preprocessed, words[len(words)-1])
 		}
 	}
-	slices.Sort(r)
-	return r
+	slices.Sort(compiled)
+	slices.Sort(preprocessed)
+	return compiled, preprocessed
 }
 
 // objCacheDir writes ccSources' program into a new directory, util.c with
@@ -202,5 +218,63 @@ func TestObjectCache(t *testing.T) {
 	}
 	if m := entries(); m != n {
 		t.Errorf("object cache entries %d -> %d after builds that must not be cached", n, m)
+	}
+}
+
+// TestDirectCacheDeps: a unit compiled with a dependency file (-MD, as
+// automake, CMake and Meson ask) skips the -E step when nothing it read
+// changed, and the dependency file is written again, as a fresh compile
+// writes it; a header that includes a new one is a miss whose file names
+// it; DEPENDENCIES_OUTPUT is never served.
+func TestDirectCacheDeps(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := objCacheDir(t)
+	home := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".deps"), 0o755)
+	env := []string{"WEAVE_CC=" + filepath.Join(dir, "bin", "cc"), "XDG_CACHE_HOME=" + home}
+	deps := filepath.Join(dir, ".deps", "main.Tpo")
+	build := func(extra []string, flags ...string) string {
+		t.Helper()
+		argv := append([]string{weaveBin, "cc", "-O2", "-MT", "main.o", "-MD", "-MP", "-MF", ".deps/main.Tpo"}, flags...)
+		mustRun(t, dir, append(env, extra...), append(argv, "-c", "main.c", "-o", "main.o")...)
+		b, err := os.ReadFile(deps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	fresh := build([]string{"WEAVE_CACHE=off"})
+	if !strings.Contains(fresh, "util.h") {
+		t.Fatalf("dependency file without util.h:\n%s", fresh)
+	}
+	build(nil)
+	ccLog(t, dir)
+	os.Remove(deps)
+	now := time.Now()
+	os.Chtimes(filepath.Join(dir, "main.c"), now, now) // touch
+	if got := build(nil); got != fresh {
+		t.Errorf("dependency file from the cache:\n%s\nwant, as gcc writes it:\n%s", got, fresh)
+	}
+	if compiled, pp := ccLog(t, dir); len(pp) != 0 || len(compiled) != 0 {
+		t.Errorf("a touched unit with -MD: preprocessed %q, compiled %q", pp, compiled)
+	}
+
+	// util.h includes a new header: preprocessed again, and named.
+	old := time.Now().Add(-time.Hour)
+	writeDated(t, filepath.Join(dir, "extra.h"), "#define EXTRA 1\n", 0o644, old)
+	writeDated(t, filepath.Join(dir, "util.h"), "#include \"extra.h\"\n"+ccSources["util.h"], 0o644, old)
+	if got := build(nil); !strings.Contains(got, "extra.h") {
+		t.Errorf("after util.h includes extra.h, the dependency file:\n%s", got)
+	}
+	if _, pp := ccLog(t, dir); !slices.Equal(pp, []string{"main.c"}) {
+		t.Errorf("after util.h changed, preprocessed %q", pp)
+	}
+
+	// Dependencies by environment: never from the cache.
+	for i := range 2 {
+		build([]string{"DEPENDENCIES_OUTPUT=env.d"})
+		if _, pp := ccLog(t, dir); !slices.Equal(pp, []string{"main.c"}) {
+			t.Errorf("DEPENDENCIES_OUTPUT, build %d: preprocessed %q", i+1, pp)
+		}
 	}
 }
