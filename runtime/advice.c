@@ -251,6 +251,30 @@ static inline __attribute__((always_inline)) u64 note_free(struct rt_local *l, v
 	return side_remove((uintptr_t)p, &e) ? charge_free(T, &e) : 0;
 }
 
+/* Block a's slot in tree t (0 fine, 1 coarse), as radix_slot(t, a, 0)
+   finds it, through the thread's leaf cache (rt_local.leaf: the leaf
+   the walk found last and a >> its span, ~0 for none), whose span (1 MiB of addresses, resp. 4 MiB) holds most of a
+   heap's blocks in turn; leaves are never freed. A hit is a compare and
+   the slot's offset, not the walk's two dependent loads and three
+   tests. in_rt set (a signal handler's allocation does not come here). */
+static inline __attribute__((always_inline)) void *cached_slot(struct rt_local *l, int t, uintptr_t a)
+{
+	unsigned g = t ? GRAN_COARSE : GRAN_FINE;
+	uintptr_t off = ((a >> g) & ((1u << LEAF_BITS) - 1)) << slot_shift(t);
+	char *sl;
+	if (__builtin_expect(a >> (g + LEAF_BITS) == l->leaf[t].tag, 1)) {
+		sl = l->leaf[t].at + off;
+		if (!sl)
+			__builtin_unreachable(); /* no test of it on the hit */
+		return sl;
+	}
+	if (!(sl = radix_slot(t, a, 0)))
+		return NULL;
+	l->leaf[t].tag = a >> (g + LEAF_BITS);
+	l->leaf[t].at = sl - off;
+	return sl;
+}
+
 /* The fast paths: an allocation or free in the common state, nothing in
    g_tp_attn (the real allocator called directly, no mark, no tracepoint
    request, no CAS needed for a slot), the thread set up with its bins, no declared allocator's call
@@ -329,13 +353,13 @@ static inline __attribute__((always_inline)) void *alloc_fast(struct rt_local *l
 		return malloc_kept(l, s, r, n);
 	if (__builtin_expect(n >= COARSE_MIN, 0)) {
 		void *sl;
-		if (n >= SLOT_SIZE_MAX || !(sl = radix_slot(1, ad, 0)) || slot_load(1, sl) ||
+		if (n >= SLOT_SIZE_MAX || !(sl = cached_slot(l, 1, ad)) || slot_load(1, sl) ||
 		    __atomic_load_n(&g_spill_count, __ATOMIC_RELAXED))
 			return malloc_kept(l, s, r, n);
 		slot_store(1, sl, coarse_make(ad, n, a->self));
 	} else {
 		u32 *sl;
-		if (__builtin_expect(a->self > FINE_NODE_MAX || (sl = fine_slot(ad)) == NULL, 0) ||
+		if (__builtin_expect(a->self > FINE_NODE_MAX || (sl = cached_slot(l, 0, ad)) == NULL, 0) ||
 		    __builtin_expect(__atomic_load_n(sl, __ATOMIC_RELAXED) != 0, 0) ||
 		    __builtin_expect(__atomic_load_n(&g_spill_count, __ATOMIC_RELAXED) != 0, 0))
 			return malloc_kept(l, s, r, n);
@@ -352,8 +376,8 @@ static inline __attribute__((always_inline)) void *alloc_fast(struct rt_local *l
 	return r;
 }
 
-/* Takes block ad out of the fine tree's slot sl (may be NULL), resp.
-   out of the coarse tree: 1 and the node and size it held, or 0 if the
+/* Takes block ad out of its slot sl (may be NULL) of the fine tree,
+   resp. the coarse tree: 1 and the node and size it held, or 0 if the
    slot did not hold it. */
 static inline __attribute__((always_inline)) int fine_take(u32 *sl, uintptr_t ad, u32 *ni, u64 *n)
 {
@@ -366,9 +390,9 @@ static inline __attribute__((always_inline)) int fine_take(u32 *sl, uintptr_t ad
 	return 1;
 }
 
-static inline __attribute__((always_inline)) int coarse_take(uintptr_t ad, u32 *ni, u64 *n)
+static inline __attribute__((always_inline)) int coarse_take(u64 *sl, uintptr_t ad, u32 *ni, u64 *n)
 {
-	u64 *sl = radix_slot(1, ad, 0), v;
+	u64 v;
 	if (__builtin_expect(!sl || !coarse_holds(v = __atomic_load_n(sl, __ATOMIC_RELAXED), ad), 0))
 		return 0;
 	__atomic_store_n(sl, 0, __ATOMIC_RELAXED);
@@ -418,7 +442,7 @@ static __attribute__((noinline)) void free_miss(struct rt_local *l, struct bin *
 	uintptr_t ad = (uintptr_t)p;
 	u32 ni;
 	u64 n;
-	if (!(hinted ? fine_take(fine_slot(ad), ad, &ni, &n) : coarse_take(ad, &ni, &n))) {
+	if (!(hinted ? fine_take(fine_slot(ad), ad, &ni, &n) : coarse_take(radix_slot(1, ad, 0), ad, &ni, &n))) {
 		rt_exit(l);
 		free_general(p);
 		return;
@@ -454,7 +478,7 @@ static inline __attribute__((always_inline)) void free_fast(struct rt_local *l, 
 	/* One tree's walk, not both: the fine slot's loads, predicted,
 	   overlap the chunk header's all the same. */
 	int hinted = coarse_hint(ad);
-	if (__builtin_expect(!(hinted ? coarse_take(ad, &ni, &n) : fine_take(fine_slot(ad), ad, &ni, &n)), 0)) {
+	if (__builtin_expect(!(hinted ? coarse_take(cached_slot(l, 1, ad), ad, &ni, &n) : fine_take(cached_slot(l, 0, ad), ad, &ni, &n)), 0)) {
 		free_miss(l, b, p, hinted);
 		return;
 	}

@@ -161,13 +161,13 @@ struct rt_local {
 	int state;             /* ST_* */
 	int in_rt;             /* inside the runtime: see "Re-entrancy" */
 	int resolving;         /* looking up the real allocator (dlsym) */
-	unsigned outer;        /* in a declared allocator's outermost call: its caller's
-	                          pseudo-stack depth + 1; else 0 (outer.c) */
+	unsigned outer;        /* in a declared allocator's outermost call: its caller's depth + 1; else 0 (outer.c) */
 	unsigned outer_allocs; /* blocks the outermost call's allocators made (not recorded) */
 	int *errp;             /* &errno, once the thread is set up (rt_errno) */
 	struct bin *bins;      /* thr->bins while the thread is live, else 0 (advice.c's fast paths) */
 	u32 num;               /* thr->num (advice.c's fast paths: whose node a block is) */
 	struct vm_thread *vm;  /* thr->vm while the thread is live, else g_vm_none */
+	struct { uintptr_t tag; char *at; } leaf[2]; /* per tree, the leaf found last and its span's tag (advice.c) */
 };
 
 /* Side-table entry; addr == 0 is an empty slot. */
@@ -262,7 +262,7 @@ static struct vm_thread g_vm_none = {.x = 1ll << 62, .lo_rel = 0x7ffffffffffffff
 #endif
 
 /* Per thread: the thread's runtime record, set-up state and in_rt flag. */
-static __thread struct rt_local rt_local RT_TLS = {.vm = &g_vm_none};
+static __thread struct rt_local rt_local RT_TLS = {.vm = &g_vm_none, .leaf = {{~(uintptr_t)0, 0}, {~(uintptr_t)0, 0}}};
 
 /* Read only: the node every empty cache points to; its key (its own
    address) matches no function or site. */
