@@ -61,6 +61,7 @@ func (cfg *Config) bareCompiler() []string {
 // cfg.Strict). The compiler's own errors are reported as the compiler
 // reports them; the returned *ExitError is then Quiet.
 func (cfg *Config) CC(args []string) error {
+	go warmExec()
 	if err := cfg.checkCompiler(); err != nil {
 		return err
 	}
@@ -87,6 +88,9 @@ func (cfg *Config) CC(args []string) error {
 	cfg.runtime = sync.OnceValues(func() (rtFiles, error) { return cfg.runtimeFiles(c) })
 	if c.stage == stageLink && !c.compiles() {
 		return cfg.linkOnly(c)
+	}
+	if c.woven() > 0 {
+		go cfg.prepare(c) // while the first -E step runs
 	}
 	var sc scratch
 	defer sc.remove()
@@ -545,7 +549,7 @@ func displayName(src string) string {
 func (cfg *Config) preprocess(flags []string, src string, stdin []byte, stderr *bytes.Buffer) ([]byte, error) {
 	cc := cfg.bareCompiler()
 	args := append(append(append([]string{}, cc[1:]...), flags...), "-E", "-x", "c", src)
-	cmd := exec.Command(cc[0], args...)
+	cmd := command(cc[0], args...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = stderr
@@ -566,7 +570,7 @@ func (cfg *Config) runTo(w *bytes.Buffer, stdin []byte, argv []string) error {
 		return err
 	}
 	defer cleanup()
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := command(argv[0], argv[1:]...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -611,7 +615,7 @@ func (cfg *Config) checkCompiler() error {
 		self, _ = filepath.EvalSymlinks(self)
 	}
 	for _, w := range cfg.bareCompiler()[:1] {
-		p, err := exec.LookPath(w)
+		p, err := lookPath(w)
 		if err != nil {
 			// Else the fallback compile fails too, and exits 127 silently.
 			return &ExitError{Code: 127, Err: fmt.Errorf("%s: compiler not found (WEAVE_CC names it)", w)}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -118,7 +117,7 @@ func (cfg *Config) directKey(flags []string, src string) string {
 		}
 	}
 	cc := cfg.bareCompiler()
-	compiler, err := exec.LookPath(cc[0])
+	compiler, err := lookPath(cc[0])
 	if err != nil {
 		return ""
 	}

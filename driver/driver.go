@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -356,7 +355,7 @@ func (cfg *Config) run(argv []string) error {
 		return err
 	}
 	defer cleanup()
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := command(argv[0], argv[1:]...)
 	cmd.Stdin = cfg.stdin()
 	cmd.Stdout = cfg.Stdout
 	cmd.Stderr = cfg.Stderr

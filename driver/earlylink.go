@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 
@@ -69,7 +68,7 @@ func (cfg *Config) startEarlyLink(c *cmdline, j *job, objects map[*input]string,
 		cleanup()
 		return nil
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout = r, cfg.Stdout
 	e := &earlyLink{w: w, done: make(chan struct{}), cleanup: cleanup}
 	cmd.Stderr = &e.stderr

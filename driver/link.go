@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/weave-profiler/weave/runtime"
@@ -75,7 +75,7 @@ func (cfg *Config) execLink(argv []string) {
 	if long(argv) {
 		return
 	}
-	path, err := exec.LookPath(argv[0])
+	path, err := lookPath(argv[0])
 	if err != nil {
 		return
 	}
@@ -464,18 +464,24 @@ func (cfg *Config) oneStepJob(c *cmdline, jobs []*job) *job {
 
 // isGCC reports whether the compiler command cc is gcc (by the name of
 // the file it runs, through links): clang warns about the preprocessor
-// options of a command that compiles preprocessed text.
+// options of a command that compiles preprocessed text. Once per name.
 func isGCC(cc string) bool {
-	p, err := exec.LookPath(cc)
-	if err != nil {
-		return false
+	if v, ok := gccs.Load(cc); ok {
+		return v.(bool)
 	}
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		p = r
+	gcc := false
+	if p, err := lookPath(cc); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		b := filepath.Base(p)
+		gcc = strings.Contains(b, "gcc") && !strings.Contains(b, "clang")
 	}
-	b := filepath.Base(p)
-	return strings.Contains(b, "gcc") && !strings.Contains(b, "clang")
+	gccs.Store(cc, gcc)
+	return gcc
 }
+
+var gccs sync.Map // compiler name -> isGCC's answer
 
 // oneStepLink runs the link command with the woven text of j in place of
 // its object: the compiler compiles it and links (or the link started

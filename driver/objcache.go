@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -99,7 +98,7 @@ func (cfg *Config) objKey(argv []string, woven []byte, wfile string) string {
 	if bytes.Contains(woven, []byte(".incbin")) || bytes.Contains(woven, []byte(".include")) {
 		return ""
 	}
-	compiler, err := exec.LookPath(argv[0])
+	compiler, err := lookPath(argv[0])
 	if err != nil {
 		return ""
 	}

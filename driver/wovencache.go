@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -72,7 +71,7 @@ func (cfg *Config) wovenCacheKey(src string, text []byte, d parse.Dialect) strin
 	if self == "" || len(d.Compiler) == 0 {
 		return ""
 	}
-	compiler, err := exec.LookPath(d.Compiler[0])
+	compiler, err := lookPath(d.Compiler[0])
 	if err != nil {
 		return ""
 	}

@@ -102,6 +102,14 @@ func (d Dialect) key() string {
 	return strings.Join(d.Compiler, "\x00") + "\x01" + strings.Join(d.Flags, "\x00")
 }
 
+// Prepare makes what parsing in the dialect needs (the compiler's
+// predefined macros, from their cache or the compiler), as the first
+// parse would: for a caller with a CPU to spare before it (weave cc,
+// while the -E step runs).
+func (d Dialect) Prepare() {
+	d.state()
+}
+
 // state returns the dialect's state, made on first use.
 func (d Dialect) state() (*dialectState, error) {
 	v, _ := dialects.LoadOrStore(d.key(), &dialectState{})

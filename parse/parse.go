@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/cc/v4"
@@ -179,7 +180,7 @@ func translateWith(st *dialectState, name string, src []byte, builtin string) (*
 	})
 }
 
-var posPrefix = regexp.MustCompile(`^(.*?):(\d+):(\d+): ?`)
+var posPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*?):(\d+):(\d+): ?`) })
 
 // remapError rewrites "name.i:LINE:COL: msg" lines of a cc/v4 error to the
 // original file:line:col that the linemarkers name; it keeps the first line
@@ -188,7 +189,7 @@ func (u *Unit) remapError(err error) error {
 	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
 	var out []string
 	for _, l := range lines {
-		m := posPrefix.FindStringSubmatch(l)
+		m := posPrefix().FindStringSubmatch(l)
 		if m == nil || m[1] != u.Name {
 			if m == nil {
 				out = append(out, l)

@@ -3,6 +3,7 @@ package pseudostack
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The x86-64 guard reaches the thread's fields (__weave_tls) %fs-relative.
@@ -34,7 +35,7 @@ import (
 var guardFuncs = []string{"__weave_enter_x64o", "__weave_leave_x64o", "__weave_enter_ptr_x64o"}
 
 // fsField is a thread's field addressed from o in _x64o's asm.
-var fsField = regexp.MustCompile(`%%fs:(\d+)\(%\[o\]\)`)
+var fsField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%%fs:(\d+)\(%\[o\]\)`) })
 
 // gotTPOff is _iex64's load of o, written before o's first use.
 const gotTPOff = `"movq __weave_tls@gottpoff(%%rip), %[o]\n\t"`
@@ -42,7 +43,7 @@ const gotTPOff = `"movq __weave_tls@gottpoff(%%rip), %[o]\n\t"`
 // localExec returns the _lex64 copy of _x64o's definition def of name.
 func localExec(name, def string) string {
 	lex := strings.Replace(name, "_x64o", "_lex64", 1)
-	def = fsField.ReplaceAllString(def, "%%fs:__weave_tls@tpoff+$1")
+	def = fsField().ReplaceAllString(def, "%%fs:__weave_tls@tpoff+$1")
 	return strings.NewReplacer(
 		", [o] \"r\"(o)", "",
 		", __weave_size_t o)", ")",

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"modernc.org/cc/v4"
 )
@@ -199,10 +200,18 @@ func (w *weaver) checkPrototype(d *cc.Declarator, ft *cc.FunctionType, a Allocat
 	return nil
 }
 
+// The attribute regexps, compiled when first needed (most units never
+// need them: a process start compiled them all).
 var (
-	mallocAttr    = regexp.MustCompile(`\b(__)?malloc(__)?\b`)
-	allocSizeAttr = regexp.MustCompile(`\b(?:__)?alloc_size(?:__)?\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)`)
+	mallocAttr    = lazyRegexp(`\b(__)?malloc(__)?\b`)
+	allocSizeAttr = lazyRegexp(`\b(?:__)?alloc_size(?:__)?\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)`)
 )
+
+// lazyRegexp returns a function compiling the regexp expr on its first
+// call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // attrAllocator recognises a function declared with gcc's malloc and
 // alloc_size attributes: alloc_size(N) makes it --alloc with size=N,
@@ -222,9 +231,9 @@ func (w *weaver) attrAllocator(d *cc.Declarator, ft *cc.FunctionType) (Allocator
 		// bytes.Contains first: the regexps are slow, and most leads
 		// (up to 4 KB of a header) have neither word.
 		lead := w.leadingText(d)
-		malloc = malloc || bytes.Contains(lead, []byte("malloc")) && mallocAttr.Match(lead)
+		malloc = malloc || bytes.Contains(lead, []byte("malloc")) && mallocAttr().Match(lead)
 		if len(size) == 0 && bytes.Contains(lead, []byte("alloc_size")) {
-			if m := allocSizeAttr.FindSubmatch(lead); m != nil {
+			if m := allocSizeAttr().FindSubmatch(lead); m != nil {
 				size = []string{string(m[1])}
 				if len(m[2]) > 0 {
 					size = append(size, string(m[2]))

@@ -2,7 +2,6 @@ package weave
 
 import (
 	"bytes"
-	"regexp"
 
 	"modernc.org/cc/v4"
 )
@@ -137,7 +136,7 @@ func (w *weaver) coldCallee(e cc.ExpressionNode) bool {
 var coldAttrs = []string{"noreturn", "__noreturn__", "cold", "__cold__"}
 
 // coldWord matches _Noreturn or one of coldAttrs as a word.
-var coldWord = regexp.MustCompile(`\b(_Noreturn|noreturn|__noreturn__|cold|__cold__)\b`)
+var coldWord = lazyRegexp(`\b(_Noreturn|noreturn|__noreturn__|cold|__cold__)\b`)
 
 // hasColdWord reports whether the declaration specifiers lead (the text
 // before a declarator) hold coldWord outside linemarkers (whose file
@@ -147,7 +146,7 @@ func hasColdWord(lead []byte) bool {
 		return false // most leads: no regexp
 	}
 	for _, line := range bytes.Split(lead, []byte("\n")) {
-		if t := bytes.TrimLeft(line, " \t"); (len(t) == 0 || t[0] != '#') && coldWord.Match(line) {
+		if t := bytes.TrimLeft(line, " \t"); (len(t) == 0 || t[0] != '#') && coldWord().Match(line) {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"modernc.org/cc/v4"
 )
@@ -57,7 +58,7 @@ func (f Frames) String() string {
 // frameless. Anything that may touch stdio, locale data, the environment or
 // the dynamic loader is left out, as are functions that can end the
 // process (the profile is written then).
-var nonAllocating = func() map[string]bool {
+var nonAllocating = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, l := range []string{
 		// <string.h>, <strings.h>
@@ -90,7 +91,14 @@ var nonAllocating = func() map[string]bool {
 		}
 	}
 	return m
-}()
+})
+
+// Prepare builds the weave's tables, as the first Weave would: for a
+// caller with a CPU to spare before it (weave cc, while the -E step
+// runs).
+func Prepare() {
+	nonAllocating()
+}
 
 // isBuiltin reports whether a callee name is a compiler builtin, which
 // never calls the C library's allocator.
@@ -460,7 +468,7 @@ func (w *weaver) classify(e cc.ExpressionNode) (calleeKind, string) {
 			return calleeSeed, name
 		case w.defined[name]:
 			return calleeLocal, name
-		case name == "free" || isBuiltin(name) || nonAllocating[name]:
+		case name == "free" || isBuiltin(name) || nonAllocating()[name]:
 			return calleeNone, name // free does not look at the pseudo-stack
 		case allocOps[name].op != "" && d != nil && d.Linkage() == cc.External:
 			return calleeAlloc, name // advised (isLibraryFunction)

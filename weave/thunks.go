@@ -225,7 +225,7 @@ func (w *weaver) paramTypes(d *cc.Declarator) ([]string, bool) {
 		}
 		// A tag first declared in the prototype is another type than
 		// the file's of that name.
-		for _, m := range tagRef.FindAllStringSubmatch(t, -1) {
+		for _, m := range tagRef().FindAllStringSubmatch(t, -1) {
 			if !w.fileTagBefore(m[1], w.u.Offset(dd.Token)) {
 				return nil, false
 			}
@@ -250,7 +250,7 @@ func skipSpace(text []byte, i, dir, limit int) int {
 	return i
 }
 
-var tagRef = regexp.MustCompile(`\b(?:struct|union|enum)\s+([A-Za-z_]\w*)`)
+var tagRef = lazyRegexp(`\b(?:struct|union|enum)\s+([A-Za-z_]\w*)`)
 
 // fileTagBefore reports whether the tag is declared at file scope before
 // offset off.

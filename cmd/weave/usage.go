@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -40,7 +41,9 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 }
 
 // badValue is the flag package's message on a value it cannot parse.
-var badValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?(-\S+): (.*)$`)
+var badValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?(-\S+): (.*)$`)
+})
 
 // flagMessage rewrites the flag package's messages in weave's terms
 // (its flags are written with two dashes, a one-letter one with one, as
@@ -58,7 +61,7 @@ func flagMessage(s string, cmd *cli.Command) string {
 	if name, ok := strings.CutPrefix(s, "flag needs an argument: "); ok {
 		return long(name) + " needs a value"
 	}
-	if m := badValue.FindStringSubmatch(s); m != nil {
+	if m := badValue().FindStringSubmatch(s); m != nil {
 		return "invalid value " + m[1] + " for " + long(m[2]) + ": " + valueForm(cmd, strings.TrimLeft(m[2], "-"), m[3])
 	}
 	return s

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/weave-profiler/weave/profile"
 )
@@ -36,11 +37,13 @@ type Rule struct {
 	Percent  bool // ... relative to Base, in percent
 }
 
-var ruleRE = regexp.MustCompile(`^\s*([a-z_]+)\s*(?:\(\s*([^()]*?)\s*\))?\s*(>=|<=|>|<)\s*([+-]?)([0-9]+(?:\.[0-9]+)?)\s*(%|[KMG]|ns|us|ms|s)?\s*$`)
+var ruleRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*([a-z_]+)\s*(?:\(\s*([^()]*?)\s*\))?\s*(>=|<=|>|<)\s*([+-]?)([0-9]+(?:\.[0-9]+)?)\s*(%|[KMG]|ns|us|ms|s)?\s*$`)
+})
 
 // ParseRule parses a budget rule.
 func ParseRule(s string) (*Rule, error) {
-	m := ruleRE.FindStringSubmatch(s)
+	m := ruleRE().FindStringSubmatch(s)
 	if m == nil {
 		return nil, fmt.Errorf("budget rule %q: want QUANTITY[(FUNCTION)] >|>=|<|<= [+|-]N[unit|%%], e.g. 'bytes_in_use > +5%%'", s)
 	}
