@@ -62,6 +62,7 @@ func (cfg *Config) bareCompiler() []string {
 // reports them; the returned *ExitError is then Quiet.
 func (cfg *Config) CC(args []string) error {
 	go warmExec()
+	defer asked.Wait()
 	if err := cfg.checkCompiler(); err != nil {
 		return err
 	}
@@ -545,11 +546,17 @@ func displayName(src string) string {
 }
 
 // preprocess runs the -E step on src (stdin's text if src is "-") and
-// returns the preprocessed text; diagnostics go to stderr.
+// returns the preprocessed text; diagnostics go to stderr. It runs cc1
+// itself where it can (cc1Command).
 func (cfg *Config) preprocess(flags []string, src string, stdin []byte, stderr *bytes.Buffer) ([]byte, error) {
-	cc := cfg.bareCompiler()
-	args := append(append(append([]string{}, cc[1:]...), flags...), "-E", "-x", "c", src)
-	cmd := command(cc[0], args...)
+	cmd, ask := cfg.cc1Command(flags, src)
+	if ask != nil {
+		asked.Go(ask)
+	}
+	if cmd == nil {
+		cc := cfg.bareCompiler()
+		cmd = command(cc[0], append(append(append([]string{}, cc[1:]...), flags...), "-E", "-x", "c", src)...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = stderr
