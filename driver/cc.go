@@ -110,29 +110,7 @@ func (cfg *Config) CC(args []string) error {
 	}
 
 	// Compile every input that needs it, in parallel, reporting in order.
-	jobs := make([]*job, len(c.inputs))
-	objects := map[*input]string{}
-	for i, in := range c.inputs {
-		if in.kind == inOther && c.stage == stageLink {
-			continue // the link step compiles it (.S, .cc) or takes it as it is
-		}
-		j := &job{in: in, n: i}
-		switch {
-		case c.stage != stageLink && c.output != "":
-			j.out = c.output
-		case c.stage == stageCompile:
-			j.out = outputName(in.name, ".o")
-		case c.stage == stageAsm:
-			j.out = outputName(in.name, ".s")
-		case c.saveTemps():
-			j.out = c.tempsBase(in, "") + ".o" // where gcc keeps a linked unit's object
-			objects[in] = j.out
-		default:
-			j.out = filepath.Join(tmp, fmt.Sprintf("%d-%s", i, outputName(in.name, ".o")))
-			objects[in] = j.out
-		}
-		jobs[i] = j
-	}
+	jobs, objects := c.jobs(tmp)
 	// The frame store and the link's runtime files are read while the
 	// units preprocess (each unit waits for the store before its weave).
 	var storeRead sync.WaitGroup
@@ -186,6 +164,36 @@ func (cfg *Config) CC(args []string) error {
 		}
 	}
 	return cfg.link(c, objects, &sc)
+}
+
+// jobs returns the command's compile jobs, one per input that needs it
+// (nil for the others), each with its output; objects maps the inputs
+// compiled for the link to their objects (in tmp, or kept by -save-temps).
+func (c *cmdline) jobs(tmp string) ([]*job, map[*input]string) {
+	jobs := make([]*job, len(c.inputs))
+	objects := map[*input]string{}
+	for i, in := range c.inputs {
+		if in.kind == inOther && c.stage == stageLink {
+			continue // the link step compiles it (.S, .cc) or takes it as it is
+		}
+		j := &job{in: in, n: i}
+		switch {
+		case c.stage != stageLink && c.output != "":
+			j.out = c.output
+		case c.stage == stageCompile:
+			j.out = outputName(in.name, ".o")
+		case c.stage == stageAsm:
+			j.out = outputName(in.name, ".s")
+		case c.saveTemps():
+			j.out = c.tempsBase(in, "") + ".o" // where gcc keeps a linked unit's object
+			objects[in] = j.out
+		default:
+			j.out = filepath.Join(tmp, fmt.Sprintf("%d-%s", i, outputName(in.name, ".o")))
+			objects[in] = j.out
+		}
+		jobs[i] = j
+	}
+	return jobs, objects
 }
 
 // A job compiles one input of the command line.
@@ -334,30 +342,8 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 		deps = c.depGenFlags(in.name, j.out)
 	}
 
-	// Preprocess (unless the input is preprocessed already).
-	var text []byte
 	var ppErr bytes.Buffer
-	var reason string
-	if in.kind == inC {
-		var err error
-		flags := append(c.preprocessFlags(), api.Flags(true)...)
-		if c.fallthroughWarnings() {
-			// -C keeps the comments: -Wimplicit-fallthrough looks for /* FALLTHROUGH */.
-			flags = append(flags, "-C")
-		}
-		// System headers' comments dropped: half the text to parse and compile.
-		text, err = cfg.preprocessDirect(append(flags, deps...), in.name, stdinText, &ppErr)
-		if err != nil {
-			reason = "preprocessing failed"
-		}
-	} else if in.name == "-" {
-		text = stdinText
-	} else {
-		var err error
-		if text, err = os.ReadFile(in.name); err != nil {
-			reason = err.Error()
-		}
-	}
+	text, reason := cfg.unitText(c, in, deps, stdinText, &ppErr)
 
 	if f := c.packedStructs(); reason == "" && f != "" {
 		reason = f + " changes the layout of weave's runtime interface"
@@ -453,6 +439,33 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 		}
 	}
 	cfg.fallback(c, j, deps, stdinText, reason, tmp)
+}
+
+// unitText returns the preprocessed text of input in (preprocessed with
+// deps, the dependency flags, unless it is preprocessed already), its
+// diagnostics in ppErr; reason says why there is none.
+func (cfg *Config) unitText(c *cmdline, in *input, deps []string, stdinText []byte, ppErr *bytes.Buffer) (text []byte, reason string) {
+	switch {
+	case in.kind == inC:
+		flags := append(c.preprocessFlags(), api.Flags(true)...)
+		if c.fallthroughWarnings() {
+			// -C keeps the comments: -Wimplicit-fallthrough looks for /* FALLTHROUGH */.
+			flags = append(flags, "-C")
+		}
+		// System headers' comments dropped: half the text to parse and compile.
+		text, err := cfg.preprocessDirect(append(flags, deps...), in.name, stdinText, ppErr)
+		if err != nil {
+			return nil, "preprocessing failed"
+		}
+		return text, ""
+	case in.name == "-":
+		return stdinText, ""
+	}
+	text, err := os.ReadFile(in.name)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return text, ""
 }
 
 // stdinName is how gcc names standard input in linemarkers, and
