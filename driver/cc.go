@@ -220,6 +220,9 @@ type job struct {
 	startLink func(text []byte) *earlyLink
 	link      *earlyLink
 	wovenText []byte
+	// stage writes the unit's summary but for its rename (frameStore.stage),
+	// while the early link runs.
+	stage func() func(ok bool) bool
 }
 
 // dropLink aborts j's early link unless the woven text went to it.
@@ -373,11 +376,13 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 			reason = firstLine(err.Error())
 		} else {
 			wfile := filepath.Join(tmp, fmt.Sprintf("%d-%s", j.n, outputName(in.name, ".woven.i")))
-			save := func() {
+			stage := func() func(bool) bool {
 				if store != nil && res != nil && res.Summary != nil && in.name != "-" {
-					store.save(in.name, storeOut, res.Summary)
+					return store.stage(in.name, storeOut, res.Summary)
 				}
+				return func(bool) bool { return false }
 			}
+			save := func() { stage()(true) }
 			ccArgv := append(append(append(append([]string{}, cfg.Compiler...), c.compileFlags()...),
 				cfg.preprocessedLang()...), modeFlag(c))
 			objKey := ""
@@ -430,7 +435,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 				cfg.fallback(c, j, deps, stdinText, "the woven code does not compile: "+firstDiag(ccErr.String()), tmp)
 			}
 			if j.oneStep {
-				j.res, j.woven, j.wovenText, j.pp, j.save = res, wfile, woven, ppErr.Bytes(), save
+				j.res, j.woven, j.wovenText, j.pp, j.save, j.stage = res, wfile, woven, ppErr.Bytes(), save, stage
 				j.finish = func() { j.res, j.woven = nil, ""; finish() }
 				return
 			}

@@ -160,23 +160,40 @@ func readCacheFile(path string) []byte {
 
 // save replaces the summary of the unit compiled from src to out.
 func (s *frameStore) save(src, out string, sum weave.Summary) {
-	writeCacheFile(s.unitFile(src, out), formatSummary(sum))
+	s.stage(src, out, sum)(true)
+}
+
+// stage writes the summary as save does, but for its rename, which
+// commit(true) does (commit(false) removes it): so that it is written
+// while the compile runs, and only kept if it succeeds.
+func (s *frameStore) stage(src, out string, sum weave.Summary) (commit func(ok bool) bool) {
+	return stageCacheFile(s.unitFile(src, out), formatSummary(sum))
 }
 
 // writeCacheFile writes a file of weave's cache directory whole: under a
 // temporary name (a dot file of its directory, mode 0600), renamed into
 // place. It reports whether it did.
 func writeCacheFile(path string, data []byte) bool {
+	return stageCacheFile(path, data)(true)
+}
+
+// stageCacheFile is writeCacheFile but for the rename, which commit(true)
+// does (reporting whether the file was written); commit(false) removes
+// the temporary file.
+func stageCacheFile(path string, data []byte) (commit func(ok bool) bool) {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp*")
 	if err != nil {
-		return false
+		return func(bool) bool { return false }
 	}
 	_, werr := f.Write(data)
-	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
+	cerr := f.Close()
+	return func(ok bool) bool {
+		if ok && werr == nil && cerr == nil && os.Rename(f.Name(), path) == nil {
+			return true
+		}
 		os.Remove(f.Name())
 		return false
 	}
-	return true
 }
 
 // formatSummary writes a summary as text: the magic line, then one line

@@ -492,10 +492,17 @@ var gccs sync.Map // compiler name -> isGCC's answer
 func (cfg *Config) oneStepLink(c *cmdline, j *job, objects map[*input]string, sc *scratch) error {
 	var out bytes.Buffer
 	var err error
+	saved := false
 	if e := j.link; e != nil {
+		// The unit's summary written while the link runs, kept if it
+		// succeeds.
 		j.link = nil
+		staged := make(chan func(bool) bool, 1)
+		go func() { staged <- j.stage() }()
 		err = e.finish(j.wovenText)
 		out.Write(e.stderr.Bytes())
+		(<-staged)(err == nil)
+		saved = true
 	} else {
 		objects[j.in] = j.woven
 		argv, aerr := cfg.linkArgv(c, objects, sc)
@@ -507,7 +514,9 @@ func (cfg *Config) oneStepLink(c *cmdline, j *job, objects map[*input]string, sc
 	if err == nil {
 		cfg.Stderr.Write(j.pp)
 		cfg.Stderr.Write(out.Bytes())
-		j.save()
+		if !saved {
+			j.save()
+		}
 		return nil
 	}
 	objects[j.in] = j.out

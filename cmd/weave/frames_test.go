@@ -254,6 +254,23 @@ int main(void)
 	if forced, all := allocProfile(t, profForced, frameless), allocProfile(t, profAll, frameless); forced != all {
 		t.Errorf("--frame changes the allocation profile:\nforced:\n%s\nall:\n%s", forced, all)
 	}
+	// A program compiled and linked in one command (its link started
+	// early, driver/earlylink.go) saves its unit's summary too: a.c's
+	// functions in a program of their own, built first in another
+	// directory, leave b_sum frameless.
+	dir = t.TempDir()
+	a, _ := os.ReadFile(filepath.Join(filepath.Dir(profAll), "a.c"))
+	b, _ := os.ReadFile(filepath.Join(filepath.Dir(profAll), "b.c"))
+	write("amain.c", string(a)+"int main(void) { char *p = a_make(4); free(p); return a_leaf(1) != 4; }\n")
+	write("a.c", string(a))
+	write("b.c", string(b))
+	cc("amain.c", "-o", "aprog")
+	cc("-c", "b.c")
+	cc("-c", "a.c")
+	cc("a.o", "b.o", "-o", "onestep")
+	if h, _ := header("onestep"); !strings.Contains(h, "3 functions frameless") {
+		t.Errorf("b.c after a one-step build of a.c's functions: want 3 frameless (a_leaf, a_make, b_sum), report:\n%s", h)
+	}
 }
 
 // forcedCalls returns a_leaf's calls in a profile.
