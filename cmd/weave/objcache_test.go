@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -27,7 +29,7 @@ func objCompiles(t *testing.T, dir string) []string {
 // (sorted), and forgets them.
 func ccLog(t *testing.T, dir string) (compiled, preprocessed []string) {
 	t.Helper()
-	log := filepath.Join(dir, "bin", "cc.log")
+	log := filepath.Join(dir, "bin", "log-gcc.log")
 	b, _ := os.ReadFile(log)
 	os.Remove(log)
 	for _, line := range strings.Split(string(b), "\n") {
@@ -50,20 +52,23 @@ func ccLog(t *testing.T, dir string) (compiled, preprocessed []string) {
 
 // objCacheDir writes ccSources' program into a new directory, util.c with
 // an unused static function (a warning under -Wall), every file an hour
-// old (the direct cache stores them), and bin/cc, a compiler that logs
-// its command lines to bin/cc.log and runs gcc; bin/ccache is a launcher
-// that runs its arguments.
+// old (the direct cache stores them), and bin/log-gcc, a compiler that
+// logs its command lines to bin/log-gcc.log and runs gcc (named as gcc:
+// weave cc compiles a one-file program in its link command only with
+// gcc); bin/ccache is a launcher
+// that runs its arguments; one.c is a program of one file.
 func objCacheDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	old := time.Now().Add(-time.Hour)
 	os.Mkdir(filepath.Join(dir, "bin"), 0o755)
 	for name, text := range map[string]string{
-		"util.h":     ccSources["util.h"],
-		"main.c":     ccSources["main.c"],
-		"util.c":     ccSources["util.c"] + "static int unused_helper(void) { return 1; }\n",
-		"bin/cc":     "#!/bin/sh\necho \"$@\" >> \"$0.log\"\nexec gcc \"$@\"\n",
-		"bin/ccache": "#!/bin/sh\nexec \"$@\"\n",
+		"util.h":      ccSources["util.h"],
+		"main.c":      ccSources["main.c"],
+		"util.c":      ccSources["util.c"] + "static int unused_helper(void) { return 1; }\n",
+		"bin/log-gcc": "#!/bin/sh\necho \"$@\" >> \"$0.log\"\nexec gcc \"$@\"\n",
+		"bin/ccache":  "#!/bin/sh\nexec \"$@\"\n",
+		"one.c":       "#include <stdio.h>\n#include <stdlib.h>\nint main(void) { char *p = malloc(16); printf(\"%d\\n\", p != 0); free(p); return 0; }\n",
 	} {
 		writeDated(t, filepath.Join(dir, name), text, 0o755, old)
 	}
@@ -78,11 +83,12 @@ func objCacheDir(t *testing.T) string {
 // changed header, -g in another directory, another frame policy are
 // misses; a flag that writes a side file (-fstack-usage), a failed
 // compile, a launcher in WEAVE_CC and WEAVE_CACHE=off are never served.
+// A one-file program's compile and link: objCacheOneStep.
 func TestObjectCache(t *testing.T) {
 	testtool.Need(t, "gcc")
 	dir := objCacheDir(t)
 	home := t.TempDir()
-	env := []string{"WEAVE_CC=" + filepath.Join(dir, "bin", "cc"), "XDG_CACHE_HOME=" + home}
+	env := []string{"WEAVE_CC=" + filepath.Join(dir, "bin", "log-gcc"), "XDG_CACHE_HOME=" + home}
 	build := func(in string, extra []string, flags ...string) string {
 		t.Helper()
 		argv := append([]string{weaveBin, "cc", "-O2", "-Wall", "-c", "main.c", "util.c"}, flags...)
@@ -204,7 +210,7 @@ func TestObjectCache(t *testing.T) {
 			t.Errorf("-fstack-usage, build %d: %v", i+1, err)
 		}
 		os.Remove(filepath.Join(dir, "util.su"))
-		build(dir, []string{"WEAVE_CC=" + filepath.Join(dir, "bin", "ccache") + " " + filepath.Join(dir, "bin", "cc")})
+		build(dir, []string{"WEAVE_CC=" + filepath.Join(dir, "bin", "ccache") + " " + filepath.Join(dir, "bin", "log-gcc")})
 		if got := objCompiles(t, dir); !slices.Equal(got, both) {
 			t.Errorf("through a launcher, build %d compiled %q, want both", i+1, got)
 		}
@@ -219,6 +225,56 @@ func TestObjectCache(t *testing.T) {
 	if m := entries(); m != n {
 		t.Errorf("object cache entries %d -> %d after builds that must not be cached", n, m)
 	}
+	objCacheOneStep(t, dir)
+}
+
+// objCacheOneStep: a program of one file compiled and linked by one
+// command: the first build compiles the woven text in its link command,
+// the second compiles it on its own (and caches the object), the third
+// only links; the programs run and profile the same. The compiler is
+// "gcc" found first in PATH, a copy of bin/log-gcc: the runtime object,
+// keyed by the compiler's command and version, is the tests' gcc one (no
+// build of it here); the caches' keys have the compiler binary, this one.
+func objCacheOneStep(t *testing.T, dir string) {
+	t.Helper()
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "path"), 0o755)
+	os.WriteFile(filepath.Join(dir, "path", "gcc"), []byte("#!/bin/sh\necho \"$@\" >> \"$0.log\"\nexec "+gcc+" \"$@\"\n"), 0o755)
+	env := []string{"WEAVE_CC=gcc", "PATH=" + filepath.Join(dir, "path") + ":" + os.Getenv("PATH")}
+	var profiles []jsonReport
+	for i, want := range []string{"link", "compile", "none"} {
+		exe := fmt.Sprintf("one%d", i)
+		mustRun(t, dir, env, weaveBin, "cc", "-O2", "-o", exe, "one.c")
+		b, _ := os.ReadFile(filepath.Join(dir, "path", "gcc.log"))
+		os.Remove(filepath.Join(dir, "path", "gcc.log"))
+		got := "none"
+		for _, line := range strings.Split(string(b), "\n") {
+			w := strings.Fields(line)
+			switch {
+			case slices.Contains(w, "-E") || !slices.ContainsFunc(w, func(a string) bool { return strings.HasSuffix(a, ".woven.i") || a == "cpp-output" }):
+			case slices.Contains(w, "-c"):
+				got = "compile"
+			default:
+				got = "link"
+			}
+		}
+		if got != want {
+			t.Errorf("build %d compiled the woven text: %s, want %s\n%s", i+1, got, want, b)
+		}
+		prof := filepath.Join(dir, exe+".prof")
+		if r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0"}, "./"+exe); r.stdout != "1\n" {
+			t.Errorf("%s printed %q", exe, r.stdout)
+		}
+		profiles = append(profiles, readReport(t, prof))
+	}
+	for i, p := range profiles[1:] {
+		if p.Totals != profiles[0].Totals {
+			t.Errorf("build %d's program profiles %+v, the first's %+v", i+2, p.Totals, profiles[0].Totals)
+		}
+	}
 }
 
 // TestDirectCacheDeps: a unit compiled with a dependency file (-MD, as
@@ -231,7 +287,7 @@ func TestDirectCacheDeps(t *testing.T) {
 	dir := objCacheDir(t)
 	home := t.TempDir()
 	os.Mkdir(filepath.Join(dir, ".deps"), 0o755)
-	env := []string{"WEAVE_CC=" + filepath.Join(dir, "bin", "cc"), "XDG_CACHE_HOME=" + home}
+	env := []string{"WEAVE_CC=" + filepath.Join(dir, "bin", "log-gcc"), "XDG_CACHE_HOME=" + home}
 	deps := filepath.Join(dir, ".deps", "main.Tpo")
 	build := func(extra []string, flags ...string) string {
 		t.Helper()
