@@ -478,7 +478,7 @@ static inline __attribute__((always_inline)) void free_fast(struct rt_local *l, 
 	/* One tree's walk, not both: the fine slot's loads, predicted,
 	   overlap the chunk header's all the same. */
 	int hinted = coarse_hint(ad);
-	if (__builtin_expect(!(hinted ? coarse_take(cached_slot(l, 1, ad), ad, &ni, &n) : fine_take(cached_slot(l, 0, ad), ad, &ni, &n)), 0)) {
+	if (__builtin_expect(!(__builtin_expect(hinted, 0) ? coarse_take(cached_slot(l, 1, ad), ad, &ni, &n) : fine_take(cached_slot(l, 0, ad), ad, &ni, &n)), 0)) {
 		free_miss(l, b, p, hinted);
 		return;
 	}
