@@ -25,8 +25,8 @@ func objCompiles(t *testing.T, dir string) []string {
 }
 
 // ccLog returns the sources whose woven text the logging compiler of
-// objCacheDir compiled, and those it preprocessed, since the last call
-// (sorted), and forgets them.
+// objCacheDir compiled, and those it preprocessed (not asked -### for
+// its cc1 command), since the last call (sorted), and forgets them.
 func ccLog(t *testing.T, dir string) (compiled, preprocessed []string) {
 	t.Helper()
 	log := filepath.Join(dir, "bin", "log-gcc.log")
@@ -41,7 +41,7 @@ func ccLog(t *testing.T, dir string) (compiled, preprocessed []string) {
 				compiled = append(compiled, strings.TrimSuffix(name, ".woven.i")+".c")
 			}
 		}
-		if slices.Contains(words, "-E") && strings.HasSuffix(words[len(words)-1], ".c") {
+		if slices.Contains(words, "-E") && !slices.Contains(words, "-###") && strings.HasSuffix(words[len(words)-1], ".c") {
 			preprocessed = append(preprocessed, words[len(words)-1])
 		}
 	}
