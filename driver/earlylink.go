@@ -55,7 +55,7 @@ func (cfg *Config) startEarlyLink(c *cmdline, j *job, objects map[*input]string,
 	}
 	objs := maps.Clone(objects)
 	objs[j.in] = earlyInput
-	argv, err := cfg.linkArgv(c, objs, sc)
+	argv, err := cfg.oneStepArgv(c, objs, sc)
 	if err != nil {
 		return nil
 	}

@@ -483,6 +483,18 @@ func isGCC(cc string) bool {
 
 var gccs sync.Map // compiler name -> isGCC's answer
 
+// oneStepArgv is the command line of oneStepLink: the link's, with -pipe,
+// so that as assembles while cc1 compiles, on the CPU weave no longer
+// needs (the same executable: no temporary .s).
+func (cfg *Config) oneStepArgv(c *cmdline, objects map[*input]string, sc *scratch) ([]string, error) {
+	argv, err := cfg.linkArgv(c, objects, sc)
+	if err != nil {
+		return nil, err
+	}
+	n := len(cfg.Compiler)
+	return append(append(argv[:n:n], "-pipe"), argv[n:]...), nil
+}
+
 // oneStepLink runs the link command with the woven text of j in place of
 // its object: the compiler compiles it and links (or the link started
 // early, earlyLink, is given the text). If that fails, the
@@ -505,7 +517,7 @@ func (cfg *Config) oneStepLink(c *cmdline, j *job, objects map[*input]string, sc
 		saved = true
 	} else {
 		objects[j.in] = j.woven
-		argv, aerr := cfg.linkArgv(c, objects, sc)
+		argv, aerr := cfg.oneStepArgv(c, objects, sc)
 		if aerr != nil {
 			return aerr
 		}
