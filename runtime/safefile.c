@@ -19,7 +19,7 @@
    owns and weave wrote (never a symbolic link, never another user's file,
    never one that is not a profile or a trace: replaceable). Where the
    file system allows, the temporary file has no name at all until then
-   (O_TMPFILE, named through /proc/self/fd): a process killed mid-write
+   (O_TMPFILE, named through /proc/thread-self/fd): a process killed mid-write
    (SIGKILL, a crash while tracing) leaves nothing behind. */
 struct safefile {
 	int dir;      /* the directory, opened once */
@@ -81,6 +81,22 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* Creates a temporary file of a fresh unpredictable name in f's
+   directory (f->tmp); returns its descriptor, or -1 with errno set. */
+static int tmp_create(struct safefile *f)
+{
+	int fd = -1;
+	for (int try = 0; try < 64; try++) {
+		memcpy(f->tmp, ".weave-", 7);
+		random_hex(f->tmp + 7);
+		memcpy(f->tmp + 23, ".tmp", 5);
+		fd = openat(f->dir, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
 /* Opens path's directory and creates a fresh temporary file in it.
    Returns 0, or -1 with errno set. */
 static int safefile_open(struct safefile *f, const char *path)
@@ -96,20 +112,14 @@ static int safefile_open(struct safefile *f, const char *path)
 	if (f->dir < 0)
 		return -1;
 	f->tmp[0] = 0;
-	/* Unnamed only if safefile_name can name it later: /proc mounted. */
-	if (access("/proc/self/fd", X_OK) == 0) {
-		f->fd = openat(f->dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	/* Unnamed where safefile_name can name it later (/proc mounted;
+	   else it would be copied). O_RDWR: copied if it cannot. */
+	if (access("/proc/thread-self/fd", X_OK) == 0 || access("/proc/self/fd", X_OK) == 0) {
+		f->fd = openat(f->dir, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 		if (f->fd >= 0)
 			return 0;
 	}
-	for (int try = 0; try < 64; try++) {
-		memcpy(f->tmp, ".weave-", 7);
-		random_hex(f->tmp + 7);
-		memcpy(f->tmp + 23, ".tmp", 5);
-		f->fd = openat(f->dir, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (f->fd >= 0 || errno != EEXIST)
-			break;
-	}
+	f->fd = tmp_create(f);
 	if (f->fd < 0) {
 		int e = errno;
 		close(f->dir);
@@ -162,25 +172,80 @@ static u64 fd_ident(int fd)
 	return id;
 }
 
-/* Gives an unnamed temporary file (O_TMPFILE) a fresh unpredictable
-   name in its directory, as safefile_open would have. Returns 0, or -1
-   with errno set. */
+static int tmp_copy(struct safefile *f);
+
+/* Links the unnamed file fd into f's directory as f->tmp, through
+   /proc/thread-self (/proc/self/fd is gone once the main thread has
+   called pthread_exit), /proc/self (before Linux 3.17), or AT_EMPTY_PATH
+   (privileged). */
+static int tmp_link(struct safefile *f)
+{
+	static const char *const via[] = {"/proc/thread-self/fd/", "/proc/self/fd/"};
+	char num[12], p[40];
+	int k = 0;
+	for (unsigned v = (unsigned)f->fd; k == 0 || v; v /= 10)
+		num[k++] = (char)('0' + v % 10);
+	for (unsigned i = 0; i < sizeof via / sizeof via[0]; i++) {
+		wsize n = strlen(via[i]);
+		memcpy(p, via[i], n);
+		for (int j = k; j > 0; j--)
+			p[n++] = num[j - 1];
+		p[n] = 0;
+		if (linkat(AT_FDCWD, p, f->dir, f->tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno == EEXIST)
+			return -1; /* the name is taken: another one */
+	}
+	return linkat(f->fd, "", f->dir, f->tmp, AT_EMPTY_PATH);
+}
+
+/* Gives an unnamed temporary file (O_TMPFILE) a fresh unpredictable name
+   in its directory, as safefile_open would have; where no link can be
+   made, its content goes to a named temporary file, which replaces it.
+   Returns 0, or -1 with errno set. */
 static int safefile_name(struct safefile *f)
 {
-	struct sbuf self = {.n = 0};
-	sb_str(&self, "/proc/self/fd/");
-	sb_u64(&self, (u64)f->fd);
 	for (int try = 0; try < 64; try++) {
 		memcpy(f->tmp, ".weave-", 7);
 		random_hex(f->tmp + 7);
 		memcpy(f->tmp + 23, ".tmp", 5);
-		if (linkat(AT_FDCWD, self.s, f->dir, f->tmp, AT_SYMLINK_FOLLOW) == 0)
+		if (tmp_link(f) == 0)
 			return 0;
 		if (errno != EEXIST)
 			break;
 	}
-	f->tmp[0] = 0;
-	return -1;
+	return tmp_copy(f);
+}
+
+/* safefile_name's way out: f's content copied to a named temporary file,
+   which takes its place. Out of line: its buffer is on the stack only
+   then. */
+static __attribute__((noinline)) int tmp_copy(struct safefile *f)
+{
+	char b[8192];
+	struct out o = {.buf = b, .cap = sizeof b};
+	off_t at = 0;
+	ssize_t n = 0;
+	if ((o.fd = tmp_create(f)) < 0) {
+		f->tmp[0] = 0;
+		return -1;
+	}
+	while (!o.err && (n = pread(f->fd, b, sizeof b, at)) > 0) {
+		o.len = (wsize)n;
+		out_flush(&o);
+		at += n;
+	}
+	if (o.err || n != 0) {
+		int e = o.err ? o.err : errno;
+		close(o.fd);
+		unlinkat(f->dir, f->tmp, 0);
+		f->tmp[0] = 0;
+		errno = e;
+		return -1;
+	}
+	close(f->fd);
+	f->fd = o.fd;
+	return 0;
 }
 
 /* Removes the temporary file and closes everything. */
@@ -228,9 +293,9 @@ static int safefile_commit(struct safefile *f, struct sbuf *path, int replace)
 {
 	struct sbuf orig = {.n = 0};
 	int e;
-	fchmod(f->fd, umask_mode());
 	if (!f->tmp[0] && safefile_name(f) != 0)
 		goto fail;
+	fchmod(f->fd, umask_mode());
 	e = close(f->fd) != 0 ? errno : 0;
 	f->fd = -1;
 	if (e) {
