@@ -264,7 +264,7 @@ int main(void)
 	write("amain.c", string(a)+"int main(void) { char *p = a_make(4); free(p); return a_leaf(1) != 4; }\n")
 	write("a.c", string(a))
 	write("b.c", string(b))
-	cc("amain.c", "-o", "aprog")
+	mustRun(t, dir, append(env, "WEAVE_CACHE=off"), weaveBin, "cc", "-O2", "amain.c", "-o", "aprog") // compiled, not from a cache
 	cc("-c", "b.c")
 	cc("-c", "a.c")
 	cc("a.o", "b.o", "-o", "onestep")
