@@ -91,7 +91,11 @@ func (cfg *Config) CC(args []string) error {
 		return cfg.linkOnly(c)
 	}
 	if c.woven() > 0 {
-		go cfg.prepare(c) // while the first -E step runs
+		// While the first -E step runs; not left running (its
+		// predefined-macro cache file half written) if weave ends first.
+		var prepared sync.WaitGroup
+		prepared.Go(func() { cfg.prepare(c) })
+		defer prepared.Wait()
 	}
 	var sc scratch
 	defer sc.remove()
