@@ -142,8 +142,8 @@ func (cfg *Config) CC(args []string) error {
 	}
 	defer func() { // an early link not given its text (earlyLink)
 		for _, j := range jobs {
-			if j != nil && j.link != nil {
-				j.link.abort()
+			if e := j.takeLink(); e != nil {
+				e.abort()
 			}
 		}
 	}()
@@ -219,22 +219,34 @@ type job struct {
 	finish  func()
 	save    func()
 	// startLink starts the one-step link before the weave (earlyLink),
-	// given the preprocessed text; link is that link, and wovenText
-	// what it is to compile.
+	// given the preprocessed text; link waits for that start and returns
+	// the link (takeLink), and wovenText is what it is to compile.
 	startLink func(text []byte) *earlyLink
-	link      *earlyLink
+	link      func() *earlyLink
 	wovenText []byte
 	// stage writes the unit's summary but for its rename (frameStore.stage),
 	// while the early link runs.
 	stage func() func(ok bool) bool
 }
 
-// dropLink aborts j's early link unless the woven text went to it.
+// dropLink aborts j's early link unless the woven text is to go to it.
 func (j *job) dropLink() {
-	if j.link != nil && j.woven == "" {
-		j.link.abort()
-		j.link = nil
+	if j.woven == "" {
+		if e := j.takeLink(); e != nil {
+			e.abort()
+		}
 	}
+}
+
+// takeLink returns j's early link once started (nil if there is none),
+// which is then the caller's.
+func (j *job) takeLink() *earlyLink {
+	if j == nil || j.link == nil {
+		return nil
+	}
+	e := j.link()
+	j.link = nil
+	return e
 }
 
 // warnUnmatched warns about the patterns of weave cc's own command line
@@ -356,9 +368,12 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 		reason = f + " changes the layout of weave's runtime interface"
 	}
 	if reason == "" && j.startLink != nil {
-		if j.link = j.startLink(text); j.link != nil {
-			defer j.dropLink()
-		}
+		// Started beside the weave: the child's start (1-3 ms) is not
+		// the weave's to wait for.
+		started := make(chan *earlyLink, 1)
+		go func() { started <- j.startLink(text) }()
+		j.link = sync.OnceValue(func() *earlyLink { return <-started })
+		defer j.dropLink()
 	}
 
 	// Weave and compile the woven text.

@@ -505,10 +505,9 @@ func (cfg *Config) oneStepLink(c *cmdline, j *job, objects map[*input]string, sc
 	var out bytes.Buffer
 	var err error
 	saved := false
-	if e := j.link; e != nil {
+	if e := j.takeLink(); e != nil {
 		// The unit's summary written while the link runs, kept if it
 		// succeeds.
-		j.link = nil
 		staged := make(chan func(bool) bool, 1)
 		go func() { staged <- j.stage() }()
 		err = e.finish(j.wovenText)
