@@ -24,10 +24,13 @@ func (cfg *Config) prepare(c *cmdline) {
 	parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags()).Prepare()
 }
 
-// warmExec has os/exec probe what starting a child needs (whether pidfds
-// work: pidfd_open, waitid and the clone of a child that exits at once,
-// 0.3 ms), which the first child's start would wait for.
+// warmExec sets up what the first child's start would wait for: the
+// interrupt handling (catchInterrupts: signal.Notify waits for the
+// runtime's signal-mask thread, 0.1-1.6 ms) and os/exec's probe of
+// pidfds (pidfd_open, waitid and the clone of a child that exits at once,
+// 0.3 ms).
 func warmExec() {
+	catchInterrupts()
 	if p, err := os.FindProcess(os.Getpid()); err == nil {
 		p.Release()
 	}
