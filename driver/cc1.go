@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,8 @@ import (
 // later -E steps run that cc1 command with the source put back, in the
 // driver's environment for it (COLLECT_GCC_OPTIONS, COMPILER_PATH,
 // LIBRARY_PATH). Only where the driver would run that one command and
-// say nothing else: gcc (not a launcher), a regular file for a source (a
+// say nothing else: gcc's own binary (not a launcher, not a script in
+// front of it: isELF), WEAVE_CACHE not off, a regular file for a source (a
 // missing one is the driver's to report), no dependency output, no -v,
 // -wrapper, -time, -fcompare-debug, -save-temps, -no-integrated-cpp or
 // options passed through the driver (-Wp, -Xpreprocessor, @file); a
@@ -60,7 +62,7 @@ var cc1Env = []string{"GCC_EXEC_PREFIX", "COMPILER_PATH", "LIBRARY_PATH", "GCC_C
 // cc1Key is the key of the template of the -E step of src with flags
 // under cc, "" if the step is to run through the driver.
 func cc1Key(cc, flags []string, src string) string {
-	if len(cc) != 1 || !isGCC(cc[0]) || src == "-" || os.Getenv("GCC_COMPARE_DEBUG") != "" {
+	if len(cc) != 1 || !isGCC(cc[0]) || src == "-" || os.Getenv("GCC_COMPARE_DEBUG") != "" || os.Getenv("WEAVE_CACHE") == "off" {
 		return ""
 	}
 	for _, f := range flags {
@@ -76,7 +78,7 @@ func cc1Key(cc, flags []string, src string) string {
 	}
 	path, err := lookPath(cc[0])
 	id := cachedir.FileID(path)
-	if err != nil || id == "" {
+	if err != nil || id == "" || !isELF(path) {
 		return ""
 	}
 	h := sha256.New()
@@ -87,6 +89,28 @@ func cc1Key(cc, flags []string, src string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// isELF reports whether the file at path is an ELF executable: gcc's
+// driver itself, not a script in front of it (WEAVE_CC=mygcc, named like
+// gcc), which may set variables, flags or a directory for the -E step
+// that a template of the driver's cc1 command would not keep.
+func isELF(path string) bool {
+	if v, ok := elfs.Load(path); ok {
+		return v.(bool)
+	}
+	var b [4]byte
+	f, err := os.Open(path)
+	elf := err == nil
+	if elf {
+		_, err = io.ReadFull(f, b[:])
+		f.Close()
+		elf = err == nil && string(b[:]) == "\x7fELF"
+	}
+	elfs.Store(path, elf)
+	return elf
+}
+
+var elfs sync.Map // path -> isELF's answer
 
 // cc1Command returns the cc1 command of the -E step of src with flags
 // (the driver's arguments), or nil: no template (yet), and then ask, if
