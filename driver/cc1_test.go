@@ -18,6 +18,7 @@ import (
 func TestCC1SameText(t *testing.T) {
 	testtool.Need(t, "gcc")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("WEAVE_CACHE", "") // whatever the caller's environment says
 	dir := t.TempDir()
 	t.Chdir(dir)
 	files := map[string]string{
@@ -75,6 +76,10 @@ func TestCC1SameText(t *testing.T) {
 	}
 	if cmd, ask := cfg.cc1Command([]string{"-O2"}, "missing.c"); cmd != nil || ask != nil {
 		t.Error("missing.c: a cc1 command or template asked for (the driver reports a missing source)")
+	}
+	t.Setenv("WEAVE_CACHE", "off")
+	if cmd, ask := cfg.cc1Command([]string{"-O2", "-Iinc", "-DN=3"}, "a.c"); cmd != nil || ask != nil {
+		t.Error("WEAVE_CACHE=off: a cc1 command or template asked for")
 	}
 }
 
