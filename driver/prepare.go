@@ -24,6 +24,11 @@ func (cfg *Config) prepare(c *cmdline) {
 	parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags()).Prepare()
 }
 
+// Warm starts, in a goroutine, what weave cc's first child will wait
+// for (warmExec): for a caller with CLI parsing and configuration to do
+// before it calls CC.
+func Warm() { go warmExec() }
+
 // warmExec sets up what the first child's start would wait for: the
 // interrupt handling (catchInterrupts: signal.Notify waits for the
 // runtime's signal-mask thread, 0.1-1.6 ms) and os/exec's probe of

@@ -21,6 +21,7 @@ var ccCommand = &cli.Command{
 		if slices.Contains(c.Args().Slice(), "--help") || slices.Contains(c.Args().Slice(), "-help") {
 			return ccHelp(c)
 		}
+		driver.Warm() // while weave.conf, WEAVE_FLAGS and the pointcuts are read
 		cfg, err := newConfig(c)
 		if err != nil {
 			return err
