@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -471,13 +472,20 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 func (cfg *Config) unitText(c *cmdline, in *input, deps []string, stdinText []byte, ppErr *bytes.Buffer) (text []byte, reason string) {
 	switch {
 	case in.kind == inC:
-		flags := append(c.preprocessFlags(), api.Flags(true)...)
-		if c.fallthroughWarnings() {
+		flags := slices.Concat(c.preprocessFlags(), api.Flags(true), deps)
+		keep := c.fallthroughWarnings()
+		if keep {
 			// -C keeps the comments: -Wimplicit-fallthrough looks for /* FALLTHROUGH */.
 			flags = append(flags, "-C")
 		}
 		// System headers' comments dropped: half the text to parse and compile.
-		text, err := cfg.preprocessDirect(append(flags, deps...), in.name, stdinText, ppErr)
+		text, err := cfg.preprocessDirect(flags, in.name, stdinText, ppErr)
+		if err == nil && keep && parse.CommentedDirective(text) {
+			// Under -C a comment before a # on its line makes the directive
+			// text; the compiler obeys it: the unit is the text without -C.
+			ppErr.Reset()
+			text, err = cfg.preprocessDirect(flags[:len(flags)-1], in.name, stdinText, ppErr)
+		}
 		if err != nil {
 			return nil, "preprocessing failed"
 		}

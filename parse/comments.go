@@ -181,3 +181,51 @@ func inPPNumber(before []byte) bool {
 	c := before[i]
 	return c >= '0' && c <= '9' || c == '.' && i+1 < len(before) && before[i+1] >= '0' && before[i+1] <= '9'
 }
+
+// CommentedDirective reports whether preprocessed text (-E -C output) has a
+// line whose first token is a # that is not in column 0: a directive the
+// preprocessor did not obey because a comment came before it on its line
+// (`/* x */ #define N 5`). gcc's manual says so of -C, where the comment
+// is a token; clang does the same. The compiler itself reads the
+// directive, so such a text is not the unit: -E without -C is. (The
+// preprocessor puts its own linemarkers and pragmas in column 0; a dropped
+// system-header comment leaves blanks before the #.)
+func CommentedDirective(text []byte) bool {
+	first := true // no token yet on this line
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\n':
+			first = true
+		case c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r':
+		case c == '/' && i+1 < len(text) && text[i+1] == '*':
+			k := bytes.Index(text[i+2:], []byte("*/"))
+			if k < 0 {
+				return false
+			}
+			if bytes.IndexByte(text[i:i+2+k], '\n') >= 0 {
+				first = true
+			}
+			i += 2 + k + 1
+		case c == '/' && i+1 < len(text) && text[i+1] == '/':
+			for i < len(text) && (text[i] != '\n' || text[i-1] == '\\') {
+				i++
+			}
+			first = true
+		case c == '#' && first && i > 0 && text[i-1] != '\n':
+			return true
+		case c == '"' || c == '\'' && !inPPNumber(text[bytes.LastIndexByte(text[:i], '\n')+1:i]):
+			for i++; i < len(text) && text[i] != c && text[i] != '\n'; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+			if i < len(text) && text[i] == '\n' {
+				i-- // not closed on its line: the newline is the next line's start
+			}
+			first = false
+		default:
+			first = false
+		}
+	}
+	return false
+}

@@ -175,6 +175,60 @@ int main(void) {
 
 // TestReplaceWords: parseable's replacements are the regexps' they stand
 // for.
+func TestCommentedDirective(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     bool
+	}{
+		{"comment before a define", "int a;\n/* x */ #define N 5\n", true},
+		{"comment from lines above", "/*\n*\n*/ # /*\n*/\n  define\n", true},
+		{"a dropped system comment", "# 1 \"/usr/include/x.h\" 1 3 4\n        #define N 5\n", true},
+		{"after a line comment's splice", "// a \\\n b */ #define N\n", false},
+		{"after an unclosed literal", "char c = 'a;\n  # x\n", true},
+		{"markers and pragmas", "# 1 \"a.c\"\n#pragma weak f\n#line 3\nint a;\n", false},
+		{"in literals", "char *s = \" #x\", c = '#';\n", false},
+		{"in comments", "/* # */\n// #\n  /* a\n # b */ int x;\n", false},
+		{"after a token", "int a; # x\n", false},
+		{"digit separator", "int n = 1'000; char *s = \"'\"; /* x */ #define\n", false},
+		{"unclosed comment", "/* x\n #define\n", false},
+	} {
+		if got := CommentedDirective([]byte(tc.in)); got != tc.want {
+			t.Errorf("%s: %q: got %v, want %v", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestCommentedDirectiveGCC: gcc -E -C leaves a directive after a comment
+// as text, which CommentedDirective finds; the C library's headers, with
+// or without their comments, have none.
+func TestCommentedDirectiveGCC(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	const headers = "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n#include <pthread.h>\n#include <signal.h>\n#include <wchar.h>\n"
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{"int main(void) { return 0; }\n", false},
+		{"/* the size */ #define N 5\nint a[N];\n", true},
+	} {
+		src := filepath.Join(dir, "a.c")
+		if err := os.WriteFile(src, []byte(headers+tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("gcc", "-E", "-C", src).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := CommentedDirective(out); got != tc.want {
+			t.Errorf("%q: gcc -E -C: got %v, want %v", tc.body, got, tc.want)
+		}
+		if got := CommentedDirective(DropSystemComments(out)); got != tc.want {
+			t.Errorf("%q: without the system headers' comments: got %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
+
 func TestReplaceWords(t *testing.T) {
 	floatN := regexp.MustCompile(`\b_Float(32|64|32x|64x|128)\b`)
 	float16 := regexp.MustCompile(`\b(_Float16|__bf16)\b`)

@@ -696,6 +696,30 @@ func TestFallthroughComments(t *testing.T) {
 	}
 }
 
+// TestCommentedDirective: where the -E step keeps comments (-Wextra), a
+// directive after a comment on its line (which -C makes text) is still
+// obeyed, as the compiler obeys it: the unit is woven, without a
+// diagnostic, and runs as gcc's build does.
+func TestCommentedDirective(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src := "#include <stdio.h>\n#include <stdlib.h>\n/* how many */ #define N 3\n/*\n * the exit code\n */ # /* splice\n*/ define CODE 7\n" +
+		"int main(void)\n{\n\tint *p = malloc(N * sizeof *p);\n\tfor (int i = 0; i < N; i++)\n\t\tp[i] = i * i;\n" +
+		"\tprintf(\"%d %d\\n\", N, p[N - 1]);\n\tfree(p);\n\treturn CODE;\n}\n"
+	os.WriteFile(filepath.Join(dir, "cd.c"), []byte(src), 0o644)
+	env := []string{"WEAVE_CC=gcc", "WEAVE_SUMMARY=0"}
+	r := run(t, dir, env, weaveBin, "cc", "-O2", "-Wextra", "-Werror", "-c", "cd.c")
+	if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "cd.o")) {
+		t.Errorf("weave cc -Wextra -Werror -c cd.c: exit %d, stderr %q (want a woven cd.o, no diagnostic)", r.code, r.stderr)
+	}
+	mustRun(t, dir, env, weaveBin, "cc", "-O2", "-Wextra", "-o", "woven", "cd.c")
+	mustRun(t, dir, nil, "gcc", "-O2", "-Wextra", "-o", "plain", "cd.c")
+	w, p := run(t, dir, env, "./woven"), run(t, dir, nil, "./plain")
+	if w != p || p.code != 7 || p.stdout != "3 4\n" {
+		t.Errorf("woven %+v, plain %+v (want the same, exit 7, \"3 4\")", w, p)
+	}
+}
+
 // TestPedanticWoven: what weave cc adds to the woven text (its #ident,
 // the runtime reference) passes -std=c99 -pedantic -Werror under gcc and
 // clang: the unit is woven, with no diagnostic.
