@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/weave-profiler/weave/internal/testtool"
 	"github.com/weave-profiler/weave/profile"
 )
 
@@ -374,10 +374,11 @@ func maxRSS(t *testing.T, exe string, args ...string) int64 {
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "WEAVE_OUT=", "WEAVE_SUMMARY=0")
+	peak := testtool.WithPeakRSS(t, cmd)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", exe, err, out)
 	}
-	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	return peak()
 }
 
 // BenchmarkPairs runs testdata/bench.c and reports its ns per

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/weave-profiler/weave/internal/testtool"
@@ -132,11 +131,12 @@ func TestHardeningDeep(t *testing.T) {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = dir
 		cmd.Env = append(append(os.Environ(), env...), "WEAVE_SUMMARY=0")
+		peak := testtool.WithPeakRSS(t, cmd)
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("%v: %v", argv, err)
 		}
-		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, result{stdout: string(out)}
+		return peak(), result{stdout: string(out)}
 	}
 	pk, pr := rss(nil, plain)
 	wk, wr := rss(outEnv(dir), woven)
