@@ -81,15 +81,21 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* f->tmp = .weave-<16 unpredictable hex digits>.tmp. */
+static void tmp_name(struct safefile *f)
+{
+	memcpy(f->tmp, ".weave-", 7);
+	random_hex(f->tmp + 7);
+	memcpy(f->tmp + 23, ".tmp", 5);
+}
+
 /* Creates a temporary file of a fresh unpredictable name in f's
    directory (f->tmp); returns its descriptor, or -1 with errno set. */
 static int tmp_create(struct safefile *f)
 {
 	int fd = -1;
 	for (int try = 0; try < 64; try++) {
-		memcpy(f->tmp, ".weave-", 7);
-		random_hex(f->tmp + 7);
-		memcpy(f->tmp + 23, ".tmp", 5);
+		tmp_name(f);
 		fd = openat(f->dir, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			break;
@@ -206,9 +212,7 @@ static int tmp_link(struct safefile *f)
 static int safefile_name(struct safefile *f)
 {
 	for (int try = 0; try < 64; try++) {
-		memcpy(f->tmp, ".weave-", 7);
-		random_hex(f->tmp + 7);
-		memcpy(f->tmp + 23, ".tmp", 5);
+		tmp_name(f);
 		if (tmp_link(f) == 0)
 			return 0;
 		if (errno != EEXIST)

@@ -82,7 +82,7 @@ func snapshot() *state {
 // part: weave-<program>.<pid>.<16 hex digits>.prof, as the C runtime's.
 func profilePath() string {
 	pid := strconv.Itoa(os.Getpid())
-	name := "weave-" + filepath.Base(argv[0]) + "." + pid
+	name := profileBase()
 	v, ok := os.LookupEnv("WEAVE_OUT")
 	if !ok {
 		return name + ".prof"
@@ -95,6 +95,12 @@ func profilePath() string {
 		return filepath.Join(v, name+"."+hex.EncodeToString(r[:])+".prof")
 	}
 	return v
+}
+
+// profileBase is weave-<program>.<pid>, the profile's name without
+// WEAVE_OUT less its .prof.
+func profileBase() string {
+	return "weave-" + filepath.Base(argv[0]) + "." + strconv.Itoa(os.Getpid())
 }
 
 // writeFile writes the profile to a temporary file created exclusively
@@ -111,7 +117,7 @@ func writeFile(st *state, end string) (string, error) {
 		// Not into that descriptor or device (a regular file, maybe the
 		// program's own; closed), and not lost: the default name, as the
 		// C runtime's.
-		def := "weave-" + filepath.Base(argv[0]) + "." + strconv.Itoa(os.Getpid()) + ".prof"
+		def := profileBase() + ".prof"
 		writeStderr(fmt.Sprintf("==weave %d== WEAVE_OUT=%s: %v; the profile goes to %s\n", os.Getpid(), path, err, def))
 		path = def
 	}
