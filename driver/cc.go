@@ -302,14 +302,70 @@ func (c *cmdline) probe() bool {
 	}
 	if isProbe(out) || filepath.Base(out) == "conftest.o" || filepath.Base(out) == "conftest.obj" ||
 		strings.Contains(filepath.ToSlash(out), "/cmTC_") {
-		return true
+		return !c.linksWoven()
 	}
 	for _, in := range c.inputs {
 		if filepath.Base(in.name) == "conftest.c" && (out == "" || out == "a.out") {
-			return true
+			return !c.linksWoven()
 		}
 	}
 	return false
+}
+
+// linksWoven reports whether a link's objects or static libraries (named,
+// or -lNAME found in a -L directory of the command line) hold woven code,
+// which needs the runtime: gnulib's wchar.h check links conftest from the
+// woven conftest1.o and conftest2.o, a CMake try-compile may link the
+// project's woven static library.
+func (c *cmdline) linksWoven() bool {
+	if c.stage != stageLink {
+		return false
+	}
+	var dirs, libs []string
+	for _, a := range c.args {
+		switch {
+		case a.in != nil && a.in.kind == inOther:
+			libs = append(libs, a.in.name)
+		case a.flag == "-L" && a.sep:
+			dirs = append(dirs, a.value)
+		case strings.HasPrefix(a.flag, "-L"):
+			dirs = append(dirs, a.flag[2:])
+		}
+	}
+	for _, a := range c.args {
+		name := a.flag[min(len(a.flag), 2):]
+		if a.flag == "-l" && a.sep {
+			name = a.value
+		} else if a.in != nil || !strings.HasPrefix(a.flag, "-l") {
+			continue
+		}
+		for _, d := range dirs {
+			libs = append(libs, filepath.Join(d, "lib"+name+".a"))
+		}
+	}
+	return slices.ContainsFunc(libs, holdsWoven)
+}
+
+// holdsWoven reports whether a file names one of the runtime's symbols.
+func holdsWoven(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	mark := []byte("__weave_")
+	buf := make([]byte, 1<<20)
+	keep := 0 // the end of the last chunk, which a mark may straddle
+	for {
+		n, err := io.ReadFull(f, buf[keep:])
+		if bytes.Contains(buf[:keep+n], mark) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		keep = copy(buf, buf[keep+n-len(mark)+1:keep+n])
+	}
 }
 
 // runJobs runs the jobs, as many at a time as there are CPUs.

@@ -67,6 +67,53 @@ func TestProbesUnwoven(t *testing.T) {
 	}
 }
 
+// TestProbeLinksWovenObjects: a probe's link of objects weave cc wove
+// links the runtime, as plain gcc's link of the plain objects succeeds:
+// gnulib's "<wchar.h> uses 'inline' correctly" check (sed, grep, gawk's
+// configure) compiles conftest1.c and conftest2.c, then links conftest
+// from their objects, and stopped configure with "<wchar.h> cannot be used
+// with this compiler"; CMake's try-compile linking a project's woven
+// static library (cmTC_*) failed likewise.
+func TestProbeLinksWovenObjects(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	files := map[string]string{
+		"conftest1.c": "#include <wchar.h>\nextern int zero(void);\nint main(void) { return zero(); }\n",
+		"conftest2.c": "#include <wchar.h>\n#include <stdlib.h>\nint zero(void) { char *p = malloc(4); free(p); return 3; }\n",
+	}
+	for name, text := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	os.MkdirAll(filepath.Join(dir, "CMakeFiles", "cmTC_9f8e.dir"), 0o755)
+	env := []string{"WEAVE_CC=gcc"}
+	for _, steps := range [][][]string{
+		{{"-c", "conftest1.c"}, {"-c", "conftest2.c"}, {"-o", "conftest", "conftest1.o", "conftest2.o"}},
+		{{"-c", "conftest2.c", "-o", "libzero.a.o"}, {"ar", "rcs", "libzero.a", "libzero.a.o"},
+			{"-o", "CMakeFiles/cmTC_9f8e.dir/m.o", "-c", "conftest1.c"},
+			{"CMakeFiles/cmTC_9f8e.dir/m.o", "-o", "cmTC_9f8e", "-L.", "-lzero"}},
+	} {
+		var exe string
+		for _, argv := range steps {
+			if argv[0] == "ar" {
+				mustRun(t, dir, nil, argv...)
+				continue
+			}
+			mustRun(t, dir, env, append([]string{weaveBin, "cc"}, argv...)...)
+			exe = argv[slices.Index(argv, "-o")+1]
+		}
+		if !isWoven(t, filepath.Join(dir, exe)) {
+			t.Errorf("%s: the woven objects are linked without the runtime", exe)
+		}
+		// A probe, so silent, with no profile left (runtime/save.c).
+		if p := run(t, dir, nil, "./"+exe); p.code != 3 || p.stdout != "" || p.stderr != "" {
+			t.Errorf("%s: exit %d, %q %q: want 3, nothing", exe, p.code, p.stdout, p.stderr)
+		}
+	}
+	if profs, _ := filepath.Glob(filepath.Join(dir, "*.prof")); len(profs) > 0 {
+		t.Errorf("the probes left profiles: %v", profs)
+	}
+}
+
 // otherWeave builds, once, a weave binary with another Go build ID: as a
 // new version of weave is, to a cache.
 var otherWeave = sync.OnceValues(func() (string, error) {
