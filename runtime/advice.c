@@ -118,17 +118,29 @@ static inline __attribute__((always_inline)) u64 charge_free(struct rt_thread *T
 typedef u64 scrub16 __attribute__((vector_size(16), aligned(8), may_alias));
 typedef u64 scrub8 __attribute__((may_alias));
 
+/* The offset d if n > lim, else 0, computed without a branch: block
+   sizes go either way (the server's are random), and a store repeated
+   costs less than a branch mispredicted. */
+static inline u64 scrub_step(u64 n, u64 lim, u64 d)
+{
+	u64 v = n > lim;
+	__asm__("" : "+r"(v)); /* kept a value: gcc would make it a branch again */
+	return v * d;
+}
+
 /* scrub_freed's blocks of 65 to SCRUB_MAX bytes. 16-byte stores from
    each end, which overlap in the middle (as memset does), here and below:
-   a loop costs more (or becomes a call to memset). */
+   a loop costs more (or becomes a call to memset). The middle four of
+   each end's eight repeat its first four unless the block is over 128
+   bytes (scrub_step). */
 static inline __attribute__((always_inline)) void scrub_big_inline(void *p, u64 n)
 {
 	const scrub16 z = {0};
+	u64 d = scrub_step(n, 128, 64);
 	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
-	if (n > 128) {
-		a[7] = a[6] = a[5] = a[4] = z;
-		e[-7] = e[-6] = e[-5] = e[-4] = z;
-	}
+	scrub16 *am = (scrub16 *)((char *)p + d), *em = (scrub16 *)((char *)e - d);
+	am[3] = am[2] = am[1] = am[0] = z;
+	em[-3] = em[-2] = em[-1] = em[0] = z;
 	a[3] = a[2] = a[1] = a[0] = z;
 	e[-3] = e[-2] = e[-1] = e[0] = z;
 }
@@ -149,14 +161,15 @@ static inline __attribute__((always_inline)) void scrub_small(void *p, u64 n)
 {
 	const scrub16 z = {0};
 	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
+	u64 d;
 	if (!__builtin_expect(g_scrub, 1) || n < 8)
 		return;
 	if (n < 16) {
 		*(scrub8 *)p = 0;
 		return;
 	}
-	if (n > 32)
-		a[1] = e[-1] = z;
+	d = scrub_step(n, 32, 16); /* the second store of each end repeats the first unless n > 32 */
+	*(scrub16 *)((char *)p + d) = *(scrub16 *)((char *)e - d) = z;
 	a[0] = e[0] = z;
 }
 
