@@ -64,6 +64,7 @@ func (cfg *Config) bareCompiler() []string {
 func (cfg *Config) CC(args []string) error {
 	go warmExec()
 	defer asked.Wait()
+	defer behind.Wait()
 	if err := cfg.checkCompiler(); err != nil {
 		return err
 	}
@@ -228,6 +229,17 @@ type job struct {
 	// stage writes the unit's summary but for its rename (frameStore.stage),
 	// while the early link runs.
 	stage func() func(ok bool) bool
+}
+
+// startLinkBeside starts j's early link (startLink) in a goroutine, unless
+// it is started: the child's start is not the weave's to wait for.
+func (j *job) startLinkBeside(text []byte) {
+	if j.link != nil {
+		return
+	}
+	started := make(chan *earlyLink, 1)
+	go func() { started <- j.startLink(text) }()
+	j.link = sync.OnceValue(func() *earlyLink { return <-started })
 }
 
 // dropLink aborts j's early link unless the woven text is to go to it.
@@ -419,18 +431,22 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	}
 
 	var ppErr bytes.Buffer
-	text, reason := cfg.unitText(c, in, deps, stdinText, &ppErr)
-
-	if f := c.packedStructs(); reason == "" && f != "" {
-		reason = f + " changes the layout of weave's runtime interface"
-	}
-	if reason == "" && j.startLink != nil {
-		// Started beside the weave: the child's start (1-3 ms) is not
-		// the weave's to wait for.
-		started := make(chan *earlyLink, 1)
-		go func() { started <- j.startLink(text) }()
-		j.link = sync.OnceValue(func() *earlyLink { return <-started })
+	packed := c.packedStructs()
+	var linkEarly func()
+	if j.startLink != nil && packed == "" {
 		defer j.dropLink()
+		// The early link starts with the -E step (its driver's and cc1's
+		// start, 4-5 ms, on the CPU the -E step leaves idle), or, the
+		// text from the direct cache, beside the weave.
+		linkEarly = func() { j.startLinkBeside(nil) }
+	}
+	text, reason := cfg.unitText(c, in, deps, stdinText, &ppErr, linkEarly)
+
+	if reason == "" && packed != "" {
+		reason = packed + " changes the layout of weave's runtime interface"
+	}
+	if reason == "" && linkEarly != nil {
+		j.startLinkBeside(text)
 	}
 
 	// Weave and compile the woven text.
@@ -524,8 +540,9 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 
 // unitText returns the preprocessed text of input in (preprocessed with
 // deps, the dependency flags, unless it is preprocessed already), its
-// diagnostics in ppErr; reason says why there is none.
-func (cfg *Config) unitText(c *cmdline, in *input, deps []string, stdinText []byte, ppErr *bytes.Buffer) (text []byte, reason string) {
+// diagnostics in ppErr; reason says why there is none. running, if not
+// nil, is called as a -E step starts.
+func (cfg *Config) unitText(c *cmdline, in *input, deps []string, stdinText []byte, ppErr *bytes.Buffer, running func()) (text []byte, reason string) {
 	switch {
 	case in.kind == inC:
 		flags := slices.Concat(c.preprocessFlags(), api.Flags(true), deps)
@@ -535,12 +552,12 @@ func (cfg *Config) unitText(c *cmdline, in *input, deps []string, stdinText []by
 			flags = append(flags, "-C")
 		}
 		// System headers' comments dropped: half the text to parse and compile.
-		text, err := cfg.preprocessDirect(flags, in.name, stdinText, ppErr)
+		text, err := cfg.preprocessDirect(flags, in.name, stdinText, ppErr, running)
 		if err == nil && keep && parse.CommentedDirective(text) {
 			// Under -C a comment before a # on its line makes the directive
 			// text; the compiler obeys it: the unit is the text without -C.
 			ppErr.Reset()
-			text, err = cfg.preprocessDirect(flags[:len(flags)-1], in.name, stdinText, ppErr)
+			text, err = cfg.preprocessDirect(flags[:len(flags)-1], in.name, stdinText, ppErr, running)
 		}
 		if err != nil {
 			return nil, "preprocessing failed"

@@ -134,10 +134,15 @@ func (cfg *Config) directKey(flags []string, src string) string {
 
 // preprocessDirect is the -E step through the direct cache: it returns
 // the preprocessed text of src with system headers' comments dropped,
-// its diagnostics in stderr.
-func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, stderr *bytes.Buffer) ([]byte, error) {
+// its diagnostics in stderr. running, if not nil, is called if the -E
+// step is to run.
+func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, stderr *bytes.Buffer, running func()) ([]byte, error) {
 	key := cfg.directKey(flags, src)
+	if running == nil {
+		running = func() {}
+	}
 	if key == "" {
+		running()
 		text, err := cfg.preprocess(flags, src, stdin, stderr)
 		return parse.DropSystemComments(text), err
 	}
@@ -150,6 +155,7 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 			return e.Text, nil
 		}
 	}
+	running()
 	start := time.Now()
 	var pp bytes.Buffer
 	text, err := cfg.preprocess(flags, src, stdin, &pp)
@@ -171,18 +177,27 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 			return text, nil
 		}
 	}
+	// Behind the weave (CC waits for it): the files read and hashed
+	// again, the entry written.
+	behind.Go(func() { storeDirect(dir, key, e, files, system, start) })
+	return text, nil
+}
+
+// storeDirect writes e, the entry of key, with the files the text came
+// from (sourceFiles), unless one of them changed since two seconds before
+// the -E step started or makes the text depend on more than the files.
+func storeDirect(dir, key string, e *directEntry, files []string, system map[string]bool, start time.Time) {
 	for _, name := range files {
 		b, err := os.ReadFile(name)
 		fi, serr := os.Stat(name)
 		if err != nil || serr != nil || !fi.ModTime().Before(start.Add(-2*time.Second)) ||
 			bytes.Contains(b, []byte("__DATE__")) || bytes.Contains(b, []byte("__TIME__")) ||
 			bytes.Contains(b, []byte("__TIMESTAMP__")) || !system[name] && probes(b) {
-			return text, nil
+			return
 		}
 		e.Files = append(e.Files, directFile{Name: name, Sum: sha256.Sum256(b)})
 	}
 	storeEntry(dir, key, directMagic, e, directBytes)
-	return text, nil
 }
 
 // loadDirect returns the entry at path if every file it lists hashes as

@@ -40,18 +40,25 @@ const earlyInput = "-"
 const poison = "}\n"
 
 // startEarlyLink starts j's one-step link with the woven text to come on
-// its standard input; nil where it is not started: the runtime's files
-// not ready yet (a first build of them: the weave goes first, as before),
-// the woven cache holding the unit (a rebuild, which may not compile it
-// at all), or the link's command line not to be had.
+// its standard input; nil where it is not started: the link's command
+// line not to be had, or given the preprocessed text (from the direct
+// cache), the runtime's files not ready yet (a first build of them: the
+// weave goes first, as before) or the woven cache holding the unit (a
+// rebuild, which may not compile it at all). Without the text (as the -E
+// step starts) it waits for the runtime's files; a link not used then
+// (the unit's object cached, or not woven) is aborted.
 func (cfg *Config) startEarlyLink(c *cmdline, j *job, objects map[*input]string, sc *scratch, text []byte) *earlyLink {
-	select {
-	case <-cfg.runtimeReady:
-	default:
-		return nil
-	}
-	if cfg.wovenCacheHolds(displayName(j.in.name), text, parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags())) {
-		return nil
+	if text == nil {
+		<-cfg.runtimeReady
+	} else {
+		select {
+		case <-cfg.runtimeReady:
+		default:
+			return nil
+		}
+		if cfg.wovenCacheHolds(displayName(j.in.name), text, parse.NewDialect(cfg.bareCompiler(), c.preprocessFlags())) {
+			return nil
+		}
 	}
 	objs := maps.Clone(objects)
 	objs[j.in] = earlyInput

@@ -275,6 +275,24 @@ func objCacheOneStep(t *testing.T, dir string) {
 			t.Errorf("build %d's program profiles %+v, the first's %+v", i+2, p.Totals, profiles[0].Totals)
 		}
 	}
+	// A comment changed: the direct cache misses, the link started with
+	// the -E step is given up (the same text: its object is cached), and
+	// the program is linked from the cached object, as the last one was.
+	src, _ := os.ReadFile(filepath.Join(dir, "one.c"))
+	writeDated(t, filepath.Join(dir, "one.c"), strings.Replace(string(src), "\n", " /* again */\n", 1), 0o644, time.Now().Add(-time.Hour))
+	tmp := privateTmp(t, dir)
+	r := mustRun(t, dir, append(env, "TMPDIR="+tmp), weaveBin, "cc", "-O2", "-o", "one3", "one.c")
+	b, _ := os.ReadFile(filepath.Join(dir, "path", "gcc.log"))
+	if w := strings.Fields(string(b)); !slices.Contains(w, "-E") || slices.Contains(w, "-c") || r.stderr != "" {
+		t.Errorf("a changed comment: want the -E step and no compile of the woven text, no message; ran\n%s\nsaid %q", b, r.stderr)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("a changed comment: left in TMPDIR: %v", left)
+	}
+	last, _ := os.ReadFile(filepath.Join(dir, "one2"))
+	if again, _ := os.ReadFile(filepath.Join(dir, "one3")); !bytes.Equal(last, again) || len(last) == 0 {
+		t.Errorf("a changed comment: one3 (%d bytes) is not one2 (%d bytes), both linked from the cached object", len(again), len(last))
+	}
 }
 
 // TestDirectCacheDeps: a unit compiled with a dependency file (-MD, as

@@ -245,6 +245,66 @@ func TestEarlyLinkKilled(t *testing.T) {
 	}
 }
 
+// TestEarlyLinkWithPreprocess: the one-step link of a program compiled
+// and linked in one command starts as the -E step starts, not after it
+// (driver/earlylink.go): its driver and cc1 start on the CPU the -E step
+// leaves idle. The -E step of slow.c takes a second or so (a macro of
+// 65,536 tokens evaluated in #if lines), and the link's driver (reading
+// the woven text from "-") is seen while it runs; the program runs.
+func TestEarlyLinkWithPreprocess(t *testing.T) {
+	t.Parallel()
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	var hdr strings.Builder
+	hdr.WriteString("#define X0 1\n")
+	for i := 1; i <= 16; i++ {
+		fmt.Fprintf(&hdr, "#define X%d (X%d+X%d)\n", i, i-1, i-1)
+	}
+	for i := 0; i < 40; i++ {
+		hdr.WriteString("#if X16 != 65536\n#error X16\n#endif\n")
+	}
+	for name, text := range map[string]string{
+		"slow.h":  hdr.String(),
+		"slow.c":  "#include <stdio.h>\n#include \"slow.h\"\nint main(void) { printf(\"%d\\n\", X4); return 0; }\n",
+		"small.c": "int main(void) { return 0; }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The runtime object built first: a link waits for it.
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O0", "small.c", "-o", "small")
+	cmd := exec.Command(weaveBin, "cc", "-O2", "slow.c", "-o", "prog")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WEAVE_CC=gcc", "WEAVE_CACHE=off")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	together := false
+	for !together && running(cmd.Process.Pid) {
+		pre, link := false, false
+		for _, c := range childPids(cmd.Process.Pid) {
+			argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c))
+			words := strings.Split(string(argv), "\x00")
+			pre = pre || slices.Contains(words, "-E") && running(c)
+			link = link || slices.Contains(words, "cpp-output")
+		}
+		together = pre && link
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("weave cc: %v\n%s", err, stderr.String())
+	}
+	if !together {
+		t.Error("the link's driver was not seen while the -E step ran")
+	}
+	if r := mustRun(t, dir, []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}, "./prog"); r.stdout != "16\n" || stderr.Len() > 0 {
+		t.Errorf("prog printed %q; weave cc said %q", r.stdout, stderr.String())
+	}
+}
+
 // running reports whether process pid is there and not a zombie.
 func running(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
