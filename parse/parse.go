@@ -34,6 +34,10 @@ type Unit struct {
 	// pruner is the pruned parse's (nil if cc/v4 was given the text
 	// whole): CompilerText asks it again.
 	pruner *pruner
+	// c23 are the unit's C23 attributes and static assertions
+	// (AttributesBefore), found once.
+	c23     []c23Span
+	c23Once sync.Once
 }
 
 // Preprocess runs compiler (argv, e.g. ["gcc"]) with -E and flags on file
@@ -246,9 +250,11 @@ func (u *Unit) Offset(n cc.Node) int {
 //     compilers that lack them (clang), cc/v4 still takes them for keywords:
 //     they are renamed to identifiers;
 //   - universal character names in identifiers become $uXXXX
-//     (ucnIdentifiers).
+//     (ucnIdentifiers);
+//   - C23's attributes and message-less static assertions become blanks
+//     (c23Syntax).
 func parseable(text []byte) []byte {
-	text = ucnIdentifiers(text)
+	text = c23Syntax(ucnIdentifiers(text))
 	text = replaceWords(text, "_Float16", nil, func(w []byte) []byte {
 		return append([]byte("short"), bytes.Repeat([]byte(" "), len(w)-5)...)
 	})

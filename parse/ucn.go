@@ -46,46 +46,24 @@ func ucnLen(b []byte) int {
 }
 
 // ucnIdentifiers returns text with the backslash of every UCN outside
-// string and character literals and comments replaced by '$' (a copy if
-// there is any, else text itself).
+// string and character literals, comments and linemarkers replaced by '$'
+// (a copy if there is any, else text itself).
 func ucnIdentifiers(text []byte) []byte {
 	if !bytes.Contains(text, []byte(`\u`)) && !bytes.Contains(text, []byte(`\U`)) {
 		return text
 	}
 	out := text
 	for i := 0; i < len(text); i++ {
-		switch c := text[i]; c {
-		case '"', '\'':
-			// To the closing quote, or the end of the line (an apostrophe
-			// that starts no literal, such as C23's digit separator).
-			for i++; i < len(text) && text[i] != c && text[i] != '\n'; i++ {
-				if text[i] == '\\' {
-					i++
-				}
+		if n := skipNonCode(text, i); n > i {
+			i = n - 1
+			continue
+		}
+		if n := ucnLen(text[i:]); text[i] == '\\' && n > 0 {
+			if &out[0] == &text[0] {
+				out = append([]byte(nil), text...)
 			}
-		case '/':
-			switch {
-			case i+1 < len(text) && text[i+1] == '*':
-				end := bytes.Index(text[i+2:], []byte("*/"))
-				if end < 0 {
-					return out
-				}
-				i += 2 + end + 1
-			case i+1 < len(text) && text[i+1] == '/':
-				end := bytes.IndexByte(text[i:], '\n')
-				if end < 0 {
-					return out
-				}
-				i += end
-			}
-		case '\\':
-			if n := ucnLen(text[i:]); n > 0 {
-				if &out[0] == &text[0] {
-					out = append([]byte(nil), text...)
-				}
-				out[i] = '$'
-				i += n - 1
-			}
+			out[i] = '$'
+			i += n - 1
 		}
 	}
 	return out

@@ -363,7 +363,8 @@ func (w *weaver) skipReason(def cc.Node, d *cc.Declarator, body *cc.CompoundStat
 // declStart returns the offset of the first token of a function
 // definition. cc/v4 gives a definition that opens with __attribute__ the
 // position of its declarator (a DeclarationSpecifiersAttr has no position
-// of its own), so the attribute lists of the specifiers count too.
+// of its own), so the attribute lists of the specifiers count too, and
+// C23 attributes before it (which cc/v4 is not shown: parse.c23Syntax).
 func (w *weaver) declStart(def cc.Node) int {
 	start := w.u.Offset(def)
 	var ds *cc.DeclarationSpecifiers
@@ -380,7 +381,7 @@ func (w *weaver) declStart(def cc.Node) int {
 			}
 		}
 	}
-	return start
+	return w.u.AttributesBefore(start)
 }
 
 // body advises the allocation and setjmp calls of a function body.

@@ -777,6 +777,70 @@ func TestCommentedDirective(t *testing.T) {
 	}
 }
 
+// c23Source uses the C23 syntax gcc and clang accept in older modes,
+// which gnulib's headers write (sed 4.9 had 16 units built unwoven):
+// attributes and message-less static assertions (one of a system
+// header's macros, which -E writes with linemarkers inside), with "[["
+// in strings.
+// Its [[gnu::noreturn]] must stay on die, or pick's end warns.
+const c23Source = `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+_Static_assert (sizeof (int) == 4);
+_Static_assert (MB_LEN_MAX <= SCHAR_MAX);
+struct pair { int a; _Static_assert (sizeof (int) == 4); [[__maybe_unused__]] int b; };
+static int twice ([[__maybe_unused__]] int unused, int x) { return 2 * x; }
+[[__nodiscard__]] int three (void) { return 3; }
+[[gnu::noreturn]] static void die (int code) { fprintf (stderr, "die %d\n", code); exit (code); }
+[[gnu::cold, deprecated ("not [[this]]")]] int four (void);
+int four (void) { return 4; }
+static int pick (int x) { if (x > 0) return x; die (5); }
+int main (int argc, char **argv)
+{
+  [[__maybe_unused__]] int z = 1;
+  int grid[2][2] = { [0][1] = 7 };
+  _Static_assert (1);
+  switch (argc) { case 1: z++; [[__fallthrough__]]; case 2: z++; break; }
+  char *p = malloc (10);
+  strcpy (p, "[[x]]");
+  printf ("%d %d %d %s %s\n", twice (0, 1) + three () + pick (argc), z, grid[0][1], p, "[[y]]");
+  free (p);
+  pick (argc - 2);
+  return 0;
+}
+`
+
+// TestC23Syntax: a unit with C23 attributes and static assertions is
+// woven, with no diagnostic under -Werror=return-type (a declaration
+// weave inserts before a function goes before its attributes), and runs
+// as the plain build does.
+func TestC23Syntax(t *testing.T) {
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			testtool.Need(t, cc)
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "c23.c"), []byte(c23Source), 0o644)
+			flags := []string{"-O2", "-Wall", "-Werror=return-type", "-Wno-deprecated-declarations"}
+			if cc == "clang" {
+				flags = append(flags, "-fdouble-square-bracket-attributes", "-Wno-c2x-extensions")
+			}
+			env := []string{"WEAVE_CC=" + cc, "WEAVE_SUMMARY=0"}
+			r := run(t, dir, env, append(append([]string{weaveBin, "cc"}, flags...), "-o", "woven", "c23.c")...)
+			if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "woven")) {
+				t.Fatalf("weave cc: exit %d, stderr %q (want woven, no diagnostic)", r.code, r.stderr)
+			}
+			mustRun(t, dir, nil, append(append([]string{cc}, flags...), "-o", "plain", "c23.c")...)
+			for _, args := range [][]string{nil, {"x"}, {"x", "y"}} {
+				w, p := run(t, dir, env, append([]string{"./woven"}, args...)...), run(t, dir, nil, append([]string{"./plain"}, args...)...)
+				if w != p || !strings.Contains(p.stdout, "[[x]] [[y]]") {
+					t.Errorf("args %q: woven %+v, plain %+v", args, w, p)
+				}
+			}
+		})
+	}
+}
+
 // TestPedanticWoven: what weave cc adds to the woven text (its #ident,
 // the runtime reference) passes -std=c99 -pedantic -Werror under gcc and
 // clang: the unit is woven, with no diagnostic.
