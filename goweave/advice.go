@@ -117,7 +117,7 @@ func (w *weaver) post(c *dstutil.Cursor) bool {
 		}
 	case *ast.BinaryExpr:
 		if n.Op == token.ADD && w.isString(n) && !w.isConcat(w.astOf(c.Parent())) {
-			w.wrap(c, w.concatPos(n), "String", "concat", nil, w.typeOf(n))
+			w.concat(c, n)
 		}
 	case *ast.AssignStmt:
 		w.concatAssign(c, n)
@@ -200,7 +200,45 @@ func (w *weaver) isConcat(n ast.Node) bool {
 	return ok && b.Op == token.ADD && w.isString(b)
 }
 
-// concatPos is where the compiler reports a concatenation: its first +.
+// concat weaves a + b + ... as rt.Concat(&site, a + b + ..., len(a),
+// len(b), ...) when its operands can be evaluated twice (the runtime
+// allocates nothing when only one is not empty), else as rt.String(&site,
+// a + b + ...).
+func (w *weaver) concat(c *dstutil.Cursor, n *ast.BinaryExpr) {
+	if lens, ok := w.lens(w.concatOperands(n)); ok {
+		w.wrap(c, w.concatPos(n), "Concat", "concat", nil, w.typeOf(n), lens...)
+	} else {
+		w.wrap(c, w.concatPos(n), "String", "concat", nil, w.typeOf(n))
+	}
+}
+
+// lens are len(op) for each operand, or false when one cannot be
+// evaluated twice.
+func (w *weaver) lens(ops []ast.Expr) (lens []dst.Expr, ok bool) {
+	for _, op := range ops {
+		x := w.dstOf(op)
+		if !pure(op) || x == nil {
+			return nil, false
+		}
+		x = dst.Clone(x).(dst.Expr)
+		*x.Decorations() = dst.NodeDecs{}
+		lens = append(lens, &dst.CallExpr{Fun: dst.NewIdent("len"), Args: []dst.Expr{x}})
+	}
+	return lens, true
+}
+
+// concatOperands are the operands of a concatenation as the compiler
+// counts them: through parentheses, (a + b) + c and a + (b + c) are one
+// concatenation of three.
+func (w *weaver) concatOperands(e ast.Expr) []ast.Expr {
+	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && w.isConcat(b) {
+		return append(w.concatOperands(b.X), w.concatOperands(b.Y)...)
+	}
+	return []ast.Expr{e}
+}
+
+// concatPos is where the compiler reported a concatenation before Go 1.26:
+// its first +.
 func (w *weaver) concatPos(n *ast.BinaryExpr) token.Pos {
 	for {
 		x, ok := ast.Unparen(n.X).(*ast.BinaryExpr)
@@ -219,28 +257,78 @@ func (w *weaver) elem(e ast.Expr) types.Type {
 	return nil
 }
 
-// heap reports whether the allocation at p is to be counted: it is on the
-// heap by the compiler's escape analysis, or there is none. The analysis
-// names the allocations it could keep on the stack; an op it says nothing
-// about (a channel; append's growth and s += t when not named) is on the
-// heap.
+// heap reports whether the allocation of kind reported at one of at (the
+// first the compiler names) is to be counted: it is on the heap by the
+// compiler's escape analysis, or there is none. The analysis names the
+// allocations it could keep on the stack; an op it says nothing about (a
+// channel; append's growth and s += t when not named) is on the heap.
 //
 // A make([]T, n) of non-constant size or an append growth that does not
 // escape is still on the heap when it is over the compiler's 32-byte stack
 // buffer: those are counted over 32 bytes only (small is true).
-func (w *weaver) heap(p token.Pos, op string) (heap, small bool) {
+func (w *weaver) heap(op, kind string, at ...token.Pos) (heap, small bool) {
 	if w.opt.Escapes == nil || op == "chan" {
 		return true, false
 	}
-	pos := w.pos(p)
-	esc, named := w.opt.Escapes[Pos{pos.Filename, pos.Line, pos.Column}]
-	switch {
-	case !named:
-		return op == "append" || op == "concat=", false
-	case !esc && (op == "append" || op == "make~"):
-		return true, true
+	for _, p := range at {
+		pos := w.pos(p)
+		esc, named := w.opt.Escapes[Escape{Pos{pos.Filename, pos.Line, pos.Column}, kind}]
+		switch {
+		case !named:
+			continue
+		case !esc && (op == "append" || op == "make~"):
+			return true, true
+		}
+		return esc, false
 	}
-	return esc, false
+	return op == "append" || op == "concat=", false
+}
+
+// reportedAt is where the compiler reports the allocation of an
+// expression of kind: a call at its parenthesis; a conversion at its
+// operand (before Go 1.26 at its parenthesis); a concatenation at its
+// last + (before, its first).
+func (w *weaver) reportedAt(n ast.Node, kind string, at token.Pos) []token.Pos {
+	switch n := n.(type) {
+	case *ast.CallExpr:
+		if kind == kindConvert && len(n.Args) == 1 {
+			return []token.Pos{operandPos(n.Args[0]), n.Lparen}
+		}
+		return []token.Pos{n.Lparen}
+	case *ast.BinaryExpr:
+		return []token.Pos{n.OpPos, at}
+	}
+	return []token.Pos{at}
+}
+
+// operandPos is where the compiler places an expression: at its operator,
+// parenthesis, bracket, brace or selector's dot.
+func operandPos(e ast.Expr) token.Pos {
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return e.Lparen
+	case *ast.SelectorExpr:
+		return e.X.End()
+	case *ast.StarExpr:
+		return e.Star
+	case *ast.UnaryExpr:
+		return e.OpPos
+	case *ast.BinaryExpr:
+		return e.OpPos
+	case *ast.CallExpr:
+		return e.Lparen
+	case *ast.IndexExpr:
+		return e.Lbrack
+	case *ast.IndexListExpr:
+		return e.Lbrack
+	case *ast.SliceExpr:
+		return e.Lbrack
+	case *ast.CompositeLit:
+		return e.Lbrace
+	case *ast.TypeAssertExpr:
+		return e.X.End()
+	}
+	return e.Pos()
 }
 
 // wrap replaces the expression at the cursor with rt.helper(&site, expr).
@@ -250,11 +338,8 @@ func (w *weaver) wrap(c *dstutil.Cursor, at token.Pos, helper, op string, sizeOf
 	if w.opt.NoAllocations {
 		return
 	}
-	check := at
-	if call, ok := w.astOf(c.Node()).(*ast.CallExpr); ok { // the compiler names a call by its parenthesis
-		check = call.Lparen
-	}
-	heap, small := w.heap(check, op)
+	kind := opKind(helper, op)
+	heap, small := w.heap(op, kind, w.reportedAt(w.astOf(c.Node()), kind, at)...)
 	if !heap {
 		return
 	}
@@ -272,9 +357,29 @@ func (w *weaver) wrap(c *dstutil.Cursor, at token.Pos, helper, op string, sizeOf
 	decs := *e.Decorations()
 	*e.Decorations() = dst.NodeDecs{}
 	args := append([]dst.Expr{w.record("s", site)}, extra...)
-	call := &dst.CallExpr{Fun: w.rt(helper), Args: append(args, e)}
+	args = append(args, e)
+	if helper == "Concat" { // its operands' lengths after it
+		args = append([]dst.Expr{args[0], e}, extra...)
+	}
+	call := &dst.CallExpr{Fun: w.rt(helper), Args: args}
 	call.Decs.NodeDecs = decs
 	c.Replace(call)
+}
+
+// opKind is the kind of expression of op woven with helper.
+func opKind(helper, op string) string {
+	switch op {
+	case "composite":
+		if helper == "New" {
+			return kindAddr
+		}
+		return kindLit
+	case "make~", "chan":
+		return kindMake
+	case "concat=":
+		return kindConcat
+	}
+	return op
 }
 
 func (w *weaver) newSite(at token.Pos, op string, sizeOf, named types.Type) int {

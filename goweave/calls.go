@@ -87,11 +87,14 @@ func pure(e ast.Expr) bool {
 		return pure(e.X)
 	case *ast.IndexExpr:
 		return pure(e.X) && pure(e.Index)
+	case *ast.SliceExpr:
+		return pure(e.X) && (e.Low == nil || pure(e.Low)) && (e.High == nil || pure(e.High)) && (e.Max == nil || pure(e.Max))
 	}
 	return false
 }
 
-// conversion weaves string(bytes or runes), []byte(s) and []rune(s).
+// conversion weaves string(bytes), string(runes), string(rune), []byte(s)
+// and []rune(s).
 func (w *weaver) conversion(c *dstutil.Cursor, n *ast.CallExpr) {
 	if len(n.Args) != 1 || w.info.Types[n.Args[0]].Value != nil && !w.isString(n) {
 		return
@@ -99,8 +102,20 @@ func (w *weaver) conversion(c *dstutil.Cursor, n *ast.CallExpr) {
 	to, from := w.typeOf(n), w.typeOf(n.Args[0])
 	switch u := to.Underlying().(type) {
 	case *types.Basic:
-		if _, ok := from.Underlying().(*types.Slice); ok && u.Info()&types.IsString != 0 {
-			w.wrap(c, n.Pos(), "String", "convert", nil, to)
+		if u.Info()&types.IsString == 0 {
+			break
+		}
+		switch f := from.Underlying().(type) {
+		case *types.Slice:
+			helper := "FromBytes"
+			if b, ok := f.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Int32 {
+				helper = "FromRunes"
+			}
+			w.wrap(c, n.Pos(), helper, "convert", nil, to)
+		case *types.Basic:
+			if f.Info()&types.IsInteger != 0 {
+				w.wrap(c, n.Pos(), "FromRune", "convert", nil, to)
+			}
 		}
 	case *types.Slice:
 		if b, ok := from.Underlying().(*types.Basic); ok && b.Info()&types.IsString != 0 {
@@ -109,7 +124,8 @@ func (w *weaver) conversion(c *dstutil.Cursor, n *ast.CallExpr) {
 	}
 }
 
-// concatAssign weaves s += t (s a variable) as s = rt.String(&site, s + t).
+// concatAssign weaves s += t (s a variable) as s = rt.Concat(&site, s + t,
+// len(s), len(t)), or rt.String(&site, s + t) when t cannot be evaluated twice.
 func (w *weaver) concatAssign(c *dstutil.Cursor, n *ast.AssignStmt) {
 	if n.Tok != token.ADD_ASSIGN || len(n.Lhs) != 1 || !w.isString(n.Lhs[0]) {
 		return
@@ -123,7 +139,12 @@ func (w *weaver) concatAssign(c *dstutil.Cursor, n *ast.AssignStmt) {
 	site := w.newSite(n.TokPos, "concat", nil, w.typeOf(n.Lhs[0]))
 	sum := &dst.BinaryExpr{X: lhs, Op: token.ADD, Y: s.Rhs[0]}
 	s.Tok = token.ASSIGN
-	s.Rhs[0] = &dst.CallExpr{Fun: w.rt("String"), Args: []dst.Expr{w.record("s", site), sum}}
+	args := []dst.Expr{w.record("s", site), sum}
+	if lens, ok := w.lens(append([]ast.Expr{n.Lhs[0]}, w.concatOperands(n.Rhs[0])...)); ok {
+		s.Rhs[0] = &dst.CallExpr{Fun: w.rt("Concat"), Args: append(args, lens...)}
+	} else {
+		s.Rhs[0] = &dst.CallExpr{Fun: w.rt("String"), Args: args}
+	}
 }
 
 // goStmt weaves `go f(a, b)` so that the goroutine's stack starts under

@@ -8,29 +8,76 @@ import (
 	"strings"
 )
 
-// ParseEscapes reads the compiler's -m output: for each position, whether
-// the allocation there escapes to the heap ("... escapes to heap") or not
-// ("... does not escape"). Relative file names are taken relative to dir.
-func ParseEscapes(out []byte, dir string) map[Pos]bool {
-	m := map[Pos]bool{}
+// An Escape names one allocation in the compiler's -m output: where the
+// compiler reports it and what kind of expression it is. The kind tells
+// apart expressions reported at one place: string([]byte{...}) is a
+// conversion and a composite literal at the literal's brace, and the
+// conversion may escape while the literal does not.
+type Escape struct {
+	Pos
+	Kind string // one of the kind constants
+}
+
+// The kinds of allocation expression, as the compiler prints them.
+const (
+	kindNew     = "new"     // new(T)
+	kindAddr    = "addr"    // &T{...}
+	kindLit     = "lit"     // []T{...}, map[K]V{...}
+	kindMake    = "make"    // make(...)
+	kindAppend  = "append"  // append(...)
+	kindConcat  = "concat"  // a + b
+	kindConvert = "convert" // string(b), ([]byte)(s), ([]rune)(s)
+)
+
+// expressionKind is the kind of the expression a -m message names ("" for
+// one that is not an allocation weave follows: a func literal, a value
+// passed as an interface).
+func expressionKind(expr string) string {
+	switch {
+	case strings.HasPrefix(expr, "make("):
+		return kindMake
+	case strings.HasPrefix(expr, "new("):
+		return kindNew
+	case strings.HasPrefix(expr, "append"):
+		return kindAppend
+	case strings.HasPrefix(expr, "&"):
+		return kindAddr
+	case strings.HasSuffix(expr, "}"):
+		return kindLit
+	case strings.Contains(expr, " + ") && !strings.HasPrefix(expr, "("):
+		return kindConcat
+	case strings.HasSuffix(expr, ")"): // string(b), ([]byte)(s), Name(b)
+		return kindConvert
+	}
+	return ""
+}
+
+// ParseEscapes reads the compiler's -m output: for each allocation, whether
+// it escapes to the heap ("... escapes to heap") or not ("... does not
+// escape"). Relative file names are taken relative to dir.
+func ParseEscapes(out []byte, dir string) map[Escape]bool {
+	m := map[Escape]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		var esc bool
-		switch {
-		case strings.HasSuffix(line, " escapes to heap"):
-			esc = true
-		case strings.HasSuffix(line, " does not escape"):
-		default:
+		var expr string
+		if e, ok := strings.CutSuffix(line, " escapes to heap"); ok {
+			esc, expr = true, e
+		} else if e, ok := strings.CutSuffix(line, " does not escape"); ok {
+			expr = e
+		} else {
 			continue
 		}
 		p, ok := parsePos(line, dir)
 		if !ok {
 			continue
 		}
-		if esc || !m[p] { // an escape wins over a non-escape at the same place
-			m[p] = esc
+		_, expr, _ = strings.Cut(expr, ": ")
+		k := Escape{p, expressionKind(expr)}
+		if esc || !m[k] { // an escape wins over a non-escape of the same kind at the same place
+			m[k] = esc
 		}
 	}
 	return m

@@ -88,7 +88,7 @@ func siblings(name string) []Source {
 
 // escapes compiles the files with -gcflags=-m and returns the escape
 // analysis and the functions the compiler can inline, or nil and why not.
-func escapes(dir string, srcs []Source) (esc, inl map[Pos]bool, note string) {
+func escapes(dir string, srcs []Source) (esc map[Escape]bool, inl map[Pos]bool, note string) {
 	args := []string{"build", "-gcflags=-m", "-o", os.DevNull}
 	for _, s := range srcs {
 		args = append(args, s.Name)

@@ -264,16 +264,38 @@ func isStd(goroot, path string) bool {
 // stack once the graph is resolved.
 func (w *weaver) frame(key any, body *dst.BlockStmt, orig *ast.BlockStmt, fn int, isMain bool, after func()) {
 	w.graph.node(key).entry = func(framed bool) {
+		entered := framed || w.opt.AllFrames || isMain
 		if framed || w.opt.AllFrames {
 			w.enter(body, orig, fn, isMain, true)
-			if after != nil {
-				after()
+		} else {
+			w.funcs[fn].frameless = true
+			if isMain {
+				w.enter(body, orig, fn, isMain, false)
 			}
-			return
 		}
-		w.funcs[fn].frameless = true
-		if isMain {
-			w.enter(body, orig, fn, isMain, false)
+		if entered { // enter put the first statement back on its line
+			w.keepLines(body, orig, 1)
+		} else {
+			w.keepLines(body, orig, 0)
 		}
+		if after != nil {
+			after()
+		}
+	}
+}
+
+// keepLines puts a line directive before each statement from the first-th
+// of a body that was on one line: the printer breaks a body that weaving
+// made long over several lines, a statement a line, and the statements'
+// lines (in panics, in the profile) must stay the source's.
+func (w *weaver) keepLines(body *dst.BlockStmt, orig *ast.BlockStmt, first int) {
+	if !w.opt.LineDirectives || w.pos(orig.Lbrace).Line != w.pos(orig.Rbrace).Line {
+		return
+	}
+	stmts := body.List[len(body.List)-len(orig.List):] // after those enter added
+	for i := first; i < len(orig.List); i++ {
+		d := stmts[i].Decorations()
+		d.Before = dst.NewLine // the directive starts the statement's line
+		d.Start.Prepend(w.lineDirective(w.pos(orig.List[i].Pos()), 1))
 	}
 }

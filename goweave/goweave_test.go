@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func weaveSrc(t *testing.T, src string, esc map[Pos]bool) (string, error) {
+func weaveSrc(t *testing.T, src string, esc map[Escape]bool) (string, error) {
 	t.Helper()
 	out, err := Package([]Source{{"/x/a.go", []byte(src)}}, Options{
 		ImportPath: "example.com/p", Importer: importer.ForCompiler(token.NewFileSet(), "gc", nil), Escapes: esc})
@@ -40,7 +40,7 @@ func F()         { _ = func() {} }
 
 //go:nosplit
 func N() {}
-`, map[Pos]bool{})
+`, map[Escape]bool{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func N() {}
 // with no analysis every allocation expression is, marked Expr.
 func TestEscapes(t *testing.T) {
 	src := "package p\n\nfunc f() (*int, *int) {\n\treturn new(int), new(int)\n}\n"
-	out, err := weaveSrc(t, src, map[Pos]bool{{"/x/a.go", 4, 12}: false, {"/x/a.go", 4, 22}: true})
+	out, err := weaveSrc(t, src, map[Escape]bool{{Pos{"/x/a.go", 4, 12}, kindNew}: false, {Pos{"/x/a.go", 4, 22}, kindNew}: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +91,33 @@ func TestSelected(t *testing.T) {
 	}
 }
 
+// TestParseEscapes: each allocation is known by its place and kind; a
+// conversion and its operand reported at one place are told apart.
 func TestParseEscapes(t *testing.T) {
-	m := ParseEscapes([]byte("# p\n./a.go:3:9: &T{...} escapes to heap\n./a.go:4:2: moved to heap: x\n/abs/b.go:5:6: make([]int, 3) does not escape\n"), "/d")
-	want := map[Pos]bool{{"/d/a.go", 3, 9}: true, {"/abs/b.go", 5, 6}: false}
+	out := `# p
+./a.go:3:9: &T{...} escapes to heap
+./a.go:4:2: moved to heap: x
+/abs/b.go:5:6: make([]int, 3) does not escape
+./a.go:6:20: string([]byte{...}) escapes to heap
+./a.go:6:20: []byte{...} does not escape
+./a.go:7:8: s + t + u escapes to heap
+./a.go:8:14: ([]byte)(s) does not escape
+./a.go:9:19: append does not escape
+./a.go:9:19: string(append(x, byte(97))) escapes to heap
+./a.go:10:3: func literal escapes to heap
+`
+	m := ParseEscapes([]byte(out), "/d")
+	want := map[Escape]bool{
+		{Pos{"/d/a.go", 3, 9}, kindAddr}:     true,
+		{Pos{"/abs/b.go", 5, 6}, kindMake}:   false,
+		{Pos{"/d/a.go", 6, 20}, kindConvert}: true,
+		{Pos{"/d/a.go", 6, 20}, kindLit}:     false,
+		{Pos{"/d/a.go", 7, 8}, kindConcat}:   true,
+		{Pos{"/d/a.go", 8, 14}, kindConvert}: false,
+		{Pos{"/d/a.go", 9, 19}, kindAppend}:  false,
+		{Pos{"/d/a.go", 9, 19}, kindConvert}: true,
+		{Pos{"/d/a.go", 10, 3}, ""}:          true,
+	}
 	if len(m) != len(want) {
 		t.Fatalf("%v", m)
 	}

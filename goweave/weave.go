@@ -35,10 +35,10 @@ type Options struct {
 	Importer types.Importer
 	// Sizes gives the sizes of types (default: gc on amd64).
 	Sizes types.Sizes
-	// Escapes holds the compiler's escape analysis of the package: for a
-	// position, true when the allocation there escapes to the heap, false
+	// Escapes holds the compiler's escape analysis of the package: for an
+	// allocation (ParseEscapes), true when it escapes to the heap, false
 	// when it does not. Nil: every allocation expression counts.
-	Escapes map[Pos]bool
+	Escapes map[Escape]bool
 	// Inlinable holds the functions the compiler inlines in the plain
 	// build (ParseInlinable): under the auto policy they get no frame, so
 	// that they are inlined woven too. Nil: none.
@@ -239,6 +239,12 @@ func (w *weaver) directives(b []byte) []byte {
 }
 
 func (w *weaver) astOf(n dst.Node) ast.Node { return w.dmap.Ast.Nodes[n] }
+
+// dstOf is the woven tree's expression for e, or nil.
+func (w *weaver) dstOf(e ast.Expr) dst.Expr {
+	x, _ := w.dmap.Dst.Nodes[e].(dst.Expr)
+	return x
+}
 
 func (w *weaver) pos(p token.Pos) token.Position { return w.fset.Position(p) }
 

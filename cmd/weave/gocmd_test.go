@@ -672,3 +672,57 @@ func TestGoSampledTime(t *testing.T) {
 		t.Errorf("report:\n%s", rep)
 	}
 }
+
+// TestGoAllocationForms runs every allocation form of Go (testdata/go/forms)
+// a thousand times, plain and woven: the woven program makes the same heap
+// allocations as the plain one (weaving moves nothing to the heap), and
+// weave counts at each form's line what the Go runtime counted there,
+// none for what allocates nothing (an empty slice, a one-byte string, a
+// concatenation of one non-empty string). A one-line body that weaving
+// made long keeps its line.
+func TestGoAllocationForms(t *testing.T) {
+	tmp := goModule(t, "forms")
+	args := []string{"1000", "0", "hello"}
+	mustRun(t, tmp, nil, "go", "build", "-o", "plain", ".")
+	plain := mustRun(t, tmp, nil, append([]string{"./plain"}, args...)...)
+	mustRun(t, tmp, nil, weaveBin, "go", "build", "-o", "app", ".")
+	prof := filepath.Join(tmp, "p.prof")
+	woven := mustRun(t, tmp, []string{"WEAVE_OUT=" + prof}, append([]string{"./app"}, args...)...)
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := map[int]uint64{}
+	for _, n := range p.Nodes {
+		if n.Kind == profile.KindAlloc && filepath.Base(n.Site.File) == "main.go" {
+			counted[n.Site.Line] += n.Heap.TotalAllocs()
+		}
+	}
+	// Form k is on the k-th line after "var forms".
+	src, _ := os.ReadFile(filepath.Join(tmp, "main.go"))
+	first := strings.Count(string(src[:bytes.Index(src, []byte("var forms = "))]), "\n") + 2
+	wovenCounts := strings.Split(woven.stdout, "\n")
+	for i, l := range strings.Split(strings.TrimSpace(plain.stdout), "\n") {
+		var k int
+		var mallocs uint64
+		if strings.HasPrefix(l, "line ") { // a line as runtime.Caller says it
+			if l != wovenCounts[i] {
+				t.Errorf("plain: %s, woven: %s", l, wovenCounts[i])
+			}
+			continue
+		}
+		if _, err := fmt.Sscan(l, &k, &mallocs); err != nil {
+			t.Fatalf("plain output %q: %v", l, err)
+		}
+		line := first + k
+		if i >= len(wovenCounts) || wovenCounts[i] != l {
+			t.Errorf("line %d: the plain program made %d allocations, the woven one: %q", line, mallocs, wovenCounts[i])
+		}
+		// The form ran once more before the count; the runtime may add a
+		// few of its own over a thousand runs (a collection's).
+		want := mallocs / 1000 * 1001
+		if got := counted[line]; got != want {
+			t.Errorf("line %d: weave counted %d allocations, the Go runtime %d (+1 for the first run)", line, got, mallocs)
+		}
+	}
+}

@@ -21,6 +21,9 @@ const (
 
 // New records new(T) or &T{...}.
 func New[T any](site *Site, p *T) *T {
+	if unsafe.Sizeof(*p) == 0 {
+		return p // the runtime's zero-size base: nothing allocated
+	}
 	if site.typ.Load() == nil {
 		site.setType(reflect.TypeFor[T](), false)
 	}
@@ -36,16 +39,28 @@ const stackBuf = 32
 
 // Slice records make([]E, n, c), []E{...} or a conversion to []byte or
 // []rune; small: the compiler found that it does not escape, so it is on
-// the heap only when not in a buffer on the stack (onStack).
+// the heap only when not in a buffer on the stack (onStack). An empty one
+// allocates nothing (the runtime's zero-size base).
 func Slice[S ~[]E, E any](site *Site, small bool, s S) S {
 	var e E
-	if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > 0 && !onStack(unsafe.Pointer(unsafe.SliceData(s)), n) {
+	if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); n > 0 && (!small || !onStack(unsafe.Pointer(unsafe.SliceData(s)), n)) {
 		if site.typ.Load() == nil {
 			site.setType(reflect.TypeFor[E](), true)
 		}
-		follow(unsafe.Pointer(unsafe.SliceData(s)), record(site, n), n)
+		follow(noescape(unsafe.Pointer(unsafe.SliceData(s))), record(site, n), n)
 	}
 	return s
+}
+
+// noescape hides p from the escape analysis (as the Go runtime's noescape
+// does, in a form go vet accepts): following a block must not move it to the heap. A small slice the
+// compiler keeps on the stack stays there (Slice and Append follow only
+// blocks that are not on the stack, whose place is the heap already).
+//
+//go:nosplit
+func noescape(p unsafe.Pointer) unsafe.Pointer {
+	x := uintptr(p)
+	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
 }
 
 // Append records the growth of an append: oldCap is the capacity before;
@@ -53,11 +68,11 @@ func Slice[S ~[]E, E any](site *Site, small bool, s S) S {
 func Append[S ~[]E, E any](site *Site, small bool, oldCap int, s S) S {
 	if cap(s) != oldCap {
 		var e E
-		if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); !small || n > 0 && !onStack(unsafe.Pointer(unsafe.SliceData(s)), n) {
+		if n := uint64(cap(s)) * uint64(unsafe.Sizeof(e)); n > 0 && (!small || !onStack(unsafe.Pointer(unsafe.SliceData(s)), n)) {
 			if site.typ.Load() == nil {
 				site.setType(reflect.TypeFor[E](), true)
 			}
-			follow(unsafe.Pointer(unsafe.SliceData(s)), record(site, n), n)
+			follow(noescape(unsafe.Pointer(unsafe.SliceData(s))), record(site, n), n)
 		}
 	}
 	return s
@@ -103,12 +118,49 @@ func chanRecord(site *Site, p unsafe.Pointer, size uint64) {
 	}
 }
 
-// String records a concatenation or a conversion to string; an empty
-// result allocates nothing.
+// String records a concatenation whose operands weave could not count
+// (a call among them) or s += t: an empty result allocates nothing.
 func String[S ~string](site *Site, s S) S {
 	if len(s) != 0 {
 		unfollowedBlock(record(site, uint64(len(s))), uint64(len(s)))
 	}
+	return s
+}
+
+// Concat records the concatenation s of operands of lengths lens: the Go
+// runtime returns the only non-empty one as it is, allocating nothing.
+func Concat[S ~string](site *Site, s S, lens ...int) S {
+	nonEmpty := 0
+	for _, l := range lens {
+		if l != 0 {
+			nonEmpty++
+		}
+	}
+	if nonEmpty > 1 {
+		unfollowedBlock(record(site, uint64(len(s))), uint64(len(s)))
+	}
+	return s
+}
+
+// FromBytes records string(b): one byte or none allocates nothing (a
+// one-byte string is the runtime's static one).
+func FromBytes[S ~string](site *Site, s S) S {
+	if len(s) > 1 {
+		unfollowedBlock(record(site, uint64(len(s))), uint64(len(s)))
+	}
+	return s
+}
+
+// FromRunes records string(runes): the runtime allocates 3 bytes more
+// than the encoding, even for no runes.
+func FromRunes[S ~string](site *Site, s S) S {
+	unfollowedBlock(record(site, uint64(len(s))+3), uint64(len(s))+3)
+	return s
+}
+
+// FromRune records string(r): 4 bytes, whatever r's encoding needs.
+func FromRune[S ~string](site *Site, s S) S {
+	unfollowedBlock(record(site, 4), 4)
 	return s
 }
 

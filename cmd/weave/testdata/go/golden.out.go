@@ -29,7 +29,9 @@ func (g *Grid) add(x, y int) {
 }
 
 // Name is a value method.
-func (g Grid) Name() string { return __wrt.String(&__ws0[2], "grid "+g.name) }
+func (g Grid) Name() string {
+	return __wrt.Concat(&__ws0[2], "grid "+g.name, len("grid "), len(g.name))
+}
 
 func sum[T int | float64](xs []T) T {
 	var s T
@@ -67,7 +69,7 @@ func main() {
 	}
 	<-done
 	b := []byte(strings.Join(lines, " "))
-	fmt.Println(g.Name(), __wrt.String(&__ws0[8], string(b)), counts, sum([]int{1, 2, 3}), cap(ro))
+	fmt.Println(g.Name(), __wrt.FromBytes(&__ws0[8], string(b)), counts, sum([]int{1, 2, 3}), cap(ro))
 	if len(lines) != 4 {
 		__wrt.Exit(1)
 	}

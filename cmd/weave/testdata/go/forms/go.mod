@@ -1,0 +1,3 @@
+module forms
+
+go 1.24
