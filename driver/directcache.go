@@ -46,7 +46,7 @@ import (
 // files of the cache directory's direct/, written and pruned as the woven
 // cache's.
 const (
-	directMagic = "weave direct 3\n"
+	directMagic = "weave direct 4\n"
 	directBytes = 256 << 20
 )
 

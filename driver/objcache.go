@@ -53,7 +53,7 @@ import (
 // the woven cache's beyond objCacheBytes. WEAVE_CACHE=off turns it off;
 // --weave-verbose does not use it.
 const (
-	objCacheMagic = "weave object 1\n"
+	objCacheMagic = "weave object 2\n"
 	objCacheBytes = 1 << 30
 )
 

@@ -1,9 +1,7 @@
 package driver
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -33,14 +31,14 @@ import (
 // build of a tree, whose store knows every unit, hits wherever what it
 // learnt does not change the weave. An entry holds the woven text, those
 // answers and what the driver reads of the weave's result (the unmatched
-// patterns, the unit's summary for the frame store), gob encoded
+// patterns, the unit's summary for the frame store), encoded
 // (encodeEntry), written under a temporary name and renamed. Entries are trusted only if
 // the user's own (cachedir.Trusted); one write in 32 prunes the entries
 // unused (by modification time, refreshed on use at most once a day)
 // beyond wovenCacheBytes. WEAVE_CACHE=off turns it off; weave -v does not
 // use it (it lists what the weave decided).
 const (
-	wovenCacheMagic = "weave woven 3\n"
+	wovenCacheMagic = "weave woven 4\n"
 	wovenCacheBytes = 512 << 20
 )
 
@@ -142,7 +140,7 @@ var behind sync.WaitGroup
 // loadEntry decodes the cache entry at path (storeEntry's, magic) into v
 // and reports whether it could; an entry used is marked so (its
 // modification time, at most once a day) for the pruning.
-func loadEntry(path, magic string, v any) bool {
+func loadEntry(path, magic string, v cacheEntry) bool {
 	if !decodeEntry(readCacheFile(path), magic, v) {
 		return false
 	}
@@ -156,32 +154,17 @@ func loadEntry(path, magic string, v any) bool {
 // storeEntry writes v as the entry key of the cache directory dir
 // (encodeEntry's, magic; writeCacheFile: a temporary name renamed), and,
 // one write in 32, prunes dir to limit bytes (pruneCache).
-func storeEntry(dir, key, magic string, v any, limit int64) {
+func storeEntry(dir, key, magic string, v cacheEntry, limit int64) {
 	if b := encodeEntry(magic, v); b != nil &&
 		writeCacheFile(filepath.Join(dir, key), b) && time.Now().UnixNano()%32 == 0 {
 		pruneCache(dir, limit)
 	}
 }
 
-// encodeEntry returns a cache entry: magic, then v gob encoded (nil if it
-// cannot be). Not compressed: flate cost a Lua unit's compile about 1.7
-// ms to store each of its two entries and 1 ms to read each (lapi.c's
-// woven text, 225 KB, 61 KB compressed), for about 3.7 times the space
-// on disk, which the caches' limits bound.
-func encodeEntry(magic string, v any) []byte {
-	var b bytes.Buffer
-	b.WriteString(magic)
-	if gob.NewEncoder(&b).Encode(v) != nil {
-		return nil
-	}
-	return b.Bytes()
-}
-
-// decodeEntry decodes the entry b (encodeEntry's) into v and reports
-// whether it could.
-func decodeEntry(b []byte, magic string, v any) bool {
-	return bytes.HasPrefix(b, []byte(magic)) && gob.NewDecoder(bytes.NewReader(b[len(magic):])).Decode(v) == nil
-}
+// Entries are not compressed (encodeEntry, entry.go): flate cost a Lua
+// unit's compile about 1.7 ms to store each of its two entries and 1 ms
+// to read each (lapi.c's woven text, 225 KB, 61 KB compressed), for about
+// 3.7 times the space on disk, which the caches' limits bound.
 
 // pruneCache removes the least recently used entries of dir beyond limit
 // bytes, temporary files older than an hour (of weaves that died) and
