@@ -119,9 +119,10 @@ func chanRecord(site *Site, p unsafe.Pointer, size uint64) {
 }
 
 // String records a concatenation whose operands weave could not count
-// (a call among them) or s += t: an empty result allocates nothing.
+// (a call among them): a result of one byte or none had one non-empty
+// operand at most, which is the result, allocating nothing.
 func String[S ~string](site *Site, s S) S {
-	if len(s) != 0 {
+	if len(s) > 1 {
 		unfollowedBlock(record(site, uint64(len(s))), uint64(len(s)))
 	}
 	return s

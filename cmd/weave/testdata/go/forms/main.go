@@ -60,6 +60,7 @@ var forms = []func(i int){
 	func(i int) { s := word; s += word; sinkStr = s },
 	func(i int) { s := word; s += empty + word; sinkStr = s },
 	func(i int) { sinkStr = word[:one] + word[one:] },
+	func(i int) { sinkStr = id(word[:one]) + empty },
 	func(i int) { sinkBytes = []byte(word) },
 	func(i int) { sinkBytes = []byte(empty) },
 	func(i int) { sinkRunes = []rune(word) },
@@ -72,6 +73,9 @@ var forms = []func(i int){
 	func(i int) { b := make([]byte, big); use(b) },
 	func(i int) { sinkChan = make(chan int, one) },
 }
+
+//go:noinline
+func id(s string) string { return s }
 
 // caller is its caller's line.
 //
