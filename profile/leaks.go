@@ -54,6 +54,22 @@ func (p *Profile) Scanned() bool {
 	return ok
 }
 
+// NoScanReason says why a profile that was not Scanned has no leak scan.
+func (p *Profile) NoScanReason() string {
+	if !p.FreesSeen() {
+		return "frees by code that was not woven were not seen (the process's free was not weave's: a woven library in a program that was not woven, a program with its own malloc, a sanitizer build), so what was in use at exit is not known: weave the program too"
+	}
+	return "the program ran with WEAVE_LEAK_SCAN=0 or WEAVE_HIDDEN=0, or did not exit normally"
+}
+
+// FreesSeen reports whether the runtime saw the frees of code that was not
+// woven (M frees_seen): if not, blocks it counts in use at exit may have
+// been freed there.
+func (p *Profile) FreesSeen() bool {
+	v, ok := p.MetaValue("frees_seen")
+	return !ok || v != "0"
+}
+
 // leakRecord decodes a K record: node, then blocks and bytes per kind.
 func (d *decoder) leakRecord(rest string) error {
 	names := []string{"node"}

@@ -344,6 +344,7 @@ type mergeMeta struct {
 	inputs, runs     int
 	sources          []string
 	complete, hidden bool
+	freesUnseen      bool // an input's runtime did not see unwoven code's frees
 	start, runNS     uint64
 	same             map[string]string // the keys every input has the same value of
 	samples          uint64
@@ -396,6 +397,9 @@ func (mm *mergeMeta) add(p *Profile, source string) error {
 	}
 	if v, _ := p.MetaValue("hidden"); v == "1" {
 		mm.hidden = true
+	}
+	if !p.FreesSeen() {
+		mm.freesUnseen = true
 	}
 	if v, _ := p.MetaValue("lang"); v != "go" {
 		mm.notGo = true
@@ -476,6 +480,9 @@ func (mm *mergeMeta) records() []Meta {
 	put("complete", strconv.Itoa(b2i(mm.complete)))
 	if mm.notGo { // Go's runtime never records what unwoven code allocates: no hidden to speak of
 		put("hidden", strconv.Itoa(b2i(mm.hidden)))
+	}
+	if mm.freesUnseen {
+		put("frees_seen", "0")
 	}
 	for _, k := range mergeJoined {
 		if len(mm.joined[k]) > 0 {

@@ -34,6 +34,9 @@ func (r *Report) htmlTables() []htmlTable {
 	if r.Has(TableLeaks) {
 		t := htmlTable{ID: "leaks", Title: "Memory leaks", Note: fmt.Sprintf("blocks never freed, by partial call chain, innermost first (%s)", depthNote(r.Depth)),
 			Cols: []htmlCol{{"bytes kept", "bytes"}, {"% kept", "pct"}, {"blocks kept", "count"}, {"allocs", "count"}, {"frees", "count"}, {"chain", ""}}}
+		if r.Metadata["frees_seen"] == "0" {
+			t.Title, t.Note = "In use at exit", "blocks not seen freed (code that was not woven may have freed them), by partial call chain, innermost first ("+depthNote(r.Depth)+")"
+		}
 		scanned := r.Totals.LeakKinds != nil
 		if scanned {
 			t.Cols = slices.Insert(t.Cols, 3, htmlCol{"kind", ""})

@@ -119,7 +119,7 @@ func checkLeakKinds(p *profile.Profile, kinds []profile.LeakKind) ([]profile.Lea
 		return []profile.LeakKind{profile.Definite, profile.Indirect, profile.Possible, profile.Reachable}, nil
 	}
 	if !p.Scanned() {
-		return nil, fmt.Errorf("leak kinds: the profile has no leak scan (the program ran with WEAVE_LEAK_SCAN=0, WEAVE_HIDDEN=0, or did not exit normally)")
+		return nil, fmt.Errorf("leak kinds: the profile has no leak scan: %s", p.NoScanReason())
 	}
 	return kinds, nil
 }

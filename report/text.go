@@ -148,7 +148,9 @@ func textHeader(w *bufio.Writer, r *Report) {
 	if tt.HiddenAllocs > 0 {
 		fmt.Fprintln(w, "(hidden: allocated by code that was not woven, e.g. the C library, charged to its woven caller)")
 	}
-	if r.Metadata["hidden"] == "0" {
+	if r.Metadata["frees_seen"] == "0" {
+		fmt.Fprintln(w, "(allocations and frees by code that was not woven were not seen: the process's malloc and free were not weave's, as for a woven library in a program that was not woven; in use at exit counts blocks that code may have freed)")
+	} else if r.Metadata["hidden"] == "0" {
 		fmt.Fprintln(w, "(allocations by code that was not woven were not recorded: WEAVE_HIDDEN=0)")
 	}
 	if r.Metadata["lang"] == "go" { // goweave/rt: Go has no free
@@ -214,6 +216,8 @@ func textLeaks(w *bufio.Writer, r *Report) {
 			fmt.Fprintf(w, "None found; estimated, not exact: %s.\n", r.Metadata["go_inuse"])
 			return
 		}
+	} else if r.Metadata["frees_seen"] == "0" {
+		fmt.Fprintf(w, "IN USE AT EXIT: blocks not seen freed (code that was not woven may have freed them), by partial call chain%s (innermost first, %s)\n\n", by, deep)
 	} else {
 		fmt.Fprintf(w, "MEMORY LEAKS: blocks never freed, by partial call chain%s (innermost first, %s)\n\n", by, deep)
 	}

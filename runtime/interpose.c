@@ -329,6 +329,21 @@ static int hidden_decide(void)
 #endif
 }
 
+/* frees_seen: whether a block's free by code that was not woven reaches
+   this runtime (the process's free is this copy's). Not so for a woven
+   library in a program that was not woven, a program with its own
+   malloc, a sanitizer build: what in use at exit counts may have been
+   freed there. */
+static int frees_seen(void)
+{
+#if RT_INTERPOSE
+	void (*volatile f)(void *) = free;
+	return f == rt_free_self;
+#else
+	return 0;
+#endif
+}
+
 static inline int hidden_on(void)
 {
 	int h = __atomic_load_n(&g_hidden, __ATOMIC_RELAXED);

@@ -273,6 +273,10 @@ static void write_meta(struct out *o)
 	out_ch(o, hidden_on() ? '1' : '0');
 	out_ch(o, '\n');
 	o->records += 9;
+	if (!frees_seen()) {
+		out_str(o, "M frees_seen 0\n");
+		o->records++;
+	}
 	if ((n = frameless_count()) > 0) {
 		out_str(o, "M frameless");
 		out_field(o, n);

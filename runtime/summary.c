@@ -137,7 +137,9 @@ static void summary_leaks(struct out *o, struct totals *t, const char *P)
 {
 	u32 i;
 	out_str(o, P);
-	out_str(o, "top leaks:\n");
+	out_str(o, frees_seen() ? "top leaks:\n"
+				: "not seen freed (frees by code that was not woven are not seen: the process's free is not "
+				  "weave's, as for a woven library in a program that was not woven):\n");
 	for (i = 0; i < t->nleaks; i++) {
 		out_str(o, P);
 		out_str(o, "  ");
@@ -210,6 +212,8 @@ static void summary_write(struct out *o, struct totals *t, const char *path, int
 	}
 	out_str(o, P);
 	out_str(o, "    in use at exit: ");
+	if (t->live_blocks && !frees_seen())
+		out_str(o, "at most ");
 	out_commas(o, t->live_bytes);
 	out_str(o, " bytes in ");
 	out_commas(o, t->live_blocks);

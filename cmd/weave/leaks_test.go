@@ -627,6 +627,26 @@ func TestDlcloseBeforeExit(t *testing.T) {
 			t.Errorf("weave's leak summary %+v, valgrind's %+v", got, vg)
 		}
 	})
+	// The same library in a program that was not woven: the program's
+	// free is the C library's, so the library's runtime does not see the
+	// block the program freed. Nothing calls it a leak: the summary says
+	// "at most" and "not seen freed", the report and weave check why.
+	plain := filepath.Join(dir, "plain")
+	mustRun(t, dir, nil, "gcc", "-o", plain, src("dlclose_main.c"), "-ldl")
+	pprof := filepath.Join(dir, "p.prof")
+	r = mustRun(t, dir, []string{"WEAVE_OUT=" + pprof, "WEAVE_SUMMARY=1"}, plain, lib)
+	if !strings.Contains(r.stderr, "in use at exit: at most ") || !strings.Contains(r.stderr, "not seen freed (frees by code that was not woven are not seen") || strings.Contains(r.stderr, "top leaks") {
+		t.Errorf("unwoven program: summary\n%s", r.stderr)
+	}
+	if pp, err := profile.ReadFile(pprof); err != nil || pp.FreesSeen() {
+		t.Errorf("unwoven program: profile says frees were seen (%v)", err)
+	}
+	if rep := mustRun(t, dir, nil, weaveBin, "report", "--tables", "leaks", pprof).stdout; !strings.Contains(rep, "IN USE AT EXIT: blocks not seen freed") || strings.Contains(rep, "MEMORY LEAKS") {
+		t.Errorf("unwoven program: report\n%s", rep)
+	}
+	if c := run(t, dir, nil, weaveBin, "check", pprof); c.code != 2 || !strings.Contains(c.stderr, "frees by code that was not woven were not seen") {
+		t.Errorf("unwoven program: weave check exit %d\n%s", c.code, c.stderr)
+	}
 }
 
 // TestCheckpoint: WEAVE_CHECKPOINT=1 writes the profile every second

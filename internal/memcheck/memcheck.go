@@ -22,7 +22,7 @@ type Totals struct {
 }
 
 var (
-	inUseRE = regexp.MustCompile(`in use at exit: ([\d,]+) bytes in ([\d,]+) blocks`)
+	inUseRE = regexp.MustCompile(`in use at exit: (?:at most )?([\d,]+) bytes in ([\d,]+) blocks`)
 	totalRE = regexp.MustCompile(`total heap usage: ([\d,]+) allocs, ([\d,]+) frees, ([\d,]+) bytes allocated`)
 	pidRE   = regexp.MustCompile(`(?m)^==(\d+)== `)
 )

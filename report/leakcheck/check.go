@@ -31,14 +31,15 @@ type Result struct {
 	Suppressed uint64 // blocks suppressed
 }
 
-// ErrNoScan is returned for a profile whose blocks were not classified.
-var ErrNoScan = errors.New("the profile has no leak scan (the program ran with WEAVE_LEAK_SCAN=0 or WEAVE_HIDDEN=0, or did not exit normally)")
+// ErrNoScan is returned, wrapped with the reason, for a profile whose
+// blocks were not classified.
+var ErrNoScan = errors.New("the profile has no leak scan")
 
 // Check finds the blocks of the failing kinds (LeakSanitizer fails on
 // definitely and indirectly lost ones) and applies the suppressions.
 func Check(p *profile.Profile, kinds []profile.LeakKind, supp Suppressions) (*Result, error) {
 	if !p.Scanned() {
-		return nil, ErrNoScan
+		return nil, fmt.Errorf("%w: %s", ErrNoScan, p.NoScanReason())
 	}
 	modules := map[*profile.Func]string{}
 	for _, f := range p.Funcs {
