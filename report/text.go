@@ -149,7 +149,7 @@ func textHeader(w *bufio.Writer, r *Report) {
 		fmt.Fprintln(w, "(hidden: allocated by code that was not woven, e.g. the C library, charged to its woven caller)")
 	}
 	if r.Metadata["frees_seen"] == "0" {
-		fmt.Fprintln(w, "(allocations and frees by code that was not woven were not seen: the process's malloc and free were not weave's, as for a woven library in a program that was not woven; in use at exit counts blocks that code may have freed)")
+		fmt.Fprintln(w, "(allocations and frees by code that was not woven were not seen: the process's malloc and free were not weave's, as in a static link or a woven library in a program that was not woven; in use at exit counts blocks that code may have freed)")
 	} else if r.Metadata["hidden"] == "0" {
 		fmt.Fprintln(w, "(allocations by code that was not woven were not recorded: WEAVE_HIDDEN=0)")
 	}

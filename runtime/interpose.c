@@ -331,9 +331,9 @@ static int hidden_decide(void)
 
 /* frees_seen: whether a block's free by code that was not woven reaches
    this runtime (the process's free is this copy's). Not so for a woven
-   library in a program that was not woven, a program with its own
-   malloc, a sanitizer build: what in use at exit counts may have been
-   freed there. */
+   library in a program that was not woven, a static link, a program with
+   its own malloc, a sanitizer build: what in use at exit counts may have
+   been freed there. */
 static int frees_seen(void)
 {
 #if RT_INTERPOSE

@@ -139,7 +139,7 @@ static void summary_leaks(struct out *o, struct totals *t, const char *P)
 	out_str(o, P);
 	out_str(o, frees_seen() ? "top leaks:\n"
 				: "not seen freed (frees by code that was not woven are not seen: the process's free is not "
-				  "weave's, as for a woven library in a program that was not woven):\n");
+				  "weave's, as in a static link or a woven library in a program that was not woven):\n");
 	for (i = 0; i < t->nleaks; i++) {
 		out_str(o, P);
 		out_str(o, "  ");
