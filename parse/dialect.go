@@ -94,6 +94,7 @@ type dialectState struct {
 	goarch     string     // for cc.NewABI
 	signedChar bool
 	err        error
+	macros     predefinedMacros // for macrosFor
 }
 
 var dialects sync.Map // Dialect.key() -> *dialectState

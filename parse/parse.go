@@ -171,14 +171,19 @@ func translate(st *dialectState, name string, src []byte) (*cc.AST, error) {
 	return translateWith(st, name, src, cc.Builtin)
 }
 
-// translateWith is translate with builtin for cc.Builtin.
+// translateWith is translate with builtin for cc.Builtin: if it is
+// pruned (builtinFor), with the predefined macros it needs (macrosFor).
 func translateWith(st *dialectState, name string, src []byte, builtin string) (*cc.AST, error) {
 	cfg, err := st.config()
 	if err != nil {
 		return nil, err
 	}
+	predefined := st.predefined
+	if builtin != cc.Builtin {
+		predefined = st.macrosFor(builtin)
+	}
 	return cc.Translate(cfg, []cc.Source{
-		{Name: "<predefined>", Value: st.predefined},
+		{Name: "<predefined>", Value: predefined},
 		{Name: "<builtin>", Value: builtin},
 		{Name: name, Value: src},
 	})
