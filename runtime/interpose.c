@@ -132,7 +132,8 @@ static void real_resolve(void)
 	} while (0)
 	NEXT(malloc, __libc_malloc);
 	g_spaced = g_real.malloc == __libc_malloc; /* the C library's: blocks 32 bytes apart or more */
-	g_hint_mask = g_spaced ? ~(uintptr_t)0 : 0;
+	/* Under valgrind the blocks are memcheck's: no chunk header to read. */
+	g_hint_mask = g_spaced && !rt_on_valgrind() ? ~(uintptr_t)0 : 0;
 	NEXT(free, __libc_free);
 	g_real.free_last = g_spaced && g_real.free == __libc_free ? g_real.free : free_covered;
 	NEXT(calloc, __libc_calloc);
