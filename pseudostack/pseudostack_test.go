@@ -26,3 +26,39 @@ func TestGuardVariants(t *testing.T) {
 		}
 	}
 }
+
+// TestTrim: the header trimmed for a unit that calls the _iex64 guard and
+// its pointer enter keeps those, what they call (__weave_enter_iex64,
+// __weave_no_frame) and every declaration, blanks the other variants'
+// definitions, and keeps the text's length and every line end in place;
+// a unit that calls nothing keeps no inline definition.
+func TestTrim(t *testing.T) {
+	h := Header()
+	uses := map[string]bool{"__weave_leave_iex64": true, "__weave_enter_ptr_iex64": true, "__weave_pushed_x64": true}
+	got := Trim(h, func(name string) bool { return uses[name] })
+	if len(got) != len(h) {
+		t.Fatalf("trimmed header: %d bytes, the header %d", len(got), len(h))
+	}
+	for i := range h {
+		if (h[i] == '\n') != (got[i] == '\n') {
+			t.Fatalf("a line end moved at byte %d", i)
+		}
+	}
+	for _, name := range []string{"__weave_enter_iex64", "__weave_leave_iex64", "__weave_enter_ptr_iex64", "__weave_no_frame", "__weave_pushed_x64"} {
+		if !strings.Contains(got, "\n"+name+"(") {
+			t.Errorf("%s blanked", name)
+		}
+	}
+	for _, name := range []string{"__weave_enter_lex64", "__weave_enter_x64o", "__weave_enter_fsx64", "__weave_leave", "__weave_enter_ptr"} {
+		if strings.Contains(got, "\n"+name+"(") {
+			t.Errorf("%s kept", name)
+		}
+	}
+	if !strings.Contains(got, "struct __weave_frame {") || !strings.Contains(got, "void __weave_register_known(") {
+		t.Errorf("a declaration was blanked")
+	}
+	none := Trim(h, func(string) bool { return false })
+	if strings.Contains(none, inlinePrefix) {
+		t.Errorf("a unit that calls nothing keeps an inline definition")
+	}
+}

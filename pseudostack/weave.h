@@ -1,7 +1,9 @@
 /* weave.h: the interface between woven code and the weave runtime (ABI 1).
 
    The weaver pastes this file, unchanged, at the top of every woven
-   translation unit, before its first linemarker; the runtime includes it.
+   translation unit, before its first linemarker (for the compiler alone,
+   weave cc, with the inline fast paths the unit does not call blanked:
+   pseudostack.Trim); the runtime includes it.
    Woven code is compiled with -x cpp-output, so this file must stay free of
    preprocessor directives and macros, and warning-free at -Wall -Wextra
    under gcc and clang.

@@ -178,6 +178,8 @@ type weaver struct {
 	defStart    int                     // the start of the file-scope definition being woven (declStart)
 	thunks      int                     // call thunks made (thunks.go)
 	thunkDefs   []string                // their definitions, for the end of the unit
+	prologue    string                  // the text emitTables pasted first, for trimPrologue
+	prologueAt  int                     // its edit
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -232,6 +234,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	w.emitThunks()
 	w.emitKnown()
 	if opts.ForCompiler {
+		w.trimPrologue()
 		w.buf.old = u.CompilerText(w.buf.inserted(), w.buf.changes)
 	}
 	w.res.Text = w.buf.Bytes()
@@ -639,6 +642,7 @@ func (w *weaver) emitTables(prologue string) {
 		}
 		fmt.Fprintf(&pre, "# 1 %s\n", cString(file))
 	}
+	w.prologue, w.prologueAt = prologue, len(w.buf.edits)
 	w.buf.Insert(0, pre.String())
 
 	var post strings.Builder
@@ -826,4 +830,33 @@ func guardVariant(ast *cc.AST, exe bool) string {
 		return "_fsx64"
 	}
 	return ""
+}
+
+// trimPrologue blanks, in the text for the compiler, the fast paths of
+// weave.h that no woven code of the unit calls (pseudostack.Trim: the
+// other guard variants), unless the unit names weave's functions itself.
+func (w *weaver) trimPrologue() {
+	if w.prologue == "" || bytes.Contains(w.u.Text, []byte("__weave_")) {
+		return
+	}
+	used := map[string]bool{}
+	for i, e := range w.buf.edits {
+		for s := e.text; i != w.prologueAt; {
+			k := strings.Index(s, "__weave_")
+			if k < 0 {
+				break
+			}
+			n := k + len("__weave_")
+			for n < len(s) && (s[n] == '_' || 'a' <= s[n] && s[n] <= 'z' || 'A' <= s[n] && s[n] <= 'Z' || '0' <= s[n] && s[n] <= '9') {
+				n++
+			}
+			used[s[k:n]], s = true, s[n:]
+		}
+	}
+	e := &w.buf.edits[w.prologueAt]
+	rest, ok := strings.CutPrefix(e.text, w.prologue)
+	if !ok {
+		return
+	}
+	e.text = pseudostack.Trim(w.prologue, func(name string) bool { return used[name] }) + rest
 }
