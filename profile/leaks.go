@@ -59,7 +59,7 @@ func (p *Profile) NoScanReason() string {
 	if !p.FreesSeen() {
 		return "frees by code that was not woven were not seen (the process's free was not weave's: a woven library in a program that was not woven, a static link, a program with its own malloc, a sanitizer build), so what was in use at exit is not known: weave the program too, linked dynamically"
 	}
-	return "the program ran with WEAVE_LEAK_SCAN=0 or WEAVE_HIDDEN=0, or did not exit normally"
+	return "the program ran with WEAVE_LEAK_SCAN=0 or WEAVE_HIDDEN=0, or under valgrind (read memcheck's leak check), or did not exit normally"
 }
 
 // FreesSeen reports whether the runtime saw the frees of code that was not

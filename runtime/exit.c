@@ -202,11 +202,8 @@ static void rt_write_here(void *arg)
 	g_complete = complete;
 	probe = (!g_cfg_out_set || out_dir()) && build_probe();
 	own_note();
-	if (final && complete && !probe) {
-		rt_valgrind_errors(0);
+	if (final && complete && !probe)
 		ls_leak_scan(a->sp);
-		rt_valgrind_errors(1);
-	}
 	totals_start(&t, &tm);
 	save = !probe && (!g_cfg_out_set || g_cfg_out[0]);
 	if (save && save_profile(&path, &t, &tm) != 0)

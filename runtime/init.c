@@ -161,13 +161,6 @@ static unsigned long rt_valgrind_request(unsigned long req, long arg)
 /* Whether the program runs under valgrind (RUNNING_ON_VALGRIND). */
 static int rt_on_valgrind(void) { return rt_valgrind_request(0x1001, 0) != 0; }
 
-/* Memcheck's error reports for the calling thread off (on = 0) or on
-   again (VALGRIND_DISABLE/ENABLE_ERROR_REPORTING): the leak scan reads
-   stacks below their pointer and blocks never written, as a conservative
-   scan must, and a test suite that runs the program under valgrind
-   --error-exitcode would fail on them. */
-static void rt_valgrind_errors(int on) { rt_valgrind_request(0x1801, on ? -1 : 1); }
-
 /* rt_env is getenv for the runtime's own variables: NULL in a secure
    process (see g_secure), as glibc ignores LD_PRELOAD there. Every WEAVE_*
    variable must be read through it. */

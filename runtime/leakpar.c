@@ -85,8 +85,6 @@ static u32 ls_par_threads(u64 n, u64 bytes)
 	u32 t = g_cfg_leak_threads;
 	if (!RT_INTERPOSE)
 		return 1; /* a sanitizer's thread state is thread-local: a helper would share it */
-	if (rt_on_valgrind())
-		return 1; /* it runs one thread at a time, and would report the helpers' reads */
 	if (!t)
 		t = bytes >= LS_PAR_MIN ? ls_idle_cpus() : 1;
 	/* Under a seccomp filter a clone may kill the process rather than
