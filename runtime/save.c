@@ -204,14 +204,22 @@ static void out_beside(struct sbuf *p)
 /* path = the WEAVE_OUT directory (made if absent, one level, as mkdir
    does) and weave-<prog>.<pid>.<16 random hex digits>.prof in it: unique,
    and not to be guessed by whoever else writes there. */
+static void unique_name(struct sbuf *path);
+
 static void dir_name(struct sbuf *path)
 {
-	char r[17] = {0};
 	sb_expand(path, g_cfg_out);
 	if (path->s[path->n - 1] == '/')
 		(void)!mkdir(path->s, 0777);
 	else
 		sb_str(path, "/");
+	unique_name(path);
+}
+
+/* Appends weave-<prog>.<pid>.<16 random hex digits>.prof to path. */
+static void unique_name(struct sbuf *path)
+{
+	char r[17] = {0};
 	sb_str(path, "weave-");
 	prog_name(path);
 	sb_str(path, ".");
@@ -235,6 +243,38 @@ static void default_name(struct sbuf *path)
 }
 
 static const char *errdesc(int e);
+
+/* When the profile cannot be made where it should go (a read-only or
+   another user's directory: a daemon that dropped root, a test run in a
+   read-only tree), it goes to $TMPDIR (/tmp) under a name of its own,
+   and one line says so: not lost. Returns 0 with f open and path the new
+   name, or -1 with errno the first failure's. */
+static int open_elsewhere(struct safefile *f, struct sbuf *path)
+{
+	const char *tmp = rt_env("TMPDIR");
+	struct sbuf m = {.n = 0};
+	int e = errno;
+	if (e != EACCES && e != EPERM && e != EROFS && e != ENOENT)
+		return -1;
+	sb_str(&m, "cannot write ");
+	sb_str(&m, path->s);
+	sb_str(&m, ": ");
+	sb_str(&m, errdesc(e));
+	path->n = 0;
+	path->s[0] = 0;
+	sb_str(path, tmp && tmp[0] == '/' ? tmp : "/tmp");
+	sb_str(path, "/");
+	unique_name(path);
+	if (safefile_open(f, path->s) != 0) {
+		errno = e;
+		return -1;
+	}
+	sb_str(&m, "; the profile goes to ");
+	sb_str(&m, path->s);
+	sb_str(&m, "\n");
+	rt_warn(m.s);
+	return 0;
+}
 
 /* Writes the profile into the file chosen by WEAVE_OUT (see init.c);
    path gets the final name. Returns 0, or -1 with errno set. */
@@ -303,7 +343,7 @@ static __attribute__((noinline)) int save_profile(struct sbuf *path, struct tota
 		errno = o.err;
 		return o.err ? -1 : 0;
 	}
-	if (safefile_open(&f, path->s) != 0)
+	if (safefile_open(&f, path->s) != 0 && (g_prev_path[0] || open_elsewhere(&f, path) != 0))
 		return -1;
 	o.fd = f.fd;
 	write_profile(&o, t, tm);

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -196,6 +197,23 @@ func asRoot(t *testing.T) {
 	}
 }
 
+// nobodysDir returns a new directory the user nobody can reach (the
+// test's directories opened to it) but not write.
+func nobodysDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		os.Chmod(d, 0o755)
+	}
+	return dir
+}
+
+// runAsNobody runs argv in dir as the user nobody, with env.
+func runAsNobody(t *testing.T, dir string, env []string, argv ...string) result {
+	t.Helper()
+	return run(t, dir, nil, slices.Concat([]string{"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "env"}, env, argv)...)
+}
+
 // nobody returns the uid and gid of the user nobody.
 func nobody(t *testing.T) (int, int) {
 	t.Helper()
@@ -235,11 +253,7 @@ func TestSecurityOthersFile(t *testing.T) {
 func TestSecuritySetuid(t *testing.T) {
 	asRoot(t)
 	testtool.Need(t, "gcc", "setpriv")
-	dir := t.TempDir()
-	// nobody must reach the programs: open the test's directories.
-	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		os.Chmod(d, 0o755)
-	}
+	dir := nobodysDir(t)
 	plain, woven := hbuild(t, dir, "secure", nil, nil)
 	for _, exe := range []string{plain, woven} {
 		if err := os.Chmod(exe, os.ModeSetuid|0o755); err != nil {
@@ -252,9 +266,7 @@ func TestSecuritySetuid(t *testing.T) {
 	}
 	victim := filepath.Join(private, "important")
 	victimFile(t, victim)
-	asNobody := func(env []string, argv ...string) result {
-		return run(t, dir, nil, append(append([]string{"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "env"}, env...), argv...)...)
-	}
+	asNobody := func(env []string, argv ...string) result { return runAsNobody(t, dir, env, argv...) }
 	// "threads": it prints its number of threads, 1 unwoven; so 1 woven,
 	// as a secure process has no control thread (nor socket).
 	want := asNobody(nil, plain, "x", "threads")
@@ -282,6 +294,45 @@ func TestSecuritySetuid(t *testing.T) {
 	// WEAVE_CONTROL=1 dropped), no notice.
 	if r := asNobody([]string{"-u", "WEAVE_SUMMARY", "-u", "WEAVE_CONTROL"}, woven, "x"); strings.Contains(r.stderr, "secure execution") {
 		t.Errorf("notice without WEAVE_* variables:\n%s", r.stderr)
+	}
+}
+
+// TestProfileElsewhere: a process that cannot write its profile where it
+// should go (a directory it may not write: a daemon that dropped root, a
+// read-only tree) writes it to $TMPDIR under a name of its own, and one
+// line says where; it was lost ("cannot write profile ...: Permission
+// denied", and nothing at all where the program had put a log on fd 2,
+// as nginx's workers do). Each process of a fork writes its own there.
+func TestProfileElsewhere(t *testing.T) {
+	asRoot(t)
+	testtool.Need(t, "gcc", "setpriv")
+	dir := nobodysDir(t)
+	plain, woven := hbuild(t, dir, "fork", nil, nil)
+	tmp := filepath.Join(dir, "tmp")
+	os.Mkdir(tmp, 0o777)
+	os.Chmod(tmp, 0o1777)
+	asNobody := func(env []string, argv ...string) result { return runAsNobody(t, dir, env, argv...) }
+	want := asNobody(nil, plain)
+	for _, out := range []string{"", filepath.Join(dir, "fork.prof")} {
+		env := []string{"TMPDIR=" + tmp, "WEAVE_SUMMARY=0"}
+		if out != "" {
+			env = append(env, "WEAVE_OUT="+out)
+		}
+		got := asNobody(env, woven)
+		if got.stdout != want.stdout || got.code != want.code {
+			t.Errorf("WEAVE_OUT=%q: exit %d %q, plain %d %q", out, got.code, got.stdout, want.code, want.stdout)
+		}
+		profs, _ := filepath.Glob(filepath.Join(tmp, "weave-fork.woven.*.prof"))
+		if len(profs) != 3 || strings.Count(got.stderr, "Permission denied; the profile goes to "+tmp+"/weave-fork.woven.") != 3 {
+			t.Errorf("WEAVE_OUT=%q: profiles %v (want the 3 processes'), stderr:\n%s", out, profs, got.stderr)
+		}
+		for _, p := range profs {
+			checkProfile(t, p)
+			os.Remove(p)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "*.prof")); len(left) > 0 {
+			t.Errorf("profiles in the unwritable directory: %v", left)
+		}
 	}
 }
 
