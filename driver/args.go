@@ -499,6 +499,48 @@ func (c *cmdline) saveTemps() bool {
 	return false
 }
 
+// namesAuxFiles reports whether a flag of c makes the compiler write a
+// file named after the compile's output besides it (profile data, stack
+// usage, split DWARF, dumps).
+func (c *cmdline) namesAuxFiles() bool {
+	for _, a := range c.args {
+		if f := a.flag; strings.HasPrefix(f, "-fdump-") || strings.HasPrefix(f, "-gsplit-dwarf") || strings.HasPrefix(f, "-fprofile-") ||
+			f == "--coverage" || f == "-ftest-coverage" || f == "-fstack-usage" || strings.HasPrefix(f, "-fcallgraph-info") || f == "-aux-info" {
+			return true
+		}
+	}
+	return false
+}
+
+// auxNames are the gcc flags that name the auxiliary files of in's compile
+// into a temporary object, for a command that links (gcc 11 and later),
+// as gcc's driver names them when it compiles the source itself: after
+// the output (OUTPUT-INPUT.gcda, .su, .dwo), a-INPUT when it compiles
+// several sources without -o, else INPUT in the working directory. None
+// when the command names them itself (-dumpdir, -dumpbase).
+func (c *cmdline) auxNames(in *input) []string {
+	for _, a := range c.args {
+		if strings.HasPrefix(a.flag, "-dumpdir") || strings.HasPrefix(a.flag, "-dumpbase") {
+			return nil
+		}
+	}
+	compiled := 0 // the sources gcc's driver would compile
+	for _, i := range c.inputs {
+		if ext := filepath.Ext(i.name); i.kind != inOther || i.lang != "" || ext != ".o" && ext != ".a" && ext != ".lo" && !strings.Contains(i.name, ".so") {
+			compiled++
+		}
+	}
+	dir := "./"
+	switch {
+	case c.output != "":
+		dir = c.output + "-"
+	case compiled > 1:
+		dir = "a-"
+	}
+	base := filepath.Base(in.name)
+	return []string{"-dumpdir", dir, "-dumpbase", base, "-dumpbase-ext", filepath.Ext(base)}
+}
+
 // tempsBase is where -save-temps keeps the intermediate files of input in,
 // without their extension, as gcc 12 names them: beside the object or
 // assembly it writes (out, for -c and -S), and for a program linked whole

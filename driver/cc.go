@@ -512,9 +512,15 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 					wfile = kept
 				}
 			}
+			outArgs := []string{wfile, "-o", j.out}
+			if c.stage == stageLink && !c.saveTemps() && in.name != "-" && c.namesAuxFiles() && isGCC(cfg.bareCompiler()[0]) {
+				// Its profile data, stack usage, split DWARF named as
+				// gcc names them, not after the temporary object.
+				outArgs = append(outArgs, c.auxNames(in)...)
+			}
 			finish := func() {
 				var ccErr bytes.Buffer
-				if err := cfg.runTo(&ccErr, nil, append(ccArgv, wfile, "-o", j.out)); err == nil {
+				if err := cfg.runTo(&ccErr, nil, append(ccArgv, outArgs...)); err == nil {
 					j.res = res
 					j.stderr.Write(ppErr.Bytes())
 					j.stderr.Write(ccErr.Bytes())

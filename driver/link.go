@@ -448,11 +448,11 @@ func (cfg *Config) oneStepJob(c *cmdline, jobs []*job) *job {
 		}
 		one = j
 	}
+	if c.namesAuxFiles() {
+		return nil
+	}
 	for _, a := range c.args {
-		if f := a.flag; strings.HasPrefix(f, "-save-temps") || strings.HasPrefix(f, "-dump") || strings.HasPrefix(f, "-fdump-") ||
-			strings.HasPrefix(f, "-gsplit-dwarf") || strings.HasPrefix(f, "-fprofile-") || f == "--coverage" ||
-			f == "-ftest-coverage" || f == "-fstack-usage" || strings.HasPrefix(f, "-fcallgraph-info") ||
-			f == "-aux-info" || strings.HasPrefix(f, "-flto") {
+		if f := a.flag; strings.HasPrefix(f, "-save-temps") || strings.HasPrefix(f, "-dump") || strings.HasPrefix(f, "-flto") {
 			return nil
 		}
 	}

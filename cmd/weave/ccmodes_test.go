@@ -47,6 +47,23 @@ func TestCCModes(t *testing.T) {
 		wcc(t, dir, "-O2", "-g", "-Wall", "main.c", "util.c", "-o", "prog", "-lm")
 		checkRun(t, dir, "./prog")
 	})
+	t.Run("aux-files", func(t *testing.T) {
+		// Profile data, stack usage and split DWARF of a program compiled
+		// and linked in one command are named as gcc names them, beside
+		// the output, not after weave's temporary objects (which are
+		// gone, and took the .dwo with them).
+		dir := ccDir(t)
+		os.Mkdir(filepath.Join(dir, "bin"), 0o755)
+		wcc(t, dir, "-O2", "-fprofile-generate", "-fstack-usage", "-g", "-gsplit-dwarf", "main.c", "util.c", "-o", "bin/prog")
+		checkRun(t, dir, "./bin/prog")
+		for _, f := range []string{"bin/prog-main.gcda", "bin/prog-util.gcda", "bin/prog-main.su", "bin/prog-util.dwo"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("gcc would have written %s: %v", f, err)
+			}
+		}
+		wcc(t, dir, "-O2", "-fprofile-use", "-Werror=missing-profile", "main.c", "util.c", "-o", "bin/prog")
+		checkRun(t, dir, "./bin/prog")
+	})
 	t.Run("static-pthread-Wl", func(t *testing.T) {
 		dir := ccDir(t)
 		wcc(t, dir, "-O1", "-static", "-pthread", "-Wl,-O1,--as-needed", "main.c", "util.c", "-o", "prog")
