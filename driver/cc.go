@@ -92,11 +92,14 @@ func (cfg *Config) CC(args []string) error {
 	if c.stage == stageLink && !c.compiles() {
 		return cfg.linkOnly(c)
 	}
+	cfg.prepareBeside = func() {}
 	if c.woven() > 0 {
-		// While the first -E step runs; not left running (its
-		// predefined-macro cache file half written) if weave ends first.
+		// Once the first -E step has started (its start 0.5 ms later
+		// with this beside it), or before the first weave; not left
+		// running (its predefined-macro cache file half written) if
+		// weave ends first.
 		var prepared sync.WaitGroup
-		prepared.Go(func() { cfg.prepare(c) })
+		cfg.prepareBeside = sync.OnceFunc(func() { prepared.Go(func() { cfg.prepare(c) }) })
 		defer prepared.Wait()
 	}
 	var sc scratch
@@ -431,23 +434,10 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	}
 
 	var ppErr bytes.Buffer
-	packed := c.packedStructs()
-	var linkEarly func()
-	if j.startLink != nil && packed == "" {
+	if j.startLink != nil {
 		defer j.dropLink()
-		// The early link starts with the -E step (its driver's and cc1's
-		// start, 4-5 ms, on the CPU the -E step leaves idle), or, the
-		// text from the direct cache, beside the weave.
-		linkEarly = func() { j.startLinkBeside(nil) }
 	}
-	text, reason := cfg.unitText(c, in, deps, stdinText, &ppErr, linkEarly)
-
-	if reason == "" && packed != "" {
-		reason = packed + " changes the layout of weave's runtime interface"
-	}
-	if reason == "" && linkEarly != nil {
-		j.startLinkBeside(text)
-	}
+	text, reason := cfg.jobText(c, j, deps, stdinText, &ppErr)
 
 	// Weave and compile the woven text.
 	if reason == "" {
@@ -544,10 +534,34 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 	cfg.fallback(c, j, deps, stdinText, reason, tmp)
 }
 
+// jobText is unitText for j, once the -E step has started with
+// cfg.prepare and j's early link beside it (the link's driver's and cc1's
+// start, 4-5 ms, on the CPU the -E step leaves idle; the text from the
+// direct cache: beside the weave); reason also says why the unit is not
+// to be woven.
+func (cfg *Config) jobText(c *cmdline, j *job, deps []string, stdinText []byte, ppErr *bytes.Buffer) (text []byte, reason string) {
+	packed := c.packedStructs()
+	early := j.startLink != nil && packed == ""
+	text, reason = cfg.unitText(c, j.in, deps, stdinText, ppErr, func() {
+		cfg.prepareBeside()
+		if early {
+			j.startLinkBeside(nil)
+		}
+	})
+	cfg.prepareBeside()
+	if reason == "" && packed != "" {
+		return text, packed + " changes the layout of weave's runtime interface"
+	}
+	if reason == "" && early {
+		j.startLinkBeside(text)
+	}
+	return text, reason
+}
+
 // unitText returns the preprocessed text of input in (preprocessed with
 // deps, the dependency flags, unless it is preprocessed already), its
 // diagnostics in ppErr; reason says why there is none. running, if not
-// nil, is called as a -E step starts.
+// nil, is called once a -E step has started.
 func (cfg *Config) unitText(c *cmdline, in *input, deps []string, stdinText []byte, ppErr *bytes.Buffer, running func()) (text []byte, reason string) {
 	switch {
 	case in.kind == inC:
@@ -672,7 +686,7 @@ func displayName(src string) string {
 // preprocess runs the -E step on src (stdin's text if src is "-") and
 // returns the preprocessed text; diagnostics go to stderr. It runs cc1
 // itself where it can (cc1Command).
-func (cfg *Config) preprocess(flags []string, src string, stdin []byte, stderr *bytes.Buffer) ([]byte, error) {
+func (cfg *Config) preprocess(flags []string, src string, stdin []byte, stderr *bytes.Buffer, started func()) ([]byte, error) {
 	cmd, ask := cfg.cc1Command(flags, src)
 	if ask != nil {
 		asked.Go(ask)
@@ -687,7 +701,11 @@ func (cfg *Config) preprocess(flags []string, src string, stdin []byte, stderr *
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
-	if err := runChild(cmd); err != nil {
+	if err := startChild(cmd); err != nil {
+		return nil, err
+	}
+	started()
+	if err := waitChild(cmd); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil

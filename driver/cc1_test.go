@@ -55,7 +55,7 @@ func TestCC1SameText(t *testing.T) {
 		}
 		for i, src := range []string{"a.c", "sub/b.c", "x y/c d.c", "a.c"} {
 			var stderr bytes.Buffer
-			text, err := cfg.preprocess(flags, src, nil, &stderr)
+			text, err := cfg.preprocess(flags, src, nil, &stderr, func() {})
 			asked.Wait()
 			if err != nil {
 				t.Fatalf("%q %s: %v\n%s", flags, src, err, stderr.String())

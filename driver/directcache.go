@@ -134,16 +134,15 @@ func (cfg *Config) directKey(flags []string, src string) string {
 
 // preprocessDirect is the -E step through the direct cache: it returns
 // the preprocessed text of src with system headers' comments dropped,
-// its diagnostics in stderr. running, if not nil, is called if the -E
-// step is to run.
+// its diagnostics in stderr. running, if not nil, is called once the -E
+// step has started.
 func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, stderr *bytes.Buffer, running func()) ([]byte, error) {
 	key := cfg.directKey(flags, src)
 	if running == nil {
 		running = func() {}
 	}
 	if key == "" {
-		running()
-		text, err := cfg.preprocess(flags, src, stdin, stderr)
+		text, err := cfg.preprocess(flags, src, stdin, stderr, running)
 		return parse.DropSystemComments(text), err
 	}
 	dir, derr := cacheSubdir("direct")
@@ -155,10 +154,9 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 			return e.Text, nil
 		}
 	}
-	running()
 	start := time.Now()
 	var pp bytes.Buffer
-	text, err := cfg.preprocess(flags, src, stdin, &pp)
+	text, err := cfg.preprocess(flags, src, stdin, &pp, running)
 	stderr.Write(pp.Bytes())
 	if err != nil {
 		return nil, err

@@ -47,6 +47,8 @@ type Config struct {
 	// with -masm=intel or without optimisation (at -O0 gcc spills every
 	// operand of the asm fast paths: bigger frames, no time gained).
 	portableGuard bool
+	// prepareBeside starts cfg.prepare in a goroutine, once (CC).
+	prepareBeside func()
 	// callGuard: weave.Options.CallGuard, for a command line without
 	// optimisation.
 	callGuard bool
