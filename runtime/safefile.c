@@ -67,11 +67,14 @@ static void random_hex(char *c)
 
 /* The mode a file created with 0666 would get: the process's umask from
    /proc/self/status (umask(2) cannot read it without setting it, which
-   would race with the program's threads); 022 if unreadable. */
+   would race with the program's threads); 022 if unreadable. Never
+   writable by others, whatever the umask: a daemon sets umask(0) (nginx's
+   master), and a profile in a shared directory (/tmp) anyone could
+   change would not be the program's. */
 static mode_t umask_mode(void)
 {
 	u64 m = rt_status_number("\nUmask:", 8, 022);
-	return 0666 & ~(mode_t)m;
+	return 0666 & ~(mode_t)m & ~(mode_t)S_IWOTH;
 }
 
 /* The last component of path. */

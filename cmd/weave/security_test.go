@@ -336,6 +336,28 @@ func TestProfileElsewhere(t *testing.T) {
 	}
 }
 
+// TestProfileModeUmask0: a program that sets umask(0), as a daemon does
+// (nginx's master), gets a profile others cannot write (it was 0666, in
+// /tmp too when the directory was not writable); the mode otherwise
+// follows the umask.
+func TestProfileModeUmask0(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src := "#include <stdlib.h>\n#include <sys/stat.h>\nint main(int argc, char **argv)\n{\n\tchar *p = malloc(8);\n\tif (argc > 1)\n\t\tumask(strtol(argv[1], 0, 8));\n\tfree(p);\n\treturn 0;\n}\n"
+	os.WriteFile(filepath.Join(dir, "um.c"), []byte(src), 0o644)
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O1", "-o", "um", "um.c")
+	for _, c := range []struct {
+		umask string
+		want  os.FileMode
+	}{{"0", 0o664}, {"022", 0o644}, {"077", 0o600}} {
+		prof := filepath.Join(dir, "um"+c.umask+".prof")
+		mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, "./um", c.umask)
+		if fi, err := os.Stat(prof); err != nil || fi.Mode().Perm() != c.want {
+			t.Errorf("umask %s: profile mode %v, %v (want %v)", c.umask, fi.Mode().Perm(), err, c.want)
+		}
+	}
+}
+
 // TestSecurityCache plants an object owned by another user at the runtime
 // cache's name: weave must not link it.
 func TestSecurityCache(t *testing.T) {
