@@ -514,28 +514,18 @@ func (c *cmdline) namesAuxFiles() bool {
 
 // auxNames are the gcc flags that name the auxiliary files of in's compile
 // into a temporary object, for a command that links (gcc 11 and later),
-// as gcc's driver names them when it compiles the source itself: after
-// the output (OUTPUT-INPUT.gcda, .su, .dwo), a-INPUT when it compiles
-// several sources without -o, else INPUT in the working directory. None
-// when the command names them itself (-dumpdir, -dumpbase).
+// as gcc's driver names them when it compiles the source itself
+// (auxPrefix: OUTPUT-INPUT.gcda, .su, .dwo). None when the command names
+// them itself (-dumpdir, -dumpbase).
 func (c *cmdline) auxNames(in *input) []string {
 	for _, a := range c.args {
 		if strings.HasPrefix(a.flag, "-dumpdir") || strings.HasPrefix(a.flag, "-dumpbase") {
 			return nil
 		}
 	}
-	compiled := 0 // the sources gcc's driver would compile
-	for _, i := range c.inputs {
-		if ext := filepath.Ext(i.name); i.kind != inOther || i.lang != "" || ext != ".o" && ext != ".a" && ext != ".lo" && !strings.Contains(i.name, ".so") {
-			compiled++
-		}
-	}
-	dir := "./"
-	switch {
-	case c.output != "":
-		dir = c.output + "-"
-	case compiled > 1:
-		dir = "a-"
+	dir := c.auxPrefix(in)
+	if dir == "" {
+		dir = "./"
 	}
 	base := filepath.Base(in.name)
 	return []string{"-dumpdir", dir, "-dumpbase", base, "-dumpbase-ext", filepath.Ext(base)}
@@ -544,16 +534,43 @@ func (c *cmdline) auxNames(in *input) []string {
 // tempsBase is where -save-temps keeps the intermediate files of input in,
 // without their extension, as gcc 12 names them: beside the object or
 // assembly it writes (out, for -c and -S), and for a program linked whole
-// OUTPUT-INPUT beside the output (a-INPUT without -o).
+// auxPrefix's.
 func (c *cmdline) tempsBase(in *input, out string) string {
 	if c.stage != stageLink {
 		return strings.TrimSuffix(out, filepath.Ext(out))
 	}
-	prog := c.output
-	if prog == "" {
-		prog = "a"
+	return c.auxPrefix(in) + outputName(in.name, "")
+}
+
+// auxPrefix is what gcc 12 puts before the base name of in in the names
+// of a linked unit's intermediate and auxiliary files: "OUTPUT-" (a-
+// without -o), or the output's directory when the one source has the
+// output's name (-o sub/x x.c: sub/x.i).
+func (c *cmdline) auxPrefix(in *input) string {
+	out, prefix := c.output, c.output+"-"
+	if out == "" {
+		out, prefix = "a.out", "a-"
 	}
-	return prog + "-" + outputName(in.name, "")
+	stem := func(name string) string { b := filepath.Base(name); return strings.TrimSuffix(b, filepath.Ext(b)) }
+	if c.sources() == 1 && stem(out) == stem(in.name) {
+		if d := filepath.Dir(out); d != "." {
+			return d + "/"
+		}
+		return ""
+	}
+	return prefix
+}
+
+// sources counts the inputs gcc's driver compiles (not objects, archives
+// or shared libraries).
+func (c *cmdline) sources() int {
+	n := 0
+	for _, i := range c.inputs {
+		if ext := filepath.Ext(i.name); i.kind != inOther || i.lang != "" || ext != ".o" && ext != ".a" && ext != ".lo" && !strings.Contains(i.name, ".so") {
+			n++
+		}
+	}
+	return n
 }
 
 // outputName is the file gcc writes for src under -c (suffix ".o") or -S

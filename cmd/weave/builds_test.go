@@ -879,9 +879,12 @@ func TestSaveTemps(t *testing.T) {
 	src := map[string]string{
 		"prog.c": "#include <stdlib.h>\nint f(void);\nint main(void) { char *p = malloc(8); free(p); return f() - 1; }\n",
 		"lib.c":  "int f(void) { return 1; }\n",
+		"solo.c": "#include <stdlib.h>\nint main(void) { char *p = malloc(8); free(p); return 0; }\n",
 	}
 	for _, args := range [][]string{
 		{"prog.c", "lib.c"},
+		{"solo.c"},                   // one source, no -o: a-solo.i
+		{"-o", "sub/solo", "solo.c"}, // the output's name: sub/solo.i
 		{"-o", "sub/y", "prog.c", "lib.c"},
 		{"-c", "prog.c"},
 		{"-c", "-o", "sub/x.o", "prog.c"},
