@@ -81,6 +81,9 @@ func (cfg *Config) CC(args []string) error {
 	if c.passthrough || len(c.inputs) == 0 || c.probe() ||
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||
 		(c.stage == stageLink && c.woven() == 0 && (c.relocatable || c.nostdlib)) {
+		if err := cfg.warnUnusedInputs(c); err != nil {
+			return err
+		}
 		argv := append(append([]string{}, cfg.Compiler...), args...)
 		if (c.passthrough || c.probe()) && len(c.inputs) > 0 && !c.valueMissing {
 			argv = append(argv, api.Flags(false)...) // -E, -fsyntax-only & co. find weave_api.h
@@ -290,6 +293,32 @@ func (cfg *Config) warnUnmatched(c *cmdline, jobs []*job) {
 			fmt.Fprintf(cfg.Stderr, "weave: warning: %s matches nothing in the program's sources\n", p)
 		}
 	}
+}
+
+// warnUnusedInputs says why a compile (-c, -S) of one C source with -o
+// and other inputs, which the compiler does not use, goes unwoven: most
+// often the compiler given twice, as a CMake launcher list "weave;cc"
+// makes (weave cc /usr/bin/cc -c x.c -o x.o), where the only other sign
+// was gcc's "linker input file unused". An error under cfg.Strict.
+func (cfg *Config) warnUnusedInputs(c *cmdline) error {
+	if c.passthrough || c.probe() || c.stage == stageLink || c.output == "" || c.woven() != 1 || len(c.inputs) < 2 {
+		return nil
+	}
+	var src string
+	var others []string
+	for _, in := range c.inputs {
+		if in.kind == inOther {
+			others = append(others, in.name)
+		} else {
+			src = displayName(in.name)
+		}
+	}
+	msg := fmt.Sprintf("%s: not woven: -o with inputs the compiler does not use (%s); was the compiler named twice?", src, strings.Join(others, " "))
+	if cfg.Strict {
+		return &ExitError{Code: 1, Err: errors.New("error: " + msg)}
+	}
+	fmt.Fprintf(cfg.Stderr, "weave: warning: %s\n", msg)
+	return nil
 }
 
 // isProbe reports whether an output is a build system's probe program

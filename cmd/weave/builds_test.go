@@ -114,6 +114,28 @@ func TestProbeLinksWovenObjects(t *testing.T) {
 	}
 }
 
+// TestCompilerNamedTwice: a compile whose -o comes with an input the
+// compiler does not use, the compiler itself as CMake's launcher list
+// "weave;cc" gives it (weave cc /usr/bin/gcc -c x.c -o x.o), stays unwoven
+// as gcc builds it, but says so; it was silent (only gcc's "linker input
+// file unused").
+func TestCompilerNamedTwice(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := ccDir(t)
+	gcc, _ := exec.LookPath("gcc")
+	r := run(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", gcc, "-O1", "-c", "util.c", "-o", "util.o")
+	if r.code != 0 || !strings.Contains(r.stderr, "weave: warning: util.c: not woven: -o with inputs the compiler does not use ("+gcc+")") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if isWoven(t, filepath.Join(dir, "util.o")) {
+		t.Errorf("util.o woven")
+	}
+	r = run(t, dir, []string{"WEAVE_CC=gcc", "WEAVE_STRICT=1"}, weaveBin, "cc", gcc, "-O1", "-c", "util.c", "-o", "util.o")
+	if r.code == 0 || !strings.Contains(r.stderr, "error: util.c: not woven") {
+		t.Errorf("WEAVE_STRICT=1: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
 // otherWeave builds, once, a weave binary with another Go build ID: as a
 // new version of weave is, to a cache.
 var otherWeave = sync.OnceValues(func() (string, error) {
