@@ -91,7 +91,7 @@ type scratch struct {
 
 func (s *scratch) path() (string, error) {
 	if s.dir == "" {
-		dir, err := os.MkdirTemp("", "weave-cc-")
+		dir, err := os.MkdirTemp(tempDir(), "weave-cc-")
 		if err != nil {
 			return "", err
 		}
@@ -376,7 +376,7 @@ func responseFileIfLong(argv []string) ([]string, func(), error) {
 		b.WriteString(quoteResponse(a))
 		b.WriteByte('\n')
 	}
-	f, err := os.CreateTemp("", "weave-args-*.rsp")
+	f, err := os.CreateTemp(tempDir(), "weave-args-*.rsp")
 	if err != nil {
 		return nil, nil, err
 	}

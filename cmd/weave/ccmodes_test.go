@@ -64,6 +64,12 @@ func TestCCModes(t *testing.T) {
 		wcc(t, dir, "-O2", "-fprofile-use", "-Werror=missing-profile", "main.c", "util.c", "-o", "bin/prog")
 		checkRun(t, dir, "./bin/prog")
 	})
+	t.Run("TMPDIR-missing", func(t *testing.T) {
+		// gcc falls back to /var/tmp or /tmp; so does weave cc.
+		dir := ccDir(t)
+		mustRun(t, dir, append(env, "TMPDIR="+filepath.Join(dir, "gone")), weaveBin, "cc", "-O2", "main.c", "util.c", "-o", "prog")
+		checkRun(t, dir, "./prog")
+	})
 	t.Run("static-pthread-Wl", func(t *testing.T) {
 		dir := ccDir(t)
 		wcc(t, dir, "-O1", "-static", "-pthread", "-Wl,-O1,--as-needed", "main.c", "util.c", "-o", "prog")
