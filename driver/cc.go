@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -539,7 +540,15 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 			}
 			finish := func() {
 				var ccErr bytes.Buffer
-				if err := cfg.runTo(&ccErr, nil, append(ccArgv, outArgs...)); err == nil {
+				err := cfg.runTo(&ccErr, nil, append(ccArgv, outArgs...))
+				if off := macroWarnings(ccErr.String()); err != nil && off != nil && cfg.plainCompiles(c, j, deps, stdinText, tmp) {
+					// Warnings the compiler leaves out in a macro's
+					// expansion, which the woven text no longer marks:
+					// the plain unit draws none under the same flags.
+					ccErr.Reset()
+					err = cfg.runTo(&ccErr, nil, slices.Concat(ccArgv, off, outArgs))
+				}
+				if err == nil {
 					j.res = res
 					j.stderr.Write(ppErr.Bytes())
 					j.stderr.Write(ccErr.Bytes())
@@ -647,18 +656,12 @@ func (cfg *Config) weaveStdinText(src string, text []byte, d parse.Dialect, exte
 // would. If that fails too, the failure is the compiler's to report, and
 // weave adds nothing. Otherwise weave warns (or, under Strict, fails).
 func (cfg *Config) fallback(c *cmdline, j *job, deps []string, stdin []byte, reason, tmp string) {
-	lang := "c"
-	if j.in.kind == inI {
-		lang = "cpp-output"
-	}
 	out := j.out
 	if cfg.Strict {
 		out = filepath.Join(tmp, fmt.Sprintf("%d-strict%s", j.n, filepath.Ext(j.out)))
 	}
 	var ccErr bytes.Buffer
-	argv := append(append(append(append([]string{}, cfg.Compiler...), c.fallbackFlags()...), api.Flags(false)...), deps...)
-	argv = append(argv, modeFlag(c), "-x", lang, j.in.name, "-o", out)
-	err := cfg.runTo(&ccErr, stdin, argv)
+	err := cfg.runTo(&ccErr, stdin, cfg.plainArgv(c, j, deps, out))
 	if err != nil {
 		j.stderr.Write(ccErr.Bytes())
 		var ee *ExitError
@@ -675,6 +678,49 @@ func (cfg *Config) fallback(c *cmdline, j *job, deps []string, stdin []byte, rea
 	}
 	fmt.Fprintf(&j.stderr, "weave: warning: %s: not woven: %s\n", name, reason)
 	j.stderr.Write(ccErr.Bytes())
+}
+
+// plainArgv is the command line compiling j's input unwoven to out.
+func (cfg *Config) plainArgv(c *cmdline, j *job, deps []string, out string) []string {
+	lang := "c"
+	if j.in.kind == inI {
+		lang = "cpp-output"
+	}
+	argv := slices.Concat(cfg.Compiler, c.fallbackFlags(), api.Flags(false), deps)
+	return append(argv, modeFlag(c), "-x", lang, j.in.name, "-o", out)
+}
+
+// plainCompiles says whether j's input compiles unwoven without error
+// (into a temporary file, its diagnostics dropped).
+func (cfg *Config) plainCompiles(c *cmdline, j *job, deps []string, stdin []byte, tmp string) bool {
+	out := filepath.Join(tmp, fmt.Sprintf("%d-plain%s", j.n, filepath.Ext(j.out)))
+	defer os.Remove(out)
+	var diags bytes.Buffer
+	return cfg.runTo(&diags, stdin, cfg.plainArgv(c, j, deps, out)) == nil
+}
+
+// macroWarningRE is an error that is a warning under -Werror: gcc's
+// "[-Werror=address]", clang's "[-Werror,-Wtautological-pointer-compare]".
+var macroWarningRE = regexp.MustCompile(`\[-Werror[=,]-?W?([a-z0-9=-]+)\]$`)
+
+// macroWarnings returns the flags turning off the warnings that make
+// every error of the compiler's diagnostics diags (-Wno-address), nil if
+// some error is not such a warning.
+func macroWarnings(diags string) []string {
+	var off []string
+	for _, l := range strings.Split(diags, "\n") {
+		if !strings.Contains(l, "error:") {
+			continue
+		}
+		m := macroWarningRE.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil {
+			return nil
+		}
+		if f := "-Wno-" + strings.TrimSuffix(m[1], "="); !slices.Contains(off, f) {
+			off = append(off, f)
+		}
+	}
+	return off
 }
 
 // otherArgv is the command line compiling an input that is not C (an

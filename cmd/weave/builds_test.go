@@ -1017,3 +1017,58 @@ func TestUnwritableCacheHome(t *testing.T) {
 		t.Errorf("no private cache under TMPDIR: %v", err)
 	}
 }
+
+// macroWarnSource compares an array's address with NULL inside a macro
+// (cJSON's cJSON_SetNumberValue in its tests): gcc and clang say nothing
+// in the macro's expansion, but warn on the preprocessed text weave
+// compiles (gcc -Waddress, clang -Wtautological-pointer-compare).
+const macroWarnSource = `#include <stdio.h>
+#include <stdlib.h>
+struct item { int tt; double v; };
+static double set(struct item *o, double v) { o->v = v; return v; }
+#define SET(o, v) ((o != NULL) ? set(o, v) : (v))
+int main(int argc, char **argv)
+{
+	struct item it[1] = {{0, 0}};
+	struct item *p = malloc(sizeof *p);
+	SET(it, 2.5);
+	p->tt = argc;
+	printf("%g %d\n", it[0].v, p->tt);
+	free(p);
+	return 4;
+}
+`
+
+// TestMacroWarnings: under -Werror, a unit whose woven text draws only
+// warnings the compiler leaves out in macro expansions (the plain
+// compile passes under the same flags) is woven, with no diagnostic
+// (cJSON's print_number.c and misc_tests.c were built unwoven); the
+// same warning outside a macro is the user's error, as without weave.
+func TestMacroWarnings(t *testing.T) {
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			testtool.Need(t, cc)
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "mw.c"), []byte(macroWarnSource), 0o644)
+			os.WriteFile(filepath.Join(dir, "real.c"), []byte("#include <stdlib.h>\nint main(void)\n{\n\tint a[1] = {0};\n\tif (a != NULL)\n\t\treturn a[0];\n\treturn 1;\n}\n"), 0o644)
+			env := []string{"WEAVE_CC=" + cc, "WEAVE_SUMMARY=0", "WEAVE_CACHE=off"}
+			r := run(t, dir, env, weaveBin, "cc", "-O2", "-Wall", "-Werror", "-c", "mw.c")
+			if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "mw.o")) {
+				t.Errorf("weave cc -Wall -Werror -c mw.c: exit %d, stderr %q (want a woven mw.o, no diagnostic)", r.code, r.stderr)
+			}
+			mustRun(t, dir, env, weaveBin, "cc", "-O2", "-Wall", "-Werror", "-o", "woven", "mw.c")
+			mustRun(t, dir, nil, cc, "-O2", "-Wall", "-Werror", "-o", "plain", "mw.c")
+			if w, p := run(t, dir, env, "./woven"), run(t, dir, nil, "./plain"); w != p || p.code != 4 || p.stdout != "2.5 1\n" {
+				t.Errorf("woven %+v, plain %+v (want the same, exit 4, \"2.5 1\")", w, p)
+			}
+			for _, strict := range []string{"", "WEAVE_STRICT=1"} {
+				p := run(t, dir, nil, cc, "-Wall", "-Werror", "-c", "real.c")
+				w := run(t, dir, append(env, strict), weaveBin, "cc", "-Wall", "-Werror", "-c", "real.c")
+				_, err := os.Stat(filepath.Join(dir, "real.o"))
+				if p.code == 0 || w.code != p.code || w.stderr != p.stderr || err == nil {
+					t.Errorf("%s weave cc -c real.c: exit %d\n%s\n%s: exit %d\n%s\n(want the compiler's error and no real.o: %v)", strict, w.code, w.stderr, cc, p.code, p.stderr, err)
+				}
+			}
+		})
+	}
+}
