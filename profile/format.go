@@ -59,8 +59,10 @@ package profile
 //	                        few inputs: file and argv), run (each run's
 //	                        pid and start_ns: a run in two files is
 //	                        refused), run_ns (the sum of
-//	                        the runs' times) and leak_scan_runs (the runs
-//	                        whose leak kinds its K records sum).
+//	                        the runs' times), leak_scan_runs (the runs
+//	                        whose leak kinds its K records sum) and
+//	                        exec_runs (the runs without a scan that ended
+//	                        by exec; omitted when 0).
 //	S id text               an interned string; text is the rest of the line,
 //	                        with '\\' written as `\\` and newline as `\n`.
 //	F id name file line [flags]

@@ -54,8 +54,24 @@ func (p *Profile) Scanned() bool {
 	return ok
 }
 
+// EndedByExec reports whether the process image ended by exec (M end
+// exec; a merge: every run did): its memory went with it, so there is no
+// leak to find (the runtime scans nothing then, as memcheck and
+// LeakSanitizer check nothing).
+func (p *Profile) EndedByExec() bool {
+	if runs, ok := p.MetaUint("merged"); ok {
+		execd, _ := p.MetaUint("exec_runs")
+		return execd == runs
+	}
+	v, _ := p.MetaValue("end")
+	return v == "exec"
+}
+
 // NoScanReason says why a profile that was not Scanned has no leak scan.
 func (p *Profile) NoScanReason() string {
+	if p.EndedByExec() {
+		return "it ended by exec: its blocks went with its image, there is no leak to find"
+	}
 	if !p.FreesSeen() {
 		return "frees by code that was not woven were not seen (the process's free was not weave's: a woven library in a program that was not woven, a static link, a program with its own malloc, a sanitizer build), so what was in use at exit is not known: weave the program too, linked dynamically"
 	}

@@ -28,7 +28,8 @@ import (
 // start ("run" records: a run in two files is refused); complete is 0 if any
 // input is incomplete; leak_scan (the scans' nanoseconds summed) and
 // leak_scan_runs (the runs scanned) when any run was scanned, so weave
-// check reads the merged kinds; the time keys when every input measured
+// check reads the merged kinds; exec_runs (the runs unscanned that ended
+// by exec) when any; the time keys when every input measured
 // time the same way, time_samples and time_overhead_ns summed. What
 // belongs to one process alone is dropped: its memory snapshots and maps,
 // heap timeline and peak, heap picture, traced nodes and its regions'
@@ -351,6 +352,7 @@ type mergeMeta struct {
 	overhead         uint64
 	scanNS           uint64
 	scanned          int // runs with a leak scan
+	execd            int // runs that ended by exec (no scan: nothing to find)
 	notGo            bool
 	runList          []string            // each run's "PID START_NS" (run records)
 	seen             map[string]string   // those runs: the file each came in
@@ -427,6 +429,11 @@ func (mm *mergeMeta) add(p *Profile, source string) error {
 		}
 		mm.scanned += int(n)
 	}
+	if n, ok := p.MetaUint("exec_runs"); ok {
+		mm.execd += int(n)
+	} else if !p.Scanned() && p.EndedByExec() {
+		mm.execd++
+	}
 	for _, k := range mergeSame {
 		v, ok := p.MetaValue(k)
 		if !ok {
@@ -496,6 +503,9 @@ func (mm *mergeMeta) records() []Meta {
 	if mm.scanned > 0 {
 		num("leak_scan", mm.scanNS)
 		num("leak_scan_runs", uint64(mm.scanned))
+	}
+	if mm.execd > 0 {
+		num("exec_runs", uint64(mm.execd))
 	}
 	for _, k := range mergeSame {
 		if v, ok := mm.same[k]; ok && v != "\x00" {

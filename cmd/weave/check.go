@@ -67,7 +67,9 @@ func runCheck(c *cli.Context) error {
 			code = checkUnreadable
 			continue
 		}
-		if r.Failed == 0 {
+		if r.Exec {
+			fmt.Fprintf(w, "%s: clean (ended by exec: its blocks went with its image)", path)
+		} else if r.Failed == 0 {
 			fmt.Fprintf(w, "%s: clean", path)
 		} else {
 			leaks := "leaks"
@@ -84,8 +86,12 @@ func runCheck(c *cli.Context) error {
 		// in the verdict: say so rather than call them clean
 		runs, ok1 := p.MetaUint("merged")
 		scanned, ok2 := p.MetaUint("leak_scan_runs")
-		if ok1 && ok2 && scanned < runs {
-			fmt.Fprintf(w, " (%d of %d runs without a leak scan, not checked: crashed, or WEAVE_LEAK_SCAN=0)", runs-scanned, runs)
+		execd, _ := p.MetaUint("exec_runs")
+		if ok1 && ok2 && scanned+execd < runs {
+			fmt.Fprintf(w, " (%d of %d runs without a leak scan, not checked: crashed, or WEAVE_LEAK_SCAN=0)", runs-scanned-execd, runs)
+		}
+		if ok1 && execd > 0 && !r.Exec {
+			fmt.Fprintf(w, " (%d of %d runs ended by exec)", execd, runs)
 		}
 		fmt.Fprintln(w)
 		for _, l := range r.Leaks {
