@@ -91,6 +91,7 @@ static struct {
 	struct ent *spill;                   /* the spill table, sorted (ls_merge) */
 	u64 nspill;
 	unsigned char *st;                   /* LS_* */
+	u64 *gone;                           /* blocks not in readable memory, a bit each (ls_find_gone), or NULL */
 	u32 *stack;
 	u64 sp, stack_cap;
 	u32 leader;                          /* what the mark does: LS_ROOTS, LS_EDGES, LS_GRAPH, a clique's leader */
@@ -189,6 +190,13 @@ static inline u64 ls_size(u32 i)
 {
 	u32 s = g_ls.size[i];
 	return s != LS_SIZE_ESC ? s : ls_big_size(i);
+}
+
+/* Whether block i's memory is not there to read (a stale record: freed
+   where the runtime did not see it, its pages unmapped). */
+static inline int ls_gone(u64 i)
+{
+	return g_ls.gone && (g_ls.gone[i >> 6] >> (i & 63) & 1);
 }
 
 /* Notes [p, p + n) as the runtime's: not a root. */
@@ -417,7 +425,7 @@ static inline void ls_emit_to(struct ls_pipe *lp, const struct ls_cand *c, int64
 		n = ls_size((u32)j);
 		if (g_ls.glibc && ls_chunk_header(c->w - a, n))
 			return;
-		start = ls_heuristic(a, c->w - a, n);
+		start = !ls_gone((u64)j) && ls_heuristic(a, c->w - a, n);
 	}
 	if (g_ls.leader == LS_EDGES || g_ls.leader == LS_GRAPH)
 		ls_edge(lp, c->tag, (u32)j, start);
@@ -568,7 +576,8 @@ static void ls_drain(void)
 				u32 i = batch[k];
 				uintptr_t a = ls_addr(i);
 				u64 from = g_ls.sp;
-				ls_scan(a, a + ls_size(i), g_ls.st[i] == LS_REACHABLE);
+				if (!ls_gone(i))
+					ls_scan(a, a + ls_size(i), g_ls.st[i] == LS_REACHABLE);
 				ls_sort_stack(from);
 			}
 		}
@@ -668,7 +677,7 @@ static void ls_edges_slice(struct ls_pipe *lp, int all, u64 first, u64 last)
 			uintptr_t a = ls_cursor_addr(&c, i);
 			if (i + LS_PIPE < last && (all || g_ls.st[i + LS_PIPE] == LS_UNREACHED))
 				__builtin_prefetch((const void *)ls_cursor_addr(&ahead, i + LS_PIPE));
-			if (all || g_ls.st[i] == LS_UNREACHED)
+			if ((all || g_ls.st[i] == LS_UNREACHED) && !ls_gone(i))
 				ls_words(lp, a, a + ls_size((u32)i), (u32)i, &in, &mid, &out);
 		}
 		lp->in = in, lp->mid = mid, lp->out = out;

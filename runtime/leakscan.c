@@ -447,6 +447,53 @@ static char *ls_maps(struct tmpmem *tm, u64 *len)
 	}
 }
 
+/* Notes the blocks not wholly in readable mappings (g_ls.gone), whose
+   memory the scan must not read: a record of a block freed where the
+   runtime did not see it (an allocator's interior pointer, a free by
+   code that was not woven) may name pages since unmapped. */
+static int ls_find_gone(struct tmpmem *tm)
+{
+	struct tmpmem own = {.k = 0}; /* unmapped before the maps are read for the roots */
+	u64 len, off = 0, nr = 0, i;
+	const char *maps = ls_maps(&own, &len);
+	struct ls_range *r = maps ? tmp_alloc(&own, (len / 32 + 1) * sizeof *r) : NULL; /* a line is 32+ bytes */
+	int ok = r != NULL;
+	while (ok && off < len) { /* the readable runs, adjacent mappings joined */
+		const char *s = maps + off, *e = memchr(s, '\n', len - off);
+		uintptr_t lo, hi;
+		off = e ? (u64)(e - maps) + 1 : len;
+		lo = ls_hex(&s);
+		if (*s++ != '-')
+			continue;
+		hi = ls_hex(&s);
+		if (s[1] != 'r')
+			continue;
+		if (nr && r[nr - 1].hi == lo)
+			r[nr - 1].hi = hi;
+		else
+			r[nr].lo = lo, r[nr++].hi = hi;
+	}
+	for (i = 0; ok && i < g_ls.n; i++) {
+		uintptr_t a = ls_addr(i), b = a + ls_size((u32)i);
+		u64 x = 0, y = nr;
+		while (x < y) { /* the first run ending after a */
+			u64 m = x + (y - x) / 2;
+			if (r[m].hi <= a)
+				x = m + 1;
+			else
+				y = m;
+		}
+		if (x < nr && r[x].lo <= a && b <= r[x].hi)
+			continue;
+		if (!g_ls.gone && !(g_ls.gone = tmp_alloc(tm, (g_ls.n / 64 + 1) * 8)))
+			ok = 0;
+		else
+			g_ls.gone[i >> 6] |= (u64)1 << (i & 63);
+	}
+	tmp_free(&own);
+	return ok;
+}
+
 /* Marks from every root: the mappings of maps (ls_maps). */
 static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 {
@@ -664,6 +711,8 @@ static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp
 	if (!ls_collect(tm) || !ls_index(tm))
 		return 0;
 	if (!(g_ls.stack = tmp_alloc(tm, (g_ls.stack_cap = 3 * g_ls.n + 64) * sizeof *g_ls.stack)))
+		return 0;
+	if (!ls_find_gone(tm))
 		return 0;
 	if (ls_graph_room(tm))
 		ls_graph();

@@ -129,6 +129,7 @@ func (w *weaver) findAllocators(declared []Allocator) error {
 	for _, a := range declared {
 		w.allocs[a.Name] = a
 	}
+	var deallocs []Allocator
 	names := make([]string, 0, len(w.u.AST.Scope.Nodes))
 	for name := range w.u.AST.Scope.Nodes {
 		names = append(names, name)
@@ -149,11 +150,64 @@ func (w *weaver) findAllocators(declared []Allocator) error {
 			} else if allocOps[name].op == "" && !setjmpNames[name] {
 				if a, ok := w.attrAllocator(d, ft); ok {
 					w.allocs[name] = a
+					if f, ok := w.attrDeallocator(d); ok {
+						deallocs = append(deallocs, f)
+					}
 				}
 			}
 		}
 	}
+	for _, f := range deallocs {
+		if _, ok := w.allocs[f.Name]; !ok {
+			w.allocs[f.Name] = f
+		}
+	}
 	return nil
+}
+
+// attrDeallocator is the deallocator an allocator's malloc attribute
+// names (gcc 11's malloc(freea, 1)): a function of the unit's other than
+// free itself, recognised as --free freea:ptr=1. Without it, a block the
+// allocator made of an interior pointer (gnulib's malloca) and freed
+// through it would never be seen freed.
+func (w *weaver) attrDeallocator(d *cc.Declarator) (Allocator, bool) {
+	text := w.declText(d)
+	if !bytes.Contains(text, []byte("malloc")) {
+		return Allocator{}, false
+	}
+	for _, m := range deallocAttr().FindAllSubmatch(text, -1) {
+		f := Allocator{Name: string(m[1]), Kind: AllocFree, Ptr: 1, Auto: true}
+		if len(m[2]) > 0 {
+			f.Ptr, _ = strconv.Atoi(string(m[2]))
+		}
+		if allocOps[f.Name].op != "" || f.Ptr < 1 {
+			continue // free, realloc: the runtime's already
+		}
+		for _, n := range w.u.AST.Scope.Nodes[f.Name] {
+			if fd, ok := n.(*cc.Declarator); ok && fd.Type() != nil && fd.Type().Kind() == cc.Function {
+				ft, _ := fd.Type().(*cc.FunctionType)
+				if w.checkPrototype(fd, ft, f) == nil {
+					return f, true
+				}
+			}
+		}
+	}
+	return Allocator{}, false
+}
+
+// declText is d's declaration around it: its leading text and what
+// follows it up to the declaration's end or its body.
+func (w *weaver) declText(d *cc.Declarator) []byte {
+	lead := w.leadingText(d)
+	end := w.u.Offset(d)
+	if end < 0 || end > len(w.u.Text) {
+		return lead
+	}
+	stop := end
+	for stop < len(w.u.Text) && w.u.Text[stop] != ';' && w.u.Text[stop] != '{' && stop-end < 4096 {
+		stop++
+	}
+	return append(slices.Clip(lead), w.u.Text[end:stop]...)
 }
 
 // checkPrototype checks a declared allocator's argument indices against a
@@ -205,6 +259,7 @@ func (w *weaver) checkPrototype(d *cc.Declarator, ft *cc.FunctionType, a Allocat
 var (
 	mallocAttr    = lazyRegexp(`\b(__)?malloc(__)?\b`)
 	allocSizeAttr = lazyRegexp(`\b(?:__)?alloc_size(?:__)?\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)`)
+	deallocAttr   = lazyRegexp(`\b(?:__)?malloc(?:__)?\s*\(\s*([A-Za-z_]\w*)\s*(?:,\s*(\d+)\s*)?\)`)
 )
 
 // lazyRegexp returns a function compiling the regexp expr on its first
