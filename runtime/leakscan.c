@@ -454,7 +454,7 @@ static char *ls_maps(struct tmpmem *tm, u64 *len)
 static int ls_find_gone(struct tmpmem *tm)
 {
 	struct tmpmem own = {.k = 0}; /* unmapped before the maps are read for the roots */
-	u64 len, off = 0, nr = 0, i;
+	u64 len, off = 0, nr = 0, i, x;
 	const char *maps = ls_maps(&own, &len);
 	struct ls_range *r = maps ? tmp_alloc(&own, (len / 32 + 1) * sizeof *r) : NULL; /* a line is 32+ bytes */
 	int ok = r != NULL;
@@ -473,9 +473,12 @@ static int ls_find_gone(struct tmpmem *tm)
 		else
 			r[nr].lo = lo, r[nr++].hi = hi;
 	}
-	for (i = 0; ok && i < g_ls.n; i++) {
+	for (i = 0, x = 0; ok && i < g_ls.n; i++) {
 		uintptr_t a = ls_addr(i), b = a + ls_size((u32)i);
-		u64 x = 0, y = nr;
+		u64 y = nr;
+		if (x < nr && r[x].lo <= a && b <= r[x].hi)
+			continue; /* in the run of the block before: most are */
+		x = 0;
 		while (x < y) { /* the first run ending after a */
 			u64 m = x + (y - x) / 2;
 			if (r[m].hi <= a)
