@@ -145,9 +145,9 @@ static unsigned long rt_valgrind_request(unsigned long req, long arg)
 #if defined(__x86_64__)
 	volatile unsigned long args[6] = {req, (unsigned long)arg, 0, 0, 0, 0};
 	unsigned long r = 0;
-	__asm__ volatile("rolq $3, %%rdi ; rolq $13, %%rdi\n\t"
-			 "rolq $61, %%rdi ; rolq $51, %%rdi\n\t"
-			 "xchgq %%rbx, %%rbx"
+	__asm__ volatile("{rolq $3, %%rdi ; rolq $13, %%rdi|rol rdi, 3 ; rol rdi, 13}\n\t"
+			 "{rolq $61, %%rdi ; rolq $51, %%rdi|rol rdi, 61 ; rol rdi, 51}\n\t"
+			 "{xchgq %%rbx, %%rbx|xchg rbx, rbx}" /* either -masm */
 			 : "=d"(r)
 			 : "a"(&args[0]), "0"(r)
 			 : "cc", "memory");

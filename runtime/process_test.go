@@ -128,9 +128,13 @@ func TestEnv(t *testing.T) {
 	}
 	weaveSummary(t, r)
 
-	r = run(t, exe, []string{"WEAVE_LEAKS=2", "WEAVE_OUT=sub%p/x.%p.prof"})
-	if !strings.Contains(r.stderr, "cannot write profile sub") {
-		t.Errorf("missing directory not reported:\n%s", r.stderr)
+	// A directory that is not there: the profile goes to TMPDIR, and a
+	// line says so.
+	tmp := t.TempDir()
+	r = run(t, exe, []string{"WEAVE_LEAKS=2", "WEAVE_OUT=sub%p/x.%p.prof", "TMPDIR=" + tmp})
+	if moved, _ := filepath.Glob(filepath.Join(tmp, "weave-allfns.*.prof")); !strings.Contains(r.stderr, "cannot write sub") ||
+		!strings.Contains(r.stderr, "; the profile goes to "+tmp+"/weave-allfns.") || len(moved) != 1 {
+		t.Errorf("missing directory not reported, or no profile in TMPDIR (%v):\n%s", moved, r.stderr)
 	}
 	if n := len(regexp.MustCompile(` blocks (definitely|indirectly|possibly) lost at `).FindAllString(r.stderr, -1)); n != 2 ||
 		!regexp.MustCompile(`==weave \d+==   \.\.\. and \d+ more\n`).MatchString(r.stderr) {
