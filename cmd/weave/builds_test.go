@@ -23,8 +23,9 @@ import (
 // This file tests how woven builds compose with the build tools around
 // them: build systems' probes, weave's own cache of woven text, compiler
 // caches (ccache, sccache), distributed compilers (distcc, icecream),
-// and the compiler's own options weave must keep (-Wextra's comments,
-// -pedantic, -save-temps); links_test.go tests the links.
+// and the compiler's own options weave must keep (-pedantic,
+// -save-temps); links_test.go tests the links, dialect_test.go the text
+// (-Wextra's comments, C23, warnings in macros).
 
 // TestProbesUnwoven: configure's and CMake's probes go to the compiler
 // unwoven (with weave_api.h found), the same source under another output
@@ -746,123 +747,6 @@ func TestIcecream(t *testing.T) {
 	sameAsLocal(t, "icecream", dir, local, want)
 }
 
-// TestFallthroughComments: the -E step keeps comments when the command
-// line may warn about implicit fallthrough, so /* FALLTHROUGH */ still
-// silences gcc's -Wextra warning, as without weave; a missing one still
-// warns.
-func TestFallthroughComments(t *testing.T) {
-	testtool.Need(t, "gcc")
-	dir := t.TempDir()
-	src := func(comment string) string {
-		return "#include <stdlib.h>\nint f(int x)\n{\n\tchar *p = malloc(4);\n\tswitch (x) {\n\tcase 1:\n\t\tx++;\n\t\t" + comment +
-			"\n\tcase 2:\n\t\tx++;\n\t\tbreak;\n\t}\n\tfree(p);\n\treturn x;\n}\n"
-	}
-	os.WriteFile(filepath.Join(dir, "ft.c"), []byte(src("/* FALLTHROUGH */")), 0o644)
-	os.WriteFile(filepath.Join(dir, "nocomment.c"), []byte(src("")), 0o644)
-	env := []string{"WEAVE_CC=gcc"}
-	for _, flags := range [][]string{{"-Wextra"}, {"-Werror=implicit-fallthrough"}, {"-Wimplicit-fallthrough=3"}} {
-		args := append(append([]string{weaveBin, "cc", "-O2", "-Werror"}, flags...), "-c", "ft.c")
-		r := run(t, dir, env, args...)
-		if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "ft.o")) {
-			t.Errorf("%q: exit %d, stderr %q (want a woven ft.o, no warning)", args[2:], r.code, r.stderr)
-		}
-		args = append(append([]string{weaveBin, "cc", "-O2", "-Werror"}, flags...), "-c", "nocomment.c")
-		w := run(t, dir, env, args...)
-		p := run(t, dir, nil, append([]string{"gcc"}, args[2:]...)...)
-		if w.code == 0 || p.code == 0 || !strings.Contains(w.stderr, "this statement may fall through") {
-			t.Errorf("%q: weave cc exit %d, gcc %d, stderr %q (want gcc's warning)", args[2:], w.code, p.code, w.stderr)
-		}
-	}
-}
-
-// TestCommentedDirective: where the -E step keeps comments (-Wextra), a
-// directive after a comment on its line (which -C makes text) is still
-// obeyed, as the compiler obeys it: the unit is woven, without a
-// diagnostic, and runs as gcc's build does.
-func TestCommentedDirective(t *testing.T) {
-	testtool.Need(t, "gcc")
-	dir := t.TempDir()
-	src := "#include <stdio.h>\n#include <stdlib.h>\n/* how many */ #define N 3\n/*\n * the exit code\n */ # /* splice\n*/ define CODE 7\n" +
-		"int main(void)\n{\n\tint *p = malloc(N * sizeof *p);\n\tfor (int i = 0; i < N; i++)\n\t\tp[i] = i * i;\n" +
-		"\tprintf(\"%d %d\\n\", N, p[N - 1]);\n\tfree(p);\n\treturn CODE;\n}\n"
-	os.WriteFile(filepath.Join(dir, "cd.c"), []byte(src), 0o644)
-	env := []string{"WEAVE_CC=gcc", "WEAVE_SUMMARY=0"}
-	r := run(t, dir, env, weaveBin, "cc", "-O2", "-Wextra", "-Werror", "-c", "cd.c")
-	if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "cd.o")) {
-		t.Errorf("weave cc -Wextra -Werror -c cd.c: exit %d, stderr %q (want a woven cd.o, no diagnostic)", r.code, r.stderr)
-	}
-	mustRun(t, dir, env, weaveBin, "cc", "-O2", "-Wextra", "-o", "woven", "cd.c")
-	mustRun(t, dir, nil, "gcc", "-O2", "-Wextra", "-o", "plain", "cd.c")
-	w, p := run(t, dir, env, "./woven"), run(t, dir, nil, "./plain")
-	if w != p || p.code != 7 || p.stdout != "3 4\n" {
-		t.Errorf("woven %+v, plain %+v (want the same, exit 7, \"3 4\")", w, p)
-	}
-}
-
-// c23Source uses the C23 syntax gcc and clang accept in older modes,
-// which gnulib's headers write (sed 4.9 had 16 units built unwoven):
-// attributes and message-less static assertions (one of a system
-// header's macros, which -E writes with linemarkers inside), with "[["
-// in strings.
-// Its [[gnu::noreturn]] must stay on die, or pick's end warns.
-const c23Source = `#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <limits.h>
-_Static_assert (sizeof (int) == 4);
-_Static_assert (MB_LEN_MAX <= SCHAR_MAX);
-struct pair { int a; _Static_assert (sizeof (int) == 4); [[__maybe_unused__]] int b; };
-static int twice ([[__maybe_unused__]] int unused, int x) { return 2 * x; }
-[[__nodiscard__]] int three (void) { return 3; }
-[[gnu::noreturn]] static void die (int code) { fprintf (stderr, "die %d\n", code); exit (code); }
-[[gnu::cold, deprecated ("not [[this]]")]] int four (void);
-int four (void) { return 4; }
-static int pick (int x) { if (x > 0) return x; die (5); }
-int main (int argc, char **argv)
-{
-  [[__maybe_unused__]] int z = 1;
-  int grid[2][2] = { [0][1] = 7 };
-  _Static_assert (1);
-  switch (argc) { case 1: z++; [[__fallthrough__]]; case 2: z++; break; }
-  char *p = malloc (10);
-  strcpy (p, "[[x]]");
-  printf ("%d %d %d %s %s\n", twice (0, 1) + three () + pick (argc), z, grid[0][1], p, "[[y]]");
-  free (p);
-  pick (argc - 2);
-  return 0;
-}
-`
-
-// TestC23Syntax: a unit with C23 attributes and static assertions is
-// woven, with no diagnostic under -Werror=return-type (a declaration
-// weave inserts before a function goes before its attributes), and runs
-// as the plain build does.
-func TestC23Syntax(t *testing.T) {
-	for _, cc := range []string{"gcc", "clang"} {
-		t.Run(cc, func(t *testing.T) {
-			testtool.Need(t, cc)
-			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "c23.c"), []byte(c23Source), 0o644)
-			flags := []string{"-O2", "-Wall", "-Werror=return-type", "-Wno-deprecated-declarations"}
-			if cc == "clang" {
-				flags = append(flags, "-fdouble-square-bracket-attributes", "-Wno-c2x-extensions")
-			}
-			env := []string{"WEAVE_CC=" + cc, "WEAVE_SUMMARY=0"}
-			r := run(t, dir, env, append(append([]string{weaveBin, "cc"}, flags...), "-o", "woven", "c23.c")...)
-			if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "woven")) {
-				t.Fatalf("weave cc: exit %d, stderr %q (want woven, no diagnostic)", r.code, r.stderr)
-			}
-			mustRun(t, dir, nil, append(append([]string{cc}, flags...), "-o", "plain", "c23.c")...)
-			for _, args := range [][]string{nil, {"x"}, {"x", "y"}} {
-				w, p := run(t, dir, env, append([]string{"./woven"}, args...)...), run(t, dir, nil, append([]string{"./plain"}, args...)...)
-				if w != p || !strings.Contains(p.stdout, "[[x]] [[y]]") {
-					t.Errorf("args %q: woven %+v, plain %+v", args, w, p)
-				}
-			}
-		})
-	}
-}
-
 // TestPedanticWoven: what weave cc adds to the woven text (its #ident,
 // the runtime reference) passes -std=c99 -pedantic -Werror under gcc and
 // clang: the unit is woven, with no diagnostic.
@@ -1022,53 +906,3 @@ func TestUnwritableCacheHome(t *testing.T) {
 // (cJSON's cJSON_SetNumberValue in its tests): gcc and clang say nothing
 // in the macro's expansion, but warn on the preprocessed text weave
 // compiles (gcc -Waddress, clang -Wtautological-pointer-compare).
-const macroWarnSource = `#include <stdio.h>
-#include <stdlib.h>
-struct item { int tt; double v; };
-static double set(struct item *o, double v) { o->v = v; return v; }
-#define SET(o, v) ((o != NULL) ? set(o, v) : (v))
-int main(int argc, char **argv)
-{
-	struct item it[1] = {{0, 0}};
-	struct item *p = malloc(sizeof *p);
-	SET(it, 2.5);
-	p->tt = argc;
-	printf("%g %d\n", it[0].v, p->tt);
-	free(p);
-	return 4;
-}
-`
-
-// TestMacroWarnings: under -Werror, a unit whose woven text draws only
-// warnings the compiler leaves out in macro expansions (the plain
-// compile passes under the same flags) is woven, with no diagnostic
-// (cJSON's print_number.c and misc_tests.c were built unwoven); the
-// same warning outside a macro is the user's error, as without weave.
-func TestMacroWarnings(t *testing.T) {
-	for _, cc := range []string{"gcc", "clang"} {
-		t.Run(cc, func(t *testing.T) {
-			testtool.Need(t, cc)
-			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "mw.c"), []byte(macroWarnSource), 0o644)
-			os.WriteFile(filepath.Join(dir, "real.c"), []byte("#include <stdlib.h>\nint main(void)\n{\n\tint a[1] = {0};\n\tif (a != NULL)\n\t\treturn a[0];\n\treturn 1;\n}\n"), 0o644)
-			env := []string{"WEAVE_CC=" + cc, "WEAVE_SUMMARY=0", "WEAVE_CACHE=off"}
-			r := run(t, dir, env, weaveBin, "cc", "-O2", "-Wall", "-Werror", "-c", "mw.c")
-			if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "mw.o")) {
-				t.Errorf("weave cc -Wall -Werror -c mw.c: exit %d, stderr %q (want a woven mw.o, no diagnostic)", r.code, r.stderr)
-			}
-			mustRun(t, dir, env, weaveBin, "cc", "-O2", "-Wall", "-Werror", "-o", "woven", "mw.c")
-			mustRun(t, dir, nil, cc, "-O2", "-Wall", "-Werror", "-o", "plain", "mw.c")
-			if w, p := run(t, dir, env, "./woven"), run(t, dir, nil, "./plain"); w != p || p.code != 4 || p.stdout != "2.5 1\n" {
-				t.Errorf("woven %+v, plain %+v (want the same, exit 4, \"2.5 1\")", w, p)
-			}
-			for _, strict := range []string{"", "WEAVE_STRICT=1"} {
-				p := run(t, dir, nil, cc, "-Wall", "-Werror", "-c", "real.c")
-				w := run(t, dir, append(env, strict), weaveBin, "cc", "-Wall", "-Werror", "-c", "real.c")
-				_, err := os.Stat(filepath.Join(dir, "real.o"))
-				if p.code == 0 || w.code != p.code || w.stderr != p.stderr || err == nil {
-					t.Errorf("%s weave cc -c real.c: exit %d\n%s\n%s: exit %d\n%s\n(want the compiler's error and no real.o: %v)", strict, w.code, w.stderr, cc, p.code, p.stderr, err)
-				}
-			}
-		})
-	}
-}
