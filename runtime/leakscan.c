@@ -322,20 +322,6 @@ static int ls_collect(struct tmpmem *tm)
 
 /* ------------------------------------------------------------- mappings */
 
-static uintptr_t ls_hex(const char **s)
-{
-	uintptr_t v = 0;
-	for (;; (*s)++) {
-		char c = **s;
-		if (c >= '0' && c <= '9')
-			v = v * 16 + (uintptr_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v * 16 + (uintptr_t)(c - 'a' + 10);
-		else
-			return v;
-	}
-}
-
 /* Whether some live block lies in [lo, hi). */
 static int ls_holds_block(uintptr_t lo, uintptr_t hi)
 {
@@ -454,24 +440,19 @@ static char *ls_maps(struct tmpmem *tm, u64 *len)
 static int ls_find_gone(struct tmpmem *tm)
 {
 	struct tmpmem own = {.k = 0}; /* unmapped before the maps are read for the roots */
-	u64 len, off = 0, nr = 0, i, x;
+	u64 len, nr = 0, i, x;
 	const char *maps = ls_maps(&own, &len);
 	struct ls_range *r = maps ? tmp_alloc(&own, (len / 32 + 1) * sizeof *r) : NULL; /* a line is 32+ bytes */
 	int ok = r != NULL;
-	while (ok && off < len) { /* the readable runs, adjacent mappings joined */
-		const char *s = maps + off, *e = memchr(s, '\n', len - off);
-		uintptr_t lo, hi;
-		off = e ? (u64)(e - maps) + 1 : len;
-		lo = ls_hex(&s);
-		if (*s++ != '-')
+	const char *cur;
+	struct vm_map m;
+	for (cur = maps; ok && vm_next_map(&cur, maps + len, &m);) { /* the readable runs, adjacent mappings joined */
+		if (m.perms[0] != 'r')
 			continue;
-		hi = ls_hex(&s);
-		if (s[1] != 'r')
-			continue;
-		if (nr && r[nr - 1].hi == lo)
-			r[nr - 1].hi = hi;
+		if (nr && r[nr - 1].hi == m.start)
+			r[nr - 1].hi = m.end;
 		else
-			r[nr].lo = lo, r[nr++].hi = hi;
+			r[nr].lo = m.start, r[nr++].hi = m.end;
 	}
 	for (i = 0, x = 0; ok && i < g_ls.n; i++) {
 		uintptr_t a = ls_addr(i), b = a + ls_size((u32)i);
@@ -500,47 +481,26 @@ static int ls_find_gone(struct tmpmem *tm)
 /* Marks from every root: the mappings of maps (ls_maps). */
 static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 {
-	u64 off = 0;
 	int pm = ls_proc_open("pagemap");
-	while (off < len) {
-		const char *s = maps + off, *e = memchr(s, '\n', len - off), *name;
-		uintptr_t lo, hi, sp;
-		int live, private;
-		u64 inode;
-		if (!e)
-			e = maps + len;
-		off = (u64)(e - maps) + 1;
-		lo = ls_hex(&s);
-		if (*s++ != '-')
+	const char *cur;
+	struct vm_map m;
+	for (cur = maps; vm_next_map(&cur, maps + len, &m);) {
+		uintptr_t lo = m.start, hi = m.end, sp;
+		const char *name = m.path;
+		wsize n = m.path_len;
+		int live;
+		if (m.perms[0] != 'r' || m.perms[1] != 'w')
 			continue;
-		hi = ls_hex(&s);
-		if (s + 5 > e || s[1] != 'r' || s[2] != 'w')
+		if (n >= 6 && memcmp(name, "[heap]", 6) == 0)
 			continue;
-		private = s[4] == 'p';
-		s += 6;
-		ls_hex(&s); /* offset */
-		s++;
-		ls_hex(&s); /* dev major */
-		s++;
-		ls_hex(&s); /* dev minor */
-		while (*s == ' ')
-			s++;
-		for (inode = 0; *s >= '0' && *s <= '9'; s++)
-			inode = inode * 10 + (u64)(*s - '0');
-		while (s < e && *s == ' ')
-			s++;
-		name = s;
-		if (e - name >= 6 && memcmp(name, "[heap]", 6) == 0)
+		if (n >= 5 && memcmp(name, "/dev/", 5) == 0 && !(n == 9 && memcmp(name, "/dev/zero", 9) == 0))
 			continue;
-		if (e - name >= 5 && memcmp(name, "/dev/", 5) == 0 && !(e - name == 9 && memcmp(name, "/dev/zero", 9) == 0))
+		if (n == 0 && (ls_holds_block(lo, hi) || ls_glibc_heap(lo, hi)))
 			continue;
-		if (name == e && (ls_holds_block(lo, hi) || ls_glibc_heap(lo, hi)))
-			continue;
-		(void)inode;
 		sp = ls_stack_in(lo, hi, self_sp, &live);
 		if (sp)
 			lo = sp;
-		if (private)
+		if (m.perms[3] == 'p')
 			ls_root_touched(pm, lo, hi);
 		else
 			ls_root(lo, hi);
