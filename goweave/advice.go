@@ -200,21 +200,22 @@ func (w *weaver) isConcat(n ast.Node) bool {
 	return ok && b.Op == token.ADD && w.isString(b)
 }
 
-// concat weaves a + b + ... as rt.Concat(&site, a + b + ..., len(a),
-// len(b), ...) when its operands can be evaluated twice (the runtime
+// concat weaves a + b + ... as rt.Concat(&site, []int{len(a), len(b),
+// ...}, a + b + ...) when its operands can be evaluated twice (the runtime
 // allocates nothing when only one is not empty), else as rt.String(&site,
 // a + b + ...).
 func (w *weaver) concat(c *dstutil.Cursor, n *ast.BinaryExpr) {
 	if lens, ok := w.lens(w.concatOperands(n)); ok {
-		w.wrap(c, w.concatPos(n), "Concat", "concat", nil, w.typeOf(n), lens...)
+		w.wrap(c, w.concatPos(n), "Concat", "concat", nil, w.typeOf(n), lens)
 	} else {
 		w.wrap(c, w.concatPos(n), "String", "concat", nil, w.typeOf(n))
 	}
 }
 
-// lens are len(op) for each operand, or false when one cannot be
-// evaluated twice.
-func (w *weaver) lens(ops []ast.Expr) (lens []dst.Expr, ok bool) {
+// lens is []int{len(op), ...} for the operands, or false when one cannot
+// be evaluated twice.
+func (w *weaver) lens(ops []ast.Expr) (dst.Expr, bool) {
+	var lens []dst.Expr
 	for _, op := range ops {
 		x := w.dstOf(op)
 		if !pure(op) || x == nil {
@@ -224,7 +225,7 @@ func (w *weaver) lens(ops []ast.Expr) (lens []dst.Expr, ok bool) {
 		*x.Decorations() = dst.NodeDecs{}
 		lens = append(lens, &dst.CallExpr{Fun: dst.NewIdent("len"), Args: []dst.Expr{x}})
 	}
-	return lens, true
+	return &dst.CompositeLit{Type: &dst.ArrayType{Elt: dst.NewIdent("int")}, Elts: lens}, true
 }
 
 // concatOperands are the operands of a concatenation as the compiler
@@ -357,11 +358,7 @@ func (w *weaver) wrap(c *dstutil.Cursor, at token.Pos, helper, op string, sizeOf
 	decs := *e.Decorations()
 	*e.Decorations() = dst.NodeDecs{}
 	args := append([]dst.Expr{w.record("s", site)}, extra...)
-	args = append(args, e)
-	if helper == "Concat" { // its operands' lengths after it
-		args = append([]dst.Expr{args[0], e}, extra...)
-	}
-	call := &dst.CallExpr{Fun: w.rt(helper), Args: args}
+	call := &dst.CallExpr{Fun: w.rt(helper), Args: append(args, e)}
 	call.Decs.NodeDecs = decs
 	c.Replace(call)
 }

@@ -124,8 +124,8 @@ func (w *weaver) conversion(c *dstutil.Cursor, n *ast.CallExpr) {
 	}
 }
 
-// concatAssign weaves s += t (s a variable) as s = rt.Concat(&site, s + t,
-// len(s), len(t)), or rt.String(&site, s + t) when t cannot be evaluated twice.
+// concatAssign weaves s += t (s a variable) as s = rt.Concat(&site,
+// []int{len(s), len(t)}, s + t), or rt.String(&site, s + t) when t cannot be evaluated twice.
 func (w *weaver) concatAssign(c *dstutil.Cursor, n *ast.AssignStmt) {
 	if n.Tok != token.ADD_ASSIGN || len(n.Lhs) != 1 || !w.isString(n.Lhs[0]) {
 		return
@@ -139,11 +139,10 @@ func (w *weaver) concatAssign(c *dstutil.Cursor, n *ast.AssignStmt) {
 	site := w.newSite(n.TokPos, "concat", nil, w.typeOf(n.Lhs[0]))
 	sum := &dst.BinaryExpr{X: lhs, Op: token.ADD, Y: s.Rhs[0]}
 	s.Tok = token.ASSIGN
-	args := []dst.Expr{w.record("s", site), sum}
 	if lens, ok := w.lens(append([]ast.Expr{n.Lhs[0]}, w.concatOperands(n.Rhs[0])...)); ok {
-		s.Rhs[0] = &dst.CallExpr{Fun: w.rt("Concat"), Args: append(args, lens...)}
+		s.Rhs[0] = &dst.CallExpr{Fun: w.rt("Concat"), Args: []dst.Expr{w.record("s", site), lens, sum}}
 	} else {
-		s.Rhs[0] = &dst.CallExpr{Fun: w.rt("String"), Args: args}
+		s.Rhs[0] = &dst.CallExpr{Fun: w.rt("String"), Args: []dst.Expr{w.record("s", site), sum}}
 	}
 }
 

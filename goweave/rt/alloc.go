@@ -130,7 +130,7 @@ func String[S ~string](site *Site, s S) S {
 
 // Concat records the concatenation s of operands of lengths lens: the Go
 // runtime returns the only non-empty one as it is, allocating nothing.
-func Concat[S ~string](site *Site, s S, lens ...int) S {
+func Concat[S ~string](site *Site, lens []int, s S) S {
 	nonEmpty := 0
 	for _, l := range lens {
 		if l != 0 {

@@ -30,7 +30,7 @@ func (g *Grid) add(x, y int) {
 
 // Name is a value method.
 func (g Grid) Name() string {
-	return __wrt.Concat(&__ws0[2], "grid "+g.name, len("grid "), len(g.name))
+	return __wrt.Concat(&__ws0[2], []int{len("grid "), len(g.name)}, "grid "+g.name)
 }
 
 func sum[T int | float64](xs []T) T {
