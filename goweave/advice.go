@@ -38,8 +38,28 @@ func (w *weaver) pre(c *dstutil.Cursor) bool {
 			sep = "."
 		}
 		w.stack = append(w.stack, w.newFunc(outer+sep+strconv.Itoa(w.closures[outer]), n.Type.Func))
+	case *ast.BinaryExpr:
+		if w.isConcat(n) && !w.inner[n] {
+			w.markInner(n.X)
+			w.markInner(n.Y)
+		}
+	case *ast.AssignStmt:
+		if w.assignsConcat(n) {
+			w.markInner(n.Rhs[0])
+		}
 	}
 	return true
+}
+
+// markInner marks the concatenations within e (through parentheses) as
+// part of the one that contains them: the compiler makes one string of
+// a + (b + c) and of s += a + b.
+func (w *weaver) markInner(e ast.Expr) {
+	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && w.isConcat(b) {
+		w.inner[b] = true
+		w.markInner(b.X)
+		w.markInner(b.Y)
+	}
 }
 
 // inlinable marks the function being entered as one the plain build
@@ -116,7 +136,7 @@ func (w *weaver) post(c *dstutil.Cursor) bool {
 			w.wrap(c, n.Lbrace, "Map", "composite", nil, w.typeOf(n))
 		}
 	case *ast.BinaryExpr:
-		if n.Op == token.ADD && w.isString(n) && !w.isConcat(w.astOf(c.Parent())) {
+		if w.isConcat(n) && !w.inner[n] {
 			w.concat(c, n)
 		}
 	case *ast.AssignStmt:

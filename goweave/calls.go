@@ -127,10 +127,7 @@ func (w *weaver) conversion(c *dstutil.Cursor, n *ast.CallExpr) {
 // concatAssign weaves s += t (s a variable) as s = rt.Concat(&site,
 // []int{len(s), len(t)}, s + t), or rt.String(&site, s + t) when t cannot be evaluated twice.
 func (w *weaver) concatAssign(c *dstutil.Cursor, n *ast.AssignStmt) {
-	if n.Tok != token.ADD_ASSIGN || len(n.Lhs) != 1 || !w.isString(n.Lhs[0]) {
-		return
-	}
-	if _, ok := n.Lhs[0].(*ast.Ident); !ok || len(w.stack) == 0 || w.opt.NoAllocations {
+	if !w.assignsConcat(n) {
 		return
 	}
 	s := c.Node().(*dst.AssignStmt)
@@ -144,6 +141,15 @@ func (w *weaver) concatAssign(c *dstutil.Cursor, n *ast.AssignStmt) {
 	} else {
 		s.Rhs[0] = &dst.CallExpr{Fun: w.rt("String"), Args: []dst.Expr{w.record("s", site), sum}}
 	}
+}
+
+// assignsConcat reports whether concatAssign weaves n.
+func (w *weaver) assignsConcat(n *ast.AssignStmt) bool {
+	if n.Tok != token.ADD_ASSIGN || len(n.Lhs) != 1 || !w.isString(n.Lhs[0]) {
+		return false
+	}
+	_, ok := n.Lhs[0].(*ast.Ident)
+	return ok && len(w.stack) > 0 && !w.opt.NoAllocations
 }
 
 // goStmt weaves `go f(a, b)` so that the goroutine's stack starts under

@@ -142,7 +142,7 @@ func Package(srcs []Source, opt Options) ([][]byte, error) {
 	graph := &callGraph{nodes: map[any]*fnode{}, woven: opt.Woven}
 	ws := make([]*weaver, len(files))
 	for i, f := range files {
-		ws[i] = &weaver{fset: fset, info: info, pkg: pkg, opt: &opt, file: f, index: i, closures: map[string]int{}, graph: graph}
+		ws[i] = &weaver{fset: fset, info: info, pkg: pkg, opt: &opt, file: f, index: i, closures: map[string]int{}, inner: map[ast.Node]bool{}, graph: graph}
 		if err := ws[i].walk(); err != nil {
 			return nil, fmt.Errorf("%s: %v", srcs[i].Name, err)
 		}
@@ -176,8 +176,9 @@ type weaver struct {
 	keys     []any // enclosing functions, keys of graph
 	graph    *callGraph
 	df       *dst.File
-	closures map[string]int // closures numbered per enclosing function
-	osExit   string         // the name os is imported under, when os.Exit was replaced
+	closures map[string]int    // closures numbered per enclosing function
+	inner    map[ast.Node]bool // concatenations inside another: woven with it
+	osExit   string            // the name os is imported under, when os.Exit was replaced
 	tmp      int
 }
 
