@@ -35,7 +35,7 @@ func (w *weaver) thunkCall(x *cc.PostfixExpression, id *cc.PrimaryExpression) bo
 	}
 	name := id.Token.SrcStr()
 	d, _ := id.ResolvedTo().(*cc.Declarator)
-	if d == nil || d.IsSynthetic() || noThunk[name] || strings.HasPrefix(name, "__builtin_") || w.declaredAttr(id, "returns_twice") {
+	if d == nil || d.IsSynthetic() || noThunk[name] || strings.HasPrefix(name, "__builtin_") || w.declaredAttr(id, "returns_twice") || w.diagnosed(id) {
 		return false
 	}
 	// Declared in the text (not an implicit declaration, not one of
@@ -84,6 +84,19 @@ func (w *weaver) thunkCall(x *cc.PostfixExpression, id *cc.PrimaryExpression) bo
 		ret, name, strings.Join(args, ", "))
 	w.thunkDefs = append(w.thunkDefs, b.String())
 	return true
+}
+
+// diagnosed reports whether a call of id is diagnosed where it is made
+// (deprecated, unavailable, a warning or error attribute). The thunk
+// would move the diagnostic from the user's call, and out of the
+// #pragma GCC diagnostic that silences it there, into weave's text.
+func (w *weaver) diagnosed(id *cc.PrimaryExpression) bool {
+	for _, a := range []string{"deprecated", "unavailable", "warning", "error"} {
+		if w.declaredAttr(id, a) {
+			return true
+		}
+	}
+	return false
 }
 
 // noThunk are the functions whose call must stay in the caller's own

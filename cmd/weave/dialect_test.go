@@ -5,6 +5,7 @@ package main
 // leaves out in macro expansions.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,3 +181,65 @@ func TestMacroWarnings(t *testing.T) {
 		})
 	}
 }
+
+// TestDeprecatedCalls: a call of a deprecated function warns where the
+// plain build warns, at the user's line, and not where a #pragma GCC
+// diagnostic silences it (dash's sigclearmask), not in weave's text;
+// under -Werror the silenced call still builds woven.
+func TestDeprecatedCalls(t *testing.T) {
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			testtool.Need(t, cc)
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "a.c"), []byte(deprecatedSource), 0o644)
+			os.WriteFile(filepath.Join(dir, "b.c"), []byte("int old(int x) { return x + 40; }\n"), 0o644)
+			env := []string{"WEAVE_CC=" + cc, "WEAVE_SUMMARY=0", "WEAVE_CACHE=off"}
+			warned := func(stderr string) (at []string) {
+				for _, l := range strings.Split(stderr, "\n") {
+					if f := strings.SplitN(l, ":", 3); len(f) == 3 && strings.Contains(l, "warning:") {
+						at = append(at, f[0]+":"+f[1])
+					}
+				}
+				return at
+			}
+			p := mustRun(t, dir, nil, cc, "-O2", "-Wall", "-c", "a.c")
+			w := mustRun(t, dir, env, weaveBin, "cc", "-O2", "-Wall", "-c", "a.c")
+			if fmt.Sprint(warned(w.stderr)) != fmt.Sprint(warned(p.stderr)) || len(warned(p.stderr)) != 1 {
+				t.Errorf("weave cc -Wall -c a.c warned at %v, %s at %v (want the same, one):\n%s", warned(w.stderr), cc, warned(p.stderr), w.stderr)
+			}
+			r := run(t, dir, env, weaveBin, "cc", "-O2", "-Werror=deprecated-declarations", "-DQUIET_ONLY", "-c", "a.c")
+			if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "a.o")) {
+				t.Errorf("weave cc -Werror=deprecated-declarations -DQUIET_ONLY -c a.c: exit %d, stderr %q (want a woven a.o, no diagnostic)", r.code, r.stderr)
+			}
+			mustRun(t, dir, env, weaveBin, "cc", "-O2", "-o", "woven", "a.c", "b.c")
+			mustRun(t, dir, nil, cc, "-O2", "-o", "plain", "a.c", "b.c")
+			if w, p := run(t, dir, env, "./woven"), run(t, dir, nil, "./plain"); w != p || p.stdout != "41 82\n" {
+				t.Errorf("woven %+v, plain %+v (want the same, \"41 82\")", w, p)
+			}
+		})
+	}
+}
+
+const deprecatedSource = `#include <stdio.h>
+__attribute__((deprecated)) int old(int x);
+static int quiet(int x)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	return old(x);
+#pragma GCC diagnostic pop
+}
+#ifndef QUIET_ONLY
+int loud(int x)
+{
+	return old(x) * 2;
+}
+#else
+int loud(int x) { return quiet(x) * 2 - 40; }
+#endif
+int main(int argc, char **argv)
+{
+	printf("%d %d\n", quiet(argc), loud(argc));
+	return 0;
+}
+`
