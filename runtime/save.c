@@ -13,12 +13,14 @@ static void prog_name(struct sbuf *b)
 {
 	char p[4096];
 	const char *base;
-	/* thread-self: a zombie main's (pthread_exit) self/exe and cmdline
+	/* self/exe first: valgrind answers it with the program's path (its
+	   thread-self/exe is the tool's, memcheck-amd64-linux); thread-self
+	   when main is a zombie (pthread_exit), whose self/exe and cmdline
 	   are unreadable. */
-	ssize_t n = readlink("/proc/thread-self/exe", p, sizeof p - 1);
+	ssize_t n = readlink("/proc/self/exe", p, sizeof p - 1);
 	wsize k;
 	if (n <= 0)
-		n = readlink("/proc/self/exe", p, sizeof p - 1);
+		n = readlink("/proc/thread-self/exe", p, sizeof p - 1);
 	if (n <= 0) {
 		int fd = open("/proc/thread-self/cmdline", O_RDONLY | O_CLOEXEC);
 		if (fd < 0)

@@ -628,6 +628,12 @@ func TestUnderValgrind(t *testing.T) {
 	if r := run(t, dir, nil, weaveBin, "check", filepath.Join(dir, "kinds.prof")); !strings.Contains(r.stdout+r.stderr, "under valgrind") {
 		t.Errorf("weave check does not say why there is no leak scan: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// Without WEAVE_OUT, the profile is named after the program, not
+	// after valgrind's tool.
+	run(t, dir, []string{"WEAVE_SUMMARY=0"}, append(vg, "./woven")...)
+	if named, _ := filepath.Glob(filepath.Join(dir, "weave-*.prof")); len(named) != 1 || !strings.HasPrefix(filepath.Base(named[0]), "weave-woven.") {
+		t.Errorf("profiles %v, want one weave-woven.PID.prof", named)
+	}
 }
 
 // TestDlcloseBeforeExit: a woven shared library unloaded before exit;
