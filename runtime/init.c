@@ -286,7 +286,10 @@ static void rt_global_init(void)
 /* Takes n bytes (n <= chunk - sizeof(struct bump_tail)) from b, mapping a
    new chunk of memory when the current one is short; its rest is then
    left unused. Chunks are in small pages (rt_small_pages): the side table's
-   leaves, carved from them, are touched only where blocks are. */
+   leaves, carved from them, are touched only where blocks are. The first
+   chunk's record is b's own, not the chunk's last bytes: a program that
+   uses a few of its bytes writes its first page only (the side table's
+   8 MiB slab and the arena's 64 KiB chunk: 8 KiB of every program). */
 static void *bump_take(struct bump *b, wsize n, wsize chunk)
 {
 	void *r;
@@ -299,12 +302,13 @@ static void *bump_take(struct bump *b, wsize n, wsize chunk)
 		if (p == MAP_FAILED)
 			return NULL;
 		rt_own(p, chunk);
-		t = (struct bump_tail *)(p + chunk) - 1;
+		t = b->last ? (struct bump_tail *)(p + chunk) - 1 : &b->first;
 		t->prev = b->last;
 		t->map = p;
+		t->n = chunk;
 		b->last = t;
 		b->next = p;
-		b->left = chunk - sizeof *t;
+		b->left = t == &b->first ? chunk : chunk - sizeof *t;
 	}
 	r = b->next;
 	b->next += n;
@@ -317,7 +321,7 @@ static void bump_each(const struct bump *b, void (*f)(const void *p, u64 n))
 {
 	const struct bump_tail *t;
 	for (t = b->last; t; t = t->prev)
-		f(t->map, (u64)((const char *)(t + 1) - t->map));
+		f(t->map, (u64)t->n);
 }
 
 /* Memory that is never freed (thread records, first child hashes, heap

@@ -177,16 +177,16 @@ struct ent {
 	u32 gen; /* spill table only: the block's generation (side.c) */
 };
 
-/* A bump allocator over anonymous maps of a fixed size; each map ends in
-   a struct bump_tail, so that the leak scan can list them (bump_each). */
+/* A bump allocator over anonymous maps of a fixed size, listed for the leak scan
+   (bump_each): the first map's record here, a later one's at its end. */
+struct bump_tail {
+	struct bump_tail *prev; /* the map before's, or NULL */
+	char *map; wsize n;     /* the map and its size */
+};
 struct bump {
 	char *next;
 	wsize left;
-	struct bump_tail *last; /* the newest map's */
-};
-struct bump_tail {
-	struct bump_tail *prev; /* the map before's, or NULL */
-	char *map;              /* the map, which ends with this */
+	struct bump_tail *last, first; /* the newest map's record; the first map's */
 };
 
 /* Buffered output to a file descriptor (out.c). */
