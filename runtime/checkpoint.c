@@ -24,9 +24,19 @@ static void *ckpt_main(void *arg)
 	l->in_rt = 1; /* never set up: allocations here are not the program's */
 	__atomic_store_n(&g_ckpt_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	for (;;) {
-		struct timespec ts = {(time_t)g_ckpt_secs, 0};
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
+		long wait_ms = 1000;
+		for (u64 ms = 0; ms < g_ckpt_secs * 1000ull; ms += (u64)wait_ms) {
+			struct timespec ts = {wait_ms / 1000, wait_ms % 1000 * 1000000};
+			int left;
+			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+				;
+			if (!__atomic_load_n(&g_orphaned, __ATOMIC_ACQUIRE) && (left = rt_orphaned()) != RT_ORPHANED)
+				wait_ms = rt_orphan_wait_ms(left);
+			else { /* orphan.c */
+				l->in_rt = 0; /* the C library may run exit from here: the program's handlers */
+				return NULL;
+			}
+		}
 		if (__atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) == FIN_FINAL || (int)getpid() != g_pid)
 			return NULL;
 		l->in_rt = 0; /* so that rt_write waits for g_lock */

@@ -55,6 +55,22 @@
 #ifndef PR_SET_PTRACER
 #define PR_SET_PTRACER 0x59616d61
 #endif
+/* For code that the runtime's raw threads run (the tracer, the sampler):
+   no stack protector, whose canary is read through the TLS pointer they
+   share with the thread that made them. */
+#if defined(__has_attribute)
+#if __has_attribute(no_stack_protector)
+#define RT_NO_SSP __attribute__((no_stack_protector))
+#endif
+#endif
+#ifndef RT_NO_SSP
+#if defined(__GNUC__) && !defined(__clang__)
+#define RT_NO_SSP __attribute__((optimize("no-stack-protector")))
+#else
+#define RT_NO_SSP
+#endif
+#endif
+
 #define LT_STACK (64u << 10) /* the tracer's stack, at the end of g_ls.tasks' map */
 #define LT_PASSES 16         /* listings of the tasks, at most */
 #define LS_PARK_MS 1000      /* the signal way at the final exit: how long stopped threads stay parked */
@@ -82,6 +98,15 @@ static int ls_task_skip(int tid, int me)
 	       tid == __atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE) || tid == __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE);
 }
 
+/* A directory entry as getdents64 gives it. */
+struct ls_dirent {
+	u64 ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
 #define LT_SYS(n, a, b, c, d) rt_sys(n, (long)(a), (long)(b), (long)(c), (long)(d))
 
 /* Adds the tasks of /proc/self/task (fd) not yet in g_ls.tasks, each
@@ -96,13 +121,7 @@ static u32 ls_list_tasks(int fd, int me, void (*add)(struct ls_task *))
 	while ((n = LT_SYS(SYS_getdents64, fd, buf, sizeof buf, 0)) > 0) {
 		long off = 0;
 		while (off < n) {
-			struct {
-				u64 ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *d = (void *)(buf + off);
+			struct ls_dirent *d = (void *)(buf + off);
 			struct ls_task *t;
 			int tid = 0;
 			const char *c;

@@ -54,6 +54,7 @@ var parts = []part{
 	file(files, "runtime", "leakmark.c"),                          // the leak scan's state, page index and mark
 	forSize(file(files, "runtime", "leakstack.c")),                // where the live part of each thread's stack begins
 	forSize(file(files, "runtime", "leakstop.c")),                 // stopping the other threads for the scan: a ptrace tracer, else a signal
+	forSize(file(files, "runtime", "orphan.c")),                   // the program's threads all gone: the runtime's end, so the process does
 	file(files, "runtime", "leakscan.c"),                          // leak kinds at exit: a conservative mark from the roots
 	forSize(file(files, "runtime", "leakreport.c")),               // the scan's results: suppressions, merged leaks, exit status
 	forSize(file(files, "runtime", "unload.c")),                   // a woven library unloaded before exit: its records copied

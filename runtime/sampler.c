@@ -13,7 +13,7 @@
    the time since its last reading to the node the thread is in (its cur,
    read from its TLS), and does the heap timeline's tick (vm_tick). A
    thread that does not run uses no CPU, so its timer never expires: an
-   idle process wakes the sampler never, a busy one once per ms of CPU of
+   idle process wakes the sampler once a second (orphan.c), a busy one once per ms of CPU of
    each running thread (the kernel checks CPU timers at its ticks), with
    the sample taken while the thread still runs where it ran.
 
@@ -95,18 +95,6 @@
 #define SMP_TSAN 0
 #endif
 
-#if defined(__has_attribute)
-#if __has_attribute(no_stack_protector)
-#define SMP_NO_SSP __attribute__((no_stack_protector))
-#endif
-#endif
-#ifndef SMP_NO_SSP
-#if defined(__GNUC__) && !defined(__clang__)
-#define SMP_NO_SSP __attribute__((optimize("no-stack-protector")))
-#else
-#define SMP_NO_SSP
-#endif
-#endif
 
 enum { SMP_FREE, SMP_BUSY, SMP_WAIT, SMP_DEAD }; /* T->samp */
 enum { SMP_NONE, SMP_RUNNING, SMP_STOPPED, SMP_ENDED }; /* g_smp.state */
@@ -139,7 +127,7 @@ static inline long smp_clock(int tid)
 
 /* A timer's signal: charges thread T's CPU time since its last reading
    to the node it is in now. */
-SMP_NO_SSP static void smp_charge(struct rt_thread *T)
+RT_NO_SSP static void smp_charge(struct rt_thread *T)
 {
 	struct __weave_thread *t;
 	struct timespec ts;
@@ -163,7 +151,7 @@ SMP_NO_SSP static void smp_charge(struct rt_thread *T)
 }
 
 /* A signal the sampler took: a sample (1), or not one of its timers' (0). */
-SMP_NO_SSP static int smp_one(const siginfo_t *si)
+RT_NO_SSP static int smp_one(const siginfo_t *si)
 {
 	struct rt_thread *T;
 	u32 k = (u32)si->si_value.sival_int;
@@ -176,18 +164,35 @@ SMP_NO_SSP static int smp_one(const siginfo_t *si)
 	return 1;
 }
 
-SMP_NO_SSP static int smp_main(void *arg)
+RT_NO_SSP static int smp_main(void *arg)
 {
 	u64 set = 1ull << (g_smp.sig - 1);
 	siginfo_t si;
 	(void)arg;
 	rt_sys(SYS_prctl, PR_SET_NAME, (long)"weave-sample", 0, 0);
+	long wait_ms = 1000;
 	for (;;) {
-		long r = rt_sys(SYS_rt_sigtimedwait, (long)&set, (long)&si, 0, 8);
+		struct timespec wait = {wait_ms / 1000, wait_ms % 1000 * 1000000};
+		long r = rt_sys(SYS_rt_sigtimedwait, (long)&set, (long)&si, (long)&wait, 8);
+		int left;
 		if (__atomic_load_n(&g_smp.quit, __ATOMIC_ACQUIRE))
 			return 0;
 		if (r == -EINTR || (r == g_smp.sig && smp_one(&si)))
 			continue;
+		/* A while without a sample, or main's exit (smp_main_gone):
+		   orphan.c. */
+		if (r == -EAGAIN || (r == g_smp.sig && si.si_code == SI_TKILL && si.si_pid == g_pid)) {
+			if ((left = rt_orphaned()) != RT_ORPHANED) {
+				wait_ms = rt_orphan_wait_ms(left);
+				continue;
+			}
+			__atomic_store_n(&g_orphaned, 1, __ATOMIC_RELEASE);
+			g_smp.why = "no thread of the program left";
+			__atomic_store_n(&g_smp.state, SMP_STOPPED, __ATOMIC_RELEASE);
+			if (SMP_RAW)
+				rt_orphan_end();
+			return 0;
+		}
 		/* Not a sample: the program's own signal (given back), or the
 		   wait refused (a seccomp filter set since: no busy loop).
 		   The thread ends; its timers' later signals are dropped. */
@@ -197,6 +202,16 @@ SMP_NO_SSP static int smp_main(void *arg)
 			rt_sys(SYS_kill, g_pid, g_smp.sig, 0, 0);
 		return 0;
 	}
+}
+
+/* The main thread is exiting (pthread_exit): the sampler looks at once,
+   then every 20 ms, whether a thread of the program is left (orphan.c). */
+static void smp_main_gone(void)
+{
+	int tid = __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE);
+	if (tid && rt_sys(SYS_gettid, 0, 0, 0, 0) == g_pid && __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) == SMP_RUNNING)
+		rt_sys(SYS_tgkill, g_pid, tid, g_smp.sig, 0);
+	rt_main_exit();
 }
 
 #if !SMP_RAW

@@ -229,6 +229,7 @@ static void time_charge(struct rt_thread *T)
 static void time_global_init(void)
 {
 	const char *s = rt_env("WEAVE_TIME");
+	rt_orphan_init();
 	if (s && *s) {
 		if (strcmp(s, "exact") == 0)
 			g_time_mode = TIME_EXACT;
@@ -283,6 +284,7 @@ static void time_thread_exit(struct rt_thread *T, struct __weave_thread *t)
 	smp_timer_stop(T);
 	if (smp_retire(T))
 		time_charge(T);
+	smp_main_gone();
 	pthread_mutex_lock(&g_lock);
 	if (g_time_mode == TIME_EXACT) {
 		u64 now = time_tick();
@@ -332,6 +334,7 @@ static void time_fork_child_late(void)
 {
 	struct rt_thread *me = rt_local.thr;
 	int e = errno;
+	rt_orphan_init();
 	if (g_time_mode != TIME_SAMPLED)
 		return;
 	smp_start(1);

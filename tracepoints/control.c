@@ -287,8 +287,8 @@ static void ctl_serve(int c)
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	n = recv(c, req, CTL_REQ_MAX, MSG_TRUNC);
-	if (n < 0)
-		return; /* nothing came */
+	if (n <= 0)
+		return; /* nothing came (ctl_wake's connection) */
 	if (n >= CTL_REQ_MAX) {
 		tp_say("malformed request ignored: ", "request too long");
 		sb_str(&a, "error request too long");
@@ -322,6 +322,8 @@ static void *ctl_main(void *arg)
 		}
 		if (fd < 0)
 			return NULL;
+		if (__atomic_load_n(&g_orphaned, __ATOMIC_ACQUIRE))
+			goto orphaned;
 		if (!id || fd_ident(fd) != id) {
 			/* The program closed the descriptor, maybe reusing its
 			   number: never accept on it; a socket of its own again,
@@ -346,7 +348,10 @@ static void *ctl_main(void *arg)
 		{
 			struct pollfd pf = {fd, POLLIN, 0};
 			struct timespec ts = {0, 50000000};
-			if (poll(&pf, 1, -1) < 0)
+			int r = poll(&pf, 1, (int)rt_orphan_wait_ms(RT_MAIN)), left;
+			if (r == 0 && (left = rt_orphaned()) == RT_ORPHANED)
+				goto orphaned;
+			if (r <= 0)
 				continue;
 			if (!(pf.revents & POLLIN)) {
 				nanosleep(&ts, NULL); /* closed (POLLNVAL): seen above */
@@ -366,6 +371,28 @@ static void *ctl_main(void *arg)
 		__atomic_store_n(&g_ctl.conn, -1, __ATOMIC_RELEASE);
 		close(c);
 	}
+orphaned: /* orphan.c */
+	ctl_exit();
+	l->in_rt = 0; /* the C library may run exit from here: the program's handlers */
+	return NULL;
+}
+
+/* Wakes the thread from its poll (rt_main_exit): a connection of the
+   process's own, closed at once. */
+static void ctl_wake(void)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int e = errno, s;
+	if (__atomic_load_n(&g_ctl.pid, __ATOMIC_ACQUIRE) != g_pid || __atomic_load_n(&g_ctl.closing, __ATOMIC_ACQUIRE))
+		return;
+	memcpy(a.sun_path, g_ctl.path, sizeof g_ctl.path < sizeof a.sun_path ? sizeof g_ctl.path : sizeof a.sun_path);
+	a.sun_path[sizeof a.sun_path - 1] = 0;
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s >= 0) {
+		(void)!connect(s, (struct sockaddr *)&a, sizeof a);
+		close(s);
+	}
+	errno = e;
 }
 
 /* When the channel opens (WEAVE_CONTROL): never; at start-up; or, the
