@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/weave-profiler/weave/internal/cachedir"
@@ -186,11 +187,8 @@ func (cfg *Config) preprocessDirect(flags []string, src string, stdin []byte, st
 // the -E step started or makes the text depend on more than the files.
 func storeDirect(dir, key string, e *directEntry, files []string, system map[string]bool, start time.Time) {
 	for _, name := range files {
-		b, err := os.ReadFile(name)
-		fi, serr := os.Stat(name)
-		if err != nil || serr != nil || !fi.ModTime().Before(start.Add(-2*time.Second)) ||
-			bytes.Contains(b, []byte("__DATE__")) || bytes.Contains(b, []byte("__TIME__")) ||
-			bytes.Contains(b, []byte("__TIMESTAMP__")) || !system[name] && probes(b) {
+		b, mtime, err := readFile(name)
+		if err != nil || !mtime.Before(start.Add(-2*time.Second)) || volatile(b, system[name]) {
 			return
 		}
 		e.Files = append(e.Files, directFile{Name: name, Sum: sha256.Sum256(b)})
@@ -206,12 +204,46 @@ func loadDirect(path string) *directEntry {
 		return nil
 	}
 	for _, f := range e.Files {
-		b, err := os.ReadFile(f.Name)
+		b, _, err := readFile(f.Name)
 		if err != nil || sha256.Sum256(b) != f.Sum {
 			return nil
 		}
 	}
 	return &e
+}
+
+// readFile returns the content of the file name and its modification
+// time, from one open: os.ReadFile and os.Stat looked the path up twice
+// and registered each file with the network poller (an epoll_ctl that
+// fails for a regular file), for each of the tens of headers a unit's
+// entry hashes.
+func readFile(name string) ([]byte, time.Time, error) {
+	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, time.Time{}, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, time.Time{}, &os.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	b := make([]byte, 0, st.Size+1) // +1: the read that sees the end
+	for {
+		n, err := syscall.Read(fd, b[len(b):cap(b)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, time.Time{}, &os.PathError{Op: "read", Path: name, Err: err}
+		}
+		if n == 0 {
+			return b, time.Unix(st.Mtim.Unix()), nil
+		}
+		b = b[:len(b)+n]
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grown since the fstat
+		}
+	}
 }
 
 // sourceFiles returns the files preprocessed text came from, in the order
@@ -248,11 +280,28 @@ func sourceFiles(text []byte) (files []string, system map[string]bool) {
 	return files, system
 }
 
-// probes reports whether a file's text may ask for a file that need not
-// exist (__has_include, __has_include_next, __has_embed): the answer can change with
-// none of the files the text came from changing (a header created since),
-// so a unit that does is not stored. System headers' probes are taken as
-// stable (glibc's unistd.h asks for linux/close_range.h).
-func probes(b []byte) bool {
-	return bytes.Contains(b, []byte("__has_include")) || bytes.Contains(b, []byte("__has_embed"))
+// volatile reports whether a file's text may make the preprocessed text
+// depend on more than the files: __DATE__, __TIME__, __TIMESTAMP__, or,
+// outside system headers, a probe for a file that need not exist
+// (__has_include, __has_include_next, __has_embed), whose answer can
+// change with none of the files changing (a header created since).
+// System headers' probes are taken as stable (glibc's unistd.h asks for
+// linux/close_range.h). One pass over the "__" of the text: five
+// bytes.Contains took 3 times as long over a small program's 59 headers
+// (0.5 against 0.17 ms).
+func volatile(b []byte, system bool) bool {
+	for {
+		i := bytes.Index(b, []byte("__"))
+		if i < 0 {
+			return false
+		}
+		rest := b[i+2:]
+		switch {
+		case bytes.HasPrefix(rest, []byte("DATE__")), bytes.HasPrefix(rest, []byte("TIME__")), bytes.HasPrefix(rest, []byte("TIMESTAMP__")):
+			return true
+		case !system && (bytes.HasPrefix(rest, []byte("has_include")) || bytes.HasPrefix(rest, []byte("has_embed"))):
+			return true
+		}
+		b = b[i+1:] // "___DATE__": the next "__" may overlap this one
+	}
 }
