@@ -205,8 +205,9 @@ RT_NO_SSP static int smp_main(void *arg)
 }
 
 /* The main thread is exiting (pthread_exit): the sampler looks at once,
-   then every 20 ms, whether a thread of the program is left (orphan.c). */
-static void smp_main_gone(void)
+   then every 20 ms, whether a thread of the program is left (orphan.c).
+   Not inlined: rt_thread_exit, of a hot part, keeps its code (TestForSize). */
+static __attribute__((noinline)) void smp_main_gone(void)
 {
 	int tid = __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE);
 	if (tid && rt_sys(SYS_gettid, 0, 0, 0, 0) == g_pid && __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) == SMP_RUNNING)
