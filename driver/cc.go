@@ -63,6 +63,7 @@ func (cfg *Config) bareCompiler() []string {
 // cfg.Strict). The compiler's own errors are reported as the compiler
 // reports them; the returned *ExitError is then Quiet.
 func (cfg *Config) CC(args []string) error {
+	parse.PaceGC()
 	go warmExec()
 	defer asked.Wait()
 	defer behind.Wait()
