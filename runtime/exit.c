@@ -85,13 +85,39 @@ static void wait_final_writer(int was)
 	}
 }
 
-/* Claims the way out by exit for this thread; returns whether another
-   thread had it. A vfork child, which shares its parent's memory, claims
-   nothing (its parent would wait for ever at its own exit); a fork child
-   starts with no owner (rt_fork_child). */
+/* Seccomp filters: how many the process had at start-up (a container's,
+   systemd's: inherited), and whether the exiting thread is under one the
+   program set since (file(1)'s sandbox, OpenSSH's), looked at once, on
+   the way out. Such a filter may refuse any system call of the exit's,
+   and kill the process (SIGSYS) where it would have exited: the exit
+   paths then make none of their own, and no profile is written. */
+static u64 g_filters_at_start;
+
+static u64 rt_filters(void)
+{
+	u64 n = rt_status_number("\nSeccomp_filters:", 10, ~0ull); /* Linux 5.9 */
+	return n != ~0ull ? n : rt_status_number("\nSeccomp:", 10, 0);
+}
+
+static void rt_sandbox_note(void)
+{
+	g_filters_at_start = rt_filters();
+}
+
+static int rt_sandboxed(void)
+{
+	static int sandboxed = -1;
+	if (__atomic_load_n(&sandboxed, __ATOMIC_RELAXED) < 0)
+		__atomic_store_n(&sandboxed, rt_filters() > g_filters_at_start, __ATOMIC_RELAXED);
+	return __atomic_load_n(&sandboxed, __ATOMIC_RELAXED);
+}
+
 static int claim_exit(void)
 {
-	int me = (int)syscall(SYS_gettid), prev = 0;
+	int me, prev = 0;
+	if (rt_sandboxed())
+		return 0;
+	me = (int)syscall(SYS_gettid);
 	if (other_process())
 		return 0;
 	return !__atomic_compare_exchange_n(&g_exit_tid, &prev, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) && prev != me;
@@ -145,7 +171,7 @@ static void rt_write_here(void *arg);
 static int rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot)
 {
 	struct rt_write_args a = {final, complete, sig, mode, snapshot, 0, how, 0};
-	if (!rt_is_active() || other_process())
+	if (!rt_is_active() || rt_sandboxed() || other_process())
 		return 0;
 	if (!rt_on_stack(rt_write_here, &a, &a.sp)) {
 		a.sp = (uintptr_t)__builtin_frame_address(0);

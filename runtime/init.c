@@ -275,6 +275,7 @@ static void rt_global_init(void)
 	g_pid = (int)getpid();
 	start_dir_note();
 	g_key_ok = pthread_key_create(&g_key, rt_thread_exit) == 0;
+	rt_sandbox_note();
 	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
 	rt_config();
 	ctl_reserve(); /* before time_global_init's thread */

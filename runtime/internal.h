@@ -737,7 +737,7 @@ static int vm_read_maps(struct vm_buf *b);
 static int vm_next_map(const char **cur, const char *end, struct vm_map *m);
 
 /* exit.c */
-static void rt_crash_install(void);
+static void rt_crash_install(void), rt_sandbox_note(void); /* exit.c */
 static void rt_quick_exit_register(void);
 static void rt_fork_prepare(void);
 static void rt_fork_parent(void);

@@ -433,6 +433,11 @@ static void ctl_start(void)
 		tp_say("WEAVE_CONTROL_SIGNAL is gone: requests come through a thread of weave's, "
 		       "no signal is used (WEAVE_CONTROL=0 turns run-time control off)", NULL);
 	g_ctl_mode = ctl_mode_env();
+	/* Under a seccomp filter from before the start (a sandbox's, a
+	   container's), a clone may kill the process: the thread waits for
+	   the program's second, as under auto, whose clone it allowed. */
+	if (g_ctl_mode == CTL_ON && rt_status_number("\nSeccomp:", 10, 1) != 0)
+		g_ctl_mode = CTL_AUTO;
 	if (g_ctl_mode == CTL_ON)
 		ctl_open();
 }

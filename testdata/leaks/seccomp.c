@@ -1,25 +1,31 @@
-/* seccomp.c: a program that forbids itself new threads with a seccomp
-   filter that kills the process on clone (as sandboxes do), then exits
-   with 24 MiB of leaked blocks: enough for the leak scan to want helper
-   threads. The woven program must still exit as the plain one does. */
+/* seccomp.c: a program under a seccomp filter that kills the process on
+   clone (as sandboxes do) exits with 24 MiB of leaked blocks: enough for
+   the leak scan to want helper threads. The woven program must still exit
+   as the plain one does. "seccomp inherit": the filter is set before an
+   exec, as a container's is, and the profile is written; "seccomp": the
+   program sets it itself; "seccomp gettid": its filter kills gettid too,
+   as file(1)'s sandbox does. */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <string.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #ifndef SYS_clone3
 #define SYS_clone3 435
 #endif
 
-static void forbid_clone(void)
+static void forbid_clone(int gettid_too)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, gettid_too ? SYS_gettid : SYS_clone, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
@@ -32,11 +38,18 @@ static void forbid_clone(void)
 
 static void **keep;
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int i;
+	if (argc > 1 && strcmp(argv[1], "inherit") == 0) {
+		forbid_clone(0);
+		execl("/proc/self/exe", argv[0], "inherited", (char *)NULL);
+		perror("exec");
+		return 2;
+	}
 	keep = malloc(sizeof *keep); /* site:kept */
-	forbid_clone();
+	if (argc == 1 || strcmp(argv[1], "inherited") != 0)
+		forbid_clone(argc > 1 && strcmp(argv[1], "gettid") == 0);
 	for (i = 0; i < 6144; i++)
 		malloc(4096); /* site:lost */
 	*keep = malloc(16); /* site:kept */
