@@ -216,6 +216,8 @@ static void rt_write_here(void *arg)
 	if (final) {
 		__atomic_store_n(&g_final_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 		ctl_exit(); /* no request is taken from here on */
+		if (!g_in_exe)
+			ctl_stop(); /* this copy may be unmapped (dlclose) */
 	}
 	rt_enter(l);
 	pthread_once(&g_once, rt_global_init);

@@ -796,7 +796,7 @@ static void ctl_threads(void);
 static void ctl_fork_child(void);
 static int ctl_exec_before(void);
 static void ctl_exec_failed(int unlinked);
-static void ctl_exit(void);
+static void ctl_exit(void), ctl_stop(void);
 
 /* tracepoints/unframed.c: g_tp_unframed, WEAVE_TRACE's patterns are to be
    checked against the functions without a frame at the next slow enter

@@ -91,10 +91,10 @@
    the exit and exec paths, in whatever thread, read a whole path or
    none while another thread opens the channel. */
 static struct {
-	int fd, conn, pid, closing;
+	int fd, conn, pid, closing, quit;
 	u64 id; /* fd's identity (fd_ident) when the thread took it */
 	char path[64];
-} g_ctl = {-1, -1, 0, 0, 0, {0}};
+} g_ctl = {-1, -1, 0, 0, 0, 0, {0}};
 
 /* The control directory, /tmp/.weave-UID, created if missing, opened if
    it is a directory owned by this process's user that no one else can
@@ -322,6 +322,11 @@ static void *ctl_main(void *arg)
 		}
 		if (fd < 0)
 			return NULL;
+		if (__atomic_load_n(&g_ctl.quit, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&g_ctl.quit, 2, __ATOMIC_RELEASE); /* its last access to this copy's memory */
+			syscall(SYS_futex, &g_ctl.quit, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+			return NULL;
+		}
 		if (__atomic_load_n(&g_orphaned, __ATOMIC_ACQUIRE))
 			goto orphaned;
 		if (!id || fd_ident(fd) != id) {
@@ -507,6 +512,25 @@ static void ctl_exit(void)
 	__atomic_store_n(&g_ctl.closing, 1, __ATOMIC_RELEASE);
 	if (__atomic_exchange_n(&g_ctl.pid, 0, __ATOMIC_ACQ_REL) == (int)getpid())
 		unlink(g_ctl.path);
+	errno = e;
+}
+
+/* Ends the thread and waits (up to a second) until it has left this
+   copy's code: a woven shared object's final profile, before a dlclose
+   can unmap it (its poll wakes every second, orphan.c). The socket is
+   shut down (the channel is closed from the final profile on), which
+   wakes its poll. */
+static void ctl_stop(void)
+{
+	int tid = __atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE), fd = __atomic_load_n(&g_ctl.fd, __ATOMIC_ACQUIRE), e = errno;
+	struct timespec ts = {0, 10000000};
+	if (!tid || tid == (int)syscall(SYS_gettid))
+		return;
+	__atomic_store_n(&g_ctl.quit, 1, __ATOMIC_RELEASE);
+	if (fd >= 0 && fd_ident(fd) == __atomic_load_n(&g_ctl.id, __ATOMIC_ACQUIRE))
+		shutdown(fd, SHUT_RDWR);
+	for (int n = 0; __atomic_load_n(&g_ctl.quit, __ATOMIC_ACQUIRE) == 1 && n < 100; n++)
+		syscall(SYS_futex, &g_ctl.quit, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
 	errno = e;
 }
 
