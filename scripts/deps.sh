@@ -32,12 +32,14 @@ prlimit util-linux
 script bsdutils
 autoreconf autoconf
 automake automake
+csmith csmith
 LIST
 # valgrind: the memory oracle; strace: the order of the runtime's
 # start-up calls (TestFDTableBeforeThreads); clang-13: an older clang, the x86-64 guard's
 # %fs:0 variant (TestFramesGuardFS); uftrace: the timing tests compare call
 # counts with its; chromium: the HTML report's tests run it headless;
-# autoconf, automake: TestSuiteAutotools builds a project with them.
+# autoconf, automake: TestSuiteAutotools builds a project with them;
+# csmith: TestCsmith weaves its random programs.
 # sccache, distcc, icecc, g++: woven builds through compiler caches, a
 # distcc daemon and an icecream cluster on localhost (unshare gives its
 # remote daemon an idle /proc/stat) and into a C++ program
