@@ -151,7 +151,13 @@ var otherWeave = sync.OnceValues(func() (string, error) {
 // wovenEntries lists the woven cache's entries under a cache home.
 func wovenEntries(t *testing.T, home string) []string {
 	t.Helper()
-	ents, _ := os.ReadDir(filepath.Join(home, "weave", "woven"))
+	return cacheEntries(home, "woven")
+}
+
+// cacheEntries lists the entries of the cache directory name (woven,
+// direct) under a cache home: not its dot files (a prune's .pruned mark).
+func cacheEntries(home, name string) []string {
+	ents, _ := os.ReadDir(filepath.Join(home, "weave", name))
 	var r []string
 	for _, e := range ents {
 		if !strings.HasPrefix(e.Name(), ".") {
@@ -349,7 +355,7 @@ func TestDirectCache(t *testing.T) {
 	if !strings.Contains(first, "#warning direct cache") {
 		t.Fatalf("first build's diagnostics: %q", first)
 	}
-	if ents, _ := os.ReadDir(filepath.Join(home, "weave", "direct")); len(ents) != 2 {
+	if ents := cacheEntries(home, "direct"); len(ents) != 2 {
 		t.Fatalf("%d direct cache entries after the first build, want 2", len(ents))
 	}
 	if again := build("cached"); again != first {
@@ -419,7 +425,7 @@ func TestDirectCacheHasInclude(t *testing.T) {
 		if want := mustRun(t, dir, nil, "./plain").stdout; got != want {
 			t.Errorf("build %d (cfg.h %q): the woven program prints %q, gcc's %q", i+1, cfg, got, want)
 		}
-		if ents, _ := os.ReadDir(filepath.Join(home, "weave", "direct")); len(ents) != 1 {
+		if ents := cacheEntries(home, "direct"); len(ents) != 1 {
 			t.Errorf("build %d: %d direct cache entries, want 1 (pid.c's)", i+1, len(ents))
 		}
 	}
