@@ -515,7 +515,7 @@ static void ctl_exit(void)
 	errno = e;
 }
 
-/* Ends the thread and waits (up to a second) until it has left this
+/* Ends the thread and waits (up to two seconds) until it has left this
    copy's code: a woven shared object's final profile, before a dlclose
    can unmap it (its poll wakes every second, orphan.c). The socket is
    shut down (the channel is closed from the final profile on), which
@@ -531,6 +531,11 @@ static void ctl_stop(void)
 		shutdown(fd, SHUT_RDWR);
 	for (int n = 0; __atomic_load_n(&g_ctl.quit, __ATOMIC_ACQUIRE) == 1 && n < 100; n++)
 		syscall(SYS_futex, &g_ctl.quit, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+	/* Then until its task is gone: after quit, it still returns through
+	   ctl_main's last instructions, in this copy's code. */
+	ts.tv_nsec = 1000000;
+	for (int n = 0; syscall(SYS_tgkill, g_pid, tid, 0) == 0 && n < 1000; n++)
+		nanosleep(&ts, NULL);
 	errno = e;
 }
 
