@@ -31,7 +31,7 @@ func TestCsmith(t *testing.T) {
 	}{
 		{"gcc", "-O2", []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
 		{"gcc", "-O0", []int{2001, 2002, 2003}},
-		{"clang", "-O1", []int{1001, 1002, 1003}},
+		{"clang", "-O1", []int{1001, 1003, 1004}},
 	} {
 		for _, seed := range c.seeds {
 			t.Run(fmt.Sprintf("%s%s/%d", c.cc, c.opt, seed), func(t *testing.T) {
