@@ -24,7 +24,7 @@ func TestCsmith(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(inc, "csmith.h")); err != nil {
 		t.Fatalf("csmith.h: %v", err)
 	}
-	ran := 0
+	ran, slow := 0, 0
 	for _, c := range []struct {
 		cc, opt string
 		seeds   []int
@@ -42,6 +42,7 @@ func TestCsmith(t *testing.T) {
 				start := time.Now()
 				p := runWithinOrSkip(t, 5*time.Second, dir, "./plain")
 				if p == nil {
+					slow++
 					t.Skipf("the plain program ran over 5 s (%v)", time.Since(start))
 				}
 				mustRun(t, dir, []string{"WEAVE_CC=" + c.cc}, weaveBin, "cc", "--frames=all", c.opt, "-w", "-I"+inc, "-o", "woven", "p.c")
@@ -53,8 +54,8 @@ func TestCsmith(t *testing.T) {
 			})
 		}
 	}
-	if ran < 8 {
-		t.Errorf("only %d of csmith's programs ran in time", ran)
+	if slow > ran {
+		t.Errorf("%d of csmith's programs ran over the limit, %d in time", slow, ran)
 	}
 }
 
