@@ -67,7 +67,7 @@ RT_NO_SSP static void rt_orphan_open(void)
 	int none = -1;
 	if (fd < 0)
 		return;
-	if (rt_sys(SYS_getrlimit, RLIMIT_NOFILE, (long)&r, 0, 0) == 0 && r.rlim_cur >= 256) {
+	if (rt_sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&r) == 0 && r.rlim_cur >= 256) { /* aarch64 has no getrlimit */
 		hi = rt_sys(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)(r.rlim_cur > 1024 ? 1024 : r.rlim_cur) - 64, 0);
 		if (hi >= 0) {
 			rt_sys(SYS_close, fd, 0, 0, 0);
@@ -87,8 +87,7 @@ RT_NO_SSP static void rt_orphan_open(void)
    thread of the program lives; RT_ORPHANED, every task left is the
    runtime's (or main's zombie). Never a descriptor of the program's
    numbers while it runs: main's end is a word the kernel zeroes; the
-   task directory is opened once main is gone, moved high (fd_high) and
-   kept. Raw system calls after that, errno untouched: the sampler runs
+   task directory is opened once main is gone, moved high and kept. Raw system calls after that, errno untouched: the sampler runs
    it. */
 RT_NO_SSP static int rt_orphaned(void)
 {
