@@ -68,7 +68,7 @@ static void checkpoint_start(void)
 		rt_warn("WEAVE_CHECKPOINT: the profile goes into a stream (WEAVE_OUT), where a checkpoint cannot be replaced; no checkpoints\n");
 		return;
 	}
-	if (rt_status_number("\nSeccomp:", 10, 1) != 0) {
+	if (rt_under_seccomp()) {
 		/* A clone may kill the process there (a sandbox's filter). */
 		rt_warn("WEAVE_CHECKPOINT: under a seccomp filter weave starts no thread; no checkpoints\n");
 		return;

@@ -137,6 +137,14 @@ static u64 rt_status_number(const char *key, int base, u64 dflt)
 	return any ? v : dflt;
 }
 
+/* Whether the calling thread is under a seccomp filter (or /proc cannot
+   tell): a filter may kill the process for a clone, or for any system
+   call, instead of refusing it, so the runtime starts no thread there. */
+static int rt_under_seccomp(void)
+{
+	return rt_status_number("\nSeccomp:", 10, 1) != 0;
+}
+
 /* A client request to valgrind (valgrind.h's magic sequence: four
    rotations of %rdi that leave it as it was, then xchg %rbx,%rbx, which
    valgrind recognises); natively the result is 0. x86-64 only. */

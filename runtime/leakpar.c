@@ -89,7 +89,7 @@ static u32 ls_par_threads(u64 n, u64 bytes)
 		t = bytes >= LS_PAR_MIN ? ls_idle_cpus() : 1;
 	/* Under a seccomp filter a clone may kill the process rather than
 	   fail: no helpers there, whatever WEAVE_LEAK_THREADS says. */
-	if (t > 1 && rt_status_number("\nSeccomp:", 10, 1) != 0)
+	if (t > 1 && rt_under_seccomp())
 		t = 1;
 	if (t > LS_THREADS_MAX)
 		t = LS_THREADS_MAX;

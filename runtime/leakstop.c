@@ -55,22 +55,6 @@
 #ifndef PR_SET_PTRACER
 #define PR_SET_PTRACER 0x59616d61
 #endif
-/* For code that the runtime's raw threads run (the tracer, the sampler):
-   no stack protector, whose canary is read through the TLS pointer they
-   share with the thread that made them. */
-#if defined(__has_attribute)
-#if __has_attribute(no_stack_protector)
-#define RT_NO_SSP __attribute__((no_stack_protector))
-#endif
-#endif
-#ifndef RT_NO_SSP
-#if defined(__GNUC__) && !defined(__clang__)
-#define RT_NO_SSP __attribute__((optimize("no-stack-protector")))
-#else
-#define RT_NO_SSP
-#endif
-#endif
-
 #define LT_STACK (64u << 10) /* the tracer's stack, at the end of g_ls.tasks' map */
 #define LT_PASSES 16         /* listings of the tasks, at most */
 #define LS_PARK_MS 1000      /* the signal way at the final exit: how long stopped threads stay parked */
@@ -336,7 +320,7 @@ static int lt_yama(void)
 static int lt_can(void)
 {
 	return !getauxval(AT_SECURE) && prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1 &&
-	       rt_status_number("\nSeccomp:", 10, 1) == 0;
+	       !rt_under_seccomp();
 }
 
 /* Waits while the tracer's phase is from, up to ms; returns the phase. */

@@ -32,6 +32,22 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
+/* For code the sampler, a raw clone, runs (here and sampler.c): no stack
+   protector, whose canary is read through the TLS pointer it shares with
+   the thread that made it. */
+#if defined(__has_attribute)
+#if __has_attribute(no_stack_protector)
+#define RT_NO_SSP __attribute__((no_stack_protector))
+#endif
+#endif
+#ifndef RT_NO_SSP
+#if defined(__GNUC__) && !defined(__clang__)
+#define RT_NO_SSP __attribute__((optimize("no-stack-protector")))
+#else
+#define RT_NO_SSP
+#endif
+#endif
+
 enum { RT_MAIN, RT_OTHERS, RT_ORPHANED }; /* rt_orphaned */
 
 static int g_orphaned;  /* atomic: the sampler saw no thread of the program left */
@@ -165,12 +181,10 @@ RT_NO_SSP static void rt_orphan_end(void)
 	rt_sys(SYS_exit, (st >> 8) & 0xff, 0, 0, 0);
 }
 
-/* The main thread is exiting (rt_thread_exit, in_rt set): the runtime's
-   threads look from now on every 20 ms. */
+/* The main thread is exiting (smp_main_gone, in rt_thread_exit, in_rt
+   set): the runtime's threads look from now on every 20 ms. */
 static void rt_main_exit(void)
 {
-	if (rt_sys(SYS_gettid, 0, 0, 0, 0) != g_pid)
-		return;
 	__atomic_store_n(&g_main_gone, 1, __ATOMIC_RELEASE);
 	ctl_wake();
 }

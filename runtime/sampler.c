@@ -168,9 +168,9 @@ RT_NO_SSP static int smp_main(void *arg)
 {
 	u64 set = 1ull << (g_smp.sig - 1);
 	siginfo_t si;
+	long wait_ms = 1000;
 	(void)arg;
 	rt_sys(SYS_prctl, PR_SET_NAME, (long)"weave-sample", 0, 0);
-	long wait_ms = 1000;
 	for (;;) {
 		struct timespec wait = {wait_ms / 1000, wait_ms % 1000 * 1000000};
 		long r = rt_sys(SYS_rt_sigtimedwait, (long)&set, (long)&si, (long)&wait, 8);
@@ -210,7 +210,9 @@ RT_NO_SSP static int smp_main(void *arg)
 static __attribute__((noinline)) void smp_main_gone(void)
 {
 	int tid = __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE);
-	if (tid && rt_sys(SYS_gettid, 0, 0, 0, 0) == g_pid && __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) == SMP_RUNNING)
+	if (rt_sys(SYS_gettid, 0, 0, 0, 0) != g_pid)
+		return; /* not main */
+	if (tid && __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) == SMP_RUNNING)
 		rt_sys(SYS_tgkill, g_pid, tid, g_smp.sig, 0);
 	rt_main_exit();
 }
@@ -271,7 +273,7 @@ static void smp_start(int forked)
 		g_smp.why = "no profile";
 		return;
 	}
-	if (rt_status_number("\nSeccomp:", 10, 1) != 0) {
+	if (rt_under_seccomp()) {
 		g_smp.why = "seccomp"; /* or /proc unreadable: no clone either way */
 		return;
 	}

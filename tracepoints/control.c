@@ -322,11 +322,8 @@ static void *ctl_main(void *arg)
 		}
 		if (fd < 0)
 			return NULL;
-		if (__atomic_load_n(&g_ctl.quit, __ATOMIC_ACQUIRE)) {
-			__atomic_store_n(&g_ctl.quit, 2, __ATOMIC_RELEASE); /* its last access to this copy's memory */
-			syscall(SYS_futex, &g_ctl.quit, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-			return NULL;
-		}
+		if (__atomic_load_n(&g_ctl.quit, __ATOMIC_ACQUIRE))
+			return NULL; /* ctl_stop */
 		if (__atomic_load_n(&g_orphaned, __ATOMIC_ACQUIRE))
 			goto orphaned;
 		if (!id || fd_ident(fd) != id) {
@@ -353,8 +350,8 @@ static void *ctl_main(void *arg)
 		{
 			struct pollfd pf = {fd, POLLIN, 0};
 			struct timespec ts = {0, 50000000};
-			int r = poll(&pf, 1, (int)rt_orphan_wait_ms(RT_MAIN)), left;
-			if (r == 0 && (left = rt_orphaned()) == RT_ORPHANED)
+			int r = poll(&pf, 1, (int)rt_orphan_wait_ms(RT_MAIN));
+			if (r == 0 && rt_orphaned() == RT_ORPHANED)
 				goto orphaned;
 			if (r <= 0)
 				continue;
@@ -441,7 +438,7 @@ static void ctl_start(void)
 	/* Under a seccomp filter from before the start (a sandbox's, a
 	   container's), a clone may kill the process: the thread waits for
 	   the program's second, as under auto, whose clone it allowed. */
-	if (g_ctl_mode == CTL_ON && rt_status_number("\nSeccomp:", 10, 1) != 0)
+	if (g_ctl_mode == CTL_ON && rt_under_seccomp())
 		g_ctl_mode = CTL_AUTO;
 	if (g_ctl_mode == CTL_ON)
 		ctl_open();
@@ -515,26 +512,21 @@ static void ctl_exit(void)
 	errno = e;
 }
 
-/* Ends the thread and waits (up to two seconds) until it has left this
-   copy's code: a woven shared object's final profile, before a dlclose
-   can unmap it (its poll wakes every second, orphan.c). The socket is
-   shut down (the channel is closed from the final profile on), which
-   wakes its poll. */
+/* Ends the thread and waits (up to two seconds) until its task is gone:
+   a woven shared object's final profile, before a dlclose can unmap this
+   copy's code, which the thread runs until it has returned from ctl_main
+   (its poll wakes every second, orphan.c). The socket is shut down (the
+   channel is closed from the final profile on), which wakes its poll. */
 static void ctl_stop(void)
 {
 	int tid = __atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE), fd = __atomic_load_n(&g_ctl.fd, __ATOMIC_ACQUIRE), e = errno;
-	struct timespec ts = {0, 10000000};
+	struct timespec ts = {0, 1000000};
 	if (!tid || tid == (int)syscall(SYS_gettid))
 		return;
 	__atomic_store_n(&g_ctl.quit, 1, __ATOMIC_RELEASE);
 	if (fd >= 0 && fd_ident(fd) == __atomic_load_n(&g_ctl.id, __ATOMIC_ACQUIRE))
 		shutdown(fd, SHUT_RDWR);
-	for (int n = 0; __atomic_load_n(&g_ctl.quit, __ATOMIC_ACQUIRE) == 1 && n < 100; n++)
-		syscall(SYS_futex, &g_ctl.quit, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
-	/* Then until its task is gone: after quit, it still returns through
-	   ctl_main's last instructions, in this copy's code. */
-	ts.tv_nsec = 1000000;
-	for (int n = 0; syscall(SYS_tgkill, g_pid, tid, 0) == 0 && n < 1000; n++)
+	for (int n = 0; syscall(SYS_tgkill, g_pid, tid, 0) == 0 && n < 2000; n++)
 		nanosleep(&ts, NULL);
 	errno = e;
 }
