@@ -259,7 +259,7 @@ func isPreprocessorFlag(f string) bool {
 	switch f {
 	case "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-idirafter", "-iquote", "-iprefix",
 		"-iwithprefix", "-iwithprefixbefore", "-imultilib", "-imultiarch", "-Xpreprocessor", "-nostdinc",
-		"-undef", "-P", "-C", "-CC", "-H", "-trigraphs", "--include", "-iframework", "-isystem-after":
+		"-undef", "-P", "-C", "-CC", "-H", "-trigraphs", "--include", "-iframework", "-isystem-after", "-fdirectives-only":
 		return true
 	}
 	return strings.HasPrefix(f, "-I") || strings.HasPrefix(f, "-D") || strings.HasPrefix(f, "-U") ||
@@ -277,10 +277,32 @@ func isModeFlag(f string) bool {
 		strings.HasPrefix(f, "--output=") || strings.HasPrefix(f, "--language=")
 }
 
+// isDumpLetters reports whether f is -dLETTERS (not -dumpbase and the
+// like): under -E the preprocessor's -dM, -dD, -dN, -dI and -dU put macro
+// definitions or #include lines in the output, or replace the unit with
+// its macros (-dM); in a compile they are the compiler's debugging dumps
+// (-dM is -fdump-rtl-mach) or nothing.
+func isDumpLetters(f string) bool {
+	if len(f) < 3 || !strings.HasPrefix(f, "-d") || strings.HasPrefix(f, "-dump") {
+		return false
+	}
+	for _, c := range f[2:] {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
 // preprocessFlags are the flags for the -E step: everything but the mode,
-// the output, the dependency output and the link-only flags. The caller
-// adds the dependency flags for the source at hand.
-func (c *cmdline) preprocessFlags() []string {
+// the output, the dependency output, the link-only flags, and -dLETTERS
+// and -fdirectives-only, which would make the -E output something other
+// than the unit expanded (the compile of the woven text keeps -dLETTERS).
+// The caller adds the dependency flags for the source at hand.
+func (c *cmdline) preprocessFlags() []string { return c.sourceFlags(false) }
+
+// sourceFlags are preprocessFlags, with the -dLETTERS flags if dumps.
+func (c *cmdline) sourceFlags(dumps bool) []string {
 	var r []string
 	for _, a := range c.args {
 		f := a.flag
@@ -288,6 +310,7 @@ func (c *cmdline) preprocessFlags() []string {
 		case a.in != nil || f == "--":
 		case isModeFlag(f) || isLinkFlag(f) || f == "-P":
 		case strings.HasPrefix(f, "-M"): // depGenFlags, per source
+		case !dumps && (isDumpLetters(f) || f == "-fdirectives-only"):
 		default:
 			r = append(r, a.words()...)
 		}
@@ -334,7 +357,7 @@ func (c *cmdline) packedStructs() string {
 // user's command line would: everything but the mode, the output, the
 // dependency output and the link-only flags (the caller adds the
 // dependency flags for the source at hand).
-func (c *cmdline) fallbackFlags() []string { return c.preprocessFlags() }
+func (c *cmdline) fallbackFlags() []string { return c.sourceFlags(true) }
 
 // depGenFlags returns the dependency flags of the -E step (or an unwoven
 // compile) for C source src whose output is out, so that the dependency

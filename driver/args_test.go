@@ -25,6 +25,8 @@ func TestParseCmdline(t *testing.T) {
 		{args: "-S -x c a.txt -x none b.s -lm", stage: stageAsm, inputs: "a.txt:c b.s:o",
 			pre: "", comp: ""},
 		{args: "-E a.c", pass: true, inputs: "a.c:c", pre: "", comp: ""},
+		{args: "-c -g3 -dM -dDI -fdirectives-only -dumpbase x a.c", stage: stageCompile, inputs: "a.c:c",
+			pre: "-g3 -dumpbase x", comp: "-g3 -dM -dDI -dumpbase x"},
 		{args: "-M a.c", pass: true, inputs: "a.c:c", pre: "", comp: ""},
 		{args: "--version", pass: true, pre: "--version", comp: "--version"},
 		{args: "-print-prog-name=ld", pass: true, pre: "-print-prog-name=ld", comp: "-print-prog-name=ld"},

@@ -196,3 +196,75 @@ func scanLine(line []byte, inComment bool) (ok, open, lineComment bool) {
 	}
 	return true, false, false
 }
+
+// blankMacroLines returns text with its #define, #undef, #include,
+// #include_next and #import lines blanked (but for their newlines), or
+// text itself if it has none. The preprocessor writes them into its output
+// under -g3 and -dD (the macros, which the compiler reads from the woven
+// text for the debug information), -dN, -dU and -dI; the rest of the text
+// is their expansion already: expanded again, a macro that names itself
+// (`#define fw u.fw`) or includes read again would change the unit cc/v4
+// parses. A text where a line's state is not sure (a line splice, a
+// literal not closed on its line, a directive behind a comment) is left
+// as it is.
+func blankMacroLines(text []byte) []byte {
+	if !bytes.Contains(text, []byte("#define")) && !bytes.Contains(text, []byte("#undef")) &&
+		!bytes.Contains(text, []byte("#include")) && !bytes.Contains(text, []byte("#import")) {
+		return text
+	}
+	var out []byte
+	inComment := false
+	for off := 0; off < len(text); {
+		end := bytes.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += off
+		}
+		line := text[off:end]
+		if len(line) > 0 && line[len(line)-1] == '\\' {
+			return text
+		}
+		if !inComment && lineKind(line, false) == otherDirective && macroDirective(line) {
+			if ok, open, _ := scanLine(line, false); !ok || open {
+				return text
+			}
+			if out == nil {
+				out = append([]byte(nil), text...)
+			}
+			for i := off; i < end; i++ {
+				out[i] = ' '
+			}
+		} else {
+			ok, open, _ := scanLine(line, inComment)
+			if !ok {
+				return text
+			}
+			inComment = open
+		}
+		off = end + 1
+	}
+	if out == nil {
+		return text
+	}
+	return out
+}
+
+// macroDirective reports whether line (a directive, as lineKind found it,
+// with no comment before its #) is #define, #undef or an include.
+func macroDirective(line []byte) bool {
+	rest := bytes.TrimLeft(line, " \t")
+	if len(rest) == 0 || rest[0] != '#' {
+		return false
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t")
+	i := 0
+	for i < len(rest) && (rest[i] >= 'a' && rest[i] <= 'z' || rest[i] == '_') {
+		i++
+	}
+	switch string(rest[:i]) {
+	case "define", "undef", "include", "include_next", "import":
+		return true
+	}
+	return false
+}

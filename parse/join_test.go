@@ -51,6 +51,36 @@ func TestJoinLines(t *testing.T) {
 	}
 }
 
+// TestBlankMacroLines: -g3's and -dD's #define and #undef lines and -dI's
+// #include lines are blanked for cc/v4 (their expansion is the text
+// already), every other byte where it was; none inside a comment or after
+// one, and none where a line's state is not sure.
+func TestBlankMacroLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string // want "" for the text itself
+	}{
+		{"define", "#define fw u.fw\nint fw;\n", "               \nint fw;\n"},
+		{"undef and include", "# undef X\n  #include <a.h>\n#include_next \"b\"\nint a;\n", "         \n                \n                 \nint a;\n"},
+		{"kept", "# 1 \"a.c\"\n#pragma x\n#ident \"y\"\n#line 3\nint a;\n", ""},
+		{"in a comment", "/*\n#define X 1 */ int a;\n", ""},
+		{"after a comment", "/* c */ #define X 1\nint a;\n", ""},
+		{"after a closed comment", "/* c */\n#define X /* d */ 1\nint a;\n", "/* c */\n                   \nint a;\n"},
+		{"opens a comment", "#define X 1 /*\n*/ int a;\n", ""},
+		{"splice", "#define X \\\n 1\n", ""},
+		{"in a literal", "char *s = \"\n#define X\";\n", ""},
+		{"none", "int define;\n", ""},
+	} {
+		got := blankMacroLines([]byte(tc.in))
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if string(got) != want {
+			t.Errorf("%s: blankMacroLines(%q) = %q, want %q", tc.name, tc.in, got, want)
+		}
+	}
+}
+
 // TestJoinedParse checks that cc/v4 makes the same AST of the text as it
 // is as of the text joined (joinLines) and of the text as the speculative
 // parse reads it (in parts, joined), but for line numbers: same nodes, tokens

@@ -257,9 +257,11 @@ func (u *Unit) Offset(n cc.Node) int {
 //   - universal character names in identifiers become $uXXXX
 //     (ucnIdentifiers);
 //   - C23's attributes and message-less static assertions become blanks
-//     (c23Syntax).
+//     (c23Syntax);
+//   - #define, #undef and #include lines (-g3's and -dD's macros, -dI's
+//     includes) become blanks (blankMacroLines).
 func parseable(text []byte) []byte {
-	text = c23Syntax(ucnIdentifiers(text))
+	text = c23Syntax(ucnIdentifiers(blankMacroLines(text)))
 	text = replaceWords(text, "_Float16", nil, func(w []byte) []byte {
 		return append([]byte("short"), bytes.Repeat([]byte(" "), len(w)-5)...)
 	})

@@ -5,9 +5,11 @@ package main
 // leaves out in macro expansions.
 
 import (
+	"debug/elf"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -243,3 +245,69 @@ int main(int argc, char **argv)
 	return 0;
 }
 `
+
+// macroDumpSource has macros that name themselves (gawk's readdir_test.c:
+// `#define fw u.fw`) and a function-like macro that calls the function it
+// names: expanded a second time, its text is another program.
+const macroDumpSource = `#include <stdio.h>
+#include <stdlib.h>
+struct dir { union { int fw; char buf[16]; } u; };
+#define fw u.fw
+static int add(int a, int b) { return a + b; }
+#define add(a, b) add(a, (b) + 1)
+static struct dir *keep(void) { return malloc(sizeof(struct dir)); }
+int main(void)
+{
+	struct dir *d = malloc(sizeof *d);
+	d->fw = add(1, 2);
+	printf("%d\n", d->fw);
+	keep();
+	free(d);
+	return d == NULL ? 1 : 3;
+}
+`
+
+// TestMacroDumps: -g3 and -dD make the -E step write the macros into
+// its output (the compiler reads them from there for the debug
+// information), -dN and -dU some of them, -dI the #include lines; under
+// -dM the output is the macros alone, under -fdirectives-only the unit
+// with its macros unexpanded. Each such unit is woven (gawk's
+// readdir_test.c was built unwoven under -g3: its macros were expanded a
+// second time), -g3's object keeps the macros, and the program runs as
+// gcc's build does, its leak at its line; a -dM compile made an object
+// without the unit's functions.
+func TestMacroDumps(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "md.c"), []byte(macroDumpSource), 0o644)
+	env := []string{"WEAVE_CC=gcc", "WEAVE_STRICT=1", "WEAVE_CACHE=off", "WEAVE_OUT="}
+	for _, flags := range [][]string{{"-g3"}, {"-ggdb3", "-Wextra"}, {"-dD"}, {"-dM"}, {"-dN"}, {"-dI"}, {"-dU"}, {"-dDI"}, {"-fdirectives-only"}} {
+		name := "m" + strings.Join(flags, "")
+		obj := filepath.Join(dir, name+".o")
+		r := run(t, dir, env, append(append([]string{weaveBin, "cc", "-O1"}, flags...), "-c", "md.c", "-o", obj)...)
+		if r.code != 0 || r.stderr != "" || !isWoven(t, obj) {
+			t.Errorf("weave cc %s -c md.c: exit %d, stderr %q (want a woven object, no diagnostic)", name, r.code, r.stderr)
+			continue
+		}
+		mustRun(t, dir, env, weaveBin, "cc", "-o", name+".woven", obj)
+		mustRun(t, dir, nil, append(append([]string{"gcc", "-O1"}, flags...), "-o", name+".plain", "md.c")...)
+		w := run(t, dir, []string{"WEAVE_OUT=", "WEAVE_SUMMARY=0"}, "./"+name+".woven")
+		if p := run(t, dir, nil, "./"+name+".plain"); w != p || p.stdout != "4\n" {
+			t.Errorf("%s: woven %+v, plain %+v (want the same, \"4\")", name, w, p)
+		}
+		if s := run(t, dir, []string{"WEAVE_OUT=", "WEAVE_SUMMARY=1"}, "./"+name+".woven").stderr; !regexp.MustCompile(`16 bytes in 1 blocks definitely lost at md\.c:7 keep <- main`).MatchString(s) {
+			t.Errorf("%s: the leak is not keep's at md.c:7:\n%s", name, s)
+		}
+		if flags[0] == "-g3" {
+			f, err := elf.Open(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec := f.Section(".debug_macro")
+			f.Close()
+			if sec == nil || sec.Size == 0 {
+				t.Errorf("-g3: the woven object has no .debug_macro")
+			}
+		}
+	}
+}
