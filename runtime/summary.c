@@ -274,7 +274,7 @@ static __attribute__((noinline)) void summary(struct totals *t, const char *path
 	struct out o = {.fd = 2, .buf = buf, .cap = sizeof buf};
 	struct sbuf P = {.n = 0}, log = {.n = 0};
 	struct safefile f;
-	int lerr = 0, dev = -1;
+	int lerr = 0, dev = -1, to_log = 0; /* to_log: o.fd is the WEAVE_LOG file's */
 
 	if (!summary_wanted(perr))
 		return;
@@ -286,7 +286,7 @@ static __attribute__((noinline)) void summary(struct totals *t, const char *path
 		if ((dev = device_out(log.s)) == -2) /* /dev/stderr, a terminal: written into */
 			lerr = errno;
 		else if (dev < 0 && safefile_open(&f, log.s) == 0)
-			o.fd = f.fd;
+			o.fd = f.fd, to_log = 1; /* maybe 2: the program closed its stderr */
 		else if (dev < 0)
 			lerr = errno;
 	}
@@ -296,13 +296,13 @@ static __attribute__((noinline)) void summary(struct totals *t, const char *path
 		out_flush(&o);
 		close(dev);
 		lerr = o.err;
-	} else if (o.fd == 2 && stderr_fd() < 0) {
+	} else if (!to_log && stderr_fd() < 0) {
 		return; /* the program closed its stderr: nowhere to say it */
 	} else {
 		summary_write(&o, t, path, perr, P.s);
 		out_flush(&o);
 	}
-	if (dev < 0 && o.fd != 2 && (o.err || safefile_commit(&f, &log, 0) != 0)) {
+	if (to_log && (o.err || safefile_commit(&f, &log, 0) != 0)) {
 		if (o.err)
 			safefile_abort(&f);
 		lerr = o.err ? o.err : errno;

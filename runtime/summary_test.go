@@ -92,7 +92,8 @@ func TestSummaryDefaults(t *testing.T) {
 // TestSummaryClosedStderr: a program that closed its stderr and opened a
 // file of its own as descriptor 2 finds in it only what it wrote, not the
 // runtime's summary (lost blocks, WEAVE_SUMMARY=1) nor its messages (a
-// misset variable read after the close); WEAVE_LOG still gets the summary.
+// misset variable read after the close); WEAVE_LOG still gets the
+// summary, also where the program left descriptor 2 closed.
 func TestSummaryClosedStderr(t *testing.T) {
 	t.Parallel()
 	exe := build(t, "gcc", "closedstderr")
@@ -108,6 +109,17 @@ func TestSummaryClosedStderr(t *testing.T) {
 	r := run(t, exe, []string{"WEAVE_LOG=log"})
 	if b, _ := os.ReadFile(filepath.Join(r.dir, "log")); !strings.Contains(string(b), "definitely lost: 50 bytes in 1 blocks") {
 		t.Errorf("WEAVE_LOG after the program closed stderr: %q", b)
+	}
+	// stdout and stderr closed and left so (gnulib's close_stdout, bc's
+	// dc): the WEAVE_LOG file takes descriptor 2 and gets the summary
+	// (it was left unwritten, taken for the closed stderr).
+	r = run(t, exe, []string{"WEAVE_LOG=log"}, "closeall")
+	if b, _ := os.ReadFile(filepath.Join(r.dir, "log")); r.code != 0 || !strings.Contains(string(b), "definitely lost: 50 bytes in 1 blocks") ||
+		!strings.Contains(string(b), "profile written to ") {
+		t.Errorf("WEAVE_LOG after the program closed descriptors 1 and 2: exit %d, log %q", r.code, b)
+	}
+	if _, err := os.Stat(r.profile()); err != nil {
+		t.Errorf("descriptors 1 and 2 closed: no profile: %v", err)
 	}
 }
 
