@@ -10,6 +10,7 @@ while read -r cmd pkg; do
 done <<'LIST'
 valgrind valgrind
 clang clang
+llvm-cov llvm
 clang-13 clang-13
 make make
 cmake cmake
@@ -39,13 +40,16 @@ LIST
 # %fs:0 variant (TestFramesGuardFS); uftrace: the timing tests compare call
 # counts with its; chromium: the HTML report's tests run it headless;
 # autoconf, automake: TestSuiteAutotools builds a project with them;
-# csmith: TestCsmith weaves its random programs.
+# csmith: TestCsmith weaves its random programs; llvm-cov: clang's gcov
+# (TestCoverageBuild).
 # sccache, distcc, icecc, g++: woven builds through compiler caches, a
 # distcc daemon and an icecream cluster on localhost (unshare gives its
 # remote daemon an idle /proc/stat) and into a C++ program
 # (cmd/weave/builds_test.go).
-# The libraries of the benchmarks game programs (corpus tests):
-for pkg in libgmp-dev libpcre3-dev libpcre2-dev libapr1-dev; do
+# The libraries of the benchmarks game programs (corpus tests), and
+# csmith.h, which csmith's programs include (libcsmith-dev: csmith does
+# not depend on it):
+for pkg in libgmp-dev libpcre3-dev libpcre2-dev libapr1-dev libcsmith-dev; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
