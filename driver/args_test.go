@@ -154,7 +154,7 @@ func TestResponseFiles(t *testing.T) {
 
 func TestNameMainFile(t *testing.T) {
 	text := []byte("typedef int __weave_t;\nextern int x;\n# 0 \"a.c\"\n# 0 \"<built-in>\"\nint y;\n")
-	got := string(nameMainFile(text, mainFile([]byte("# 0 \"a.c\"\n# 0 \"<built-in>\"\n"))))
+	got := string(nameMainFile(text, mainFile([]byte("# 0 \"a.c\"\n# 0 \"<built-in>\"\n")), ""))
 	want := "# 0 \"a.c\"\n# 1 \"<weave>\" 1 3\n" + weaveIdent() + "typedef int __weave_t;\nextern int x;\n# 1 \"a.c\" 2\n# 0 \"a.c\"\n# 0 \"<built-in>\"\nint y;\n"
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)

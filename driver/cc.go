@@ -80,6 +80,9 @@ func (cfg *Config) CC(args []string) error {
 	cfg.portableGuard, cfg.callGuard = portableGuard(c.compileFlags()), !optimised(c.compileFlags())
 	cfg.executable = c.forExecutable()
 	cfg.forCompiler = c.compilerPrune() && isGCC(cfg.bareCompiler()[0])
+	if c.coverage() && c.woven() > 0 {
+		cfg.coverageFile = coverageHeader()
+	}
 	if c.passthrough || len(c.inputs) == 0 || c.probe() ||
 		(c.stage != stageLink && (c.woven() == 0 || (c.output != "" && len(c.inputs) > 1))) ||
 		(c.stage == stageLink && c.woven() == 0 && (c.relocatable || c.nostdlib)) {

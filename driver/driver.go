@@ -58,6 +58,9 @@ type Config struct {
 	// forCompiler: weave.Options.ForCompiler, for weave cc's units that
 	// gcc compiles (cmdline.compilerPrune).
 	forCompiler bool
+	// coverageFile: weave.Options.CoverageFile (coverageHeader), for a
+	// unit compiled for gcov.
+	coverageFile string
 	// store is the frame store of a weave cc command (nil without), and
 	// extern what it held when the command started.
 	store  *frameStore
@@ -249,7 +252,7 @@ func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
 func (cfg *Config) keyOptions() weave.Options {
 	return weave.Options{Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
 		PortableGuard: cfg.portableGuard, CallGuard: cfg.callGuard, Executable: cfg.executable,
-		ForCompiler: cfg.forCompiler}
+		ForCompiler: cfg.forCompiler, CoverageFile: cfg.coverageFile}
 }
 
 // weaveText weaves the preprocessed text of src for the compile step and
@@ -267,15 +270,16 @@ func (cfg *Config) weaveText(src string, text []byte, d parse.Dialect, extern ma
 	if err != nil {
 		return nil, nil, err
 	}
-	return nameMainFile(res.Text, mainFile(text)), res, nil
+	return nameMainFile(res.Text, mainFile(text), cfg.coverageFile), res, nil
 }
 
 // nameMainFile wraps the prologue of woven text (everything before its
 // first linemarker) in linemarkers: the main file first, so that it names
 // the translation unit, then the prologue as a system header "<weave>"
 // included from it, starting with weave's #ident (weaveIdent; in a
-// system header, -pedantic says nothing of it).
-func nameMainFile(text []byte, main string) []byte {
+// system header, -pedantic says nothing of it). In a coverage build
+// (header: coverageHeader's file) the prologue is that file's text.
+func nameMainFile(text []byte, main, header string) []byte {
 	end := -1
 	for i := 0; i+2 < len(text); {
 		if (i == 0 || text[i-1] == '\n') && text[i] == '#' && text[i+1] == ' ' && text[i+2] >= '0' && text[i+2] <= '9' {
@@ -293,8 +297,13 @@ func nameMainFile(text []byte, main string) []byte {
 	}
 	var b bytes.Buffer
 	b.Grow(len(text) + 2*len(main) + 32)
-	fmt.Fprintf(&b, "# 0 %s\n# 1 \"<weave>\" 1 3\n%s", main, weaveIdent())
-	b.Write(text[:end])
+	if header != "" {
+		fmt.Fprintf(&b, "# 0 %s\n# 1 %s 1 3\n", main, weave.CString(header))
+		b.Write(coverageText(text[:end]))
+	} else {
+		fmt.Fprintf(&b, "# 0 %s\n# 1 \"<weave>\" 1 3\n%s", main, weaveIdent())
+		b.Write(text[:end])
+	}
 	fmt.Fprintf(&b, "# 1 %s 2\n", main)
 	b.Write(text[end:])
 	return b.Bytes()

@@ -52,6 +52,14 @@ type Options struct {
 	// (parse.Unit.CompilerText), which gcc compiles faster to the same
 	// object.
 	ForCompiler bool
+	// CoverageFile, for a coverage build (--coverage): the file holding
+	// weave's header as the woven text includes it, which gcov reads for
+	// the lines weave's code is charged to. A function's guards go behind
+	// a linemarker naming it, so that gcov counts the user's lines as in
+	// the plain build (a cleanup charged to the function's first line
+	// counts it again at every return), and the tables' linemarker names
+	// it rather than "<weave>", a file gcov cannot open.
+	CoverageFile string
 }
 
 // Result is a woven translation unit.
@@ -180,6 +188,7 @@ type weaver struct {
 	thunkDefs   []string                // their definitions, for the end of the unit
 	prologue    string                  // the text emitTables pasted first, for trimPrologue
 	prologueAt  int                     // its edit
+	coverage    string                  // Options.CoverageFile
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -195,14 +204,15 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 	h.Write(u.Text)
 	sum := h.Sum(nil)
 	w := &weaver{
-		u:       u,
-		buf:     newEditBuffer(u.Text),
-		tag:     hex.EncodeToString(sum[:6]),
-		res:     &Result{},
-		defined: map[string]bool{},
-		names:   adviceNames(u.Text),
-		sel:     &opts.Select,
-		extern:  opts.Extern,
+		u:        u,
+		buf:      newEditBuffer(u.Text),
+		tag:      hex.EncodeToString(sum[:6]),
+		res:      &Result{},
+		defined:  map[string]bool{},
+		names:    adviceNames(u.Text),
+		sel:      &opts.Select,
+		extern:   opts.Extern,
+		coverage: opts.CoverageFile,
 	}
 	w.pointcut = opts.Pointcut()
 	switch {
@@ -284,19 +294,21 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	w.fnRecs = append(w.fnRecs, fmt.Sprintf("{%s, %s, %d, %s}", cString(fn.Name), cString(fn.File), fn.Line, flags))
 	fnRef := fmt.Sprintf("&%s[%d]", w.fnTable(), k)
 	w.res.Functions = append(w.res.Functions, fn)
+	guards := ""
 	if fn.Reason == "" && d.Name() == "main" && d.Linkage() == cc.External {
 		// Before the frame's guard: its cleanup runs after the frame's leave.
-		w.buf.Insert(w.guardOffset(body), " int __weave_m __attribute__((cleanup(__weave_main_return), unused)) = __weave_main_enter();")
+		guards = " int __weave_m __attribute__((cleanup(__weave_main_return), unused)) = __weave_main_enter();"
 	}
 	if fn.Reason != "" {
 		w.res.Skipped = append(w.res.Skipped, fn)
 	} else if framed {
-		w.buf.Insert(w.guardOffset(body), fmt.Sprintf(
-			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave%s), unused)) = __weave_enter%[1]s(%s);", w.guard, fnRef))
+		guards += fmt.Sprintf(" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave%s), unused)) = __weave_enter%[1]s(%s);", w.guard, fnRef)
 	} else if fn.Kept {
 		// Pushed by the first of its calls that runs (frameCall).
-		w.buf.Insert(w.guardOffset(body), fmt.Sprintf(
-			" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave%s), unused)) = __weave_no_frame();", w.guard))
+		guards += fmt.Sprintf(" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave%s), unused)) = __weave_no_frame();", w.guard)
+	}
+	if guards != "" {
+		w.insertGuards(w.guardOffset(body), guards)
 	}
 	outerCall, outerOnce := w.callFrame, w.callOnce
 	w.callFrame, w.callOnce = "", false
@@ -337,6 +349,28 @@ func (w *weaver) guardOffset(body *cc.CompoundStatement) int {
 		off = w.u.Offset(bi.LabelDeclaration.Token2) + 1
 	}
 	return off
+}
+
+// insertGuards inserts a function's guards at off, after its body's {. In
+// a coverage build they go on lines of their own, charged to weave's
+// file: the rest of the line after them is charged to its line again.
+func (w *weaver) insertGuards(off int, guards string) {
+	if w.coverage == "" {
+		w.buf.Insert(off, guards)
+		return
+	}
+	line, _ := w.u.Lines.LineCol(off)
+	loc := w.u.Lines.Lookup(line)
+	w.buf.Insert(off, fmt.Sprintf("\n# 0 %s 3\n%s\n# %d %s\n", cString(w.coverage), guards, loc.Line, cString(loc.File)))
+}
+
+// weaveFile is the file name weave's own code after the unit's text is
+// charged to: the coverage build's header, or "<weave>".
+func (w *weaver) weaveFile() string {
+	if w.coverage != "" {
+		return w.coverage
+	}
+	return "<weave>"
 }
 
 // skipReason says why a function must be left unwoven, or "". It looks at
@@ -646,7 +680,7 @@ func (w *weaver) emitTables(prologue string) {
 	w.buf.Insert(0, pre.String())
 
 	var post strings.Builder
-	post.WriteString("\n# 1 \"<weave>\"\n")
+	fmt.Fprintf(&post, "\n# 1 %s\n", cString(w.weaveFile()))
 	if n := len(w.fnRecs); n > 0 {
 		// used: the unit's record may name it from a top-level asm only
 		// (unitRecord), which the compiler does not read.
@@ -746,6 +780,9 @@ func (w *weaver) unitRecord() string {
 }
 
 // cString returns s as a C string literal.
+// CString returns s as a C string literal (a linemarker's file name).
+func CString(s string) string { return cString(s) }
+
 func cString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
