@@ -433,7 +433,7 @@ static void ls_on_signal(int sig, siginfo_t *si, void *uc)
 	while (__atomic_load_n(&g_ls_hold, __ATOMIC_ACQUIRE)) {
 		struct timespec now, nap = {0, 100000000};
 		u64 until = __atomic_load_n(&g_ls_park_until, __ATOMIC_ACQUIRE);
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		rt_clock_gettime(CLOCK_MONOTONIC, &now);
 		if (until && (u64)now.tv_sec * 1000000000ull + (u64)now.tv_nsec >= until)
 			break;
 		syscall(SYS_futex, &g_ls_hold, FUTEX_WAIT_PRIVATE, 1, until ? &nap : NULL, NULL, 0);
@@ -532,7 +532,7 @@ static void ls_resume(void)
 		   library's copy (dlclose) releases them at once. */
 		if (g_in_exe) {
 			struct timespec now;
-			clock_gettime(CLOCK_MONOTONIC, &now);
+			rt_clock_gettime(CLOCK_MONOTONIC, &now);
 			__atomic_store_n(&g_ls_park_until,
 					 (u64)now.tv_sec * 1000000000ull + (u64)now.tv_nsec + LS_PARK_MS * 1000000ull,
 					 __ATOMIC_RELEASE);

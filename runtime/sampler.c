@@ -114,7 +114,7 @@ static struct {
 static u64 clock_ns(clockid_t id)
 {
 	struct timespec ts;
-	if (clock_gettime(id, &ts) != 0)
+	if (rt_clock_gettime(id, &ts) != 0)
 		return 0;
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
