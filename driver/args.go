@@ -522,6 +522,18 @@ func (c *cmdline) saveTemps() bool {
 	return false
 }
 
+// builtins reports whether c compiles with the compiler's builtin
+// functions: no -fno-builtin (or -fno-builtin-FUNCTION), no
+// -ffreestanding.
+func (c *cmdline) builtins() bool {
+	for _, a := range c.args {
+		if strings.HasPrefix(a.flag, "-fno-builtin") || a.flag == "-ffreestanding" {
+			return false
+		}
+	}
+	return true
+}
+
 // namesAuxFiles reports whether a flag of c makes the compiler write a
 // file named after the compile's output besides it (profile data, stack
 // usage, split DWARF, dumps).

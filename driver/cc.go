@@ -80,6 +80,7 @@ func (cfg *Config) CC(args []string) error {
 	cfg.portableGuard, cfg.callGuard = portableGuard(c.compileFlags()), !optimised(c.compileFlags())
 	cfg.executable = c.forExecutable()
 	cfg.forCompiler = c.compilerPrune() && isGCC(cfg.bareCompiler()[0])
+	cfg.builtins = c.builtins()
 	if c.coverage() && c.woven() > 0 {
 		cfg.coverageFile = coverageHeader()
 	}

@@ -1,6 +1,7 @@
 package weave
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 )
@@ -16,6 +17,12 @@ import (
 type editBuffer struct {
 	old   []byte
 	edits []edit
+	// realign, when set, gives the original file and line of physical
+	// line phys of old ("" if none): Bytes then puts the original text
+	// that follows an insertion on its line back at its column, on a line
+	// of its own behind a linemarker, so that the compiler's diagnostics
+	// and the debug information name the source's columns (realigned).
+	realign func(phys int) (file string, line int, system bool)
 }
 
 type edit struct {
@@ -63,17 +70,66 @@ func (b *editBuffer) Bytes() []byte {
 	for _, e := range b.edits {
 		n += len(e.text) - (e.end - e.start)
 	}
-	out := make([]byte, 0, n)
-	pos := 0
-	for _, e := range b.edits {
+	out := make([]byte, 0, n+n/8)
+	pos, lines := 0, 0 // lines: the line ends in old[:pos]
+	for i, e := range b.edits {
 		if e.start < pos {
 			panic(fmt.Sprintf("weave: overlapping edits at offset %d", e.start))
 		}
+		lines += bytes.Count(b.old[pos:e.start], []byte{'\n'})
 		out = append(out, b.old[pos:e.start]...)
 		out = append(out, e.text...)
+		lines += bytes.Count(b.old[e.start:e.end], []byte{'\n'})
 		pos = e.end
+		if b.realign == nil {
+			continue
+		}
+		// A call's ( stays with the name an edit put before it (the
+		// thunk's, the advice's), which the text is searched for.
+		q := pos
+		for q < len(b.old) && b.old[q] == '(' {
+			q++
+		}
+		if i+1 == len(b.edits) || b.edits[i+1].start > q {
+			out = append(out, b.old[pos:q]...)
+			pos = q
+			out = b.realigned(out, pos, lines+1)
+		}
 	}
 	return append(out, b.old[pos:]...)
+}
+
+// realigned returns out, the edited text up to old[pos] (on physical line
+// phys of old), with what follows on old's line put back at its column:
+// a line end, a linemarker naming the line, and the line's text before
+// pos as blanks (its tabs kept, for the compiler's display columns).
+// Nothing if the rest of the line is already at its column, or blank but
+// for closing punctuation.
+func (b *editBuffer) realigned(out []byte, pos, phys int) []byte {
+	start := bytes.LastIndexByte(b.old[:pos], '\n') + 1
+	end := bytes.IndexByte(b.old[pos:], '\n')
+	if end < 0 {
+		end = len(b.old) - pos
+	}
+	if len(bytes.Trim(b.old[pos:pos+end], " \t\r\f\v);}],")) == 0 || len(out)-(bytes.LastIndexByte(out, '\n')+1) == pos-start {
+		return out // nothing a diagnostic would point at
+	}
+	file, line, system := b.realign(phys)
+	if file == "" {
+		return out
+	}
+	out = fmt.Appendf(out, "\n# %d %s", line, cString(file))
+	if system {
+		out = append(out, " 3"...)
+	}
+	out = append(out, '\n')
+	for _, c := range b.old[start:pos] {
+		if c != '\t' {
+			c = ' '
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // changes reports whether an edit changes old[start:end]: replaces bytes

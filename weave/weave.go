@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -60,6 +61,11 @@ type Options struct {
 	// counts it again at every return), and the tables' linemarker names
 	// it rather than "<weave>", a file gcov cannot open.
 	CoverageFile string
+	// Builtins: the unit is compiled with the compiler's builtin
+	// functions (no -fno-builtin, -ffreestanding): gcc's malloc & co.
+	// then warn of an unused result whatever their declaration says, and
+	// so does their advice (adviceAttributes).
+	Builtins bool
 }
 
 // Result is a woven translation unit.
@@ -189,6 +195,10 @@ type weaver struct {
 	prologue    string                  // the text emitTables pasted first, for trimPrologue
 	prologueAt  int                     // its edit
 	coverage    string                  // Options.CoverageFile
+	// unusedResult: the advised library functions, whether the unit
+	// declares them warn_unused_result (glibc's under _FORTIFY_SOURCE)
+	unusedResult map[string]bool
+	builtins     bool // Options.Builtins
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -213,6 +223,13 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 		sel:      &opts.Select,
 		extern:   opts.Extern,
 		coverage: opts.CoverageFile,
+
+		unusedResult: map[string]bool{},
+		builtins:     opts.Builtins,
+	}
+	w.buf.realign = func(phys int) (string, int, bool) {
+		loc := u.Lines.Lookup(phys)
+		return loc.File, loc.Line, loc.System
 	}
 	w.pointcut = opts.Pointcut()
 	switch {
@@ -240,7 +257,11 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 			w.function(fd, fd.Declarator, fd.CompoundStatement)
 		}
 	}
-	w.emitTables(opts.Prologue + needsRuntime(u.AST))
+	prologue := opts.Prologue
+	if strings.Contains(prologue, "void __weave_free(") {
+		prologue += w.adviceAttributes()
+	}
+	w.emitTables(prologue + needsRuntime(u.AST))
 	w.emitThunks()
 	w.emitKnown()
 	if opts.ForCompiler {
@@ -555,9 +576,12 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef, siteFlags string, 
 		}
 		return
 	}
+	args := argList(x.ArgumentExpressionList)
+	if (name == "free" || name == "realloc" || name == "reallocarray") && len(args) > 0 && notHeap(args[0]) {
+		return // the compiler's -Wfree-nonheap-object, which clang gives only for free itself
+	}
 	loc, col := w.u.Location(pe.Token)
 	site := Site{Func: fnName, Op: name, File: loc.File, Line: loc.Line, Col: col}
-	args := argList(x.ArgumentExpressionList)
 	if a.size >= 0 && a.size < len(args) {
 		site.typeFrom(args[a.size], argAt(args, a.count))
 	}
@@ -566,6 +590,9 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef, siteFlags string, 
 		op += ", " + siteFlags
 	}
 	ref := w.addSite(site, fnRef, op)
+	if _, ok := w.unusedResult[name]; !ok {
+		w.unusedResult[name] = w.declaredAttr(pe, "warn_unused_result")
+	}
 	off := w.u.Offset(pe.Token)
 	w.buf.Replace(off, off+len(pe.Token.Src()), "__weave_"+name)
 	sep := ", "
@@ -573,6 +600,21 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef, siteFlags string, 
 		sep = ""
 	}
 	w.buf.Insert(w.u.Offset(x.Token)+1, ref+sep)
+}
+
+// notHeap reports whether a pointer argument is certainly not a heap
+// block: an object's address (&x) or an array. A free of one is left as
+// it is: the compiler warns of it as the plain build's does, and the
+// program fails at it as the plain one does.
+func notHeap(arg cc.ExpressionNode) bool {
+	switch x := strip(arg).(type) {
+	case *cc.UnaryExpression:
+		return x.Case == cc.UnaryExpressionAddrof
+	case *cc.PrimaryExpression:
+		d, _ := x.ResolvedTo().(*cc.Declarator)
+		return x.Case == cc.PrimaryExpressionIdent && d != nil && d.Type() != nil && d.Type().Kind() == cc.Array
+	}
+	return false
 }
 
 // isLibraryFunction reports whether the identifier resolves to an external
@@ -799,6 +841,68 @@ func cString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// adviceDecls are the allocation advice functions that return a block,
+// by the library function each stands for.
+var adviceDecls = map[string]string{
+	"malloc":        "void *__weave_malloc(const struct __weave_site *, __weave_size_t)",
+	"calloc":        "void *__weave_calloc(const struct __weave_site *, __weave_size_t, __weave_size_t)",
+	"realloc":       "void *__weave_realloc(const struct __weave_site *, void *, __weave_size_t)",
+	"reallocarray":  "void *__weave_reallocarray(const struct __weave_site *, void *, __weave_size_t, __weave_size_t)",
+	"strdup":        "char *__weave_strdup(const struct __weave_site *, const char *)",
+	"strndup":       "char *__weave_strndup(const struct __weave_site *, const char *, __weave_size_t)",
+	"aligned_alloc": "void *__weave_aligned_alloc(const struct __weave_site *, __weave_size_t, __weave_size_t)",
+	"memalign":      "void *__weave_memalign(const struct __weave_site *, __weave_size_t, __weave_size_t)",
+	"valloc":        "void *__weave_valloc(const struct __weave_site *, __weave_size_t)",
+	"pvalloc":       "void *__weave_pvalloc(const struct __weave_site *, __weave_size_t)",
+}
+
+// gccUnusedResult are the library functions gcc's builtins declare
+// warn_unused_result (gcc 12's builtins.def).
+var gccUnusedResult = map[string]bool{"malloc": true, "calloc": true, "realloc": true, "strdup": true, "strndup": true, "aligned_alloc": true}
+
+// adviceAttributes returns the allocation advice declared again with what
+// the plain build's compiler knows of the library functions, past weave.h's
+// attributes: gcc knows free's deallocations from its builtins (not under
+// -fno-builtin: Options.Builtins), the advice's only from __attribute__((__malloc__(DEALLOCATOR, ARG))) (gcc 11
+// and later), to warn of a pointer used after a free (-Wuse-after-free),
+// freed twice, or a free of what was not allocated (-Wfree-nonheap-object),
+// as in the plain build (naming __weave_free); the library's free and
+// realloc are among the deallocators, since a call left unwoven (a system
+// header's inline function) frees a block the advice allocated. And a
+// function the unit declares warn_unused_result (glibc's under
+// _FORTIFY_SOURCE) has advice that is too.
+func (w *weaver) adviceAttributes() string {
+	m := w.u.AST.Macros
+	gcc, dealloc := m["__GNUC__"] != nil && m["__clang__"] == nil, false
+	if mac := m["__GNUC__"]; gcc {
+		if l := mac.ReplacementList(); len(l) == 1 {
+			v, _ := strconv.Atoi(l[0].SrcStr())
+			dealloc = v >= 11
+		}
+	}
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(adviceDecls)) {
+		var attrs []string
+		if dealloc && w.builtins {
+			attrs = append(attrs, "__malloc__(__weave_free, 2), __malloc__(__weave_realloc, 2), __malloc__(__weave_reallocarray, 2), "+
+				"__malloc__(__builtin_free, 1), __malloc__(__builtin_realloc, 1)")
+		}
+		if w.unusedResult[name] || gcc && w.builtins && gccUnusedResult[name] {
+			attrs = append(attrs, "__warn_unused_result__")
+		}
+		if len(attrs) > 0 {
+			fmt.Fprintf(&b, "%s __attribute__((%s));\n", adviceDecls[name], strings.Join(attrs, ", "))
+		}
+	}
+	if w.unusedResult["posix_memalign"] {
+		b.WriteString("int __weave_posix_memalign(const struct __weave_site *, void **, __weave_size_t, __weave_size_t) __attribute__((__warn_unused_result__));\n")
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n" + b.String()
 }
 
 // needsRuntimeSym is defined by the runtime (init.c) and never called.

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/weave-profiler/weave/internal/testtool"
+)
+
+// fidelitySources have the compiler's diagnostics on allocations and on
+// lines weave inserts text into: columns after an insertion (an advised
+// call, a guard after a function's {), a use after free, a double free,
+// a free of a local, unused results of allocations.
+var fidelitySources = map[string]string{
+	"cols.c": `#include <stdlib.h>
+#include <string.h>
+static int g(int *q) { int x; free(q); if (x = 1) return x; return 0; }
+int h(int n) { char *p = malloc(n); int y; if (p) memset(p, 0, n); free(p); return n + (y = 2) ? 1 : 0; }
+int k(void *(*a)(size_t)) { char *s = a(4); unsigned u = 3; if (u < 0) return 1; free(s); return g(malloc(4)) + (int)(long)s; }
+	int t(int n) {	char *p = calloc(n, 1);	int v;	if (v = n) { free(p); }	return v + (n == n); }
+`,
+	"uaf.c": `#include <stdlib.h>
+#include <string.h>
+int k(int n) { char *s = malloc(n); if (!s) return 0; memset(s, 0, n); free(s); return s[0]; }
+int m(void) { char *s = strdup("x"); free(s); free(s); return 0; }
+int l(void) { int x; free(&x); return 0; }
+`,
+	"unused.c": `#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <malloc.h>
+void f(void *p) { malloc(4); realloc(p, 8); calloc(1, 2); }
+void g(void *p) { strdup("x"); strndup("x", 1); aligned_alloc(8, 8); reallocarray(p, 1, 2); valloc(3); memalign(8, 8); pvalloc(1); posix_memalign(&p, 8, 8); }
+`,
+}
+
+// diagnosticAt matches a diagnostic's place and option, the function it
+// names left out (the advice's name, __weave_free, stands for free's).
+var diagnosticAt = regexp.MustCompile(`(?m)^([\w.]+:\d+:\d+): (warning|error): .*?(\[-W[\w=-]+\])?$`)
+
+func diagnostics(stderr string) string {
+	var b strings.Builder
+	for _, m := range diagnosticAt.FindAllStringSubmatch(stderr, -1) {
+		b.WriteString(m[1] + " " + m[2] + " " + m[3] + "\n")
+	}
+	return b.String()
+}
+
+// TestCompilerDiagnostics: a woven compile prints the plain compile's
+// warnings at the plain compile's lines and columns: weave's text put
+// into a line leaves what follows at its column (a linemarker and blanks),
+// and the allocation advice carries what the compiler knows of malloc &
+// co. (their deallocators, warn_unused_result, as gcc's builtins or the
+// library's declarations have them).
+func TestCompilerDiagnostics(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range fidelitySources {
+		os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644)
+	}
+	for _, cc := range []string{"gcc", "clang"} {
+		for _, flags := range [][]string{{"-O0"}, {"-O2"}, {"-O2", "-D_FORTIFY_SOURCE=2"}, {"-O2", "-fno-builtin"}} {
+			t.Run(cc+strings.Join(flags, ""), func(t *testing.T) {
+				testtool.Need(t, cc)
+				for name := range fidelitySources {
+					args := append([]string{"-Wall", "-Wextra", "-c", "-o", "/dev/null", name}, flags...)
+					p := run(t, dir, nil, append([]string{cc}, args...)...)
+					w := run(t, dir, []string{"WEAVE_CC=" + cc}, append([]string{weaveBin, "cc"}, args...)...)
+					if diagnostics(w.stderr) != diagnostics(p.stderr) || w.code != p.code {
+						t.Errorf("%s: woven (exit %d):\n%s\nplain (exit %d):\n%s", name, w.code, diagnostics(w.stderr), p.code, diagnostics(p.stderr))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestFortifyHeap: _FORTIFY_SOURCE's checks of heap buffers hold in the
+// woven program (the advice has malloc's alloc_size): an overflow of a
+// malloc'd buffer ends it as it ends the plain one, and a copy that fits
+// runs as before.
+func TestFortifyHeap(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f.c"), []byte(`#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	char *p = malloc(8), *q = calloc(2, 4), *r;
+	strcpy(p, argc > 1 ? argv[1] : "short");
+	r = strdup(p);
+	memcpy(q, r, strlen(r) + 1);
+	printf("%s %s\n", p, q);
+	free(p), free(q), free(r);
+	return 0;
+}
+`), 0o644)
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			testtool.Need(t, cc)
+			for _, level := range []string{"2", "3"} {
+				flags := []string{"-O2", "-D_FORTIFY_SOURCE=" + level, "f.c"}
+				mustRun(t, dir, nil, append([]string{cc, "-o", "plain"}, flags...)...)
+				mustRun(t, dir, []string{"WEAVE_CC=" + cc}, append([]string{weaveBin, "cc", "-o", "woven"}, flags...)...)
+				for _, arg := range []string{"seven", "0123456789abcdef"} {
+					p, w := run(t, dir, nil, "./plain", arg), run(t, dir, []string{"WEAVE_SUMMARY=0"}, "./woven", arg)
+					if w.code != p.code || w.stdout != p.stdout || strings.Contains(p.stderr, "overflow") != strings.Contains(w.stderr, "overflow") {
+						t.Errorf("_FORTIFY_SOURCE=%s, %s: woven %+v, plain %+v", level, arg, w, p)
+					}
+				}
+			}
+		})
+	}
+}
