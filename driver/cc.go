@@ -238,6 +238,9 @@ type job struct {
 	startLink func(text []byte) *earlyLink
 	link      func() *earlyLink
 	wovenText []byte
+	// writeWoven writes wovenText to the woven file, where the compile or
+	// link of it needs it (written already unless oneStep).
+	writeWoven func() error
 	// stage writes the unit's summary but for its rename (frameStore.stage),
 	// while the early link runs.
 	stage func() func(ok bool) bool
@@ -520,9 +523,16 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 				// compile), the first time it is seen.
 				j.oneStep = j.oneStep && firstMiss(objKey)
 			}
-			if err := os.WriteFile(wfile, woven, 0o644); err != nil {
-				j.err = err
-				return
+			// A one-step link given the text on its standard input
+			// (earlyLink) needs no file: it is written if the link is
+			// run on the file after all, or the text compiled alone.
+			j.writeWoven = func() error { return os.WriteFile(wfile, woven, 0o644) }
+			if !j.oneStep || c.saveTemps() {
+				if err := j.writeWoven(); err != nil {
+					j.err = err
+					return
+				}
+				j.writeWoven = func() error { return nil }
 			}
 			if c.saveTemps() {
 				kept, err := saveTemps(c.tempsBase(in, j.out), c.inputNames(), text, woven)
@@ -567,7 +577,14 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 			}
 			if j.oneStep {
 				j.res, j.woven, j.wovenText, j.pp, j.save, j.stage = res, wfile, woven, ppErr.Bytes(), save, stage
-				j.finish = func() { j.res, j.woven = nil, ""; finish() }
+				j.finish = func() {
+					j.res, j.woven = nil, ""
+					if err := j.writeWoven(); err != nil {
+						j.err = err
+						return
+					}
+					finish()
+				}
 				return
 			}
 			finish()

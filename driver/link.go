@@ -515,6 +515,9 @@ func (cfg *Config) oneStepLink(c *cmdline, j *job, objects map[*input]string, sc
 		(<-staged)(err == nil)
 		saved = true
 	} else {
+		if werr := j.writeWoven(); werr != nil {
+			return werr
+		}
 		objects[j.in] = j.woven
 		argv, aerr := cfg.oneStepArgv(c, objects, sc)
 		if aerr != nil {
