@@ -2,8 +2,10 @@ package parse
 
 import (
 	"bytes"
+	"math"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 )
 
 // A Location is a place in the original sources, as the linemarkers of a
@@ -72,15 +74,18 @@ func parseMarker(ln []byte) (mark, bool) {
 	s := bytes.TrimLeft(ln[1:], " \t")
 	s = bytes.TrimPrefix(s, []byte("line"))
 	s = bytes.TrimLeft(s, " \t")
-	j := 0
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
+	// The number, the name and the flags without a string or slice made
+	// for each (strconv.Atoi's, bytes.Fields'): a unit's hundreds of
+	// markers are read three times between its -E step and its parse.
+	j, n := 0, 0
+	for ; j < len(s) && s[j] >= '0' && s[j] <= '9'; j++ {
+		d := int(s[j] - '0')
+		if n > (math.MaxInt-d)/10 {
+			return mark{}, false // out of range, as for strconv.Atoi
+		}
+		n = n*10 + d
 	}
 	if j == 0 {
-		return mark{}, false
-	}
-	n, err := strconv.Atoi(string(s[:j]))
-	if err != nil {
 		return mark{}, false
 	}
 	rest := bytes.TrimLeft(s[j:], " \t")
@@ -97,20 +102,50 @@ func parseMarker(ln []byte) (mark, bool) {
 		if k >= len(rest) {
 			return mark{}, false
 		}
-		name, err := strconv.Unquote(string(rest[:k+1]))
-		if err != nil {
-			name = string(rest[1:k])
+		if q := rest[1:k]; bytes.IndexByte(q, '\\') < 0 && bytes.IndexByte(q, '\n') < 0 && utf8.Valid(q) {
+			mk.file = string(q) // what strconv.Unquote returns for it
+		} else if name, err := strconv.Unquote(string(rest[:k+1])); err == nil {
+			mk.file = name
+		} else {
+			mk.file = string(q)
 		}
-		mk.file = name
-		for _, f := range bytes.Fields(rest[k+1:]) {
-			if string(f) == "3" {
-				mk.system = true
-			}
-		}
+		mk.system = hasFlag3(rest[k+1:])
 	} else {
 		mk.file = "\x00" // same file as before
 	}
 	return mk, true
+}
+
+// hasFlag3 reports whether the flags after a marker's name hold the field
+// "3" (a system header), fields split as bytes.Fields splits them.
+func hasFlag3(flags []byte) bool {
+	for _, c := range flags {
+		if c >= utf8.RuneSelf {
+			for _, f := range bytes.Fields(flags) {
+				if string(f) == "3" {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	for i := 0; i < len(flags); {
+		for i < len(flags) && asciiSpace(flags[i]) {
+			i++
+		}
+		start := i
+		for i < len(flags) && !asciiSpace(flags[i]) {
+			i++
+		}
+		if i-start == 1 && flags[start] == '3' {
+			return true
+		}
+	}
+	return false
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // Lookup returns the original location of physical line phys (1-based).
