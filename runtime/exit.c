@@ -571,7 +571,7 @@ __attribute__((weak)) int daemon(int nochdir, int noclose)
 		return 0;
 	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+	if (rt_fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
 		close(fd);
 		errno = ENODEV;
 		return -1;

@@ -155,6 +155,22 @@ static int rt_clock_gettime(clockid_t id, struct timespec *ts)
 	return r;
 }
 
+/* fstat as the system call glibc's fstat makes (newfstatat(fd, "",
+   AT_EMPTY_PATH), x86-64), with the runtime's own "": the kernel reads
+   the path's first byte, and the C library's "" lies on a page of its
+   read-only data that a program which never prints does not touch, 64
+   KiB of fault-around with it (threads 1, RSS at exit: -64 KiB at a fixed
+   layout). */
+static int rt_fstat(int fd, struct stat *st)
+{
+#if defined(__x86_64__) && defined(__LP64__) && defined(SYS_newfstatat)
+	static const char empty[1];
+	return (int)syscall(SYS_newfstatat, fd, empty, st, AT_EMPTY_PATH);
+#else
+	return fstat(fd, st);
+#endif
+}
+
 static u64 now_ns(void)
 {
 	struct timespec ts;

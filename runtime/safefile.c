@@ -176,7 +176,7 @@ static u64 fd_ident(int fd)
 {
 	struct stat st;
 	int e = errno;
-	u64 id = fd >= 0 && fstat(fd, &st) == 0 ? (u64)st.st_ino ^ (u64)st.st_dev << 48 : 0;
+	u64 id = fd >= 0 && rt_fstat(fd, &st) == 0 ? (u64)st.st_ino ^ (u64)st.st_dev << 48 : 0;
 	errno = e;
 	return id;
 }

@@ -148,7 +148,7 @@ static int device_out(const char *path)
 	struct stat st;
 	int fd, n = fd_name(path);
 	if (n >= 0) {
-		if (fstat(n, &st) != 0)
+		if (rt_fstat(n, &st) != 0)
 			return -2;
 		if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISSOCK(st.st_mode)) {
 			errno = ENOSTR;

@@ -111,7 +111,7 @@ static int ctl_dir(void)
 	fd = open(p.s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+	if (rt_fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
 		close(fd);
 		return -1;
 	}
