@@ -360,6 +360,89 @@ static void start_dir_note(void)
 	errno = e;
 }
 
+/* glibc's first fork-handler registration in a process (__register_atfork,
+   from pthread_atfork in rt_global_init) reads a 16-byte constant of the C
+   library's read-only data, and the kernel maps a file's cached pages 64
+   KiB around each fault: a window that a program with no thread (whose
+   pthread_create reads a neighbour of it) and no fork handler of its own
+   never has (server 1: 64 KiB of RSS at exit at a fixed layout). The
+   pages that call made present are clean pages of the file (pagemap, read
+   before and after it: present, and a file's): they are dropped from the
+   page tables again (MADV_DONTNEED), and whatever the program reads later
+   faults back in as it would have. The C library is the object holding
+   __register_atfork, its read-only data its read-only segments past the
+   first (headers and symbols) of up to RO_PAGES pages. */
+#define RO_PAGES 256u
+extern int __register_atfork(void (*)(void), void (*)(void), void (*)(void), void *) __attribute__((weak));
+
+struct ro_seg {
+	uintptr_t a; /* page-aligned, 0: none */
+	u32 n;       /* pages */
+	u64 had[RO_PAGES / 64]; /* present before */
+};
+
+static int ro_find(struct dl_phdr_info *i, size_t sz, void *arg)
+{
+	struct ro_seg *s = arg;
+	uintptr_t f = (uintptr_t)&__register_atfork;
+	int k, mine = 0, m = 0;
+	(void)sz;
+	for (k = 0; k < i->dlpi_phnum; k++)
+		mine |= i->dlpi_phdr[k].p_type == PT_LOAD && (i->dlpi_phdr[k].p_flags & PF_X) &&
+			f - (i->dlpi_addr + i->dlpi_phdr[k].p_vaddr) < i->dlpi_phdr[k].p_memsz;
+	for (k = 0; mine && k < i->dlpi_phnum && m < 2; k++) {
+		const ElfW(Phdr) *ph = &i->dlpi_phdr[k];
+		uintptr_t a = (i->dlpi_addr + ph->p_vaddr + 4095) & ~(uintptr_t)4095;
+		uintptr_t e = (i->dlpi_addr + ph->p_vaddr + ph->p_filesz) & ~(uintptr_t)4095;
+		if (ph->p_type == PT_LOAD && ph->p_flags == PF_R && ph->p_offset && e > a && e - a <= RO_PAGES * 4096ull)
+			s[m].a = a, s[m++].n = (u32)((e - a) / 4096);
+	}
+	return mine;
+}
+
+/* For each page of s: bit set if present and a file's (mark), or drops
+   those present now that were not at the mark. */
+static void ro_pages(int pm, struct ro_seg *s, int drop)
+{
+	u64 ent[RO_PAGES];
+	u32 j, run = 0;
+	if (!s->a || pread(pm, ent, s->n * sizeof *ent, (off_t)(s->a / 4096 * sizeof *ent)) != (ssize_t)(s->n * sizeof *ent))
+		return;
+	for (j = 0; j <= s->n; j++) {
+		int file = j < s->n && (ent[j] >> 63 & 1) && (ent[j] >> 61 & 1);
+		if (!drop) {
+			if (file)
+				s->had[j / 64] |= 1ull << (j % 64);
+			continue;
+		}
+		if (file && !(s->had[j / 64] >> (j % 64) & 1)) {
+			run++;
+			continue;
+		}
+		if (run)
+			madvise((void *)(s->a + (uintptr_t)(j - run) * 4096), (wsize)run * 4096, MADV_DONTNEED);
+		run = 0;
+	}
+}
+
+/* pthread_atfork(prepare, parent, child), its pages of the C library's
+   read-only data dropped again (see above). */
+static void rt_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	struct ro_seg s[2] = {{0}};
+	int pm = -1, k, e = errno;
+	if (&__register_atfork && dl_iterate_phdr(ro_find, s) && s[0].a)
+		pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	for (k = 0; pm >= 0 && k < 2; k++)
+		ro_pages(pm, &s[k], 0);
+	pthread_atfork(prepare, parent, child);
+	for (k = 0; pm >= 0 && k < 2; k++)
+		ro_pages(pm, &s[k], 1);
+	if (pm >= 0)
+		close(pm);
+	errno = e;
+}
+
 static void rt_global_init(void)
 {
 	g_start_ns = g_run_start_ns = now_ns();
@@ -367,7 +450,7 @@ static void rt_global_init(void)
 	start_dir_note();
 	g_key_ok = pthread_key_create(&g_key, rt_thread_exit) == 0;
 	rt_sandbox_note();
-	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
+	rt_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
 	rt_config();
 	ctl_reserve(); /* before time_global_init's thread */
 	time_global_init();
