@@ -501,28 +501,32 @@ int __weave_setjmp_return(struct __weave_frame *f, int v);
 
 /* Allocation advice. Each behaves exactly like the library function it
    stands for (same result, same errno), and records the block. They carry
-   the library's attributes (glibc's, gcc's builtins'): the compiler then
-   knows the block's size and that it is new, as it knows malloc's, for
-   _FORTIFY_SOURCE's checks of heap buffers, its warnings and its code. */
+   the library's size and alignment attributes: the compiler knows the
+   block's size as it knows malloc's, for _FORTIFY_SOURCE's checks of heap
+   buffers and its warnings. Not the malloc attribute: gcc would then
+   drop stores into a block it sees no later read of (a leaked cycle's
+   links), and a leak's kind would be the optimiser's, not the source's,
+   as the counts are the source's. gcc's deallocators: adviceAttributes
+   (weave/weave.go). */
 void *__weave_malloc(const struct __weave_site *s, __weave_size_t n)
-	__attribute__((__malloc__, __alloc_size__(2)));
+	__attribute__((__alloc_size__(2)));
 void *__weave_calloc(const struct __weave_site *s, __weave_size_t n, __weave_size_t size)
-	__attribute__((__malloc__, __alloc_size__(2, 3)));
+	__attribute__((__alloc_size__(2, 3)));
 void *__weave_realloc(const struct __weave_site *s, void *p, __weave_size_t n)
 	__attribute__((__alloc_size__(3)));
 void *__weave_reallocarray(const struct __weave_site *s, void *p, __weave_size_t n, __weave_size_t size)
 	__attribute__((__alloc_size__(3, 4)));
 void __weave_free(const struct __weave_site *s, void *p);
-char *__weave_strdup(const struct __weave_site *s, const char *str) __attribute__((__malloc__));
-char *__weave_strndup(const struct __weave_site *s, const char *str, __weave_size_t n) __attribute__((__malloc__));
+char *__weave_strdup(const struct __weave_site *s, const char *str);
+char *__weave_strndup(const struct __weave_site *s, const char *str, __weave_size_t n);
 void *__weave_aligned_alloc(const struct __weave_site *s, __weave_size_t align, __weave_size_t n)
-	__attribute__((__malloc__, __alloc_align__(2), __alloc_size__(3)));
+	__attribute__((__alloc_align__(2), __alloc_size__(3)));
 int __weave_posix_memalign(const struct __weave_site *s, void **p, __weave_size_t align, __weave_size_t n);
 void *__weave_memalign(const struct __weave_site *s, __weave_size_t align, __weave_size_t n)
-	__attribute__((__malloc__, __alloc_align__(2), __alloc_size__(3)));
+	__attribute__((__alloc_align__(2), __alloc_size__(3)));
 void *__weave_valloc(const struct __weave_site *s, __weave_size_t n)
-	__attribute__((__malloc__, __alloc_size__(2)));
-void *__weave_pvalloc(const struct __weave_site *s, __weave_size_t n) __attribute__((__malloc__));
+	__attribute__((__alloc_size__(2)));
+void *__weave_pvalloc(const struct __weave_site *s, __weave_size_t n);
 /* weave_pool_alloc(pool, p, n) of weave_api.h, woven (runtime/pool.c). */
 void __weave_weave_pool_alloc(const struct __weave_site *s, const void *pool, const void *p, __weave_size_t n);
 
