@@ -23,6 +23,10 @@ type editBuffer struct {
 	// of its own behind a linemarker, so that the compiler's diagnostics
 	// and the debug information name the source's columns (realigned).
 	realign func(phys int) (file string, line int, system bool)
+	// bodyEnds are the offsets of function bodies' closing braces, where
+	// the compiler reports a non-void function's missing return
+	// (-Wreturn-type): realigned does not count them as punctuation.
+	bodyEnds map[int]bool
 }
 
 type edit struct {
@@ -104,14 +108,14 @@ func (b *editBuffer) Bytes() []byte {
 // a line end, a linemarker naming the line, and the line's text before
 // pos as blanks (its tabs kept, for the compiler's display columns).
 // Nothing if the rest of the line is already at its column, or blank but
-// for closing punctuation.
+// for closing punctuation other than a function body's closing brace.
 func (b *editBuffer) realigned(out []byte, pos, phys int) []byte {
 	start := bytes.LastIndexByte(b.old[:pos], '\n') + 1
 	end := bytes.IndexByte(b.old[pos:], '\n')
 	if end < 0 {
 		end = len(b.old) - pos
 	}
-	if len(bytes.Trim(b.old[pos:pos+end], " \t\r\f\v);}],")) == 0 || len(out)-(bytes.LastIndexByte(out, '\n')+1) == pos-start {
+	if len(out)-(bytes.LastIndexByte(out, '\n')+1) == pos-start || len(bytes.Trim(b.old[pos:pos+end], " \t\r\f\v);}],")) == 0 && !b.bodyEndIn(pos, pos+end) {
 		return out // nothing a diagnostic would point at
 	}
 	file, line, system := b.realign(phys)
@@ -130,6 +134,18 @@ func (b *editBuffer) realigned(out []byte, pos, phys int) []byte {
 		out = append(out, c)
 	}
 	return out
+}
+
+// bodyEndIn reports whether old[start:end] holds a function body's
+// closing brace.
+func (b *editBuffer) bodyEndIn(start, end int) bool {
+	for i := bytes.IndexByte(b.old[start:end], '}'); i >= 0; i = bytes.IndexByte(b.old[start:end], '}') {
+		if b.bodyEnds[start+i] {
+			return true
+		}
+		start += i + 1
+	}
+	return false
 }
 
 // changes reports whether an edit changes old[start:end]: replaces bytes

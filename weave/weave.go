@@ -284,6 +284,10 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 		return
 	}
 	fn := Function{Name: parse.DisplayName(d.Name()), File: loc.File, Line: loc.Line}
+	if w.buf.bodyEnds == nil {
+		w.buf.bodyEnds = map[int]bool{}
+	}
+	w.buf.bodyEnds[w.u.Offset(body.Token2)] = true
 	fn.Reason = w.skipReason(def, d, body)
 	excluded := fn.Reason == "" && w.sel.excluded(fn.Name, fn.File)
 	woven := fn.Reason == "" && !excluded

@@ -13,8 +13,13 @@ import (
 // fidelitySources have the compiler's diagnostics on allocations and on
 // lines weave inserts text into: columns after an insertion (an advised
 // call, a guard after a function's {), a use after free, a double free,
-// a free of a local, unused results of allocations.
+// a free of a local, unused results of allocations, a missing return at
+// a function's } behind a call weave wraps (abort's frame closes before it).
 var fidelitySources = map[string]string{
+	"ret.c": `#include <stdlib.h>
+int f(int x) { if (x != 1) abort(); }
+int g(int x) { if (x) exit(x); }
+`,
 	"cols.c": `#include <stdlib.h>
 #include <string.h>
 static int g(int *q) { int x; free(q); if (x = 1) return x; return 0; }
