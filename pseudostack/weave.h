@@ -534,15 +534,21 @@ void __weave_weave_pool_alloc(const struct __weave_site *s, const void *pool, co
    __attribute__((malloc, alloc_size))): a call F(args) is woven as
 
      __extension__ ({ struct __weave_outer __wo
-             __attribute__((cleanup(__weave_outer_end))) = __weave_outer_begin(&SITE);
+             __attribute__((cleanup(__weave_outer_left))) = __weave_outer_begin(&SITE);
          __auto_type __wr = F(..., __weave_outer_ptr(&__wo, P), ..., __weave_outer_size(&__wo, S));
-         __wo.ret = __wr; __wr; })
+         __wr = (__typeof__(__wr))__weave_outer_ret(&__wo, __wr); __wo.state = 0; __wr; })
 
-   (a free-style F: no __wr). While the outermost such call runs, the
-   thread's allocations are not recorded (the wrapper's own malloc, woven or
-   not); its end records the returned block once, at SITE, with the size
-   argument, and a free-style or realloc-style call forgets its pointer
-   argument before F runs. */
+   (a free-style F: no __wr, and __weave_outer_end the cleanup). While the
+   outermost such call runs, the thread's allocations are not recorded (the
+   wrapper's own malloc, woven or not); its end records the returned block
+   once, at SITE, with the size argument, and a free-style or realloc-style
+   call forgets its pointer argument before F runs. The block's pointer
+   goes from F's result through __weave_outer_ret's and is kept nowhere
+   else: the compiler needs no callee-saved register for it across a call
+   of the runtime's (left there until exit, in main's frame, it kept the
+   block reachable, where the plain program held no pointer to it), and
+   the cleanup, which sees state 0, calls nothing. It ends a call that
+   left its statement expression otherwise (a return in an argument). */
 struct __weave_outer {
 	const struct __weave_site *site;
 	const void *ret;
@@ -553,6 +559,14 @@ struct __weave_outer {
 struct __weave_outer __weave_outer_begin(const struct __weave_site *s);
 void *__weave_outer_ptr(struct __weave_outer *o, const void *p);
 void __weave_outer_end(struct __weave_outer *o);
+void *__weave_outer_ret(struct __weave_outer *o, const void *ret);
+
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
+__weave_outer_left(struct __weave_outer *o)
+{
+	if (o->state)
+		__weave_outer_end(o);
+}
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) __weave_size_t
 __weave_outer_size(struct __weave_outer *o, __weave_size_t n)

@@ -62,11 +62,18 @@ void *__weave_outer_ptr(struct __weave_outer *o, const void *p)
 	return (void *)(uintptr_t)p;
 }
 
+/* The bracket lies in the caller's frame, which may still be live at exit
+   (main's, calling exit itself): its copies of the returned and the old
+   pointer are the runtime's, no root, so they go before anything else (a
+   block the program dropped was still reachable through them). */
 void __weave_outer_end(struct __weave_outer *o)
 {
 	struct rt_local *l = &rt_local;
-	u64 n;
+	const void *ret = o->ret;
+	u64 old_addr = o->old_addr, n;
 	int e;
+	o->ret = 0;
+	o->old_addr = 0;
 	if (o->state == OUTER_OFF)
 		return;
 	if (o->state == OUTER_TOP)
@@ -75,29 +82,37 @@ void __weave_outer_end(struct __weave_outer *o)
 		return;
 	rt_enter(l);
 	e = errno;
-	if (o->old_addr) {
+	if (old_addr) {
 		/* realloc-style: the old block went unless the call failed or
 		   the wrapper kept it without allocating (sqlite3Realloc to
 		   the same rounded size): then it is as it was. */
-		struct ent old = {(uintptr_t)o->old_addr, o->old_val, 0}, stale;
-		int kept = o->state == OUTER_TOP && (uintptr_t)o->ret == (uintptr_t)o->old_addr && !l->outer_allocs;
+		struct ent old = {(uintptr_t)old_addr, o->old_val, 0}, stale;
+		int kept = o->state == OUTER_TOP && (uintptr_t)ret == (uintptr_t)old_addr && !l->outer_allocs;
 		if (kept) {
 			side_insert(old.addr, old.val, &stale);
 			errno = e;
 			rt_exit(l);
 			return;
 		}
-		if (o->ret || o->size == 0)
+		if (ret || o->size == 0)
 			charge_free(thread_get(l), &old);
 		else
 			side_insert(old.addr, old.val, &stale);
 	}
-	if (o->state == OUTER_TOP && o->ret && o->site->op != __WEAVE_FREE &&
+	if (o->state == OUTER_TOP && ret && o->site->op != __WEAVE_FREE &&
 	    !(o->site->op == __WEAVE_REALLOC && o->size == 0)) {
 		if (__builtin_mul_overflow((u64)o->size, (u64)o->count, &n))
 			n = ~0ull >> 1;
-		note_alloc(l, o->site, (void *)(uintptr_t)o->ret, n);
+		note_alloc(l, o->site, (void *)(uintptr_t)ret, n);
 	}
 	errno = e;
 	rt_exit(l);
+}
+
+/* The end of a value-returning call (weave.h): F's result in, the same out. */
+void *__weave_outer_ret(struct __weave_outer *o, const void *ret)
+{
+	o->ret = ret;
+	__weave_outer_end(o);
+	return (void *)(uintptr_t)ret;
 }

@@ -354,19 +354,21 @@ func (w *weaver) declaredCall(x *cc.PostfixExpression, pe *cc.PrimaryExpression,
 
 // outerOpen and outerClose are the statement expression around a call of
 // allocator a at site ref.
+// A call that returns a block hands it to the runtime and takes it back
+// (__weave_outer_ret), so that no copy of it outlives the call in the
+// caller's frame or registers (weave.h).
 func (w *weaver) outerOpen(ref string, a Allocator) string {
-	s := "__extension__ ({ struct __weave_outer __wo __attribute__((__cleanup__(__weave_outer_end))) = __weave_outer_begin(" + ref + "); "
-	if a.Kind != AllocFree {
-		s += "__auto_type __wr = "
+	if a.Kind == AllocFree {
+		return "__extension__ ({ struct __weave_outer __wo __attribute__((__cleanup__(__weave_outer_end))) = __weave_outer_begin(" + ref + "); "
 	}
-	return s
+	return "__extension__ ({ struct __weave_outer __wo __attribute__((__cleanup__(__weave_outer_left))) = __weave_outer_begin(" + ref + "); __auto_type __wr = "
 }
 
 func outerClose(a Allocator) string {
 	if a.Kind == AllocFree {
 		return "; })"
 	}
-	return "; __wo.ret = __wr; __wr; })"
+	return "; __wr = (__typeof__(__wr))__weave_outer_ret(&__wo, __wr); __wo.state = 0; __wr; })"
 }
 
 // hookArgs wraps a's pointer, size and count arguments of call x in the
