@@ -559,7 +559,10 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef, siteFlags string, 
 		w.frameCall(x)
 	}
 	pe, ok := x.PostfixExpression.(*cc.PrimaryExpression)
-	if !ok || pe.Case != cc.PrimaryExpressionIdent {
+	if !ok || pe.Case != cc.PrimaryExpressionIdent || w.unevaluated > 0 {
+		// In sizeof's, _Alignof's or typeof's operand the call never
+		// runs: no advice (a declared allocator's statement expression
+		// there made clang warn -Wunevaluated-expression).
 		return
 	}
 	name := pe.Token.SrcStr()

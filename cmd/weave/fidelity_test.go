@@ -14,8 +14,17 @@ import (
 // lines weave inserts text into: columns after an insertion (an advised
 // call, a guard after a function's {), a use after free, a double free,
 // a free of a local, unused results of allocations, a missing return at
-// a function's } behind a call weave wraps (abort's frame closes before it).
+// a function's } behind a call weave wraps (abort's frame closes before it),
+// allocation calls in operands that never run (sizeof's, _Alignof's,
+// typeof's: a declared allocator's statement expression there made clang
+// warn -Wunevaluated-expression).
 var fidelitySources = map[string]string{
+	"unevaluated.c": `#include <stdlib.h>
+__attribute__((malloc, alloc_size(1))) int *xmalloc(size_t n);
+int f(void) { return (int)sizeof(*xmalloc(4)) + (int)_Alignof(*xmalloc(8)); }
+int g(void) { __typeof__(xmalloc(4)) p = 0; return p != 0; }
+int h(void) { return (int)sizeof(*(int *)malloc(4)) + (int)sizeof(realloc(0, 1)); }
+`,
 	"ret.c": `#include <stdlib.h>
 int f(int x) { if (x != 1) abort(); }
 int g(int x) { if (x) exit(x); }
