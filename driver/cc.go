@@ -523,29 +523,8 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 				// compile), the first time it is seen.
 				j.oneStep = j.oneStep && firstMiss(objKey)
 			}
-			// A one-step link given the text on its standard input
-			// (earlyLink) needs no file: it is written if the link is
-			// run on the file after all, or the text compiled alone.
-			j.writeWoven = func() error { return os.WriteFile(wfile, woven, 0o644) }
-			if !j.oneStep || c.saveTemps() {
-				if err := j.writeWoven(); err != nil {
-					j.err = err
-					return
-				}
-				j.writeWoven = func() error { return nil }
-			}
-			if c.saveTemps() {
-				kept, err := saveTemps(c.tempsBase(in, j.out), c.inputNames(), text, woven)
-				if j.err = err; err != nil {
-					return
-				}
-				if kept != "" {
-					// Compiled from there, so that the compiler's own
-					// temporaries are named after it (clang names them
-					// after the input, in the working directory), not
-					// after weave's temporary file.
-					wfile = kept
-				}
+			if wfile = j.stageWoven(c, text, woven, wfile); j.err != nil {
+				return
 			}
 			outArgs := []string{wfile, "-o", j.out}
 			if c.stage == stageLink && !c.saveTemps() && in.name != "-" && c.namesAuxFiles() && isGCC(cfg.bareCompiler()[0]) {
@@ -592,6 +571,35 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 		}
 	}
 	cfg.fallback(c, j, deps, stdinText, reason, tmp)
+}
+
+// stageWoven writes j's woven text to wfile for its compile and, under
+// -save-temps, keeps it beside the unit's .i; it returns the file to
+// compile (j.err set on failure). A one-step link given the text on its
+// standard input (earlyLink) needs no file: it is written if the link is
+// run on the file after all, or the text compiled alone (j.writeWoven).
+func (j *job) stageWoven(c *cmdline, text, woven []byte, wfile string) string {
+	j.writeWoven = func() error { return os.WriteFile(wfile, woven, 0o644) }
+	if !j.oneStep || c.saveTemps() {
+		if j.err = j.writeWoven(); j.err != nil {
+			return wfile
+		}
+		j.writeWoven = func() error { return nil }
+	}
+	if c.saveTemps() {
+		kept, err := saveTemps(c.tempsBase(j.in, j.out), c.inputNames(), text, woven)
+		if j.err = err; err != nil {
+			return wfile
+		}
+		if kept != "" {
+			// Compiled from there, so that the compiler's own
+			// temporaries are named after it (clang names them after
+			// the input, in the working directory), not after weave's
+			// temporary file.
+			return kept
+		}
+	}
+	return wfile
 }
 
 // jobText is unitText for j, once the -E step has started with
