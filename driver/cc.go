@@ -81,6 +81,7 @@ func (cfg *Config) CC(args []string) error {
 	cfg.executable = c.forExecutable()
 	cfg.forCompiler = c.compilerPrune() && isGCC(cfg.bareCompiler()[0])
 	cfg.builtins = c.builtins()
+	cfg.unoptimized = c.unoptimized()
 	if c.coverage() && c.woven() > 0 {
 		cfg.coverageFile = coverageHeader()
 	}

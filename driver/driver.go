@@ -63,6 +63,8 @@ type Config struct {
 	coverageFile string
 	// builtins: weave.Options.Builtins, from the compile's flags.
 	builtins bool
+	// unoptimized: weave.Options.Unoptimized, from the compile's flags.
+	unoptimized bool
 	// store is the frame store of a weave cc command (nil without), and
 	// extern what it held when the command started.
 	store  *frameStore
@@ -254,7 +256,7 @@ func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
 func (cfg *Config) keyOptions() weave.Options {
 	return weave.Options{Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
 		PortableGuard: cfg.portableGuard, CallGuard: cfg.callGuard, Executable: cfg.executable,
-		ForCompiler: cfg.forCompiler, CoverageFile: cfg.coverageFile, Builtins: cfg.builtins}
+		ForCompiler: cfg.forCompiler, CoverageFile: cfg.coverageFile, Builtins: cfg.builtins, Unoptimized: cfg.unoptimized}
 }
 
 // weaveText weaves the preprocessed text of src for the compile step and

@@ -110,9 +110,17 @@ var noThunk = map[string]bool{
 
 // thunkAttrs returns the attributes of a thunk for a call of id, or ""
 // where the compiler takes none: before gcc 9 (copy), or neither gcc nor
-// clang.
+// clang; or where it does not optimise (Options.Unoptimized: -O0), which
+// inlines nothing a thunk would keep as the plain build has it, and
+// where gcc emits a static function called only in code it drops (if
+// (0), __builtin_constant_p's argument): the thunk's call of an
+// undefined function the plain build never references failed the link
+// (c-torture's medce-1.c and its link_error, bcp-1.c).
 func (w *weaver) thunkAttrs(id *cc.PrimaryExpression) string {
 	m := w.u.AST.Macros
+	if w.unoptimized {
+		return ""
+	}
 	if m["__clang__"] != nil {
 		a := "__noinline__, __no_instrument_function__"
 		if w.declaredAttr(id, "noreturn") {

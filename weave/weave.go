@@ -66,6 +66,9 @@ type Options struct {
 	// then warn of an unused result whatever their declaration says, and
 	// so does their advice (adviceAttributes).
 	Builtins bool
+	// Unoptimized: the unit is compiled without optimising (-O0): calls
+	// take no thunk (thunkAttrs).
+	Unoptimized bool
 }
 
 // Result is a woven translation unit.
@@ -199,6 +202,7 @@ type weaver struct {
 	// declares them warn_unused_result (glibc's under _FORTIFY_SOURCE)
 	unusedResult map[string]bool
 	builtins     bool // Options.Builtins
+	unoptimized  bool // Options.Unoptimized
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -226,6 +230,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 
 		unusedResult: map[string]bool{},
 		builtins:     opts.Builtins,
+		unoptimized:  opts.Unoptimized,
 	}
 	w.buf.realign = func(phys int) (string, int, bool) {
 		loc := u.Lines.Lookup(phys)

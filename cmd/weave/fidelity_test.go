@@ -128,3 +128,27 @@ int main(int argc, char **argv)
 		})
 	}
 }
+
+// TestDeadCallLinks: a call of an undefined function that gcc -O0 drops
+// (in if (0), in __builtin_constant_p's argument) links woven as it links
+// plain: no call thunk keeps a reference to it (c-torture's medce-1.c,
+// bcp-1.c).
+func TestDeadCallLinks(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.c"), []byte(`extern void link_error(void);
+int func(void);
+static int ok;
+static void bar(void) { ok = 1; }
+static void foo(int x) { if (0) link_error(); if (x) bar(); }
+static int cp(void) { return __builtin_constant_p(func()); }
+int main(void) { foo(1); return !ok + cp(); }
+`), 0o644)
+	for _, opt := range []string{"-O0", "-O2"} {
+		mustRun(t, dir, nil, "gcc", opt, "-o", "plain", "d.c")
+		mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", opt, "-o", "woven", "d.c")
+		if w := run(t, dir, []string{"WEAVE_SUMMARY=0"}, "./woven"); w.code != 0 {
+			t.Errorf("%s: woven exits %d", opt, w.code)
+		}
+	}
+}
