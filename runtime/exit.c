@@ -634,12 +634,14 @@ static void rt_fini_late(void)
    may still run: their counts are read as they are. */
 __attribute__((destructor(101))) static void rt_fini(void)
 {
-	struct rt_local *l = &rt_local;
-	int was = l->in_rt, late;
+	struct rt_local *l;
+	int was, late;
 	if (!rt_is_active()) {
-		unload_notify(); /* a woven library going away: see unload.c */
+		unload_notify(); /* a woven library going away: see unload.c; no thread-local touched (rt_init) */
 		return;
 	}
+	l = &rt_local;
+	was = l->in_rt;
 	if (__atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) == FIN_FINAL) {
 		wait_final_writer(was); /* another thread's _exit: this exit must not end it */
 		return;
