@@ -131,8 +131,8 @@ func (w *weaver) thunkAttrs(id *cc.PrimaryExpression) string {
 		}
 		return "__attribute__((" + a + "))"
 	}
-	if mac := m["__GNUC__"]; mac != nil {
-		if l := mac.ReplacementList(); len(l) == 1 && len(l[0].SrcStr()) == 1 && l[0].SrcStr() < "9" {
+	if m["__GNUC__"] != nil {
+		if v := macroInt(w.u.AST, "__GNUC__"); v > 0 && v < 9 {
 			return ""
 		}
 		return fmt.Sprintf("__attribute__((__noipa__, __no_instrument_function__, __copy__(%s)))", id.Token.SrcStr())

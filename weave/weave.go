@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -232,6 +231,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 		builtins:     opts.Builtins,
 		unoptimized:  opts.Unoptimized,
 	}
+	w.buf.bodyEnds = map[int]bool{}
 	w.buf.realign = func(phys int) (string, int, bool) {
 		loc := u.Lines.Lookup(phys)
 		return loc.File, loc.Line, loc.System
@@ -289,9 +289,6 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 		return
 	}
 	fn := Function{Name: parse.DisplayName(d.Name()), File: loc.File, Line: loc.Line}
-	if w.buf.bodyEnds == nil {
-		w.buf.bodyEnds = map[int]bool{}
-	}
 	w.buf.bodyEnds[w.u.Offset(body.Token2)] = true
 	fn.Reason = w.skipReason(def, d, body)
 	excluded := fn.Reason == "" && w.sel.excluded(fn.Name, fn.File)
@@ -389,9 +386,9 @@ func (w *weaver) insertGuards(off int, guards string) {
 		w.buf.Insert(off, guards)
 		return
 	}
-	line, _ := w.u.Lines.LineCol(off)
-	loc := w.u.Lines.Lookup(line)
-	w.buf.Insert(off, fmt.Sprintf("\n# 0 %s 3\n%s\n# %d %s\n", cString(w.coverage), guards, loc.Line, cString(loc.File)))
+	phys, _ := w.u.Lines.LineCol(off)
+	file, line, _ := w.buf.realign(phys)
+	w.buf.Insert(off, fmt.Sprintf("\n# 0 %s 3\n%s\n# %d %s\n", cString(w.coverage), guards, line, cString(file)))
 }
 
 // weaveFile is the file name weave's own code after the unit's text is
@@ -612,21 +609,6 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef, siteFlags string, 
 		sep = ""
 	}
 	w.buf.Insert(w.u.Offset(x.Token)+1, ref+sep)
-}
-
-// notHeap reports whether a pointer argument is certainly not a heap
-// block: an object's address (&x) or an array. A free of one is left as
-// it is: the compiler warns of it as the plain build's does, and the
-// program fails at it as the plain one does.
-func notHeap(arg cc.ExpressionNode) bool {
-	switch x := strip(arg).(type) {
-	case *cc.UnaryExpression:
-		return x.Case == cc.UnaryExpressionAddrof
-	case *cc.PrimaryExpression:
-		d, _ := x.ResolvedTo().(*cc.Declarator)
-		return x.Case == cc.PrimaryExpressionIdent && d != nil && d.Type() != nil && d.Type().Kind() == cc.Array
-	}
-	return false
 }
 
 // isLibraryFunction reports whether the identifier resolves to an external
@@ -855,68 +837,6 @@ func cString(s string) string {
 	return b.String()
 }
 
-// adviceDecls are the allocation advice functions that return a block,
-// by the library function each stands for.
-var adviceDecls = map[string]string{
-	"malloc":        "void *__weave_malloc(const struct __weave_site *, __weave_size_t)",
-	"calloc":        "void *__weave_calloc(const struct __weave_site *, __weave_size_t, __weave_size_t)",
-	"realloc":       "void *__weave_realloc(const struct __weave_site *, void *, __weave_size_t)",
-	"reallocarray":  "void *__weave_reallocarray(const struct __weave_site *, void *, __weave_size_t, __weave_size_t)",
-	"strdup":        "char *__weave_strdup(const struct __weave_site *, const char *)",
-	"strndup":       "char *__weave_strndup(const struct __weave_site *, const char *, __weave_size_t)",
-	"aligned_alloc": "void *__weave_aligned_alloc(const struct __weave_site *, __weave_size_t, __weave_size_t)",
-	"memalign":      "void *__weave_memalign(const struct __weave_site *, __weave_size_t, __weave_size_t)",
-	"valloc":        "void *__weave_valloc(const struct __weave_site *, __weave_size_t)",
-	"pvalloc":       "void *__weave_pvalloc(const struct __weave_site *, __weave_size_t)",
-}
-
-// gccUnusedResult are the library functions gcc's builtins declare
-// warn_unused_result (gcc 12's builtins.def).
-var gccUnusedResult = map[string]bool{"malloc": true, "calloc": true, "realloc": true, "strdup": true, "strndup": true, "aligned_alloc": true}
-
-// adviceAttributes returns the allocation advice declared again with what
-// the plain build's compiler knows of the library functions, past weave.h's
-// attributes: gcc knows free's deallocations from its builtins (not under
-// -fno-builtin: Options.Builtins), the advice's only from __attribute__((__malloc__(DEALLOCATOR, ARG))) (gcc 11
-// and later), to warn of a pointer used after a free (-Wuse-after-free),
-// freed twice, or a free of what was not allocated (-Wfree-nonheap-object),
-// as in the plain build (naming __weave_free); the library's free and
-// realloc are among the deallocators, since a call left unwoven (a system
-// header's inline function) frees a block the advice allocated. And a
-// function the unit declares warn_unused_result (glibc's under
-// _FORTIFY_SOURCE) has advice that is too.
-func (w *weaver) adviceAttributes() string {
-	m := w.u.AST.Macros
-	gcc, dealloc := m["__GNUC__"] != nil && m["__clang__"] == nil, false
-	if mac := m["__GNUC__"]; gcc {
-		if l := mac.ReplacementList(); len(l) == 1 {
-			v, _ := strconv.Atoi(l[0].SrcStr())
-			dealloc = v >= 11
-		}
-	}
-	var b strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(adviceDecls)) {
-		var attrs []string
-		if dealloc && w.builtins {
-			attrs = append(attrs, "__malloc__(__weave_free, 2), __malloc__(__weave_realloc, 2), __malloc__(__weave_reallocarray, 2), "+
-				"__malloc__(__builtin_free, 1), __malloc__(__builtin_realloc, 1)")
-		}
-		if w.unusedResult[name] || gcc && w.builtins && gccUnusedResult[name] {
-			attrs = append(attrs, "__warn_unused_result__")
-		}
-		if len(attrs) > 0 {
-			fmt.Fprintf(&b, "%s __attribute__((%s));\n", adviceDecls[name], strings.Join(attrs, ", "))
-		}
-	}
-	if w.unusedResult["posix_memalign"] {
-		b.WriteString("int __weave_posix_memalign(const struct __weave_site *, void **, __weave_size_t, __weave_size_t) __attribute__((__warn_unused_result__));\n")
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "\n" + b.String()
-}
-
 // needsRuntimeSym is defined by the runtime (init.c) and never called.
 const needsRuntimeSym = "__weave_runtime_not_linked__link_with_weave_cc_or_weave_cxx"
 
@@ -958,18 +878,9 @@ func guardVariant(ast *cc.AST, exe bool) string {
 	if m["__x86_64__"] == nil || m["__LP64__"] == nil || m["__AVX__"] != nil {
 		return ""
 	}
-	major := func(name string) int {
-		if mac := m[name]; mac != nil {
-			if l := mac.ReplacementList(); len(l) == 1 {
-				n, _ := strconv.Atoi(l[0].SrcStr())
-				return n
-			}
-		}
-		return 0
-	}
-	v, builtin, oldest := major("__GNUC__"), 11, 9
+	v, builtin, oldest := macroInt(ast, "__GNUC__"), 11, 9
 	if m["__clang__"] != nil {
-		v, builtin, oldest = major("__clang_major__"), 14, 11
+		v, builtin, oldest = macroInt(ast, "__clang_major__"), 14, 11
 	}
 	pie := m["__PIE__"] != nil || m["__PIC__"] == nil
 	switch {
