@@ -341,12 +341,13 @@ func isProbe(output string) bool {
 
 // probe reports whether the command builds a build system's probe:
 // autoconf's conftest.c, conftest.o, conftest, CMake's try-compiles (an
-// output under cmTC_*.dir, or cmTC_*). weave cc hands those to the real
-// compiler unwoven, with weave_api.h on the include path: a probe asks
-// what the compiler and the system do, which weaving does not change (a
-// woven program behaves as the unwoven one, and a probe's profile is
-// never written: runtime/save.c), and configure's hundreds of probes
-// would pay the weave's preprocessing, parse and runtime link each.
+// output under cmTC_*.dir, or cmTC_*), Meson's checks (mesonProbe). weave
+// cc hands those to the real compiler unwoven, with weave_api.h on the
+// include path: a probe asks what the compiler and the system do, which
+// weaving does not change (a woven program behaves as the unwoven one,
+// and a probe's profile is never written: runtime/save.c), and
+// configure's hundreds of probes would pay the weave's preprocessing,
+// parse and runtime link each.
 // If the woven build of a real unit fails where its probe did not, that
 // unit falls back to an unwoven compile as any other would.
 func (c *cmdline) probe() bool {
@@ -355,13 +356,34 @@ func (c *cmdline) probe() bool {
 		out = outputName(c.inputs[0].name, ".o")
 	}
 	if isProbe(out) || filepath.Base(out) == "conftest.o" || filepath.Base(out) == "conftest.obj" ||
-		strings.Contains(filepath.ToSlash(out), "/cmTC_") {
+		strings.Contains(filepath.ToSlash(out), "/cmTC_") || mesonProbe(out) {
 		return !c.linksWoven()
 	}
 	for _, in := range c.inputs {
 		if filepath.Base(in.name) == "conftest.c" && (out == "" || out == "a.out") {
 			return !c.linksWoven()
 		}
+	}
+	return false
+}
+
+// mesonProbe reports whether an output is one of Meson's: its compiler's
+// sanity check (meson-private/sanitycheckc.exe, which it runs in the
+// directory meson was started in, the user's source tree) or a check's
+// (meson-private/tmpXXXXXXXX/output.exe or output.obj; cc.run and a
+// native cc.sizeof run the program there too).
+func mesonProbe(out string) bool {
+	abs, err := filepath.Abs(out) // meson-private is the sanity check's working directory
+	if err != nil {
+		return false
+	}
+	dir, b := filepath.Split(abs)
+	dir = filepath.Clean(dir)
+	switch b {
+	case "sanitycheckc.exe":
+		return filepath.Base(dir) == "meson-private"
+	case "output.exe", "output.obj":
+		return strings.HasPrefix(filepath.Base(dir), "tmp") && filepath.Base(filepath.Dir(dir)) == "meson-private"
 	}
 	return false
 }

@@ -14,6 +14,8 @@ llvm-cov llvm
 clang-13 clang-13
 make make
 cmake cmake
+meson meson
+ninja ninja-build
 ccache ccache
 sccache sccache
 distcc distcc
@@ -40,6 +42,7 @@ LIST
 # %fs:0 variant (TestFramesGuardFS); uftrace: the timing tests compare call
 # counts with its; chromium: the HTML report's tests run it headless;
 # autoconf, automake: TestSuiteAutotools builds a project with them;
+# meson, ninja: TestProjectZlibMeson;
 # csmith: TestCsmith weaves its random programs; llvm-cov: clang's gcov
 # (TestCoverageBuild).
 # sccache, distcc, icecc, g++: woven builds through compiler caches, a

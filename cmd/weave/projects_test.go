@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"modernc.org/ccorpus2"
 
@@ -652,5 +653,129 @@ func TestProjectZlibCMake(t *testing.T) {
 				t.Errorf("make rebuilt adler32.c, which does not include inftrees.h:\n%s", out)
 			}
 		})
+	}
+}
+
+// zlibMeson is a meson.build for zlib (the corpus's has none), written as
+// a project's own would be: configure checks (headers, a function, a
+// type's size and a program's output, both from programs run where meson
+// was started; a link), a static and a shared library under zlib's
+// version script, programs linked with each, and zlib's tests.
+const zlibMeson = `project('zlib', 'c', version: '1.2.11', default_options: ['buildtype=debugoptimized'])
+cc = meson.get_compiler('c')
+args = ['-D_LARGEFILE64_SOURCE=1']
+foreach h : ['unistd.h', 'stdarg.h', 'sys/types.h']
+  if cc.has_header(h)
+    args += '-DHAVE_' + h.underscorify().to_upper()
+  endif
+endforeach
+if cc.has_function('fseeko', prefix: '#include <stdio.h>')
+  args += '-DHAVE_FSEEKO'
+endif
+message('off_t: @0@ bytes'.format(cc.sizeof('off_t', prefix: '#include <sys/types.h>')))
+r = cc.run('#include <stdio.h>\nint main(void) { puts("ran"); return 3; }', name: 'a program runs')
+message('ran: @0@ @1@'.format(r.returncode(), r.stdout().strip()))
+if not cc.links('int main(void) { return 0; }', name: 'a program')
+  error('cannot link')
+endif
+srcs = files('adler32.c', 'compress.c', 'crc32.c', 'deflate.c', 'gzclose.c', 'gzlib.c',
+  'gzread.c', 'gzwrite.c', 'inflate.c', 'infback.c', 'inftrees.c', 'inffast.c',
+  'trees.c', 'uncompr.c', 'zutil.c')
+z = both_libraries('z', srcs, c_args: args, version: '1.2.11',
+  link_args: '-Wl,--version-script,' + meson.current_source_dir() / 'zlib.map')
+example = executable('example', 'test/example.c', c_args: args, link_with: z.get_static_lib())
+examplesh = executable('examplesh', 'test/example.c', c_args: args, link_with: z.get_shared_lib())
+minigzip = executable('minigzip', 'test/minigzip.c', c_args: args, link_with: z.get_shared_lib())
+infcover = executable('infcover', 'test/infcover.c', c_args: args, link_with: z.get_static_lib())
+test('example', example, workdir: meson.current_build_dir())
+test('examplesh', examplesh, workdir: meson.current_build_dir())
+test('infcover', infcover)
+test('minigzip', find_program('sh'), depends: minigzip,
+  args: ['-c', 'echo hello zlib | "$1" | "$1" -d | grep -qx "hello zlib"', 'sh', minigzip.full_path()])
+`
+
+// TestProjectZlibMeson builds zlib with meson and ninja, CC="weave cc"
+// beside CC=gcc: meson's checks find what they find with gcc, every
+// library and program is woven, meson test passes, ninja's incremental
+// builds follow weave's dependency files, and the programs' output and
+// heap totals equal the plain build's (totals: valgrind's).
+func TestProjectZlibMeson(t *testing.T) {
+	skipProjects(t, "meson", "ninja")
+	root := t.TempDir()
+	var builds [2]string
+	var setups [2]string
+	for i, cc := range []string{"gcc", weaveBin + " cc"} {
+		dir := filepath.Join(root, strconv.Itoa(i))
+		untarCorpus(t, zlibAsset, dir)
+		src := filepath.Join(dir, "zlib")
+		if err := os.WriteFile(filepath.Join(src, "meson.build"), []byte(zlibMeson), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		builds[i] = filepath.Join(dir, "build")
+		env := []string{"CC=" + cc, "WEAVE_CC=gcc"}
+		out := buildStep(t, src, env, "meson", "setup", builds[i])
+		var checks []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "Has header") || strings.HasPrefix(l, "Checking ") || strings.HasPrefix(l, "Message:") {
+				checks = append(checks, l)
+			}
+		}
+		setups[i] = strings.Join(checks, "\n")
+		buildStep(t, builds[i], env, "ninja")
+		// Meson runs its checks' programs where it was started: they
+		// are probes, which write nothing there.
+		if p := profiles(t, src); len(p) > 0 {
+			t.Errorf("meson setup (CC=%s) left profiles in the source tree: %v", cc, p)
+		}
+	}
+	if !strings.Contains(setups[0], "off_t: 8 bytes") || !strings.Contains(setups[0], "ran: 3 ran") || setups[0] != setups[1] {
+		t.Errorf("meson's checks differ:\ngcc:\n%s\nweave cc:\n%s", setups[0], setups[1])
+	}
+	woven := builds[1]
+	for _, p := range []string{"libz.so", "example", "examplesh", "minigzip", "infcover"} {
+		if !isWoven(t, filepath.Join(woven, p)) {
+			t.Errorf("%s is not woven", p)
+		}
+	}
+	profs := filepath.Join(root, "profiles") + "/"
+	out := buildStep(t, woven, []string{"WEAVE_OUT=" + profs}, "meson", "test", "--print-errorlogs")
+	if !regexp.MustCompile(`(?m)^Ok:\s+4\s*$`).MatchString(out) {
+		t.Errorf("meson test:\n%s", out)
+	}
+	if m, _ := filepath.Glob(profs + "*.prof"); len(m) < 4 {
+		t.Errorf("meson test's runs wrote %d profiles, want 4 or more", len(m))
+	}
+
+	// The programs: output, exit code and heap totals as plain.
+	for _, p := range []string{"infcover", "example"} {
+		plain := run(t, builds[0], nil, "./"+p)
+		prof := filepath.Join(root, p+".prof")
+		got := run(t, woven, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY=0"}, "./"+p)
+		if got.code != plain.code || got.stdout != plain.stdout || got.stderr != plain.stderr {
+			t.Errorf("%s: woven exit %d, stdout %q, stderr %q; plain exit %d, %q, %q", p,
+				got.code, got.stdout, got.stderr, plain.code, plain.stdout, plain.stderr)
+		}
+		checkValgrind(t, reportTotals(t, prof), builds[0], "./"+p)
+		if p == "infcover" && !readReport(t, prof).graphFiles()["inflate.c"] {
+			t.Error("infcover's profile has no function of inflate.c: libz.a is not woven")
+		}
+	}
+
+	// Incremental builds through the dependency files weave wrote.
+	if out := buildStep(t, woven, nil, "ninja"); !strings.Contains(out, "no work to do") {
+		t.Errorf("ninja after a build rebuilt something:\n%s", out)
+	}
+	// zutil.h changed: the objects that include it are compiled again, as
+	// in the plain build.
+	later := time.Now().Add(2 * time.Second)
+	var recompiled [2]int
+	for i, b := range builds {
+		if err := os.Chtimes(filepath.Join(filepath.Dir(b), "zlib", "zutil.h"), later, later); err != nil {
+			t.Fatal(err)
+		}
+		recompiled[i] = strings.Count(buildStep(t, b, []string{"WEAVE_CC=gcc"}, "ninja"), "Compiling C object")
+	}
+	if recompiled[0] == 0 || recompiled[1] != recompiled[0] {
+		t.Errorf("ninja after zutil.h changed compiled %d objects woven, %d plain", recompiled[1], recompiled[0])
 	}
 }
