@@ -405,3 +405,31 @@ int __weave_setjmp_return(struct __weave_frame *f, int v)
 	return v;
 }
 
+
+void __weave_ctx_save(struct __weave_ctx *c)
+{
+	struct __weave_thread *t = &__weave_tls;
+	unsigned d = t->depth;
+	c->t = t;
+	c->cur = t->cur;
+	c->depth = d;
+	c->n = 0;
+	if (d < t->cap) {
+		c->n = d < __WEAVE_CTX_SLOTS ? d + 1 : __WEAVE_CTX_SLOTS;
+		memcpy(c->slot, &t->stack[d + 1 - c->n], c->n * sizeof c->slot[0]);
+	}
+}
+
+/* noinline: &__weave_tls is this thread's, read after the switch. */
+__attribute__((noinline)) int __weave_ctx_restore(struct __weave_ctx *c, int v)
+{
+	struct __weave_thread *t = &__weave_tls;
+	unsigned d = c->depth;
+	if (t != c->t || !c->n || d >= t->cap)
+		return v;
+	memcpy(&t->stack[d + 1 - c->n], c->slot, c->n * sizeof c->slot[0]);
+	t->depth = d;
+	fence();
+	__atomic_store_n(&t->cur, c->cur, __ATOMIC_RELAXED);
+	return v;
+}

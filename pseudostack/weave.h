@@ -718,3 +718,27 @@ __weave_pushed_x64(const struct __weave_frame *f)
 yes:
 	return 1;
 }
+
+/* A call of swapcontext in woven code, as
+
+     __extension__ ({ struct __weave_ctx __wc; __weave_ctx_save(&__wc);
+         __weave_ctx_restore(&__wc, swapcontext(O, U)); })
+
+   The pseudo-stack is the thread's, but the context that swapcontext
+   suspends keeps its own frames: the context resumed pushes and pops
+   over the same slots, and comes back to this call with its own cur and
+   depth. The save, on the suspended context's stack, keeps the caller's
+   cur, depth and top slots; the restore, when a swapcontext or
+   setcontext of another context resumes this one, puts them back, so the
+   calls and allocations that follow are charged under this context's
+   chain, not under the other's (TestUcontext). A context resumed on
+   another thread is left as that thread has it. */
+enum { __WEAVE_CTX_SLOTS = 16 };
+struct __weave_ctx {
+	struct __weave_thread *t;
+	struct __weave_node *cur;
+	unsigned depth, n;
+	struct __weave_slot slot[__WEAVE_CTX_SLOTS];
+};
+void __weave_ctx_save(struct __weave_ctx *c);
+int __weave_ctx_restore(struct __weave_ctx *c, int v);

@@ -102,9 +102,10 @@ func (w *weaver) diagnosed(id *cc.PrimaryExpression) bool {
 // noThunk are the functions whose call must stay in the caller's own
 // frame: alloca's block would be the thunk's, and a function that
 // returns twice (vfork's child, getcontext's resumption) would return
-// into a thunk that has returned already.
+// into a thunk that has returned already; swapcontext's call is wrapped
+// by the weaver itself (weave.go, swapName).
 var noThunk = map[string]bool{
-	"alloca": true, "__alloca": true, "vfork": true, "__vfork": true, "getcontext": true, "savectx": true,
+	"alloca": true, "__alloca": true, "vfork": true, "__vfork": true, "getcontext": true, "savectx": true, "swapcontext": true,
 	"setjmp": true, "_setjmp": true, "sigsetjmp": true, "__sigsetjmp": true,
 }
 

@@ -166,6 +166,10 @@ var setjmpNames = map[string]bool{
 	"setjmp": true, "_setjmp": true, "sigsetjmp": true, "__sigsetjmp": true,
 }
 
+// swapcontext's calls keep the suspended context's pseudo-stack across the
+// switch (weave.h, __weave_ctx_save).
+const swapName = "swapcontext"
+
 type weaver struct {
 	u           *parse.Unit
 	buf         *editBuffer
@@ -517,9 +521,9 @@ func declaresFunction(s *cc.Scope) bool {
 	return false
 }
 
-// nameKeys are substrings of which every name in allocOps and setjmpNames
-// contains one, to find the names in a text quickly.
-var nameKeys = []string{"alloc", "align", "free", "dup", "setjmp"}
+// nameKeys are substrings of which every name in allocOps and setjmpNames,
+// and swapName, contains one, to find the names in a text quickly.
+var nameKeys = []string{"alloc", "align", "free", "dup", "setjmp", "context"}
 
 // adviceNames returns the offsets, in order, of the identifiers in text
 // that name a function in allocOps or setjmpNames.
@@ -540,7 +544,7 @@ func adviceNames(text []byte) []int {
 			for end < len(text) && isIdentByte(text[end]) {
 				end++
 			}
-			if name := string(text[start:end]); setjmpNames[name] || allocOps[name].op != "" {
+			if name := string(text[start:end]); setjmpNames[name] || allocOps[name].op != "" || name == swapName {
 				offs = append(offs, start)
 			}
 			i = end
@@ -572,6 +576,11 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef, siteFlags string, 
 		if d, ok := pe.ResolvedTo().(*cc.Declarator); ok && d != nil && d.Type() != nil && d.Type().Kind() == cc.Function {
 			w.declaredCall(x, pe, da, fnRef, fnName)
 		}
+		return
+	}
+	if name == swapName && w.isLibraryFunction(pe, name) {
+		w.buf.Insert(w.u.Offset(pe.Token), "__extension__ ({ struct __weave_ctx __wc; __weave_ctx_save(&__wc); __weave_ctx_restore(&__wc, ")
+		w.buf.InsertClose(w.u.Offset(x.Token2)+1, "); })")
 		return
 	}
 	a, isAlloc := allocOps[name]
