@@ -341,7 +341,7 @@ func isProbe(output string) bool {
 
 // probe reports whether the command builds a build system's probe:
 // autoconf's conftest.c, conftest.o, conftest, CMake's try-compiles (an
-// output under cmTC_*.dir, or cmTC_*), Meson's checks (mesonProbe). weave
+// output under cmTC_*.dir, or cmTC_*), Meson's and SCons's checks. weave
 // cc hands those to the real compiler unwoven, with weave_api.h on the
 // include path: a probe asks what the compiler and the system do, which
 // weaving does not change (a woven program behaves as the unwoven one,
@@ -356,7 +356,7 @@ func (c *cmdline) probe() bool {
 		out = outputName(c.inputs[0].name, ".o")
 	}
 	if isProbe(out) || filepath.Base(out) == "conftest.o" || filepath.Base(out) == "conftest.obj" ||
-		strings.Contains(filepath.ToSlash(out), "/cmTC_") || mesonProbe(out) {
+		strings.Contains(filepath.ToSlash(out), "/cmTC_") || mesonProbe(out) || sconsProbe(out) {
 		return !c.linksWoven()
 	}
 	for _, in := range c.inputs {
@@ -386,6 +386,17 @@ func mesonProbe(out string) bool {
 		return strings.HasPrefix(filepath.Base(dir), "tmp") && filepath.Base(filepath.Dir(dir)) == "meson-private"
 	}
 	return false
+}
+
+// sconsProbe reports whether an output is an SCons Configure check's
+// (.sconf_temp/conftest_HASH_0 and its objects; TryRun runs the program
+// in the SConstruct's directory).
+func sconsProbe(out string) bool {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return false
+	}
+	return strings.HasPrefix(filepath.Base(abs), "conftest_") && filepath.Base(filepath.Dir(abs)) == ".sconf_temp"
 }
 
 // linksWoven reports whether a link's objects or static libraries (named,

@@ -16,6 +16,7 @@ make make
 cmake cmake
 meson meson
 ninja ninja-build
+scons scons
 ccache ccache
 sccache sccache
 distcc distcc
@@ -42,7 +43,7 @@ LIST
 # %fs:0 variant (TestFramesGuardFS); uftrace: the timing tests compare call
 # counts with its; chromium: the HTML report's tests run it headless;
 # autoconf, automake: TestSuiteAutotools builds a project with them;
-# meson, ninja: TestProjectZlibMeson;
+# meson, ninja: TestProjectZlibMeson; scons: TestSConsProbes;
 # csmith: TestCsmith weaves its random programs; llvm-cov: clang's gcov
 # (TestCoverageBuild).
 # sccache, distcc, icecc, g++: woven builds through compiler caches, a
