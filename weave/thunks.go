@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"modernc.org/cc/v4"
 )
@@ -91,12 +92,7 @@ func (w *weaver) thunkCall(x *cc.PostfixExpression, id *cc.PrimaryExpression) bo
 // would move the diagnostic from the user's call, and out of the
 // #pragma GCC diagnostic that silences it there, into weave's text.
 func (w *weaver) diagnosed(id *cc.PrimaryExpression) bool {
-	for _, a := range []string{"deprecated", "unavailable", "warning", "error"} {
-		if w.declaredAttr(id, a) {
-			return true
-		}
-	}
-	return false
+	return w.declaredAttr(id, "deprecated", "unavailable", "warning", "error")
 }
 
 // noThunk are the functions whose call must stay in the caller's own
@@ -142,26 +138,49 @@ func (w *weaver) thunkAttrs(id *cc.PrimaryExpression) string {
 }
 
 // declaredAttr reports whether the function id names is declared with
-// attribute a (noreturn: or _Noreturn).
-func (w *weaver) declaredAttr(id *cc.PrimaryExpression, a string) bool {
+// one of the attributes names (noreturn: or _Noreturn).
+func (w *weaver) declaredAttr(id *cc.PrimaryExpression, names ...string) bool {
 	d, _ := id.ResolvedTo().(*cc.Declarator)
 	if d == nil || d.Type() == nil {
 		return false
 	}
-	if attrs := d.Type().Attributes(); attrs != nil && (attrs.IsAttrSet(a) || attrs.IsAttrSet("__"+a+"__")) {
-		return true
+	if attrs := d.Type().Attributes(); attrs != nil {
+		for _, a := range names {
+			if attrs.IsAttrSet(a) || attrs.IsAttrSet("__"+a+"__") {
+				return true
+			}
+		}
 	}
-	words := a + "|__" + a + "__"
-	if a == "noreturn" {
-		words += "|_Noreturn"
-	}
-	re := regexp.MustCompile(`\b(` + words + `)\b`)
+	re := attrRegexp(names)
 	for _, line := range bytes.Split(w.leadingText(d), []byte("\n")) {
 		if t := bytes.TrimLeft(line, " \t"); (len(t) == 0 || t[0] != '#') && re.Match(line) {
 			return true
 		}
 	}
 	return false
+}
+
+// attrRegexps are attrRegexp's, by their attribute names: compiling one
+// took 4% of a Lua unit's weave when it was done at every call.
+var attrRegexps sync.Map
+
+// attrRegexp returns the regexp matching any of the attributes names as
+// a word in a declaration's text, each also as __NAME__ (noreturn also
+// as _Noreturn).
+func attrRegexp(names []string) *regexp.Regexp {
+	key := strings.Join(names, "|")
+	if re, ok := attrRegexps.Load(key); ok {
+		return re.(*regexp.Regexp)
+	}
+	var words []string
+	for _, a := range names {
+		words = append(words, a, "__"+a+"__")
+		if a == "noreturn" {
+			words = append(words, "_Noreturn")
+		}
+	}
+	re, _ := attrRegexps.LoadOrStore(key, regexp.MustCompile(`\b(`+strings.Join(words, "|")+`)\b`))
+	return re.(*regexp.Regexp)
 }
 
 // fileScope reports whether d is declared at file scope.
