@@ -98,6 +98,9 @@ func (cfg *Config) CC(args []string) error {
 		return cfg.run(argv)
 	}
 
+	if c.compiles() {
+		cfg.warnCacheInFront()
+	}
 	cfg.runtime = sync.OnceValues(func() (rtFiles, error) { return cfg.runtimeFiles(c) })
 	if c.stage == stageLink && !c.compiles() {
 		return cfg.linkOnly(c)
@@ -365,6 +368,24 @@ func (c *cmdline) probe() bool {
 		}
 	}
 	return false
+}
+
+// warnCacheInFront warns when a compiler cache runs weave (CC="ccache
+// weave cc", or a CMake project's ccache launcher in front of
+// CC=weave-cc). It keys an object by weave's command line and the
+// source's text alone, so what else decides the woven text (WEAVE_FRAMES,
+// WEAVE_FLAGS, WEAVE_CC, weave.conf) it cannot see: change one, and it
+// serves objects woven before. The cache stores the warning with the
+// object and prints it again each time it serves it. Behind weave
+// (WEAVE_CC="ccache gcc") it is keyed by the woven text itself.
+func (cfg *Config) warnCacheInFront() {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", os.Getppid()))
+	if err != nil {
+		return
+	}
+	if name := filepath.Base(exe); name == "ccache" || name == "sccache" {
+		fmt.Fprintf(cfg.Stderr, "weave: warning: %s runs weave: it cannot see WEAVE_FRAMES, WEAVE_FLAGS, WEAVE_CC or weave.conf, and serves objects woven under the settings of their first build; run it behind weave instead: WEAVE_CC=\"%s cc\" (docs/building.md)\n", name, name)
+	}
 }
 
 // mesonProbe reports whether an output is one of Meson's: its compiler's

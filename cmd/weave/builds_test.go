@@ -547,6 +547,30 @@ func TestCompilerCaches(t *testing.T) {
 	}
 }
 
+// TestCacheInFront: ccache in front of weave (CC="ccache weave cc", a
+// CMake project's ccache launcher before CC=weave-cc) cannot see
+// WEAVE_FRAMES and the like, so every compile it runs says so, and the
+// warning comes back with each object it serves, the stale one too; run
+// by make, weave says nothing.
+func TestCacheInFront(t *testing.T) {
+	testtool.Need(t, "gcc", "ccache")
+	dir := ccDir(t)
+	env := []string{"CCACHE_DIR=" + filepath.Join(dir, "cache"), "WEAVE_CC=gcc"}
+	const warning = "weave: warning: ccache runs weave"
+	for _, frames := range []string{"auto", "all"} {
+		r := mustRun(t, dir, append(env, "WEAVE_FRAMES="+frames), "ccache", weaveBin, "cc", "-O2", "-c", "util.c")
+		if strings.Count(r.stderr, warning) != 1 {
+			t.Errorf("WEAVE_FRAMES=%s through ccache: stderr %q, want the warning once", frames, r.stderr)
+		}
+	}
+	if hits, _ := ccacheStats(t, dir, env); hits != 1 {
+		t.Errorf("the second compile was not served by ccache (%d hits): the test shows nothing", hits)
+	}
+	if r := mustRun(t, dir, env, weaveBin, "cc", "-O2", "-c", "util.c"); r.stderr != "" {
+		t.Errorf("weave cc not under ccache: stderr %q", r.stderr)
+	}
+}
+
 // sccacheStats returns sccache's cache hits and misses.
 func sccacheStats(t *testing.T, dir string, env []string) (hits, misses int) {
 	t.Helper()
