@@ -352,9 +352,13 @@ static int ls_glibc_heap(uintptr_t lo, uintptr_t hi)
 static uintptr_t ls_stack_in(uintptr_t lo, uintptr_t hi, uintptr_t self_sp, int *live)
 {
 	uintptr_t best = 0;
+	stack_t alt;
 	u32 i, n;
 	*live = 1;
-	if (self_sp >= lo && self_sp < hi)
+	/* Not where exit was called on an alternate stack: what else that
+	   mapping holds (the program's data, main's frame above the
+	   interrupted ones) is read, the stack's dead part excluded. */
+	if (self_sp >= lo && self_sp < hi && !ls_on_altstack(self_sp, &alt))
 		return self_sp;
 #if defined(__x86_64__)
 	if (g_ls.sig_uc) {

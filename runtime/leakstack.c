@@ -25,7 +25,12 @@
      exit called from a signal handler on another stack (sigaltstack):
      the interrupted stack is read from the stack pointer in the signal
      frame above the handler, with the interrupted registers
-     (ls_signal_frame); otherwise it would be read whole.
+     (ls_signal_frame); otherwise it would be read whole. The mapping
+     holding the alternate stack is then no stack read from sp up: it
+     is read whole but for the alternate stack's dead part, for it may
+     hold more (gnulib's c-stack keeps its alternate stack in the
+     program's data, beside the globals; an array in main's frame lies
+     above the frames the signal interrupted).
    - a thread stopped for the scan (leakstop.c): from its stack pointer
      at the stop, less the 128-byte red zone where it was stopped in its
      own code (a leaf function may keep data there, which memcheck reads
@@ -214,7 +219,9 @@ static void ls_saved_regs(const struct ls_rmaps *r, uintptr_t sp, uintptr_t self
 }
 
 /* The signal frame above sp, below top, when its interrupted stack
-   pointer lies in another mapping than sp (a handler on sigaltstack):
+   pointer lies in another mapping than sp, or off the alternate signal
+   stack that sp is on (a handler on sigaltstack, whose stack may lie in
+   the interrupted stack's mapping: an array in main's frame):
    g_ls.sig_uc. At a handler's entry its return address is the restorer
    (mov $15, %rax; syscall), the ucontext just above, its fpregs pointing
    above that. */
@@ -222,7 +229,10 @@ static void ls_signal_frame(const struct ls_rmaps *r, uintptr_t sp, uintptr_t lo
 {
 	static const unsigned char restorer[] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
 	const uintptr_t *p = (const uintptr_t *)((sp + 7) & ~(uintptr_t)7);
+	stack_t alt;
 	u32 k;
+	if (sigaltstack(NULL, &alt) == 0 && sp >= (uintptr_t)alt.ss_sp && sp < (uintptr_t)alt.ss_sp + alt.ss_size)
+		lo = (uintptr_t)alt.ss_sp, top = lo + alt.ss_size;
 	for (k = 0; k < 4096 && (uintptr_t)(p + 1) + sizeof(ucontext_t) <= top; k++, p++) {
 		const ucontext_t *uc = (const ucontext_t *)(p + 1);
 		uintptr_t isp, fp;
@@ -234,6 +244,14 @@ static void ls_signal_frame(const struct ls_rmaps *r, uintptr_t sp, uintptr_t lo
 			g_ls.sig_uc = uc;
 		return;
 	}
+}
+
+/* Whether the exiting thread's stack pointer sp lies on its alternate
+   signal stack alt, a handler there having called exit (g_ls.sig_uc). */
+static int ls_on_altstack(uintptr_t sp, stack_t *alt)
+{
+	return g_ls.sig_uc && sigaltstack(NULL, alt) == 0 && sp >= (uintptr_t)alt->ss_sp &&
+	       sp < (uintptr_t)alt->ss_sp + alt->ss_size;
 }
 
 /* The functions that begin an exit, noted at start-up (real_resolve):
@@ -287,11 +305,10 @@ static uintptr_t ls_exit_sp(struct tmpmem *tm, const char *maps, u64 len, uintpt
 		f = ls_through_plt(&r, (uintptr_t)g_real.exit_full);
 	ls_saved_regs(&r, sp, self_sp, f);
 	ls_signal_frame(&r, sp, lo, top);
-	if (g_ls.sig_uc && sigaltstack(NULL, &alt) == 0 && sp >= (uintptr_t)alt.ss_sp &&
-	    sp < (uintptr_t)alt.ss_sp + alt.ss_size)
+	if (ls_on_altstack(sp, &alt))
 		/* The alternate stack may lie in a mapping read whole (the
-		   program's data): its dead part, with the exit path's frames
-		   and this scan's, is not a root. */
+		   program's data, main's frame): its dead part, with the exit
+		   path's frames and this scan's, is not a root. */
 		ls_exclude(alt.ss_sp, sp - (uintptr_t)alt.ss_sp);
 	return sp;
 #else
