@@ -49,6 +49,7 @@ static __attribute__((noinline)) int buried(void)
 {
 	volatile char pad[16384];
 	pad[0] = 1;
+	__asm__ volatile("" : : "r"(pad) : "memory"); /* all of it: clang -O2 kept only pad[0] */
 	return callee() + pad[0];
 }
 
