@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -124,25 +126,58 @@ int main(void) { return lead(1) + mid(1) + ext(0) + plain(0); }
 	}
 }
 
-func TestNameKeys(t *testing.T) {
-	names := []string{}
+// TestAdviceNames checks adviceNames's one pass, hash filter and all,
+// against every identifier of a text looked up by name: on each name
+// alone, beside others, in random texts of names, their pieces and
+// their neighbours' bytes, and on the C files of testdata.
+func TestAdviceNames(t *testing.T) {
+	names := []string{swapName}
 	for n := range allocOps {
 		names = append(names, n)
 	}
 	for n := range setjmpNames {
 		names = append(names, n)
 	}
+	ident := regexp.MustCompile(`[A-Za-z0-9_]+`)
+	want := func(text []byte) []int {
+		var offs []int
+		for _, m := range ident.FindAllIndex(text, -1) {
+			if slices.Contains(names, string(text[m[0]:m[1]])) {
+				offs = append(offs, m[0])
+			}
+		}
+		return offs
+	}
 	for _, n := range names {
-		found := false
-		for _, k := range nameKeys {
-			found = found || strings.Contains(n, k)
-		}
-		if !found {
-			t.Errorf("%s contains none of nameKeys %q", n, nameKeys)
-		}
 		text := []byte("x " + n + "(1); y_" + n + "(2); " + n + "_z(3); " + n)
 		if got := adviceNames(text); len(got) != 2 || got[0] != 2 || got[1] != len(text)-len(n) {
 			t.Errorf("adviceNames(%q) = %v", text, got)
+		}
+	}
+	pieces := append(slices.Clone(names), "_", "1", "x", "alloc", "mal", "loc", "free", "dup", " ", "(", "\n", "\xc3\xa9", "/*", "#")
+	rng := rand.New(rand.NewPCG(33, 1))
+	var texts [][]byte
+	for range 2000 {
+		var b []byte
+		for range 1 + rng.IntN(12) {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		texts = append(texts, b)
+	}
+	files, _ := filepath.Glob("../testdata/*.c")
+	if len(files) == 0 {
+		t.Fatal("no testdata/*.c")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, b)
+	}
+	for _, text := range texts {
+		if got, w := adviceNames(text), want(text); !slices.Equal(got, w) {
+			t.Fatalf("adviceNames(%.200q) = %v, want %v", text, got, w)
 		}
 	}
 }
