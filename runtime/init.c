@@ -289,6 +289,22 @@ static int cfg_path(char *dst, const char *s)
 	return 1;
 }
 
+/* Whether the signal work of the set-up (the crash handlers, the sampler,
+   which asks which signal is free) waits for the constructor: the set-up
+   runs in a sanitizer's start-up, before its sigaction interceptor is
+   ready. clang's static UBSan runtime calls malloc from .preinit_array
+   (its symbolizer's dlsym): sigaction then printed "Warning:
+   REAL(sigaction_symname) == nullptr" twice and failed, leaving no
+   sampler and no crash handlers. Only with a sanitizer: another
+   library's constructor may start threads before ours runs, which would
+   then get no timer. */
+static int g_ctor_ran, g_sig_deferred;
+extern void __sanitizer_print_stack_trace(void) __attribute__((weak));
+static int rt_sig_wait(void)
+{
+	return !__atomic_load_n(&g_ctor_ran, __ATOMIC_ACQUIRE) && &__sanitizer_print_stack_trace != 0;
+}
+
 /* Reads the environment (see the top comment), once it is there: the
    first allocation may come before the C library set environ up, then
    the constructor reads it. */
@@ -335,7 +351,7 @@ static void rt_config(void)
 	g_cfg_redact_argv = s && strstr(s, "argv") != NULL;
 	ls_config();
 	__atomic_store_n(&g_cfg_loaded, 1, __ATOMIC_RELEASE);
-	if (g_cfg_signals && rt_is_active())
+	if (g_cfg_signals && rt_is_active() && !rt_sig_wait())
 		rt_crash_install();
 }
 
@@ -514,7 +530,7 @@ static void *arena_line(wsize n)
 	wsize pad = (wsize)(-(uintptr_t)g_arena.next & 63);
 	if (pad > g_arena.left)
 		g_arena.left = 0; /* a fresh map, page-aligned */
-	else {
+	else if (pad) { /* next may be null: null + 0 is undefined */
 		g_arena.next += pad;
 		g_arena.left -= pad;
 	}
@@ -569,8 +585,15 @@ __attribute__((constructor(101))) static void rt_init(void)
 	if (l->in_rt)
 		return;
 	rt_enter(l);
+	__atomic_store_n(&g_ctor_ran, 1, __ATOMIC_RELEASE);
 	pthread_once(&g_once, rt_global_init);
 	rt_config();
+	if (g_sig_deferred) { /* rt_sig_wait */
+		g_sig_deferred = 0;
+		time_start_late(l);
+	}
+	if (g_cfg_loaded && g_cfg_signals)
+		rt_crash_install(); /* once; unless rt_config did */
 	if (l->state == ST_NEW)
 		thread_setup(l); /* the main thread is normally T 0 */
 	dl_iterate_phdr(in_exe_cb, &g_in_exe);

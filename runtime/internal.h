@@ -749,7 +749,7 @@ static int g_smp_tid;
 static void smp_exclude(void (*f)(const void *p, u64 n));
 
 /* timing.c */
-static void time_global_init(void);
+static void time_global_init(void), time_start_late(struct rt_local *l);
 static void time_thread_setup(struct rt_thread *T, struct __weave_thread *t);
 static void time_thread_exit(struct rt_thread *T, struct __weave_thread *t);
 static void time_fork_child(void);

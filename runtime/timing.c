@@ -252,8 +252,21 @@ static void time_global_init(void)
 		time_measure(&g_time_oin, &g_time_oout);
 		g_time_cal[0] = g_time_oin + g_time_oout;
 	} else if (g_time_mode == TIME_SAMPLED) {
-		smp_start(0);
+		if (rt_sig_wait())
+			g_sig_deferred = 1; /* time_start_late */
+		else
+			smp_start(0);
 	}
+}
+
+/* The constructor, when the set-up waited for it to start the sampler
+   (rt_sig_wait): the sampler, and a timer for the thread if it is set
+   up already. */
+static void time_start_late(struct rt_local *l)
+{
+	smp_start(0);
+	if (l->thr && l->state == ST_LIVE)
+		smp_timer_start(l->thr);
 }
 
 /* The end of thread_setup: in_rt set, l->state ST_LIVE. */
