@@ -108,10 +108,9 @@ func (cfg *Config) CC(args []string) error {
 	cfg.prepareBeside = func() {}
 	if c.woven() > 0 {
 		// Once the first -E step has started (its start 0.5 ms later
-		// with this beside it), or before the first weave of a text
-		// that needs no -E step (jobText); not left
-		// running (its predefined-macro cache file half written) if
-		// weave ends first.
+		// with this beside it), or before a weave of a text needing no
+		// -E (jobText); not left running (its predefined-macro cache
+		// file half written) if weave ends first.
 		var prepared sync.WaitGroup
 		cfg.prepareBeside = sync.OnceFunc(func() { prepared.Go(func() { cfg.prepare(c) }) })
 		defer prepared.Wait()
