@@ -35,6 +35,7 @@ var parts = []part{
 	file(files, "runtime", "init.c"),                              // environment, one-time set-up, never-freed memory, constructor
 	file(files, "runtime", "resident.c"),                          // the runtime's own maps, listed: its resident memory (WEAVE_STATS)
 	file(files, "runtime", "ownstack.c"),                          // deep work (the exit writer, the channel's opening) on a stack of the runtime's
+	file(files, "runtime", "spill.c"),                             // the side table's spill table: the blocks its radix table cannot hold
 	file(files, "runtime", "side.c"),                              // the side table: live blocks by address
 	file(vmmap.Files, "vmmap", "vmmap.c"),                         // the memory map, the heap over time, the heap at its peak
 	file(vmmap.Files, "vmmap", "vmthreads.c"),                     // the heap in use with several threads: per-thread credit
