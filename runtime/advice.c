@@ -278,7 +278,7 @@ static inline __attribute__((always_inline)) u64 note_free(struct rt_local *l, v
 static inline __attribute__((always_inline)) void *cached_slot(struct rt_local *l, int t, uintptr_t a)
 {
 	unsigned g = t ? GRAN_COARSE : GRAN_FINE;
-	uintptr_t off = ((a >> g) & ((1u << LEAF_BITS) - 1)) << slot_shift(t);
+	uintptr_t off = slot_index(t, a) << slot_shift(t);
 	char *sl;
 	if (__builtin_expect(a >> (g + LEAF_BITS) == l->leaf[t].tag, 1)) {
 		sl = l->leaf[t].at + off;

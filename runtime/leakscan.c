@@ -86,11 +86,14 @@ static void ls_walk_next(struct ls_walk *w)
 			const char *leaf = w->leaf;
 			u32 j;
 			for (j = w->j; j < 1u << LEAF_BITS; j++) {
-				const char *sl = leaf + ((wsize)j << sh);
+				/* Slots in address order (the coarse tree's in
+				   rotation: side.c's slot_pos); a page is looked at
+				   where the walk enters it. */
+				const char *sl = slot_at(t, (char *)leaf, j);
 				const u64 *q = (const u64 *)sl;
 				u64 s, gran;
-				if (!(((wsize)j << sh) & 4095) && !(w->c.in[((wsize)j << sh) / 4096] & 1)) {
-					j += (4096u >> sh) - 1;
+				if ((!j || sl == leaf || !((uintptr_t)sl & 4095)) && !leaf_page_in(&w->c, sl)) {
+					j = leaf_next_page(t, (char *)leaf, j) - 1;
 					continue;
 				}
 				/* Most slots are empty (the fine tree's: 4 bytes for
@@ -164,11 +167,11 @@ static u64 ls_bound(void)
 	u64 n = 0;
 	u32 t, k;
 	for (t = 0; t < 2; t++) {
-		wsize leaf_bytes = (wsize)SLOT_BYTES(t) << LEAF_BITS;
 		radix_leaves_start(&c, (int)t, ls_exclude);
 		while ((leaf = radix_leaves_next(&c))) {
-			ls_exclude(leaf, LEAF_MAP(t));
-			for (k = 0; k < leaf_bytes / 4096; k++)
+			ls_exclude(leaf, SLOT_REGION(t));
+			ls_exclude(leaf_gens((int)t, leaf), GENS_BYTES);
+			for (k = 0; k < c.pages; k++)
 				n += (c.in[k] & 1) * (4096u >> slot_shift((int)t));
 		}
 	}

@@ -23,8 +23,10 @@
      CAS once a second thread exists, unless the allocator never puts two
      blocks in a granule: g_claim) and its own free, which the
      allocator orders. Mids and leaves are carved from 8 MiB
-     MAP_NORESERVE maps on first use and never freed; only the pages
-     written are resident, so the table costs at most 4 bytes per 32 of
+     MAP_NORESERVE maps on first use and never freed, a coarse leaf with
+     the fine leaf of its first MiB, so that a small heap at a 4 MiB
+     boundary (a glibc arena's) writes one page of slots, not one a tree
+     (leaf_new); only the pages written are resident, so the table costs at most 4 bytes per 32 of
      heap span for small blocks and 8 per 128 for the others (widgets, 224-
      byte chunks: 14 bytes per live block), and nothing is rehashed.
    - The spill table (spill.c), for what the radix table cannot hold: a
@@ -54,7 +56,10 @@
 #define MID_BITS 12    /* a mid: 4096 leaves */
 #define MID_PAGES ((sizeof(void *) << MID_BITS) / 4096)
 #define MID_PAGE_LEAVES (4096 / sizeof(void *)) /* a mid's leaf pointers in one page */
-#define LEAF_PAGES_MAX ((sizeof(u64) << LEAF_BITS) / 4096) /* a leaf's slots' pages, coarse tree */
+#define LEAF_PAGES_MAX ((sizeof(u64) << LEAF_BITS) / 4096 + 1) /* the pages a leaf's slots touch, coarse tree */
+#define SLOT_REGION(t) ((wsize)SLOT_BYTES(t) << LEAF_BITS) /* a leaf's slots */
+#define GENS_BYTES ((wsize)sizeof(u32) << LEAF_BITS)       /* and their generations */
+#define PAIR_AT 1344u /* a pair's fine slot 0, in its page: under it 1344 bytes of coarse slots, over it 2752 of fine ones */
 #define ROOT_BITS 16   /* a root: 65536 mids, covering 2^48 bytes or more */
 #define SLOT_USED (1ull << (NODE_BITS + OFF_BITS))
 #define SLOT_SIZE_SHIFT (NODE_BITS + OFF_BITS + 1)
@@ -168,27 +173,117 @@ static inline uintptr_t slot_addr(int t, u64 gi, u64 slot)
 	return (uintptr_t)(gi << (t ? GRAN_COARSE : GRAN_FINE) | slot_off(t, slot));
 }
 
-/* Creates *pp (n bytes) unless another thread did. Returns *pp. */
-static void *radix_make(void **pp, wsize n)
+/* Root r's mid of tree t, made unless another thread did, the root
+   marked used. g_radix_lock held. */
+static void *radix_root_new(int t, u32 r)
 {
-	void *p;
-	spin_lock(&g_radix_lock);
-	p = __atomic_load_n(pp, __ATOMIC_ACQUIRE);
-	if (!p && (p = bump_take(&g_slab, n, RADIX_SLAB)))
+	void **pp = (void **)&g_radix[t][r], *p = __atomic_load_n(pp, __ATOMIC_ACQUIRE);
+	if (!p && (p = bump_take(&g_slab, sizeof(void *) << MID_BITS, RADIX_SLAB)))
 		__atomic_store_n(pp, p, __ATOMIC_RELEASE);
-	spin_unlock(&g_radix_lock);
-	return p;
-}
-
-/* Creates root r's mid of tree t unless another thread did, and marks
-   the root used. Returns the mid. */
-static void *radix_make_root(int t, u32 r)
-{
-	void *p = radix_make((void **)&g_radix[t][r], sizeof(void *) << MID_BITS);
 	if (p) {
 		__atomic_or_fetch(&g_radix_used[t][r / 64], 1ull << (r % 64), __ATOMIC_RELEASE);
 		__atomic_or_fetch(&g_radix_sum[t][r / 4096], 1ull << (r / 64 % 64), __ATOMIC_RELEASE);
 	}
+	return p;
+}
+
+static void *radix_make_root(int t, u32 r)
+{
+	void *p;
+	spin_lock(&g_radix_lock);
+	p = radix_root_new(t, r);
+	spin_unlock(&g_radix_lock);
+	return p;
+}
+
+/* Leaves. A leaf's pointer is its first slot, its slots going up from
+   there, but the coarse tree's in rotation: the slot of the granule at
+   index j of its leaf's span is the (j + COARSE_ROT) mod 2^LEAF_BITS-th
+   (slot_index), so that the last 168 slots hold the span's first 21 KiB.
+   A coarse leaf and the fine leaf of its first MiB are made together,
+   the fine slots right after the coarse ones, at PAIR_AT in a page, and
+   their generations under them (a pair: fine generations, coarse
+   generations, a page, coarse slots, fine slots; a coarse leaf alone:
+   generations, a page, slots): no page holds both slots and generations,
+   which are read for used slots, so that reading one does not map a
+   page of slots never written (WEAVE_STATS counts those). A heap that starts
+   at a coarse leaf's span (every glibc arena but the main one: 64
+   MiB-aligned) and spans up to 21 KiB writes one page of slots, not one
+   of each tree (threads-16 of the bench: 64 KiB less). A larger one
+   gains nothing: past its first 21 KiB its coarse slots go on from the
+   leaf's first slot, and its fine slots, PAIR_AT into their first page,
+   take a third of a page more on average. Slots that go down from the
+   fine ones (a reversed coarse leaf) would save a page on larger heaps
+   too, and cost the fast paths an instruction or two a coarse block
+   (measured: 0.7-0.8 an event); the rotation costs them nothing, an lea
+   in place of the copy of the address. */
+#define COARSE_ROT ((1u << LEAF_BITS) - PAIR_AT / 8)
+
+/* The slot index of address a in its leaf of tree t, and of the granule
+   at index j of the leaf's span. */
+static inline u64 slot_index(int t, uintptr_t a)
+{
+	return t ? ((a + ((uintptr_t)COARSE_ROT << GRAN_COARSE)) >> GRAN_COARSE) & ((1u << LEAF_BITS) - 1)
+		 : (a >> GRAN_FINE) & ((1u << LEAF_BITS) - 1);
+}
+
+static inline u64 slot_pos(int t, u64 j)
+{
+	return t ? (j + COARSE_ROT) & ((1u << LEAF_BITS) - 1) : j;
+}
+
+/* The slot of the granule at index j of leaf's span. */
+static inline char *slot_at(int t, char *leaf, u64 j)
+{
+	return leaf + (slot_pos(t, j) << slot_shift(t));
+}
+
+/* The generations of the slots of a leaf of tree t (a pair's fine leaf
+   is the one not page-aligned), by slot index. */
+static inline u32 *leaf_gens(int t, void *leaf)
+{
+	char *l = leaf, *pg = (char *)((uintptr_t)l & ~(uintptr_t)4095);
+	if (t)
+		return (u32 *)(pg - 4096 - GENS_BYTES);
+	return (u32 *)((uintptr_t)l & 4095 ? pg - SLOT_REGION(1) - 4096 - 2 * GENS_BYTES : l + SLOT_REGION(0));
+}
+
+/* Makes tree t's leaf *pm, for address a, and its pair's (see above)
+   unless the other tree has its leaf already or a is beyond the fine
+   tree's reach. g_radix_lock held, *pm empty. */
+static void *leaf_new(int t, uintptr_t a, void **pm)
+{
+	const unsigned top = GRAN_FINE + LEAF_BITS + MID_BITS;
+	void **mid, **po = NULL;
+	char *p;
+	a &= t ? ~(((uintptr_t)1 << (GRAN_COARSE + LEAF_BITS)) - 1) : ~(uintptr_t)0; /* the pair's first byte */
+	if ((t || !((a >> (GRAN_FINE + LEAF_BITS)) & 3)) && !(a >> (top + ROOT_BITS))) {
+		if (t && (mid = radix_root_new(0, (u32)(a >> top))))
+			po = &mid[(a >> (GRAN_FINE + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
+		else if (!t && (mid = radix_root_new(1, (u32)(a >> (top + 2)))))
+			po = &mid[(a >> (GRAN_COARSE + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
+		if (po && __atomic_load_n(po, __ATOMIC_ACQUIRE))
+			po = NULL;
+	}
+	if (po && (p = bump_take(&g_slab, LEAF_MAP(1) + LEAF_MAP(0) + 8192, RADIX_SLAB))) {
+		p += 2 * GENS_BYTES + 4096 + SLOT_REGION(1) + PAIR_AT; /* the fine leaf; the coarse one's slots under it */
+		__atomic_store_n(po, t ? p : p - SLOT_REGION(1), __ATOMIC_RELEASE);
+		p = t ? p - SLOT_REGION(1) : p;
+	} else if ((p = bump_take(&g_slab, LEAF_MAP(t) + (t ? 4096 : 0), RADIX_SLAB)))
+		p = t ? p + GENS_BYTES + 4096 : p;
+	if (p)
+		__atomic_store_n(pm, p, __ATOMIC_RELEASE);
+	return p;
+}
+
+/* Tree t's leaf *pm, for address a, made unless another thread did. */
+static void *radix_make_leaf(int t, uintptr_t a, void **pm)
+{
+	void *p;
+	spin_lock(&g_radix_lock);
+	if (!(p = __atomic_load_n(pm, __ATOMIC_ACQUIRE)))
+		p = leaf_new(t, a, pm);
+	spin_unlock(&g_radix_lock);
 	return p;
 }
 
@@ -230,6 +325,8 @@ static void resident_pages(const void *p, wsize n, unsigned char *in)
 struct radix_leaves {
 	int t;
 	u32 r, m;  /* the root and the mid's index of the leaf given last */
+	char *at;  /* the page where its slots start: in[k] is the page k pages on */
+	u32 pages; /* the pages its slots touch */
 	int given; /* a leaf was given (the walk goes on past it) */
 	void (*on_mid)(const void *mid, u64 n);
 	u64 mid_pages;
@@ -247,7 +344,6 @@ static void radix_leaves_start(struct radix_leaves *c, int t, void (*on_mid)(con
 /* The next leaf (the first after radix_leaves_start), or NULL at the end. */
 static char *radix_leaves_next(struct radix_leaves *c)
 {
-	wsize leaf_bytes = (wsize)SLOT_BYTES(c->t) << LEAF_BITS;
 	u32 k;
 	if (c->given)
 		c->m++;
@@ -269,7 +365,9 @@ static char *radix_leaves_next(struct radix_leaves *c)
 				continue;
 			}
 			if ((leaf = __atomic_load_n(&mid[c->m], __ATOMIC_ACQUIRE))) {
-				resident_pages(leaf, leaf_bytes, c->in);
+				c->at = (char *)((uintptr_t)leaf & ~(uintptr_t)4095);
+				c->pages = (u32)((leaf + SLOT_REGION(c->t) - c->at + 4095) / 4096);
+				resident_pages(c->at, (wsize)c->pages * 4096, c->in);
 				c->given = 1;
 				return leaf;
 			}
@@ -292,15 +390,26 @@ static inline void *radix_slot(int t, uintptr_t a, int create)
 		return NULL;
 	pm = &mid[(a >> (g + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
 	leaf = __atomic_load_n(pm, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(!leaf, 0) && (!create || !(leaf = radix_make(pm, LEAF_MAP(t)))))
+	if (__builtin_expect(!leaf, 0) && (!create || !(leaf = radix_make_leaf(t, a, pm))))
 		return NULL;
-	return (char *)leaf + (((a >> g) & ((1u << LEAF_BITS) - 1)) << slot_shift(t));
+	return (char *)leaf + (slot_index(t, a) << slot_shift(t));
 }
 
-/* The generations of the slots of a leaf of tree t. */
-static inline u32 *leaf_gens(int t, void *leaf)
+/* Whether the page of slot sl of the leaf walk c gave last is resident. */
+static inline int leaf_page_in(const struct radix_leaves *c, const char *sl)
 {
-	return (u32 *)((char *)leaf + ((wsize)SLOT_BYTES(t) << LEAF_BITS));
+	return c->in[(wsize)(sl - c->at) / 4096] & 1;
+}
+
+/* The first index after j (of leaf's span, tree t) whose slot is on
+   another page than j's, or 2^LEAF_BITS. */
+static inline u32 leaf_next_page(int t, char *leaf, u32 j)
+{
+	u64 p = slot_pos(t, j), end = (((uintptr_t)slot_at(t, leaf, j) & ~(uintptr_t)4095) + 4096 - (uintptr_t)leaf) >> slot_shift(t);
+	if (end > 1u << LEAF_BITS)
+		end = 1u << LEAF_BITS; /* the last slot: the next is the first */
+	j += (u32)(end - p);
+	return j < 1u << LEAF_BITS ? j : 1u << LEAF_BITS;
 }
 
 /* Sets the generation of the block at a, in slot sl of tree t, unless no
@@ -309,8 +418,8 @@ static inline __attribute__((always_inline)) void slot_gen_set(void *sl, int t, 
 {
 	u32 g = __atomic_load_n(&g_gen, __ATOMIC_RELAXED);
 	if (__builtin_expect(g != 0, 0)) {
-		u32 j = (u32)(a >> (t ? GRAN_COARSE : GRAN_FINE)) & ((1u << LEAF_BITS) - 1);
-		__atomic_store_n(&leaf_gens(t, (char *)sl - ((wsize)j << slot_shift(t)))[j], g, __ATOMIC_RELAXED);
+		u64 i = slot_index(t, a);
+		__atomic_store_n(&leaf_gens(t, (char *)sl - (i << slot_shift(t)))[i], g, __ATOMIC_RELAXED);
 	}
 }
 
@@ -322,23 +431,25 @@ static void radix_each(void (*f)(int t, void *slot, uintptr_t a, u32 gen, void *
 {
 	struct radix_leaves c;
 	char *leaf;
-	u32 t, k, j;
+	u32 t, k, j, next;
 	for (t = 0; t < 2; t++) {
-		u32 page_slots = 4096u >> slot_shift((int)t), leaf_pages = (SLOT_BYTES(t) << LEAF_BITS) / 4096;
 		radix_leaves_start(&c, (int)t, NULL);
 		while ((leaf = radix_leaves_next(&c))) {
-			for (k = 0; k < leaf_pages; k++) {
-				if (!(c.in[k] & 1))
-					continue;
-				if (page)
+			/* A pair's shared page is the coarse leaf's. */
+			for (k = !t && ((uintptr_t)leaf & 4095); page && k < c.pages; k++)
+				if (c.in[k] & 1)
 					page(4096);
-				for (j = k * page_slots; f && j < (k + 1) * page_slots; j++) {
-					void *sl = leaf + ((wsize)j << slot_shift((int)t));
+			for (j = 0; f && j < 1u << LEAF_BITS; j = next) {
+				next = leaf_next_page((int)t, leaf, j);
+				if (!leaf_page_in(&c, slot_at((int)t, leaf, j)))
+					continue;
+				for (; j < next; j++) {
+					void *sl = slot_at((int)t, leaf, j);
 					u64 slot = slot_load((int)t, sl);
 					u64 gi = (u64)c.r << (MID_BITS + LEAF_BITS) | (u64)c.m << LEAF_BITS | j;
 					if (slot)
 						f((int)t, sl, slot_addr((int)t, gi, slot),
-						  __atomic_load_n(&leaf_gens((int)t, leaf)[j], __ATOMIC_RELAXED), arg);
+						  __atomic_load_n(&leaf_gens((int)t, leaf)[slot_pos((int)t, j)], __ATOMIC_RELAXED), arg);
 				}
 			}
 		}

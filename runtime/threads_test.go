@@ -269,3 +269,37 @@ func TestFreeEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestSideTableArenas: threads alive at once, each allocating in its own
+// C library arena (a heap at a 64 MiB boundary) blocks for both of the
+// side table's trees: each arena writes one page of slots (a coarse leaf
+// and the fine leaf of its first MiB share it, side.c), not one a tree;
+// the totals equal valgrind's.
+func TestSideTableArenas(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "arenas")
+	table := func(threads int) (heapSummary, *prof, uint64) {
+		r := run(t, exe, []string{"WEAVE_STATS=1"}, strconv.Itoa(threads))
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		m := regexp.MustCompile(`side table ([0-9,]+) bytes`).FindStringSubmatch(r.stderr)
+		if m == nil {
+			t.Fatalf("no side table in the summary:\n%s", r.stderr)
+		}
+		n, _ := strconv.ParseUint(strings.ReplaceAll(m[1], ",", ""), 10, 64)
+		return weaveSummary(t, r), readProfile(t, r.profile()), n
+	}
+	_, _, one := table(1)
+	got, p, eight := table(8)
+	// 7 arenas more: a page of slots each, and a few pages of mids for
+	// the address range they span (two a tree at most).
+	if eight-one > 7*4096+4*4096 {
+		t.Errorf("side table: %d bytes with 1 thread, %d with 8: %d a thread more, want about a page", one, eight, (eight-one)/7)
+	}
+	if w := p.wovenTotals(); w != (heapSummary{8 * 20 * (24 + 200), 8 * 40, 8 * 80, 8 * 40, 8 * 40 * (24 + 200)}) {
+		t.Errorf("woven allocations %+v", w)
+	}
+	checkConsistent(t, p, got)
+	checkValgrind(t, got, exe, nil, "8")
+}
