@@ -104,7 +104,9 @@ func (r *Report) htmlTables() []htmlTable {
 		at := false
 		for _, f := range r.Time.Functions {
 			var calls any = f.Calls
-			if f.AtCalls {
+			if f.NotCounted {
+				calls = NotCounted
+			} else if f.AtCalls {
 				calls = num(f.Calls) + atCallsMark(true)
 				at = true
 			}

@@ -89,8 +89,11 @@ type FuncTime struct {
 	// AtCalls: a function framed at its calls (--frames auto): Calls
 	// counts those calls that may allocate (or its runs that made one),
 	// not all its calls.
-	AtCalls bool   `json:"calls_at_calls,omitempty"`
-	SelfNS  uint64 `json:"self_ns"`
+	AtCalls bool `json:"calls_at_calls,omitempty"`
+	// NotCounted: a frameless function (--frames auto), whose calls were
+	// not counted: Calls is 0, not its number of calls.
+	NotCounted bool   `json:"calls_not_counted,omitempty"`
+	SelfNS     uint64 `json:"self_ns"`
 	// TotalNS is the time of the function and its callees, each instant
 	// counted once: only outermost activations count.
 	TotalNS        uint64  `json:"total_ns"`
@@ -204,7 +207,7 @@ func buildTime(b *builder, r *Report, threshold float64) *Time {
 		if !used[fid] || (f.Calls == 0 && f.TotalNS == 0) {
 			continue
 		}
-		f.Func, f.AtCalls = b.funcs[fid], b.framedAtCalls(fid)
+		f.Func, f.AtCalls, f.NotCounted = b.funcs[fid], b.framedAtCalls(fid), b.notCounted(fid)
 		f.PctSelf = pct(f.SelfNS, tm.TotalNS)
 		f.PctTotal = pct(f.TotalNS, tm.TotalNS)
 		if f.Calls > 0 {

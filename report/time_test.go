@@ -1,6 +1,7 @@
 package report
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -219,5 +220,48 @@ func TestTimeClamped(t *testing.T) {
 	want := "note: 3 calling contexts uncompensated: subtracting would leave less than zero (a busy machine)\n"
 	if out := render(t, r, "text"); r.Time.Clamped != 3 || !strings.Contains(out, want) {
 		t.Errorf("clamped %d; the header lacks %q:\n%s", r.Time.Clamped, want, out)
+	}
+}
+
+// TestFlatNotCounted: a frameless function (F flag 1) with time of its
+// own, as an allocation leaf's node gets when a sample lands in its
+// allocation (work in an OpenMP loop's body), says "not counted" in the
+// flat profile, as in the time call graph, and calls_not_counted in JSON,
+// not 0 calls.
+func TestFlatNotCounted(t *testing.T) {
+	const text = `weave profile 1
+M argv ./x
+M complete 1
+M time_mode sampled
+S 0 main
+S 1 x.c
+S 2 leaf
+F 0 0 1 5
+F 1 2 1 9 1
+T 0 100
+N 0 -1 0 R -1
+N 1 0 0 F 0
+N 2 1 0 F 1
+C 1 1
+D 1 40000
+D 2 60000
+E 15
+`
+	p, err := profile.Read(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := build(t, p, Options{Tables: TimeTables})
+	if f := funcTime(t, r, "leaf"); !f.NotCounted || f.Calls != 0 {
+		t.Errorf("leaf: %+v, want calls not counted", f)
+	}
+	if f := funcTime(t, r, "main"); f.NotCounted || f.Calls != 1 {
+		t.Errorf("main: %+v", f)
+	}
+	out := render(t, r, "text")
+	flat := out[strings.Index(out, "FLAT PROFILE"):]
+	flat = flat[:strings.Index(flat, "TIME CALL GRAPH")]
+	if !regexp.MustCompile(`(?m)^ *60\.0 .* not counted .* leaf$`).MatchString(flat) || !strings.Contains(flat, notCountedLegend) {
+		t.Errorf("flat profile:\n%s", flat)
 	}
 }

@@ -174,7 +174,7 @@ func textFlat(w *bufio.Writer, r *Report) {
 		{head: "%time"}, {head: "cumulative"}, {head: "self"}, {head: "calls"},
 		{head: "self/call"}, {head: "total/call"}, {head: "total"}, {head: "name", left: true},
 	}}
-	hidden, atCalls := 0, false
+	hidden, atCalls, uncounted := 0, false, false
 	for i := range r.Time.Functions {
 		f := &r.Time.Functions[i]
 		if !r.Time.shown(f.SelfNS) && !r.Time.shown(f.TotalNS) {
@@ -182,7 +182,12 @@ func textFlat(w *bufio.Writer, r *Report) {
 			continue
 		}
 		atCalls = atCalls || f.AtCalls
-		t.add(pct1(f.PctSelf), dur(float64(f.CumulativeNS)), dur(float64(f.SelfNS)), num(f.Calls)+atCallsMark(f.AtCalls),
+		uncounted = uncounted || f.NotCounted
+		calls := num(f.Calls) + atCallsMark(f.AtCalls)
+		if f.NotCounted {
+			calls = NotCounted
+		}
+		t.add(pct1(f.PctSelf), dur(float64(f.CumulativeNS)), dur(float64(f.SelfNS)), calls,
 			durCall(f.SelfPerCallNS, f.Calls), durCall(f.TotalPerCallNS, f.OuterCalls), dur(float64(f.TotalNS)),
 			r.Label(f.Func))
 	}
@@ -191,6 +196,9 @@ func textFlat(w *bufio.Writer, r *Report) {
 			"<outside woven functions>")
 	}
 	t.write(w)
+	if uncounted {
+		fmt.Fprintln(w, notCountedLegend)
+	}
 	if atCalls {
 		fmt.Fprintln(w, atCallsLegend)
 	}
