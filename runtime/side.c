@@ -256,12 +256,12 @@ static void *leaf_new(int t, uintptr_t a, void **pm)
 	const unsigned top = GRAN_FINE + LEAF_BITS + MID_BITS;
 	void **mid, **po = NULL;
 	char *p;
-	a &= t ? ~(((uintptr_t)1 << (GRAN_COARSE + LEAF_BITS)) - 1) : ~(uintptr_t)0; /* the pair's first byte */
-	if ((t || !((a >> (GRAN_FINE + LEAF_BITS)) & 3)) && !(a >> (top + ROOT_BITS))) {
-		if (t && (mid = radix_root_new(0, (u32)(a >> top))))
-			po = &mid[(a >> (GRAN_FINE + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
-		else if (!t && (mid = radix_root_new(1, (u32)(a >> (top + 2)))))
-			po = &mid[(a >> (GRAN_COARSE + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
+	u64 f = (u64)a & (t ? ~(((u64)1 << (GRAN_COARSE + LEAF_BITS)) - 1) : ~(u64)0); /* the pair's first byte */
+	if ((t || !((f >> (GRAN_FINE + LEAF_BITS)) & 3)) && !(f >> (top + ROOT_BITS))) {
+		if (t && (mid = radix_root_new(0, (u32)(f >> top))))
+			po = &mid[(f >> (GRAN_FINE + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
+		else if (!t && (mid = radix_root_new(1, (u32)(f >> (top + 2)))))
+			po = &mid[(f >> (GRAN_COARSE + LEAF_BITS)) & ((1u << MID_BITS) - 1)];
 		if (po && __atomic_load_n(po, __ATOMIC_ACQUIRE))
 			po = NULL;
 	}
