@@ -8,7 +8,9 @@
 
 #include "internal.h"
 
-/* The program's name: basename of /proc/self/exe, else of argv[0]. */
+/* The program's name: basename of /proc/self/exe, else of argv[0]
+   (/proc's cmdline, else the C library's copy of it: a program that
+   chroots has no /proc at exit, and its profile was weave-prog.PID). */
 static void prog_name(struct sbuf *b)
 {
 	char p[4096];
@@ -30,7 +32,7 @@ static void prog_name(struct sbuf *b)
 			close(fd);
 	}
 	if (n <= 0) {
-		sb_str(b, "prog");
+		sb_str(b, program_invocation_short_name && *program_invocation_short_name ? program_invocation_short_name : "prog");
 		return;
 	}
 	p[n] = 0;
