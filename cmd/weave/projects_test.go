@@ -660,7 +660,8 @@ func TestProjectZlibCMake(t *testing.T) {
 // a project's own would be: configure checks (headers, a function, a
 // type's size and a program's output, both from programs run where meson
 // was started; a link), a static and a shared library under zlib's
-// version script, programs linked with each, and zlib's tests.
+// version script, programs linked with each, and zlib's tests (example
+// and examplesh one at a time: both write foo.gz where they run).
 const zlibMeson = `project('zlib', 'c', version: '1.2.11', default_options: ['buildtype=debugoptimized'])
 cc = meson.get_compiler('c')
 args = ['-D_LARGEFILE64_SOURCE=1']
@@ -687,8 +688,8 @@ example = executable('example', 'test/example.c', c_args: args, link_with: z.get
 examplesh = executable('examplesh', 'test/example.c', c_args: args, link_with: z.get_shared_lib())
 minigzip = executable('minigzip', 'test/minigzip.c', c_args: args, link_with: z.get_shared_lib())
 infcover = executable('infcover', 'test/infcover.c', c_args: args, link_with: z.get_static_lib())
-test('example', example, workdir: meson.current_build_dir())
-test('examplesh', examplesh, workdir: meson.current_build_dir())
+test('example', example, workdir: meson.current_build_dir(), is_parallel: false)
+test('examplesh', examplesh, workdir: meson.current_build_dir(), is_parallel: false)
 test('infcover', infcover)
 test('minigzip', find_program('sh'), depends: minigzip,
   args: ['-c', 'echo hello zlib | "$1" | "$1" -d | grep -qx "hello zlib"', 'sh', minigzip.full_path()])
