@@ -52,7 +52,9 @@ package profile
 //	                        signal where ptrace was refused, or none when
 //	                        there were none) and leak_stop_ns (the
 //	                        nanoseconds stopping and resuming them took,
-//	                        which leak_scan includes). With timing
+//	                        which leak_scan includes); a scan that ran out
+//	                        of memory, leak_scan_failed ("out of memory")
+//	                        instead. With timing
 //	                        on (WEAVE_TIME), time_* keys: see the D record.
 //	                        A merged profile (weave merge, merge.go) has
 //	                        merged (the number of runs), source (the first

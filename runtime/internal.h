@@ -203,7 +203,7 @@ struct out {
 struct tmpmem {
 	void *p[16];
 	wsize n[16];
-	int k;
+	int k, nomem; /* nomem: a map failed */
 	struct bump small;
 };
 
@@ -677,7 +677,7 @@ static int ls_proc_open(const char *name);
 static void ls_config(void);
 static void ls_thread_exit(uintptr_t hook, uintptr_t ret);
 static void ls_leak_scan(uintptr_t self_sp);
-static int ls_ok(void);
+static int ls_ok(void), ls_nomem(void);
 
 /* leakreport.c */
 struct writer;

@@ -75,7 +75,7 @@ struct ls_range {
 
 /* The scan's state; everything in it is mapped memory (struct tmpmem). */
 static struct {
-	int done, ok;                        /* scanned; the tallies are valid */
+	int done, ok, nomem;                 /* scanned; the tallies are valid; the scan ran out of memory */
 	int glibc;                           /* the blocks are glibc's malloc's (ls_chunk_header) */
 	u64 ntally_cap;
 	struct ls_tally *tally;              /* open addressing by node */
@@ -136,6 +136,7 @@ static int g_cfg_leak_exitcode = -1; /* WEAVE_LEAK_EXITCODE, -1 for off */
 static void ls_group_all(void);
 
 static int ls_ok(void) { return g_ls.ok; }
+static int ls_nomem(void) { return g_ls.nomem; }
 
 /* ------------------------------------------------------------ blocks */
 

@@ -312,12 +312,18 @@ static void ls_modules(struct writer *w)
 }
 
 /* M leak_scan: how long the scan took, when it ran; how the other threads
-   were stopped for it. */
+   were stopped for it. M leak_scan_failed when it ran out of memory (its
+   tables, a full address space under ulimit -v): the summary says so. */
 static void ls_write_meta(struct out *o)
 {
 	static const char *const stop[] = {[LS_STOP_NONE] = "none", [LS_STOP_PTRACE] = "ptrace", [LS_STOP_SIGNAL] = "signal"};
-	if (!g_ls.ok)
+	if (!g_ls.ok) {
+		if (g_ls.nomem) {
+			out_str(o, "M leak_scan_failed out of memory\n");
+			o->records++;
+		}
 		return;
+	}
 	out_str(o, "M leak_scan");
 	out_field(o, g_ls.ns);
 	out_ch(o, '\n');

@@ -724,10 +724,13 @@ static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 	if (g_cfg_summary == 0 && g_cfg_out_set && !g_cfg_out[0] && g_cfg_leak_exitcode < 0)
 		return; /* nobody would see the result */
 	g_ls.done = 1;
-	if (!(g_ls.tasks = tmp_alloc(&tm, LS_MAXTASKS * sizeof *g_ls.tasks + LT_STACK)))
+	if (!(g_ls.tasks = tmp_alloc(&tm, LS_MAXTASKS * sizeof *g_ls.tasks + LT_STACK))) {
+		g_ls.nomem = tm.nomem;
 		return;
+	}
 	ls_stop();
 	g_ls.ok = ls_run(&tm, self_sp);
+	g_ls.nomem = !g_ls.ok && tm.nomem; /* said in the summary and M leak_scan_failed */
 	ls_resume();
 	g_ls.ns = now_ns() - t0;
 	own_note(); /* its maps go below */

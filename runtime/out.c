@@ -143,8 +143,12 @@ static void *tmp_alloc(struct tmpmem *m, wsize n)
 		m->small.left = TMP_CHUNK - n;
 		return p;
 	}
-	if (m->k == 16 || !(p = rt_map(n)))
+	if (m->k == 16)
 		return NULL;
+	if (!(p = rt_map(n))) {
+		m->nomem = 1;
+		return NULL;
+	}
 	m->p[m->k] = p;
 	m->n[m->k++] = n;
 	return p;

@@ -233,8 +233,13 @@ static void summary_write(struct out *o, struct totals *t, const char *path, int
 		out_str(o, "All heap blocks were freed -- no leaks are possible\n");
 	} else if (ls_ok()) {
 		ls_summary(o, P);
-	} else if (t->nleaks) {
-		summary_leaks(o, t, P);
+	} else {
+		if (ls_nomem()) {
+			out_str(o, P);
+			out_str(o, "no leak scan: it ran out of memory (the blocks in use are not classified)\n");
+		}
+		if (t->nleaks)
+			summary_leaks(o, t, P);
 	}
 	if (g_cfg_stats)
 		summary_stats(o, t, P);
