@@ -120,19 +120,37 @@ static inline const struct __weave_site *hs_site(unsigned op, const void *ret, c
 	return hs_slow(op, pc, slot, dflt);
 }
 
+/* The file name of the object holding addr as dladdr gives it (the
+   executable's: its argv[0]), or "". Through _dl_find_object where glibc
+   has it, which takes no lock: the exit writer holds g_lock, and dladdr
+   waits for the dynamic linker's lock, which a thread in dlopen holds
+   while it may wait for g_lock in malloc (lbzip2 2.5: a worker loading
+   libgcc_s for pthread_exit's unwinder while main called _exit; both
+   waited for ever). Not for hot paths. */
+static const char *rt_object_name(const void *addr)
+{
+	Dl_info di;
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+	extern __typeof(_dl_find_object) _dl_find_object __attribute__((weak));
+	struct dl_find_object r;
+	if (_dl_find_object) {
+		if (_dl_find_object((void *)addr, &r) != 0 || !r.dlfo_link_map)
+			return "";
+		if (r.dlfo_link_map->l_name[0] || (uintptr_t)addr < g_program_lo || (uintptr_t)addr >= g_program_hi || !g_argv || !g_argv[0])
+			return r.dlfo_link_map->l_name;
+		return g_argv[0];
+	}
+#endif
+	return dladdr(addr, &di) && di.dli_fname ? di.dli_fname : "";
+}
+
 /* The object a hidden site's allocator was called from, or "" (not a
    site of this table, or unknown): the name copied when the site was
-   made, else (the executable) the dynamic linker's name for it. Not for
-   hot paths (dladdr). */
+   made, else (the executable) the dynamic linker's name for it. */
 static const char *hs_module(const struct __weave_site *s)
 {
 	const struct hsite *h = hs_of(s);
-	Dl_info di;
 	if (!h)
 		return "";
-	if (h->path[0])
-		return h->path;
-	if (dladdr((const void *)h->pc, &di) && di.dli_fname)
-		return di.dli_fname;
-	return "";
+	return h->path[0] ? h->path : rt_object_name((const void *)h->pc);
 }

@@ -571,14 +571,20 @@ static int in_exe_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 1; /* the first object only */
 }
 
+/* The program's argv, as the constructor got it: dladdr's name for the
+   executable is its argv[0] (hidden.c, rt_object_name). */
+static char **g_argv;
+
 /* An inactive copy touches none of its thread-locals: in a library
    loaded by dlopen, the first touch has the dynamic linker malloc the
    library's TLS block (__tls_get_addr), a block the program would count
    (gawk -l filefuncs: one more allocation, 152 bytes, for each woven
    extension). */
-__attribute__((constructor(101))) static void rt_init(void)
+__attribute__((constructor(101))) static void rt_init(int argc, char **argv)
 {
 	struct rt_local *l;
+	(void)argc;
+	g_argv = argv; /* glibc passes it; read only where _dl_find_object is (glibc's) */
 	if (!rt_is_active())
 		return;
 	l = &rt_local;

@@ -117,13 +117,10 @@ static void ls_supp_load(void)
 	g_ls_supp.text[g_ls_supp.len] = 0;
 }
 
-/* The object file fn was linked into (dladdr), or "". */
+/* The object file fn was linked into (as dladdr names it), or "". */
 static const char *ls_module(const void *fn)
 {
-	Dl_info di;
-	if (fn && dladdr(fn, &di) && di.dli_fname)
-		return di.dli_fname;
-	return "";
+	return fn ? rt_object_name(fn) : "";
 }
 
 static int ls_frame_match(const char *t, wsize m, const struct __weave_fn *fn)
