@@ -55,6 +55,7 @@ func Object(cc []string, flags []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("runtime: %v", err)
 	}
+	flags = framePointers(flags)
 	quick := indexKey(cc, flags)
 	if obj := lookIndex(dir, quick); obj != "" {
 		return obj, nil
@@ -140,4 +141,28 @@ func lockBuilds(dir string) func() {
 		return func() {}
 	}
 	return func() { f.Close() } // closing releases the lock
+}
+
+// framePointers adds -fno-omit-frame-pointer to the flags of a sanitizer
+// build that unwinds by frame pointers at each malloc (address, leak,
+// thread, memory: their fast unwinder). The runtime's malloc_general is
+// between the program's call and the sanitizer's malloc: built without
+// frame pointers (gcc -O2's default) it used rbp as a register, and
+// LeakSanitizer's stacks of a woven program's leaks ended in it and in
+// garbage (0x1001), one report per block, the program's frames gone
+// (TestSanitizerLeakStacks).
+func framePointers(flags []string) []string {
+	for _, f := range flags {
+		kinds, ok := strings.CutPrefix(f, "-fsanitize=")
+		if !ok {
+			continue
+		}
+		for _, k := range strings.Split(kinds, ",") {
+			switch k {
+			case "address", "leak", "thread", "memory", "kernel-address", "hwaddress":
+				return append(flags[:len(flags):len(flags)], "-fno-omit-frame-pointer")
+			}
+		}
+	}
+	return flags
 }

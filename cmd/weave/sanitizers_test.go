@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -62,4 +63,41 @@ func grepLines(text, prefix string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestSanitizerLeakStacks: LeakSanitizer's report of a woven
+// -fsanitize=address program (widgets.c) has the plain build's leak
+// records, each with a frame of the program (make_widget) below the
+// runtime's malloc_general. The runtime, built
+// without frame pointers, broke the sanitizer's frame-pointer unwind:
+// under gcc 2,918 records of garbage stacks (0x1001, 0x200b) where the
+// plain build has one.
+func TestSanitizerLeakStacks(t *testing.T) {
+	record := regexp.MustCompile(`(?m)^Direct leak of (\d+) byte\(s\) in (\d+) object\(s\) allocated from:\n((?:    #.*\n)+)`)
+	userFrame := regexp.MustCompile(`in (\w+) \S*widgets\.c\b`)
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			testtool.Need(t, cc)
+			dir := t.TempDir()
+			plain, woven := build(t, dir, cc, program{name: "widgets", srcs: []string{"widgets.c"}}, "-fsanitize=address", "-O1", "-g")
+			var leaks [2][]string
+			for i, exe := range []string{plain, woven} {
+				r := runWithin(t, time.Minute, dir, []string{"WEAVE_OUT=" + filepath.Join(dir, "a.prof")}, exe)
+				if r.code != 1 {
+					t.Fatalf("%s: exit %d, want LeakSanitizer's 1\n%s", exe, r.code, r.stderr)
+				}
+				for _, m := range record.FindAllStringSubmatch(r.stderr, -1) {
+					f := userFrame.FindStringSubmatch(m[3])
+					if f == nil {
+						t.Errorf("%s: a leak of %s bytes with no frame of the program:\n%s", filepath.Base(exe), m[1], m[3])
+						continue
+					}
+					leaks[i] = append(leaks[i], m[1]+" bytes in "+m[2]) // the frame's name: the symbolizer's (clang's plain -O1 says main)
+				}
+			}
+			if strings.Join(leaks[0], "\n") != strings.Join(leaks[1], "\n") || len(leaks[0]) == 0 {
+				t.Errorf("leak records:\nplain: %q\nwoven (%d): %.400q", leaks[0], len(leaks[1]), leaks[1])
+			}
+		})
+	}
 }
