@@ -44,7 +44,10 @@ package profile
 //	                        a fork child inherited and inherited_freed
 //	                        ("blocks bytes": the parent's blocks live at the
 //	                        fork, and those of them the child freed; neither
-//	                        is counted in the child's H records); after a leak
+//	                        is counted in the child's H records); unrecorded
+//	                        ("blocks bytes": allocations the runtime had no
+//	                        memory to record, an address space full under
+//	                        ulimit -v: in no H record; omitted when 0); after a leak
 //	                        scan, leak_scan (its nanoseconds),
 //	                        leak_scan_threads (the threads that read the
 //	                        blocks, WEAVE_LEAK_THREADS), leak_stop (how the

@@ -213,6 +213,19 @@ static __attribute__((noinline)) struct rt_node *leaf_of(struct rt_thread *T, st
 	return a;
 }
 
+/* Blocks and bytes the runtime had no room to record (its maps failed, an
+   address space full under ulimit -v, or no node left): the program has
+   them all the same; the summary and M unrecorded say so. */
+static u64 g_unrec[2];
+
+static __attribute__((noinline, cold)) void note_unrecorded(const struct rt_node *cur, u64 n)
+{
+	if (cur == &rt_boot)
+		return; /* before set-up: never recorded (leaf_of) */
+	__atomic_fetch_add(&g_unrec[0], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&g_unrec[1], n, __ATOMIC_RELAXED);
+}
+
 /* A stale entry that an allocation replaced: counted as freed. */
 static __attribute__((noinline)) void charge_stale(struct rt_thread *T, const struct ent *old)
 {
@@ -242,10 +255,14 @@ static inline __attribute__((always_inline)) void note_alloc(struct rt_local *l,
 		return; /* a block of the static buffer (interpose.c) is never recorded: a free's fast path need not test */
 	cur = (struct rt_node *)(void *)__weave_tls.cur;
 	a = cur->u.acache;
-	if (__builtin_expect(a->pub.key != s, 0) && !(a = leaf_of(T, cur, s)))
+	if (__builtin_expect(a->pub.key != s, 0) && !(a = leaf_of(T, cur, s))) {
+		note_unrecorded(cur, n);
 		return;
-	if (!side_insert((uintptr_t)p, rec << NODE_BITS | a->self, &old))
+	}
+	if (!side_insert((uintptr_t)p, rec << NODE_BITS | a->self, &old)) {
+		note_unrecorded(NULL, n);
 		return;
+	}
 	if (__builtin_expect(old.addr != 0, 0))
 		charge_stale(T, &old);
 	if (__builtin_expect(rec == SIZE_SAT, 0))

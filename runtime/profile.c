@@ -510,6 +510,13 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	tp_write(o, w.ids);
 	marks_write(&w);
 	regions_write(o);
+	if (g_unrec[0]) { /* M unrecorded: advice.c's note_unrecorded */
+		out_str(o, "M unrecorded");
+		out_field(o, g_unrec[0]);
+		out_field(o, g_unrec[1]);
+		out_ch(o, '\n');
+		o->records++;
+	}
 	out_ch(o, 'E');
 	out_field(o, o->records);
 	out_ch(o, '\n');

@@ -226,6 +226,14 @@ static void summary_write(struct out *o, struct totals *t, const char *path, int
 	out_str(o, " frees, ");
 	out_commas(o, t->bytes);
 	out_str(o, " bytes allocated\n");
+	if (g_unrec[0]) {
+		out_str(o, P);
+		out_str(o, "  not recorded: ");
+		out_commas(o, g_unrec[0]);
+		out_str(o, " allocs, ");
+		out_commas(o, g_unrec[1]);
+		out_str(o, " bytes (the runtime ran out of memory for its tables; not in these totals)\n");
+	}
 	out_str(o, P);
 	out_ch(o, '\n');
 	if (!t->live_blocks) {

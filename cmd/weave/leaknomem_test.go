@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,13 +19,7 @@ import (
 // the summary read as if WEAVE_LEAK_SCAN=0 had been set, and weave check
 // said so.
 func TestLeakScanNoMemory(t *testing.T) {
-	testtool.Need(t, "gcc")
-	testtool.Need(t, "prlimit")
-	dir := t.TempDir()
-	src := leaksSource(t, "nomem.c")
-	plain, woven := filepath.Join(dir, "plain"), filepath.Join(dir, "woven")
-	mustRun(t, dir, nil, "gcc", "-O2", "-g", "-o", plain, src)
-	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "-g", "-o", woven, src)
+	dir, plain, woven := buildLimited(t, "nomem.c")
 	as := "--as=1073741824"
 	p := run(t, dir, nil, "prlimit", as, plain, "fill")
 	prof := filepath.Join(dir, "n.prof")
@@ -49,4 +46,54 @@ func TestLeakScanNoMemory(t *testing.T) {
 	if !strings.Contains(r.stderr, "definitely lost: 1,200,000 bytes in 50,000 blocks") || strings.Contains(r.stderr, "no leak scan") {
 		t.Errorf("with room:\n%s", r.stderr)
 	}
+}
+
+// TestUnrecorded: blocks malloc hands out from its free heap once the
+// address space is full (testdata/leaks/unrec.c under prlimit --as), when
+// the runtime's side table cannot map the leaves to record them. The
+// program runs as the plain build does, and the blocks not recorded are
+// counted apart: the summary's totals and its not recorded line add up to
+// the program's allocations (400,000 blocks, 4 large, stdout's buffer).
+// Before, they were dropped without a word.
+func TestUnrecorded(t *testing.T) {
+	dir, plain, woven := buildLimited(t, "unrec.c")
+	as := "--as=1073741824"
+	p := run(t, dir, nil, "prlimit", as, plain)
+	prof := filepath.Join(dir, "u.prof")
+	w := run(t, dir, []string{"WEAVE_SUMMARY=1", "WEAVE_OUT=" + prof}, "prlimit", as, woven)
+	if p.code != 0 || p.stdout != "400000 of 400000\n" || w.code != p.code || w.stdout != p.stdout {
+		t.Fatalf("plain: exit %d, %q; woven: exit %d, %q\n%s", p.code, p.stdout, w.code, w.stdout, w.stderr)
+	}
+	num := func(re string) uint64 {
+		m := regexp.MustCompile(re).FindStringSubmatch(w.stderr)
+		if m == nil {
+			return 0
+		}
+		n, _ := strconv.ParseUint(strings.ReplaceAll(m[1], ",", ""), 10, 64)
+		return n
+	}
+	recorded, unrec := num(`total heap usage: ([\d,]+) allocs`), num(`not recorded: ([\d,]+) allocs`)
+	if unrec == 0 || recorded+unrec != 400_005 {
+		t.Fatalf("recorded %d + not recorded %d allocs, the program made 400,005\n%s", recorded, unrec, w.stderr)
+	}
+	data, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("\nM unrecorded %d ", unrec); !strings.Contains(string(data), want) {
+		t.Errorf("no %q in the profile", want[1:])
+	}
+}
+
+// buildLimited builds testdata/leaks/NAME plain and woven (gcc -O2) for a
+// run under prlimit.
+func buildLimited(t *testing.T, name string) (dir, plain, woven string) {
+	testtool.Need(t, "gcc")
+	testtool.Need(t, "prlimit")
+	dir = t.TempDir()
+	src := leaksSource(t, name)
+	plain, woven = filepath.Join(dir, "plain"), filepath.Join(dir, "woven")
+	mustRun(t, dir, nil, "gcc", "-O2", "-g", "-o", plain, src)
+	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "-g", "-o", woven, src)
+	return dir, plain, woven
 }
