@@ -47,7 +47,9 @@ package profile
 //	                        is counted in the child's H records); unrecorded
 //	                        ("blocks bytes": allocations the runtime had no
 //	                        memory to record, an address space full under
-//	                        ulimit -v: in no H record; omitted when 0); after a leak
+//	                        ulimit -v: in no H record; omitted when 0),
+//	                        alloc_refused (allocations the C library
+//	                        returned NULL for; omitted when 0); after a leak
 //	                        scan, leak_scan (its nanoseconds),
 //	                        leak_scan_threads (the threads that read the
 //	                        blocks, WEAVE_LEAK_THREADS), leak_stop (how the

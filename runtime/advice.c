@@ -217,6 +217,17 @@ static __attribute__((noinline)) struct rt_node *leaf_of(struct rt_thread *T, st
    address space full under ulimit -v, or no node left): the program has
    them all the same; the summary and M unrecorded say so. */
 static u64 g_unrec[2];
+/* Allocations the C library refused (NULL; n, the size asked, unused: a
+   calloc's may have overflowed): under a limit (RLIMIT_AS, RLIMIT_DATA)
+   that the runtime's own maps count against too, the summary says so
+   (summary_limits), and M alloc_refused. */
+static u64 g_refused;
+
+static __attribute__((noinline, cold)) void note_refused(u64 n)
+{
+	(void)n;
+	__atomic_fetch_add(&g_refused, 1, __ATOMIC_RELAXED);
+}
 
 static __attribute__((noinline, cold)) void note_unrecorded(const struct rt_node *cur, u64 n)
 {
@@ -558,7 +569,8 @@ static inline int fast_state(struct rt_local *l, int alloc)
 		e = *ep;                                            \
 		note_alloc(l, s, r, size);                          \
 		*ep = e;                                            \
-	}                                                           \
+	} else                                                      \
+		note_refused(size);                                 \
 	rt_exit(l);                                                 \
 	return r
 
@@ -575,6 +587,8 @@ static inline int fast_state(struct rt_local *l, int alloc)
 	r = call;                           \
 	if (__builtin_expect(r != NULL, 1)) \
 		note_kept(l, s, r, size);   \
+	else                                \
+		note_refused(size);         \
 	rt_exit(l);                         \
 	return r
 
@@ -595,6 +609,7 @@ void *__weave_malloc(const struct __weave_site *s, wsize n)
 	rt_enter(l);
 	r = g_real.malloc(n); /* real_direct: ATTN_LIB is clear */
 	if (__builtin_expect(r == NULL, 0)) {
+		note_refused(n);
 		rt_exit(l);
 		return r;
 	}

@@ -738,7 +738,7 @@ static void rt_fork_child(void)
 	if (__atomic_load_n(&g_finished, __ATOMIC_RELAXED) == FIN_PROV_BUSY)
 		__atomic_store_n(&g_finished, FIN_PROV, __ATOMIC_RELAXED);
 	g_start_ns = now_ns();
-	g_unrec[0] = g_unrec[1] = 0; /* the parent's */
+	g_unrec[0] = g_unrec[1] = g_refused = 0; /* the parent's */
 	tp_fork_child();
 	vm_fork_child();
 	hs_fork_child();

@@ -421,7 +421,8 @@ static inline void lib_free(void *p)
 		e = *ep;                                            \
 		note_alloc(l, hidden_site(op, __builtin_return_address(0)), r, size); \
 		*ep = e;                                            \
-	}                                                           \
+	} else                                                      \
+		note_refused(size);                                 \
 	rt_exit(l);                                                 \
 	return r
 
@@ -436,6 +437,8 @@ static inline void lib_free(void *p)
 	r = call;                                                                  \
 	if (__builtin_expect(r != NULL, 1))                                        \
 		note_kept(l, hidden_site(op, __builtin_return_address(0)), r, size); \
+	else                                                                       \
+		note_refused(size);                                                \
 	rt_exit(l);                                                                \
 	return r
 

@@ -510,6 +510,12 @@ static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 	tp_write(o, w.ids);
 	marks_write(&w);
 	regions_write(o);
+	if (g_refused) { /* M alloc_refused: advice.c's note_refused */
+		out_str(o, "M alloc_refused");
+		out_field(o, g_refused);
+		out_ch(o, '\n');
+		o->records++;
+	}
 	if (g_unrec[0]) { /* M unrecorded: advice.c's note_unrecorded */
 		out_str(o, "M unrecorded");
 		out_field(o, g_unrec[0]);

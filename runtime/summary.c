@@ -158,6 +158,28 @@ static void summary_leaks(struct out *o, struct totals *t, const char *P)
 	}
 }
 
+/* Allocations the C library refused under a memory limit: the runtime's
+   own maps (its side table, the tree's nodes: docs/runtime.md) count
+   against RLIMIT_AS and RLIMIT_DATA too, so fewer of the program's fit
+   than in the plain build. */
+static void summary_limits(struct out *o, const char *P)
+{
+	struct rlimit as, data;
+	int e = errno;
+	if (!g_refused || getrlimit(RLIMIT_AS, &as) || getrlimit(RLIMIT_DATA, &data) ||
+	    (as.rlim_cur == RLIM_INFINITY && data.rlim_cur == RLIM_INFINITY)) {
+		errno = e;
+		return;
+	}
+	errno = e;
+	out_str(o, P);
+	out_str(o, "  refused: ");
+	out_commas(o, g_refused);
+	out_str(o, " allocs returned NULL, under ");
+	out_str(o, as.rlim_cur != RLIM_INFINITY ? "RLIMIT_AS" : "RLIMIT_DATA");
+	out_str(o, " (ulimit), which the runtime's own memory counts against too\n");
+}
+
 /* The summary's WEAVE_STATS line: the runtime's own memory. */
 static void summary_stats(struct out *o, struct totals *t, const char *P)
 {
@@ -234,6 +256,7 @@ static void summary_write(struct out *o, struct totals *t, const char *path, int
 		out_commas(o, g_unrec[1]);
 		out_str(o, " bytes (the runtime ran out of memory for its tables; not in these totals)\n");
 	}
+	summary_limits(o, P);
 	out_str(o, P);
 	out_ch(o, '\n');
 	if (!t->live_blocks) {

@@ -3,7 +3,7 @@
    no trimming), then 1 MiB and 4 KiB maps are made until mmap fails, and
    400,000 blocks of 144 bytes come from the heap's free top, which needs
    no new memory from the kernel (the runtime's record of them does).
-   Then 4 MiB are unmapped again (room for the profile), the blocks freed;
+   64 MiB more are refused. Then 4 MiB are unmapped again (room for the profile), the blocks freed;
    it prints how many malloc gave and exits 0. */
 #include <malloc.h>
 #include <stdio.h>
@@ -30,10 +30,11 @@ int main(void)
 	for (i = 0; i < N; i++)
 		if ((v[i] = malloc(144)))
 			n++;
+	p = malloc(64 << 20); /* NULL: mmap'd, and no room */
 	for (i = 0; i < 4 && i < k; i++)
 		munmap(m[i], 1 << 20);
 	for (i = 0; i < N; i++)
 		free(v[i]);
-	printf("%d of %d\n", n, N);
+	printf("%d of %d, %s\n", n, N, p ? "64 MiB" : "no 64 MiB");
 	return 0;
 }
