@@ -717,6 +717,7 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 	rt_enter(l);
 	if (array && __builtin_mul_overflow(n, m, &total)) {
 		r = REAL; /* fails with ENOMEM, nothing to record */
+		note_refused(0);
 		rt_exit(l);
 		return r;
 	}
@@ -729,7 +730,8 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 			e = *ep;
 			note_alloc(l, s, r, total);
 			*ep = e;
-		}
+		} else
+			note_refused(total);
 		rt_exit(l);
 		return r;
 	}
@@ -748,10 +750,12 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 			charge_free(T, &old);
 		if (r)
 			note_alloc(l, s, r, total);
-	} else if (known) {
+	} else {
 		/* Failed: p is still allocated. */
 		struct ent stale;
-		side_insert(old.addr, old.val, &stale);
+		if (known)
+			side_insert(old.addr, old.val, &stale);
+		note_refused(total);
 	}
 	*ep = e;
 	rt_exit(l);
