@@ -534,18 +534,6 @@ func (c *cmdline) builtins() bool {
 	return true
 }
 
-// unoptimized reports whether c compiles without optimising: no -O
-// option, or -O0 the last.
-func (c *cmdline) unoptimized() bool {
-	unopt := true
-	for _, a := range c.args {
-		if strings.HasPrefix(a.flag, "-O") {
-			unopt = a.flag == "-O0"
-		}
-	}
-	return unopt
-}
-
 // namesAuxFiles reports whether a flag of c makes the compiler write a
 // file named after the compile's output besides it (profile data, stack
 // usage, split DWARF, dumps).

@@ -77,11 +77,11 @@ func (cfg *Config) CC(args []string) error {
 	if err := checkDepFile(c); err != nil {
 		return err
 	}
-	cfg.portableGuard, cfg.callGuard = portableGuard(c.compileFlags()), !optimised(c.compileFlags())
+	cfg.unoptimized = !optimised(c.compileFlags())
+	cfg.portableGuard, cfg.callGuard = portableGuard(c.compileFlags()), cfg.unoptimized
 	cfg.executable = c.forExecutable()
 	cfg.forCompiler = c.compilerPrune() && isGCC(cfg.bareCompiler()[0])
 	cfg.builtins = c.builtins()
-	cfg.unoptimized = c.unoptimized()
 	if c.coverage() && c.woven() > 0 {
 		cfg.coverageFile = coverageHeader()
 	}
@@ -359,7 +359,7 @@ func (c *cmdline) probe() bool {
 		out = outputName(c.inputs[0].name, ".o")
 	}
 	if isProbe(out) || filepath.Base(out) == "conftest.o" || filepath.Base(out) == "conftest.obj" ||
-		strings.Contains(filepath.ToSlash(out), "/cmTC_") || mesonProbe(out) || sconsProbe(out) {
+		strings.Contains(filepath.ToSlash(out), "/cmTC_") || checkProgram(out) {
 		return !c.linksWoven()
 	}
 	for _, in := range c.inputs {
@@ -388,19 +388,25 @@ func (cfg *Config) warnCacheInFront() {
 	}
 }
 
-// mesonProbe reports whether an output is one of Meson's: its compiler's
-// sanity check (meson-private/sanitycheckc.exe, which it runs in the
-// directory meson was started in, the user's source tree) or a check's
-// (meson-private/tmpXXXXXXXX/output.exe or output.obj; cc.run and a
-// native cc.sizeof run the program there too).
-func mesonProbe(out string) bool {
-	abs, err := filepath.Abs(out) // meson-private is the sanity check's working directory
+// checkProgram reports whether an output is one of Meson's or SCons's
+// checks, which both name by the directories around it: the output's
+// absolute path (meson-private is the sanity check's working directory).
+func checkProgram(out string) bool {
+	abs, err := filepath.Abs(out)
 	if err != nil {
 		return false
 	}
-	dir, b := filepath.Split(abs)
-	dir = filepath.Clean(dir)
-	switch b {
+	return mesonProbe(abs) || sconsProbe(abs)
+}
+
+// mesonProbe reports whether an absolute output path is one of Meson's:
+// its compiler's sanity check (meson-private/sanitycheckc.exe, which it
+// runs in the directory meson was started in, the user's source tree) or
+// a check's (meson-private/tmpXXXXXXXX/output.exe or output.obj; cc.run
+// and a native cc.sizeof run the program there too).
+func mesonProbe(abs string) bool {
+	dir := filepath.Dir(abs)
+	switch filepath.Base(abs) {
 	case "sanitycheckc.exe":
 		return filepath.Base(dir) == "meson-private"
 	case "output.exe", "output.obj":
@@ -409,14 +415,10 @@ func mesonProbe(out string) bool {
 	return false
 }
 
-// sconsProbe reports whether an output is an SCons Configure check's
-// (.sconf_temp/conftest_HASH_0 and its objects; TryRun runs the program
-// in the SConstruct's directory).
-func sconsProbe(out string) bool {
-	abs, err := filepath.Abs(out)
-	if err != nil {
-		return false
-	}
+// sconsProbe reports whether an absolute output path is an SCons
+// Configure check's (.sconf_temp/conftest_HASH_0 and its objects; TryRun
+// runs the program in the SConstruct's directory).
+func sconsProbe(abs string) bool {
 	return strings.HasPrefix(filepath.Base(abs), "conftest_") && filepath.Base(filepath.Dir(abs)) == ".sconf_temp"
 }
 
