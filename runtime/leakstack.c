@@ -218,6 +218,13 @@ static void ls_saved_regs(const struct ls_rmaps *r, uintptr_t sp, uintptr_t self
 	}
 }
 
+/* Whether sp lies on this thread's alternate signal stack, which it
+   reads into alt. */
+static int sp_on_altstack(uintptr_t sp, stack_t *alt)
+{
+	return sigaltstack(NULL, alt) == 0 && sp >= (uintptr_t)alt->ss_sp && sp < (uintptr_t)alt->ss_sp + alt->ss_size;
+}
+
 /* The signal frame above sp, below top, when its interrupted stack
    pointer lies in another mapping than sp, or off the alternate signal
    stack that sp is on (a handler on sigaltstack, whose stack may lie in
@@ -231,7 +238,7 @@ static void ls_signal_frame(const struct ls_rmaps *r, uintptr_t sp, uintptr_t lo
 	const uintptr_t *p = (const uintptr_t *)((sp + 7) & ~(uintptr_t)7);
 	stack_t alt;
 	u32 k;
-	if (sigaltstack(NULL, &alt) == 0 && sp >= (uintptr_t)alt.ss_sp && sp < (uintptr_t)alt.ss_sp + alt.ss_size)
+	if (sp_on_altstack(sp, &alt))
 		lo = (uintptr_t)alt.ss_sp, top = lo + alt.ss_size;
 	for (k = 0; k < 4096 && (uintptr_t)(p + 1) + sizeof(ucontext_t) <= top; k++, p++) {
 		const ucontext_t *uc = (const ucontext_t *)(p + 1);
@@ -250,8 +257,7 @@ static void ls_signal_frame(const struct ls_rmaps *r, uintptr_t sp, uintptr_t lo
    signal stack alt, a handler there having called exit (g_ls.sig_uc). */
 static int ls_on_altstack(uintptr_t sp, stack_t *alt)
 {
-	return g_ls.sig_uc && sigaltstack(NULL, alt) == 0 && sp >= (uintptr_t)alt->ss_sp &&
-	       sp < (uintptr_t)alt->ss_sp + alt->ss_size;
+	return g_ls.sig_uc && sp_on_altstack(sp, alt);
 }
 
 /* The functions that begin an exit, noted at start-up (real_resolve):
