@@ -84,13 +84,8 @@ func (r *Report) htmlTables() []htmlTable {
 				{"calls", "count"}, {"recursive", "count"}, {"callers", ""}, {"callees", ""}}}
 		at := false
 		for _, e := range r.Graph {
-			var calls any = e.Calls
-			if e.NotCounted {
-				calls = NotCounted
-			} else if e.AtCalls {
-				calls = num(e.Calls) + atCallsMark(true)
-				at = true
-			}
+			calls := htmlCalls(e.Calls, e.NotCounted, e.AtCalls)
+			at = at || e.AtCalls && !e.NotCounted
 			t.Rows = append(t.Rows, []any{e.Index, e.Name, e.SelfDesc, e.PctSelfDesc, e.Self, calls, e.Recursive, arcs(e.Callers), arcs(e.Callees)})
 		}
 		if at {
@@ -103,13 +98,8 @@ func (r *Report) htmlTables() []htmlTable {
 			Cols: []htmlCol{{"function", ""}, {"% time", "pct"}, {"self", "ns"}, {"calls", "count"}, {"self/call", "ns"}, {"total", "ns"}, {"% total", "pct"}, {"total/call", "ns"}}}
 		at := false
 		for _, f := range r.Time.Functions {
-			var calls any = f.Calls
-			if f.NotCounted {
-				calls = NotCounted
-			} else if f.AtCalls {
-				calls = num(f.Calls) + atCallsMark(true)
-				at = true
-			}
+			calls := htmlCalls(f.Calls, f.NotCounted, f.AtCalls)
+			at = at || f.AtCalls && !f.NotCounted
 			t.Rows = append(t.Rows, []any{r.Label(f.Func), f.PctSelf, f.SelfNS, calls, f.SelfPerCallNS, f.TotalNS, f.PctTotal, f.TotalPerCallNS})
 		}
 		if at {
@@ -194,4 +184,17 @@ func (r *Report) memoryTables() []htmlTable {
 		ts = append(ts, t)
 	}
 	return ts
+}
+
+// htmlCalls is a calls cell of the HTML tables: the count (a number, for
+// sorting), NotCounted for a frameless function's, or the count marked
+// for a function framed at its calls.
+func htmlCalls(calls uint64, notCounted, atCalls bool) any {
+	switch {
+	case notCounted:
+		return NotCounted
+	case atCalls:
+		return num(calls) + atCallsMark(true)
+	}
+	return calls
 }
