@@ -67,9 +67,13 @@ package profile
 //	                        pid and start_ns: a run in two files is
 //	                        refused), run_ns (the sum of
 //	                        the runs' times), leak_scan_runs (the runs
-//	                        whose leak kinds its K records sum) and
+//	                        whose leak kinds its K records sum),
 //	                        exec_runs (the runs without a scan that ended
-//	                        by exec; omitted when 0).
+//	                        by exec; omitted when 0) and
+//	                        leak_scan_failed_runs (the runs whose scan
+//	                        failed; leak_scan_failed their distinct
+//	                        reasons, joined by " | "); the runtime's counts
+//	                        above are the runs' sums (mergecounts.go).
 //	S id text               an interned string; text is the rest of the line,
 //	                        with '\\' written as `\\` and newline as `\n`.
 //	F id name file line [flags]

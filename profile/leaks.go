@@ -76,6 +76,10 @@ func (p *Profile) NoScanReason() string {
 		return "frees by code that was not woven were not seen (the process's free was not weave's: a woven library in a program that was not woven, a static link, a program with its own malloc, a sanitizer build), so what was in use at exit is not known: weave the program too, linked dynamically"
 	}
 	if v, ok := p.MetaValue("leak_scan_failed"); ok {
+		if runs, ok := p.MetaUint("merged"); ok {
+			failed, _ := p.MetaUint("leak_scan_failed_runs")
+			v += fmt.Sprintf(" in %d of %d runs", failed, runs)
+		}
 		return "the scan at exit failed, " + v + " (its tables take about 17 bytes a block in use: the address space was full, ulimit -v or RLIMIT_AS), so the blocks in use were not classified"
 	}
 	return "the program ran with WEAVE_LEAK_SCAN=0 or WEAVE_HIDDEN=0, or under valgrind (read memcheck's leak check), or did not exit normally"

@@ -30,7 +30,9 @@ import (
 // leak_scan_runs (the runs scanned) when any run was scanned, so weave
 // check reads the merged kinds; exec_runs (the runs unscanned that ended
 // by exec) when any; the time keys when every input measured
-// time the same way, time_samples and time_overhead_ns summed. What
+// time the same way, time_samples and time_overhead_ns summed; the
+// runtime's own counts (mergeCounts: unrecorded, alloc_refused, the runs
+// whose leak scan failed, ...) summed, or their union or largest. What
 // belongs to one process alone is dropped: its memory snapshots and maps,
 // heap timeline and peak, heap picture, traced nodes and its regions'
 // spans in time (Y, V, L, P, X, Q, U). Marks (G, W) are merged when every
@@ -124,6 +126,11 @@ func (m *Merger) Add(p *Profile, source string) error {
 			m.add(p, t.Root, m.thread(t).Root)
 		}
 	}
+	for _, f := range p.Funcs {
+		if f.Frameless || f.CallFramed { // kept with no node: the report counts them
+			m.fn(f)
+		}
+	}
 	for _, b := range p.Bins {
 		s := m.bins[b.Size]
 		if s == nil {
@@ -155,6 +162,8 @@ func (m *Merger) Result() (*Profile, error) {
 	}
 	slices.SortFunc(m.out.Bins, func(a, b Bin) int { return cmp.Compare(a.Size, b.Size) })
 	m.out.Meta = m.meta.records()
+	_, sameTime := m.meta.same["time_mode"]
+	m.out.Meta = m.meta.counts.records(m.out.Meta, sameTime, !m.marks.dropped, m.out.Funcs)
 	if !m.marks.dropped {
 		m.out.Marks = m.marks.result(m.meta.inputs)
 	}
@@ -357,6 +366,7 @@ type mergeMeta struct {
 	runList          []string            // each run's "PID START_NS" (run records)
 	seen             map[string]string   // those runs: the file each came in
 	joined           map[string][]string // distinct values of mergeJoined keys
+	counts           mergeCounts
 }
 
 // mergeJoined are the Go runtime's accounts of its counts: the distinct
@@ -367,7 +377,7 @@ var mergeJoined = []string{"go_counts", "go_inuse"}
 var mergeSame = []string{"time_mode", "time_clock", "time_signal", "time_sampler", "time_period_ns", "runtime", "lang", "go_inuse_exact"}
 
 func newMergeMeta() mergeMeta {
-	return mergeMeta{complete: true, same: map[string]string{}, joined: map[string][]string{}, seen: map[string]string{}}
+	return mergeMeta{complete: true, same: map[string]string{}, joined: map[string][]string{}, seen: map[string]string{}, counts: newMergeCounts()}
 }
 
 func (mm *mergeMeta) add(p *Profile, source string) error {
@@ -445,6 +455,7 @@ func (mm *mergeMeta) add(p *Profile, source string) error {
 			delete(mm.same, k)
 		}
 	}
+	mm.counts.add(p)
 	s, _ := p.MetaUint("time_samples")
 	o, _ := p.MetaUint("time_overhead_ns")
 	mm.samples, mm.overhead = mm.samples+s, mm.overhead+o

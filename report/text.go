@@ -145,6 +145,12 @@ func textHeader(w *bufio.Writer, r *Report) {
 		}
 	}
 	t.write(w)
+	if u := strings.Fields(r.Metadata["unrecorded"]); len(u) == 2 {
+		fmt.Fprintf(w, "(not recorded: %s allocs, %s bytes: the runtime ran out of memory for its tables, an address space full under ulimit -v; not in these totals)\n", commas(u[0]), commas(u[1]))
+	}
+	if n := r.Metadata["alloc_refused"]; n != "" {
+		fmt.Fprintf(w, "(refused: %s allocs returned NULL by the C library)\n", commas(n))
+	}
 	if tt.HiddenAllocs > 0 {
 		fmt.Fprintln(w, "(hidden: allocated by code that was not woven, e.g. the C library, charged to its woven caller)")
 	}
@@ -649,4 +655,12 @@ func (t *table) write(w *bufio.Writer) {
 		}
 		line(row)
 	}
+}
+
+// commas writes a decimal number as num does ("1,234"); other text as it is.
+func commas(s string) string {
+	if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return num(n)
+	}
+	return s
 }

@@ -88,7 +88,14 @@ func runCheck(c *cli.Context) error {
 		scanned, ok2 := p.MetaUint("leak_scan_runs")
 		execd, _ := p.MetaUint("exec_runs")
 		if ok1 && ok2 && scanned+execd < runs {
-			fmt.Fprintf(w, " (%d of %d runs without a leak scan, not checked: crashed, or WEAVE_LEAK_SCAN=0)", runs-scanned-execd, runs)
+			why := "crashed, or WEAVE_LEAK_SCAN=0"
+			if failed, _ := p.MetaUint("leak_scan_failed_runs"); failed > 0 {
+				reason, _ := p.MetaValue("leak_scan_failed")
+				if why = "their scan failed, " + reason; failed < runs-scanned-execd {
+					why = fmt.Sprintf("%d whose scan failed, %s; the others crashed, or WEAVE_LEAK_SCAN=0", failed, reason)
+				}
+			}
+			fmt.Fprintf(w, " (%d of %d runs without a leak scan, not checked: %s)", runs-scanned-execd, runs, why)
 		}
 		if ok1 && execd > 0 && !r.Exec {
 			fmt.Fprintf(w, " (%d of %d runs ended by exec)", execd, runs)
