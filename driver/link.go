@@ -170,7 +170,11 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 		if err != nil {
 			return nil, err
 		}
-		argv = append(argv, rt.obj)
+		obj, err := c.runtimeObject(rt.obj, sc)
+		if err != nil {
+			return nil, err
+		}
+		argv = append(argv, obj)
 		if !c.pthread {
 			argv = append(argv, "-pthread")
 		}
@@ -203,6 +207,29 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 		}
 	}
 	return argv, nil
+}
+
+// runtimeObject returns the runtime object for c's link: a copy of obj
+// holding the directory of the link's output (runtime.WithLinkDir), where
+// the program writes its profile by default. libtool links a program in
+// .libs and runs it through a script in the directory above: that one.
+func (c *cmdline) runtimeObject(obj string, sc *scratch) (string, error) {
+	out := c.output
+	if out == "" {
+		out = "a.out"
+	}
+	dir, err := filepath.Abs(filepath.Dir(out))
+	if err != nil {
+		return obj, nil
+	}
+	if filepath.Base(dir) == ".libs" {
+		dir = filepath.Dir(dir)
+	}
+	tmp, err := sc.path()
+	if err != nil {
+		return "", err
+	}
+	return runtime.WithLinkDir(obj, dir, tmp)
 }
 
 // exportsDynamic reports whether the link exports every symbol of the

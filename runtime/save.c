@@ -189,8 +189,10 @@ static int out_dir(void)
 	return d.s[d.n - 1] == '/' || (stat(d.s, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
+static int sb_link_dir(struct sbuf *path);
+
 /* p = a path in the directory the profile will be written in (WEAVE_OUT's
-   when it names one, else its file's, else the start directory), for a
+   when it names one, else its file's, else the link or start directory), for a
    file made before the profile that goes beside it (the trace file). */
 static void out_beside(struct sbuf *p)
 {
@@ -200,7 +202,8 @@ static void out_beside(struct sbuf *p)
 	} else if (g_cfg_out_set && g_cfg_out[0]) {
 		sb_expand(p, g_cfg_out);
 	} else {
-		sb_start_dir(p, "f");
+		if (!sb_link_dir(p))
+			sb_start_dir(p, "f");
 		sb_str(p, "f");
 	}
 }
@@ -234,11 +237,41 @@ static void unique_name(struct sbuf *path)
 	sb_str(path, ".prof");
 }
 
-/* path = weave-<prog>.<pid>.prof in the start directory: the profile's
-   name without WEAVE_OUT. */
+/* The directory the program was linked in, written into each link's copy
+   of the runtime object by `weave cc` (driver/linkdir.go finds the marker
+   this array starts with and writes the absolute path over it). A profile
+   goes there by default, as gcov's .gcda files go beside the objects: a
+   program run in a directory of data (rsync's test suite lists and diffs
+   the trees it ran a helper in) finds no file it did not make there, and a
+   test suite's runs in scratch directories leave their profiles in the
+   build tree. Unset (the marker) in a runtime built by hand (weave
+   runtime): the start directory then. */
+static const char g_link_dir[4096] __attribute__((used)) = "\177WEAVE-LINK-DIR\177";
+
+/* Appends the link directory and a '/' to path when the program has one
+   and the current directory is another. Returns whether it has one. */
+static int sb_link_dir(struct sbuf *path)
+{
+	const char *d = g_link_dir;
+	struct stat a, b;
+	int e = errno;
+	__asm__("" : "+r"(d)); /* not the initializer: the link's copy */
+	if (d[0] != '/')
+		return 0;
+	if (stat(d, &a) != 0 || stat(".", &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		sb_str(path, d);
+		sb_str(path, "/");
+	}
+	errno = e;
+	return 1;
+}
+
+/* path = weave-<prog>.<pid>.prof in the link directory (sb_link_dir), else
+   the start directory: the profile's name without WEAVE_OUT. */
 static void default_name(struct sbuf *path)
 {
-	sb_start_dir(path, "weave-");
+	if (!sb_link_dir(path))
+		sb_start_dir(path, "weave-");
 	sb_str(path, "weave-");
 	prog_name(path);
 	sb_str(path, ".");
