@@ -123,7 +123,11 @@ func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // WeaveSource preprocesses src with flags, weaves it and returns the woven
-// text. Errors are positioned in the original sources.
+// text. Errors are positioned in the original sources. flags are taken to
+// be those the text will be compiled with, as weave cc takes its
+// command's: without -O, an unoptimised compile (calls take no thunk, C
+// guards); without -fno-builtin or -ffreestanding, the compiler's
+// builtins (the advice warns as gcc's builtin malloc & co. do).
 func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error) {
 	if err := cfg.checkCompiler(); err != nil {
 		return nil, err
@@ -143,7 +147,9 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	if err != nil {
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
-	cfg.portableGuard, cfg.callGuard = portableGuard(flags), !optimised(flags)
+	cfg.unoptimized = !optimised(flags)
+	cfg.portableGuard, cfg.callGuard = portableGuard(flags), cfg.unoptimized
+	cfg.builtins = parseCmdline(flags).builtins()
 	cfg.executable = compiledForExecutable(flags)
 	return cfg.weaveUnit(src, text, parse.NewDialect(cfg.Compiler, flags), nil)
 }

@@ -22,7 +22,8 @@ func newApp() *cli.App {
 			"weave help COMMAND                       (a command's flags)",
 		Description: "Without a command, weave preprocesses prog.c with $WEAVE_CC (default cc) and the\n" +
 			"given flags, weaves profiling advice into it and writes the result to out.c, which any\n" +
-			"C compiler builds together with the runtime (weave runtime -o weave_rt.c). -v lists\n" +
+			"C compiler builds together with the runtime (weave runtime -o weave_rt.c); give the flags\n" +
+			"out.c will be compiled with (-O2, -fno-builtin...): it is woven for them. -v lists\n" +
 			"the functions left unwoven or frameless, and why. The weave flags are weave cc's\n" +
 			"(weave help cc). A program woven runs as before and writes a profile at exit:\n" +
 			"weave report prints it. prog.c - reads the source from standard input. Guides:\n" +

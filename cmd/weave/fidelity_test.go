@@ -68,7 +68,10 @@ func diagnostics(stderr string) string {
 // into a line leaves what follows at its column (a linemarker and blanks),
 // and the allocation advice carries what the compiler knows of malloc &
 // co. (their deallocators, warn_unused_result, as gcc's builtins or the
-// library's declarations have them).
+// library's declarations have them). So does the compile of weave -o's
+// output with the same flags, which before had neither gcc's builtins'
+// deallocators nor their warn_unused_result (weave -o did not tell the
+// weaver the flags' builtins, as weave cc did).
 func TestCompilerDiagnostics(t *testing.T) {
 	dir := t.TempDir()
 	for name, src := range fidelitySources {
@@ -84,6 +87,13 @@ func TestCompilerDiagnostics(t *testing.T) {
 					w := run(t, dir, []string{"WEAVE_CC=" + cc}, append([]string{weaveBin, "cc"}, args...)...)
 					if diagnostics(w.stderr) != diagnostics(p.stderr) || w.code != p.code {
 						t.Errorf("%s: woven (exit %d):\n%s\nplain (exit %d):\n%s", name, w.code, diagnostics(w.stderr), p.code, diagnostics(p.stderr))
+					}
+					// weave -o with the compile's flags, then the plain compile of its output
+					out := "w-" + name
+					mustRun(t, dir, []string{"WEAVE_CC=" + cc}, append([]string{weaveBin, "-o", out, name}, flags...)...)
+					o := run(t, dir, nil, append([]string{cc, "-Wall", "-Wextra", "-c", "-o", "/dev/null", out}, flags...)...)
+					if diagnostics(o.stderr) != diagnostics(p.stderr) || o.code != p.code {
+						t.Errorf("%s: weave -o's output (exit %d):\n%s\nplain (exit %d):\n%s", name, o.code, diagnostics(o.stderr), p.code, diagnostics(p.stderr))
 					}
 				}
 			})
@@ -132,7 +142,8 @@ int main(int argc, char **argv)
 // TestDeadCallLinks: a call of an undefined function that gcc -O0 drops
 // (in if (0), in __builtin_constant_p's argument) links woven as it links
 // plain: no call thunk keeps a reference to it (c-torture's medce-1.c,
-// bcp-1.c).
+// bcp-1.c); so does weave -o's output, woven with the compile's flags
+// (before, weave -o made thunks for -O0 too, and its output did not link).
 func TestDeadCallLinks(t *testing.T) {
 	testtool.Need(t, "gcc")
 	dir := t.TempDir()
@@ -149,6 +160,17 @@ int main(void) { foo(1); return !ok + cp(); }
 		mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", opt, "-o", "woven", "d.c")
 		if w := run(t, dir, []string{"WEAVE_SUMMARY=0"}, "./woven"); w.code != 0 {
 			t.Errorf("%s: woven exits %d", opt, w.code)
+		}
+	}
+	// weave -o, told the compile's flags (none: -O0), then gcc
+	mustRun(t, dir, nil, weaveBin, "runtime", "-o", "rt.c")
+	for _, opt := range [][]string{{}, {"-O0"}, {"-O2"}} {
+		mustRun(t, dir, []string{"WEAVE_CC=gcc"}, append([]string{weaveBin, "-o", "w.c", "d.c"}, opt...)...)
+		os.Remove(filepath.Join(dir, "woven"))
+		if r := run(t, dir, nil, append([]string{"gcc", "-o", "woven", "w.c", "rt.c"}, opt...)...); r.code != 0 {
+			t.Errorf("weave -o %v, gcc %v: exit %d\n%s", opt, opt, r.code, r.stderr)
+		} else if w := run(t, dir, []string{"WEAVE_SUMMARY=0"}, "./woven"); w.code != 0 {
+			t.Errorf("weave -o %v, gcc %v: woven exits %d", opt, opt, w.code)
 		}
 	}
 }

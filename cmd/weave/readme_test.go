@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 `,
 }
 
-// TestReadmeWeaveFile: `weave -o prog.woven.c prog.c -I include -DNDEBUG`,
+// TestReadmeWeaveFile: `weave -o prog.woven.c prog.c -O2 -I include -DNDEBUG`,
 // `weave runtime -o weave_rt.c` and a plain `cc -O2 -o prog prog.woven.c
 // weave_rt.c` build a program that behaves as the unwoven build and writes
 // weave-prog.<pid>.prof; `weave report` without an argument reads the
@@ -68,7 +68,7 @@ func TestReadmeWeaveFile(t *testing.T) {
 		}
 	}
 	env := []string{"WEAVE_CC=gcc"}
-	w := mustRun(t, dir, env, weaveBin, "-o", "prog.woven.c", "prog.c", "-I", "include", "-DNDEBUG")
+	w := mustRun(t, dir, env, weaveBin, "-o", "prog.woven.c", "prog.c", "-O2", "-I", "include", "-DNDEBUG")
 	if w.stderr != "" {
 		t.Errorf("weave without -v printed:\n%s", w.stderr)
 	}
