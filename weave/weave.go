@@ -659,6 +659,13 @@ func (w *weaver) isLibraryFunction(pe *cc.PrimaryExpression, name string) bool {
 	if d.Type() == nil || d.Type().Kind() != cc.Function {
 		return false
 	}
+	// Declared in the text: a call of a function the unit never declares
+	// (strdup under -std=c11) is left as it is, so that the compiler
+	// diagnoses its implicit declaration (an error for gcc 14 and clang
+	// 16) and its int result as in the plain build.
+	if off := w.u.Offset(d.NameTok()); d.IsSynthetic() || off < 0 || off+len(name) > len(w.u.Text) || string(w.u.Text[off:off+len(name)]) != name {
+		return false
+	}
 	return d.Linkage() == cc.External
 }
 

@@ -17,7 +17,10 @@ import (
 // a function's } behind a call weave wraps (abort's frame closes before it),
 // allocation calls in operands that never run (sizeof's, _Alignof's,
 // typeof's: a declared allocator's statement expression there made clang
-// warn -Wunevaluated-expression).
+// warn -Wunevaluated-expression), calls of allocation functions the unit
+// does not declare (implicit.c: advised, they had no implicit declaration,
+// and strdup's int result was not diagnosed; the woven program ran
+// where the plain one, its pointer cut to 32 bits, crashed).
 var fidelitySources = map[string]string{
 	"unevaluated.c": `#include <stdlib.h>
 __attribute__((malloc, alloc_size(1))) int *xmalloc(size_t n);
@@ -41,6 +44,10 @@ int k(void *(*a)(size_t)) { char *s = a(4); unsigned u = 3; if (u < 0) return 1;
 int k(int n) { char *s = malloc(n); if (!s) return 0; memset(s, 0, n); free(s); return s[0]; }
 int m(void) { char *s = strdup("x"); free(s); free(s); return 0; }
 int l(void) { int x; free(&x); return 0; }
+`,
+	"implicit.c": `#include <stdio.h>
+char *f(const char *s) { char *p = strdup(s); if (p) puts(p); return p; }
+void *g(unsigned n) { void *p = malloc(n); free(p); return calloc(n, 1); }
 `,
 	"unused.c": `#define _GNU_SOURCE
 #include <stdlib.h>
