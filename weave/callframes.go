@@ -41,6 +41,17 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 		}
 		w.calls++
 		enter := fmt.Sprintf("__weave_enter%s(%s)", w.guard, w.callFrame)
+		if id := calleeIdent(x.PostfixExpression); id != nil && !w.callOnce && w.declaredAttr(id, "noreturn") {
+			// A call that never returns pops nothing (no cleanup runs
+			// after exit or longjmp): the frame is pushed in a comma
+			// expression. The statement expression's end, after the
+			// call, made clang -Wunreachable-code say "code will never
+			// be executed" at the user's line.
+			w.buf.Insert(w.u.Offset(x.PostfixExpression), "((void)"+enter+", ")
+			w.framedEnd = w.u.Offset(x.Token2) + 1
+			w.buf.InsertClose(w.framedEnd, ")")
+			return
+		}
 		w.buf.Insert(w.u.Offset(x.PostfixExpression), "__extension__ ({ "+w.callGuard(enter)+"; ")
 	default:
 		return

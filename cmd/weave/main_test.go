@@ -188,7 +188,9 @@ func build(t *testing.T, dir, cc string, p program, flags ...string) (plain, wov
 	}
 	plain = filepath.Join(dir, p.name+".plain")
 	woven = filepath.Join(dir, p.name+".woven")
-	args := append(append([]string{"-Wall", "-Wextra"}, flags...), srcs...)
+	// -Wunreachable-code: clang's said "code will never be executed" of
+	// the statement expression around a framed call of a noreturn function
+	args := append(append([]string{"-Wall", "-Wextra", "-Wunreachable-code"}, flags...), srcs...)
 	pr := mustRun(t, dir, nil, append(append([]string{cc}, args...), "-o", plain)...)
 	wr := mustRun(t, dir, []string{"WEAVE_CC=" + cc}, append(append([]string{weaveBin, "cc"}, args...), "-o", woven)...)
 	if wr.stderr != pr.stderr {
