@@ -273,7 +273,7 @@ static uintptr_t g_program_lo, g_program_hi;
 /* Forgets unit u: its object is being unloaded, or the process exits. A
    unit of the program itself is kept: the exit writer, which runs after
    the destructors, names its frameless functions from it. */
-void __weave_unregister_unit(struct __weave_unit *u)
+RT_RARE void __weave_unregister_unit(struct __weave_unit *u)
 {
 	if ((uintptr_t)u >= g_program_lo && (uintptr_t)u < g_program_hi)
 		return;
@@ -318,14 +318,14 @@ void __weave_register_unit(struct __weave_unit *u)
 }
 
 /* The number of frameless functions in the registered units. */
-static u64 frameless_count(void)
+RT_RARE static u64 frameless_count(void)
 {
 	return __atomic_load_n(&g_frameless, __ATOMIC_RELAXED);
 }
 
 /* The number of functions framed around their calls in the registered
    units. */
-static u64 call_framed_count(void)
+RT_RARE static u64 call_framed_count(void)
 {
 	return __atomic_load_n(&g_call_framed, __ATOMIC_RELAXED);
 }
@@ -333,7 +333,7 @@ static u64 call_framed_count(void)
 /* Writes the distinct pointcuts of the registered units as one M pointcut
    record (" ; " between them). Skipped if a registration holds the lock
    (the writer may run in a crash handler). */
-static void pointcut_record(struct out *o)
+RT_RARE static void pointcut_record(struct out *o)
 {
 	unsigned i;
 	if (__atomic_exchange_n(&g_pc_lock, 1, __ATOMIC_ACQUIRE))
@@ -355,7 +355,7 @@ static void pointcut_record(struct out *o)
    as pointcut_record, if a registration holds the lock. The units of
    shared libraries are unregistered by their destructors, which run
    before the writer: theirs are not named. */
-static void each_frameless(void (*each)(void *, const struct __weave_fn *), void *arg)
+RT_RARE static void each_frameless(void (*each)(void *, const struct __weave_fn *), void *arg)
 {
 	const struct __weave_unit *u;
 	unsigned i;

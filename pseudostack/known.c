@@ -30,7 +30,7 @@ void __weave_register_known(void (*const *fns)(void), unsigned n)
 	}
 }
 
-void __weave_unregister_known(void (*const *fns)(void), unsigned n)
+RT_RARE void __weave_unregister_known(void (*const *fns)(void), unsigned n)
 {
 	unsigned k, j;
 	for (k = 0; k < n; k++) {

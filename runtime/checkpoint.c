@@ -17,7 +17,7 @@
 
 static unsigned g_ckpt_secs; /* written once by checkpoint_start */
 
-static void *ckpt_main(void *arg)
+RT_RARE static void *ckpt_main(void *arg)
 {
 	struct rt_local *l = &rt_local;
 	(void)arg;

@@ -66,14 +66,14 @@ static int g_exit_tid;
 
 /* Whether this is not the process the runtime knows: a vfork child, which
    shares its parent's memory, or a clone the fork handlers missed. */
-static int other_process(void)
+RT_RARE static int other_process(void)
 {
 	return __atomic_load_n(&g_pid, __ATOMIC_RELAXED) && (int)getpid() != g_pid;
 }
 
 /* Waits for another thread's final profile to be written; a thread inside
    the runtime may hold what the writer needs, and does not wait. */
-static void wait_final_writer(int was)
+RT_RARE static void wait_final_writer(int was)
 {
 	int me = (int)syscall(SYS_gettid);
 	if (other_process())
@@ -104,7 +104,7 @@ static void rt_sandbox_note(void)
 	g_filters_at_start = rt_filters();
 }
 
-static int rt_sandboxed(void)
+RT_RARE static int rt_sandboxed(void)
 {
 	static int sandboxed = -1;
 	if (__atomic_load_n(&sandboxed, __ATOMIC_RELAXED) < 0)
@@ -112,7 +112,7 @@ static int rt_sandboxed(void)
 	return __atomic_load_n(&sandboxed, __ATOMIC_RELAXED);
 }
 
-static int claim_exit(void)
+RT_RARE static int claim_exit(void)
 {
 	int me, prev = 0;
 	if (rt_sandboxed())
@@ -128,7 +128,7 @@ static int claim_exit(void)
    inside the runtime, and may hold it) tries once. Without the lock the
    writer goes on: it reads the counts as they are anyway. Returns whether
    it holds the lock. */
-static int lock_for_exit(int mode)
+RT_RARE static int lock_for_exit(int mode)
 {
 	int i;
 	if (mode == LOCK_WAIT) {
@@ -149,7 +149,7 @@ static int lock_for_exit(int mode)
    crash); complete: M complete; how and sig: M end. */
 static int rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot);
 
-static void rt_finish(int final, int complete, const char *how, int sig, int mode)
+RT_RARE static void rt_finish(int final, int complete, const char *how, int sig, int mode)
 {
 	rt_write(final, complete, how, sig, mode, 0);
 }
@@ -168,7 +168,7 @@ static void rt_write_here(void *arg);
 /* rt_finish's work, on a stack of the runtime's (ownstack.c): the
    thread that gets here may have little (a small thread stack, a handler
    on sigaltstack). */
-static int rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot)
+RT_RARE static int rt_write(int final, int complete, const char *how, int sig, int mode, int snapshot)
 {
 	struct rt_write_args a = {final, complete, sig, mode, snapshot, 0, how, 0};
 	if (!rt_is_active() || rt_sandboxed() || other_process())
@@ -187,7 +187,7 @@ static int rt_write(int final, int complete, const char *how, int sig, int mode,
    in this frame (21 KiB) they sat above the leak scan's frames, whose
    pages the stack then kept resident (8 KiB more at exit than with this
    frame's 5). */
-static void rt_write_here(void *arg)
+RT_RARE static void rt_write_here(void *arg)
 {
 	struct rt_write_args *a = arg;
 	struct rt_local *l = &rt_local;
@@ -262,7 +262,7 @@ static void rt_write_here(void *arg)
 /* Crash signals. */
 static const int rt_crash_sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
 
-static void rt_crash(int sig, siginfo_t *si, void *uc)
+RT_RARE static void rt_crash(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction dfl;
 	int e = errno;
@@ -304,7 +304,7 @@ static void rt_crash_install(void)
 }
 
 /* _exit and _Exit (the same function in glibc). */
-static __attribute__((noreturn)) void rt_exit_now(int status)
+RT_RARE static __attribute__((noreturn)) void rt_exit_now(int status)
 {
 	rt_finish(1, 1, "_exit", 0, LOCK_TRY);
 	if (REAL_FN(exit_))
@@ -313,18 +313,18 @@ static __attribute__((noreturn)) void rt_exit_now(int status)
 		syscall(SYS_exit_group, status);
 }
 
-__attribute__((weak, noreturn)) void _exit(int status)
+RT_RARE __attribute__((weak, noreturn)) void _exit(int status)
 {
 	rt_exit_now(status);
 }
 
-__attribute__((weak, noreturn)) void _Exit(int status)
+RT_RARE __attribute__((weak, noreturn)) void _Exit(int status)
 {
 	rt_exit_now(status);
 }
 
 /* A thread that lost the way out to another: that one ends the process. */
-static __attribute__((noreturn)) void wait_for_ever(void)
+RT_RARE static __attribute__((noreturn)) void wait_for_ever(void)
 {
 	static int park;
 	for (;;)
@@ -360,7 +360,7 @@ void __weave_main_return(int *call)
    (leakstack.c), and __weave_exit_wrapper names it for that. */
 #if RT_INTERPOSE && !defined(WEAVE_SHARED_OBJECT)
 __attribute__((used, visibility("hidden"))) void *__weave_exit_begin(void);
-__attribute__((used, visibility("hidden"))) void *__weave_exit_begin(void)
+RT_RARE __attribute__((used, visibility("hidden"))) void *__weave_exit_begin(void)
 {
 	if (claim_exit())
 		wait_for_ever();
@@ -395,7 +395,7 @@ __asm__(".text\n"
 	".size exit, .-exit\n");
 #define RT_EXIT_WRAPPER ((uintptr_t)__weave_exit_wrapper)
 #else
-__attribute__((weak, noreturn)) void exit(int status)
+RT_RARE __attribute__((weak, noreturn)) void exit(int status)
 {
 	void (*real)(int) = (void (*)(int))__weave_exit_begin();
 	real(status);
@@ -408,12 +408,12 @@ __attribute__((weak, noreturn)) void exit(int status)
 #define RT_EXIT_WRAPPER ((uintptr_t)0)
 #endif
 
-static uintptr_t rt_exit_wrapper(void)
+RT_RARE static uintptr_t rt_exit_wrapper(void)
 {
 	return RT_EXIT_WRAPPER;
 }
 
-static void rt_quick_exit(void)
+RT_RARE static void rt_quick_exit(void)
 {
 	rt_finish(1, 1, "quick_exit", 0, LOCK_WAIT);
 }
@@ -425,31 +425,37 @@ static void rt_quick_exit(void)
    the exit family, and some check it (libpq's build fails if `nm -u`
    lists one: a library must never end its caller's process). Registering
    a handler ends nothing; the runtime never calls exit itself. Without
-   dlsym (a static program) quick_exit then writes no profile. */
+   dlsym (a static program) quick_exit then writes no profile. An
+   executable's calls __cxa_at_quick_exit as glibc's at_quick_exit does,
+   which is linked from libc_nonshared.a into its last page of code (as
+   rt_atfork, init.c). */
+extern int __cxa_at_quick_exit(void (*)(void *), void *) __attribute__((weak));
 static void rt_quick_exit_register(void)
 {
 #ifdef WEAVE_SHARED_OBJECT
-	extern void *__dso_handle __attribute__((weak));
 	int (*reg)(void (*)(void *), void *);
 	*(void **)&reg = dlsym ? dlsym(RTLD_DEFAULT, "__cxa_at_quick_exit") : NULL;
 	if (reg)
 		reg((void (*)(void *))rt_quick_exit, &__dso_handle);
 #else
-	at_quick_exit(rt_quick_exit);
+	if (&__cxa_at_quick_exit)
+		__cxa_at_quick_exit((void (*)(void *))rt_quick_exit, &__dso_handle ? __dso_handle : NULL);
+	else
+		at_quick_exit(rt_quick_exit);
 #endif
 }
 
 /* exec*: the profile first (see above). Without
    the real functions (dlsym missing) the system calls do it, and a PATH
    search like glibc's, without its fallback to /bin/sh for scripts. */
-static int before_exec(void)
+RT_RARE static int before_exec(void)
 {
 	rt_finish(0, 1, "exec", 0, LOCK_WAIT);
 	return ctl_exec_before();
 }
 
 /* An exec that returned (failed) with r: the control channel back. */
-static int after_exec(int ctl, int r)
+RT_RARE static int after_exec(int ctl, int r)
 {
 	int e = errno;
 	ctl_exec_failed(ctl);
@@ -457,12 +463,12 @@ static int after_exec(int ctl, int r)
 	return r;
 }
 
-static int sys_execve(const char *path, char *const argv[], char *const envp[])
+RT_RARE static int sys_execve(const char *path, char *const argv[], char *const envp[])
 {
 	return REAL_FN(execve) ? g_real.execve(path, argv, envp) : (int)syscall(SYS_execve, path, argv, envp);
 }
 
-static int path_execvpe(const char *file, char *const argv[], char *const envp[])
+RT_RARE static int path_execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	const char *path, *p, *z;
 	char buf[4096];
@@ -500,31 +506,31 @@ static int path_execvpe(const char *file, char *const argv[], char *const envp[]
 	return -1;
 }
 
-__attribute__((weak)) int execve(const char *path, char *const argv[], char *const envp[])
+RT_RARE __attribute__((weak)) int execve(const char *path, char *const argv[], char *const envp[])
 {
 	int c = before_exec();
 	return after_exec(c, sys_execve(path, argv, envp));
 }
 
-__attribute__((weak)) int execv(const char *path, char *const argv[])
+RT_RARE __attribute__((weak)) int execv(const char *path, char *const argv[])
 {
 	int c = before_exec();
 	return after_exec(c, REAL_FN(execv) ? g_real.execv(path, argv) : sys_execve(path, argv, environ));
 }
 
-__attribute__((weak)) int execvp(const char *file, char *const argv[])
+RT_RARE __attribute__((weak)) int execvp(const char *file, char *const argv[])
 {
 	int c = before_exec();
 	return after_exec(c, REAL_FN(execvp) ? g_real.execvp(file, argv) : path_execvpe(file, argv, environ));
 }
 
-__attribute__((weak)) int execvpe(const char *file, char *const argv[], char *const envp[])
+RT_RARE __attribute__((weak)) int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	int c = before_exec();
 	return after_exec(c, REAL_FN(execvpe) ? g_real.execvpe(file, argv, envp) : path_execvpe(file, argv, envp));
 }
 
-__attribute__((weak)) int fexecve(int fd, char *const argv[], char *const envp[])
+RT_RARE __attribute__((weak)) int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	int c = before_exec();
 	if (REAL_FN(fexecve))
@@ -532,7 +538,7 @@ __attribute__((weak)) int fexecve(int fd, char *const argv[], char *const envp[]
 	return after_exec(c, (int)syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH));
 }
 
-__attribute__((weak)) int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+RT_RARE __attribute__((weak)) int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
 	int c = before_exec();
 	if (REAL_FN(execveat))
@@ -546,7 +552,7 @@ __attribute__((weak)) int execveat(int dirfd, const char *path, char *const argv
    parent's profile first, as before an exec (provisional: a daemon call
    that fails goes on and replaces it at exit); the daemon's goes beside
    it (rt_fork_child). */
-__attribute__((weak)) int daemon(int nochdir, int noclose)
+RT_RARE __attribute__((weak)) int daemon(int nochdir, int noclose)
 {
 	int (*real)(int, int), fd;
 	struct stat st;
@@ -600,19 +606,19 @@ __attribute__((weak)) int daemon(int nochdir, int noclose)
 	last;                                                     \
 	va_end(ap)
 
-__attribute__((weak)) int execl(const char *path, const char *arg, ...)
+RT_RARE __attribute__((weak)) int execl(const char *path, const char *arg, ...)
 {
 	COLLECT_ARGS(arg, (void)0);
 	return execv(path, argv);
 }
 
-__attribute__((weak)) int execlp(const char *file, const char *arg, ...)
+RT_RARE __attribute__((weak)) int execlp(const char *file, const char *arg, ...)
 {
 	COLLECT_ARGS(arg, (void)0);
 	return execvp(file, argv);
 }
 
-__attribute__((weak)) int execle(const char *path, const char *arg, ...)
+RT_RARE __attribute__((weak)) int execle(const char *path, const char *arg, ...)
 {
 	char **envp;
 	COLLECT_ARGS(arg, envp = va_arg(ap, char **));
@@ -620,7 +626,7 @@ __attribute__((weak)) int execle(const char *path, const char *arg, ...)
 }
 #undef COLLECT_ARGS
 
-static void rt_fini_late(void)
+RT_RARE static void rt_fini_late(void)
 {
 	rt_finish(1, 1, "exit", 0, LOCK_WAIT);
 	ls_exit_status();
@@ -632,7 +638,7 @@ static void rt_fini_late(void)
    the shared objects (glibc runs handlers registered while it runs them);
    in a shared object (dlclose, or exit) it writes it now. Other threads
    may still run: their counts are read as they are. */
-__attribute__((destructor(101))) static void rt_fini(void)
+RT_RARE __attribute__((destructor(101))) static void rt_fini(void)
 {
 	struct rt_local *l;
 	int was, late;
@@ -656,7 +662,7 @@ __attribute__((destructor(101))) static void rt_fini(void)
 		rt_finish(1, 1, "exit", 0, LOCK_WAIT);
 }
 
-static void rt_fork_prepare(void)
+RT_RARE static void rt_fork_prepare(void)
 {
 	rt_local.in_rt++;
 	fence();
@@ -666,7 +672,7 @@ static void rt_fork_prepare(void)
 	pool_lock();
 }
 
-static void rt_fork_parent(void)
+RT_RARE static void rt_fork_parent(void)
 {
 	pool_unlock();
 	side_unlock();
@@ -677,7 +683,7 @@ static void rt_fork_parent(void)
 }
 
 /* Zeroes counters that other threads may have added to atomically. */
-static void zero_u64(u64 *p, wsize n)
+RT_RARE static void zero_u64(u64 *p, wsize n)
 {
 	while (n--)
 		__atomic_store_n(p++, 0, __ATOMIC_RELAXED);
@@ -689,7 +695,7 @@ static void zero_u64(u64 *p, wsize n)
    place but lose their counts; the other threads are dropped from the
    profile. Blocks in the side table are the parent's: retagged to node 0,
    "inherited". */
-static void rt_fork_child(void)
+RT_RARE static void rt_fork_child(void)
 {
 	struct rt_thread *me = rt_local.thr, *T;
 	u32 i, k;

@@ -102,7 +102,7 @@ static __attribute__((noinline)) const struct __weave_site *hs_slow(unsigned op,
 }
 
 /* A fork child: the lock may have been held by a thread that is gone. */
-static void hs_fork_child(void)
+RT_RARE static void hs_fork_child(void)
 {
 	g_hs_lock = 0;
 }
@@ -127,7 +127,7 @@ static inline const struct __weave_site *hs_site(unsigned op, const void *ret, c
    while it may wait for g_lock in malloc (lbzip2 2.5: a worker loading
    libgcc_s for pthread_exit's unwinder while main called _exit; both
    waited for ever). Not for hot paths. */
-static const char *rt_object_name(const void *addr)
+RT_RARE static const char *rt_object_name(const void *addr)
 {
 	Dl_info di;
 #ifdef DLFO_STRUCT_HAS_EH_DBASE
@@ -147,7 +147,7 @@ static const char *rt_object_name(const void *addr)
 /* The object a hidden site's allocator was called from, or "" (not a
    site of this table, or unknown): the name copied when the site was
    made, else (the executable) the dynamic linker's name for it. */
-static const char *hs_module(const struct __weave_site *s)
+RT_RARE static const char *hs_module(const struct __weave_site *s)
 {
 	const struct hsite *h = hs_of(s);
 	if (!h)

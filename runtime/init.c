@@ -390,6 +390,7 @@ static void start_dir_note(void)
    first (headers and symbols) of up to RO_PAGES pages. */
 #define RO_PAGES 256u
 extern int __register_atfork(void (*)(void), void (*)(void), void (*)(void), void *) __attribute__((weak));
+extern void *__dso_handle __attribute__((weak, visibility("hidden")));
 
 struct ro_seg {
 	uintptr_t a; /* page-aligned, 0: none */
@@ -442,7 +443,10 @@ static void ro_pages(int pm, struct ro_seg *s, int drop)
 }
 
 /* pthread_atfork(prepare, parent, child), its pages of the C library's
-   read-only data dropped again (see above). */
+   read-only data dropped again (see above). Made as glibc's
+   pthread_atfork makes it, which is linked from libc_nonshared.a into the
+   executable's last page of code, where nothing else runs before the exit
+   (RT_RARE). */
 static void rt_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
 {
 	struct ro_seg s[2] = {{0}};
@@ -451,7 +455,10 @@ static void rt_atfork(void (*prepare)(void), void (*parent)(void), void (*child)
 		pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	for (k = 0; pm >= 0 && k < 2; k++)
 		ro_pages(pm, &s[k], 0);
-	pthread_atfork(prepare, parent, child);
+	if (&__register_atfork)
+		__register_atfork(prepare, parent, child, &__dso_handle ? __dso_handle : NULL);
+	else
+		pthread_atfork(prepare, parent, child);
 	for (k = 0; pm >= 0 && k < 2; k++)
 		ro_pages(pm, &s[k], 1);
 	if (pm >= 0)

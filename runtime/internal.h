@@ -238,11 +238,16 @@ enum { LOCK_WAIT, LOCK_TRY, LOCK_ONCE };
 /* Large zero-initialised arrays, mostly never written, go to a .bss
    section of their own, so that the small variables the runtime writes
    share a few pages instead of taking one page each between the arrays
-   (the process's resident memory counts pages). */
+   (the process's resident memory counts pages). Likewise the functions
+   that run only at exit, in a fork child, at exec or on a rare request
+   (RT_RARE) go after the rest of the code: the kernel maps a file's pages
+   64 KiB or a page cache folio around each fault (BENCHMARKS.md). */
 #ifdef __ELF__
 #define RT_LARGE __attribute__((section(".bss.weave_large")))
+#define RT_RARE __attribute__((section(".text.weave_rare")))
 #else
 #define RT_LARGE
+#define RT_RARE
 #endif
 
 /* The heap accounting of threads without a record of their own (not set
@@ -361,10 +366,7 @@ static int g_cfg_log_set;      /* WEAVE_LOG is set: the summary goes to that fil
 static u64 g_stderr_id;        /* descriptor 2's fd_ident at rt_config, before main: 0 if closed (stderr_fd) */
 static char g_cfg_log[4096] RT_LARGE;
 static u32 g_cfg_leaks = 5;
-static int g_cfg_stats;
-static int g_cfg_signals = 1;
-static int g_cfg_hidden = 1;
-static int g_cfg_loaded;
+static int g_cfg_stats, g_cfg_signals = 1, g_cfg_hidden = 1, g_cfg_loaded;
 static int g_cfg_redact_argv; /* WEAVE_REDACT=argv: M argv holds argv[0] only */
 /* Secure execution (AT_SECURE: setuid, setgid, file capabilities): every
    WEAVE_* variable is ignored (rt_env) and no profile is written unless
@@ -375,9 +377,8 @@ static const char *rt_env(const char *name);
 /* The pid the runtime belongs to and the time it started (for M
    start_ns), whether it is a fork child: set at start-up and in a fork
    child (one thread then); read by the exit paths. */
-static int g_pid;
+static int g_pid, g_forked;
 static u64 g_start_ns;
-static int g_forked;
 
 /* When the run started: the start of the first process of a tree of fork
    children, which inherit it (set once at start-up; save.c). */
@@ -391,8 +392,7 @@ static int g_in_exe;
    provisional profile went: written by the one thread that won rt_finish
    (exit.c), read by the writers it calls. */
 static const char *g_end = "exit";
-static int g_end_sig;
-static int g_complete = 1;
+static int g_end_sig, g_complete = 1;
 static char g_prev_path[4200] RT_LARGE;
 
 /* Blocks a fork child inherited, and those of them it freed: atomic adds

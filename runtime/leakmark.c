@@ -161,7 +161,7 @@ struct ls_cursor {
 	uintptr_t hi;
 };
 
-static void ls_cursor_start(struct ls_cursor *c)
+RT_RARE static void ls_cursor_start(struct ls_cursor *c)
 {
 	c->s = 0;
 	c->hi = g_ls.nsegs ? (uintptr_t)g_ls.segs[0].hi << 32 : 0;
@@ -178,7 +178,7 @@ static inline uintptr_t ls_cursor_addr(struct ls_cursor *c, u64 i)
 	return c->hi | g_ls.alo[i];
 }
 
-static __attribute__((noinline)) u64 ls_big_size(u32 i)
+RT_RARE static __attribute__((noinline)) u64 ls_big_size(u32 i)
 {
 	u32 b;
 	for (b = 0; b < g_ls.nbigs; b++)
@@ -201,7 +201,7 @@ static inline int ls_gone(u64 i)
 }
 
 /* Notes [p, p + n) as the runtime's: not a root. */
-static void ls_exclude(const void *p, u64 n)
+RT_RARE static void ls_exclude(const void *p, u64 n)
 {
 	if (!p || !n || g_ls.nexcl == g_ls.excl_cap)
 		return;
@@ -240,7 +240,7 @@ static inline u64 *ls_entry(uintptr_t p, int create)
    overlap a granule inside the outer block are the outer block and those
    in the granule, with the blocks between them in address order, which
    the range must span for ls_find to see the last ones. */
-static int ls_index(struct tmpmem *tm)
+RT_RARE static int ls_index(struct tmpmem *tm)
 {
 	struct ls_cursor c;
 	u64 i;
@@ -417,7 +417,7 @@ static inline int ls_heuristic(uintptr_t a, u64 off, u64 n)
 }
 
 /* Word c points into block j: its mark or edge. */
-static inline void ls_emit_to(struct ls_pipe *lp, const struct ls_cand *c, int64_t j)
+RT_RARE static inline void ls_emit_to(struct ls_pipe *lp, const struct ls_cand *c, int64_t j)
 {
 	uintptr_t a = ls_addr((u64)j);
 	u64 n;
@@ -437,7 +437,7 @@ static inline void ls_emit_to(struct ls_pipe *lp, const struct ls_cand *c, int64
 /* ls_emit once blocks share an address (ls_merge: the larger first):
    the word reaches each block that starts where the last start at or
    before it is and holds it, as a pointer to its start or into it. */
-static __attribute__((noinline)) void ls_emit_shared(struct ls_pipe *lp, const struct ls_cand *c)
+RT_RARE static __attribute__((noinline)) void ls_emit_shared(struct ls_pipe *lp, const struct ls_cand *c)
 {
 	int64_t j = ls_last_start(c->w, c->e);
 	uintptr_t a = j >= 0 ? ls_addr((u64)j) : 0;
@@ -500,13 +500,13 @@ static inline __attribute__((always_inline)) void ls_words(struct ls_pipe *lp, u
 	*pin = in, *pmid = mid, *pout = out;
 }
 
-static void ls_scan(uintptr_t lo, uintptr_t hi, u32 tag)
+RT_RARE static void ls_scan(uintptr_t lo, uintptr_t hi, u32 tag)
 {
 	ls_words(&g_lq, lo, hi, tag, &g_lq.in, &g_lq.mid, &g_lq.out);
 }
 
 /* Completes the words in pipeline lp. */
-static void ls_flush(struct ls_pipe *lp)
+RT_RARE static void ls_flush(struct ls_pipe *lp)
 {
 	while (lp->mid != lp->in)
 		ls_stage2(&lp->q[lp->mid++ % LS_RING]);
@@ -521,7 +521,7 @@ static void ls_flush(struct ls_pipe *lp)
    scanned in address order, which the hardware prefetcher and the TLB
    follow, not in the order of the pointers. An LSD radix sort, 11 bits a
    pass; any order gives the same marks. */
-static void ls_sort_stack(u64 from)
+RT_RARE static void ls_sort_stack(u64 from)
 {
 	u32 *a = g_ls.stack + from, *b = g_ls.stack + g_ls.sp, *t, cnt[1u << 11];
 	u64 n = g_ls.sp - from, i;
@@ -547,7 +547,7 @@ static void ls_sort_stack(u64 from)
 }
 
 /* Marks what block x points to, from the graph. */
-static void ls_follow(u32 x)
+RT_RARE static void ls_follow(u32 x)
 {
 	int definite = g_ls.st[x] == LS_REACHABLE;
 	u64 k;
@@ -561,7 +561,7 @@ static void ls_follow(u32 x)
    stack and the pipeline are empty: from the graph when there is one,
    else LS_PIPE blocks at a time, so that the cache misses of their first
    lines overlap. */
-static void ls_drain(void)
+RT_RARE static void ls_drain(void)
 {
 	for (;;) {
 		ls_sort_stack(0);
@@ -589,7 +589,7 @@ static void ls_drain(void)
 }
 
 /* Scans a root range, skipping the runtime's memory. */
-static void ls_root(uintptr_t lo, uintptr_t hi)
+RT_RARE static void ls_root(uintptr_t lo, uintptr_t hi)
 {
 	u32 k;
 	g_ls.leader = LS_ROOTS;
@@ -614,7 +614,7 @@ static void ls_root(uintptr_t lo, uintptr_t hi)
    bytes, no pointer to a block; reading it would cost time and, on
    kernels without a shared zero page, memory: a program's large static
    arrays made resident by its exit. */
-static void ls_root_touched(int pm, uintptr_t lo, uintptr_t hi)
+RT_RARE static void ls_root_touched(int pm, uintptr_t lo, uintptr_t hi)
 {
 	enum { BATCH = 512 };
 	u64 ent[BATCH];
@@ -644,7 +644,7 @@ static void ls_root_touched(int pm, uintptr_t lo, uintptr_t hi)
 /* ---------------------------------------------------------- the graph */
 
 /* Makes room for the graph: edge_max edges, 4 per block and 4M more. */
-static int ls_graph_room(struct tmpmem *tm)
+RT_RARE static int ls_graph_room(struct tmpmem *tm)
 {
 	u64 n = g_ls.n;
 	g_ls.edge_max = 4 * n + (1u << 22);
@@ -663,7 +663,7 @@ static int ls_graph_room(struct tmpmem *tm)
 /* Lists the edges (ls_edge) of blocks [first, last) into lp: each block
    read once, in address order, through lp's pipeline, whose counters stay
    in registers over 4096 blocks. */
-static void ls_edges_slice(struct ls_pipe *lp, int all, u64 first, u64 last)
+RT_RARE static void ls_edges_slice(struct ls_pipe *lp, int all, u64 first, u64 last)
 {
 	struct ls_cursor c, ahead;
 	u64 i;
@@ -695,7 +695,7 @@ struct ls_slice {
 	u64 first, last, base;
 };
 
-static void ls_edges_run(void *arg)
+RT_RARE static void ls_edges_run(void *arg)
 {
 	struct ls_slice *sl = arg;
 	ls_edges_slice(sl->lp, sl->all, sl->first, sl->last);
@@ -706,7 +706,7 @@ static void ls_edges_run(void *arg)
    bytes, each with an equal part of the edges' room; the slices' edges
    are then moved together. Returns 0 when they do not fit (in a slice's
    part). */
-static int ls_edges_on(int all, u64 cap, u32 nt)
+RT_RARE static int ls_edges_on(int all, u64 cap, u32 nt)
 {
 	struct ls_slice sl[LS_THREADS_MAX];
 	u64 n = g_ls.n, i = 0, bytes = 0, total;
@@ -750,7 +750,7 @@ static int ls_edges_on(int all, u64 cap, u32 nt)
 
 /* ls_edges_on, on ls_par_threads threads; again on one when a slice's
    edges overflowed its part of the room (they may fit in the whole). */
-static int ls_edges(int all, u64 cap)
+RT_RARE static int ls_edges(int all, u64 cap)
 {
 	u32 nt = ls_par_threads(g_ls.n, g_ls.bytes);
 	return ls_edges_on(all, cap, nt) || (nt > 1 && ls_edges_on(all, cap, 1));
@@ -761,7 +761,7 @@ static int ls_edges(int all, u64 cap)
    once, in address order, so that the hardware's prefetch follows the
    reads, and the marks follow the graph. A heap of many small blocks
    (binary-trees) goes without it: its peak memory is the scan's. */
-static void ls_graph(void)
+RT_RARE static void ls_graph(void)
 {
 	u64 budget = g_ls.bytes / 8 / sizeof(u32);
 	if (!g_ls.off || budget <= g_ls.n + 1)
@@ -777,7 +777,7 @@ static void ls_graph(void)
    is kept: on the graph (every block's, else the unreached blocks') when
    it fits, reading nothing else; else by scanning each leader's blocks
    again, the pipeline flushed between leaders. */
-static void ls_cliques(void)
+RT_RARE static void ls_cliques(void)
 {
 	u64 i, k;
 	for (i = 0; i < g_ls.n && g_ls.st[i] != LS_UNREACHED; i++)

@@ -35,7 +35,7 @@ struct ls_helper {
 	int tid; /* set by clone, cleared by the kernel at the helper's exit */
 };
 
-static int ls_helper_main(void *p)
+RT_RARE static int ls_helper_main(void *p)
 {
 	struct ls_helper *h = p;
 	h->fn(h->arg);
@@ -43,7 +43,7 @@ static int ls_helper_main(void *p)
 }
 
 /* The CPUs this thread may run on. */
-static u32 ls_cpus(void)
+RT_RARE static u32 ls_cpus(void)
 {
 	u64 set[16];
 	long n = syscall(SYS_sched_getaffinity, 0, sizeof set, set), i;
@@ -59,7 +59,7 @@ static u32 ls_cpus(void)
    helper on a busy CPU only takes turns with what runs there (widgets'
    scan: 23 ms alone, 25 with a helper when the other CPU was busy, 17.5
    when it was free). */
-static u32 ls_idle_cpus(void)
+RT_RARE static u32 ls_idle_cpus(void)
 {
 	char b[128];
 	u32 cpus = ls_cpus(), running = 0;
@@ -80,7 +80,7 @@ static u32 ls_idle_cpus(void)
    each CPU not busy (at most LS_THREADS_MAX) for a heap of LS_PAR_MIN
    bytes or more, else one; WEAVE_LEAK_THREADS=N sets it, whatever the
    heap and the load (the tests). */
-static u32 ls_par_threads(u64 n, u64 bytes)
+RT_RARE static u32 ls_par_threads(u64 n, u64 bytes)
 {
 	u32 t = g_cfg_leak_threads;
 	if (!RT_INTERPOSE)
@@ -98,7 +98,7 @@ static u32 ls_par_threads(u64 n, u64 bytes)
 	return t;
 }
 
-static int ls_par_start(struct ls_helper *h)
+RT_RARE static int ls_par_start(struct ls_helper *h)
 {
 	u64 all = ~(u64)0, old;
 	long r;
@@ -123,7 +123,7 @@ static int ls_par_start(struct ls_helper *h)
 	return 1;
 }
 
-static void ls_par_join(struct ls_helper *h)
+RT_RARE static void ls_par_join(struct ls_helper *h)
 {
 	int t;
 	while ((t = __atomic_load_n(&h->tid, __ATOMIC_ACQUIRE)) != 0)
@@ -134,7 +134,7 @@ static void ls_par_join(struct ls_helper *h)
 /* Runs fn on nt arguments, args[k] at args + k * size: the first here,
    the others on helper threads where they start. Returns how many
    threads ran them. */
-static u32 ls_par_run(void (*fn)(void *), void *args, wsize size, u32 nt)
+RT_RARE static u32 ls_par_run(void (*fn)(void *), void *args, wsize size, u32 nt)
 {
 	struct ls_helper h[LS_THREADS_MAX];
 	int started[LS_THREADS_MAX];

@@ -49,7 +49,7 @@ static void ls_config(void)
 }
 
 /* Whether str[0:n) matches tmpl[0:m) (TemplateMatch, see above). */
-static int ls_match(const char *t, wsize m, const char *str)
+RT_RARE static int ls_match(const char *t, wsize m, const char *str)
 {
 	const char *end = t + m;
 	int start = 0, star = 0;
@@ -90,7 +90,7 @@ struct ls_supp {
 };
 static struct ls_supp g_ls_supp;
 
-static void ls_supp_load(void)
+RT_RARE static void ls_supp_load(void)
 {
 	struct tmpmem tm = {.k = 0};
 	int fd;
@@ -118,19 +118,19 @@ static void ls_supp_load(void)
 }
 
 /* The object file fn was linked into (as dladdr names it), or "". */
-static const char *ls_module(const void *fn)
+RT_RARE static const char *ls_module(const void *fn)
 {
 	return fn ? rt_object_name(fn) : "";
 }
 
-static int ls_frame_match(const char *t, wsize m, const struct __weave_fn *fn)
+RT_RARE static int ls_frame_match(const char *t, wsize m, const struct __weave_fn *fn)
 {
 	return ls_match(t, m, fn->name) || ls_match(t, m, fn->file) || ls_match(t, m, ls_module(fn));
 }
 
 /* Whether the pattern elements e[0..k) (outer first) match the frames
    from f up, the innermost element f. */
-static int ls_chain_at(const char *const *e, const wsize *el, int k, struct rt_node *f)
+RT_RARE static int ls_chain_at(const char *const *e, const wsize *el, int k, struct rt_node *f)
 {
 	int j = k - 1;
 	for (; j >= 0 && f->kind == KIND_F && ls_frame_match(e[j], el[j], f->pub.key); j--)
@@ -140,7 +140,7 @@ static int ls_chain_at(const char *const *e, const wsize *el, int k, struct rt_n
 
 /* Whether the pattern elements e[0..k) (outer first) match consecutive
    frames from n up (n the innermost). */
-static int ls_chain_match(const char *const *e, const wsize *el, int k, struct rt_node *n)
+RT_RARE static int ls_chain_match(const char *const *e, const wsize *el, int k, struct rt_node *n)
 {
 	for (; n->kind == KIND_F; n = node_at(node_parent(n)))
 		if (ls_chain_at(e, el, k, n))
@@ -149,7 +149,7 @@ static int ls_chain_match(const char *const *e, const wsize *el, int k, struct r
 }
 
 /* Whether leaf a's chain is suppressed. */
-static int ls_suppressed(struct rt_node *a)
+RT_RARE static int ls_suppressed(struct rt_node *a)
 {
 	const char *mod = hs_module(a->pub.key); /* a hidden leaf's caller object: as
 						    LeakSanitizer matches any frame's module */
@@ -207,7 +207,7 @@ static struct {
 	u64 supp_blocks, supp_bytes;
 } g_lg;
 
-static u64 ls_chain_hash(struct rt_node *a)
+RT_RARE static u64 ls_chain_hash(struct rt_node *a)
 {
 	u64 h = mix64((u64)(uintptr_t)a->pub.key);
 	struct rt_node *n;
@@ -216,7 +216,7 @@ static u64 ls_chain_hash(struct rt_node *a)
 	return h;
 }
 
-static int ls_same_chain(struct rt_node *a, struct rt_node *b)
+RT_RARE static int ls_same_chain(struct rt_node *a, struct rt_node *b)
 {
 	if (a->pub.key != b->pub.key)
 		return 0;
@@ -227,7 +227,7 @@ static int ls_same_chain(struct rt_node *a, struct rt_node *b)
 	return a->kind == b->kind;
 }
 
-static void ls_group_add(struct rt_node *a, u64 h, int kind, u64 blocks, u64 bytes)
+RT_RARE static void ls_group_add(struct rt_node *a, u64 h, int kind, u64 blocks, u64 bytes)
 {
 	u64 i = (h ^ (u64)kind) & (g_lg.cap - 1);
 	for (; g_lg.g[i].node; i = (i + 1) & (g_lg.cap - 1)) {
@@ -245,7 +245,7 @@ static void ls_group_add(struct rt_node *a, u64 h, int kind, u64 blocks, u64 byt
 }
 
 /* Groups the tallies by chain and applies the suppressions. */
-static void ls_group_all(void)
+RT_RARE static void ls_group_all(void)
 {
 	struct rt_thread *T;
 	u64 n = 0, cap = 64, i;
@@ -291,7 +291,7 @@ static void ls_group_all(void)
 static const char *const ls_kind_names[4] = {"definitely lost", "indirectly lost", "possibly lost", "still reachable"};
 
 /* O records: the object file of every function. */
-static void ls_modules(struct writer *w)
+RT_RARE static void ls_modules(struct writer *w)
 {
 	u32 i;
 	for (i = 0; i < w->fns.n; i++) {
@@ -311,7 +311,7 @@ static void ls_modules(struct writer *w)
 /* M leak_scan: how long the scan took, when it ran; how the other threads
    were stopped for it. M leak_scan_failed when it ran out of memory (its
    tables, a full address space under ulimit -v): the summary says so. */
-static void ls_write_meta(struct out *o)
+RT_RARE static void ls_write_meta(struct out *o)
 {
 	static const char *const stop[] = {[LS_STOP_NONE] = "none", [LS_STOP_PTRACE] = "ptrace", [LS_STOP_SIGNAL] = "signal"};
 	if (!g_ls.ok) {
@@ -337,7 +337,7 @@ static void ls_write_meta(struct out *o)
 }
 
 /* The K record of leaf node (profile id id), if it has blocks in use. */
-static void ls_write_node(struct out *o, u32 node, u32 id)
+RT_RARE static void ls_write_node(struct out *o, u32 node, u32 id)
 {
 	const struct ls_tally *t = ls_tally_find(node);
 	int k;
@@ -353,7 +353,7 @@ static void ls_write_node(struct out *o, u32 node, u32 id)
 	o->records++;
 }
 
-static void ls_summary(struct out *o, const char *P)
+RT_RARE static void ls_summary(struct out *o, const char *P)
 {
 	struct ls_group *top[1000];
 	u32 ntop = 0, want = g_cfg_leaks, j;
@@ -422,7 +422,7 @@ static void ls_summary(struct out *o, const char *P)
 
 /* Whether the scan found definitely or indirectly lost blocks that no
    suppression matched: what fails weave check, LeakSanitizer's report. */
-static int ls_lost(void)
+RT_RARE static int ls_lost(void)
 {
 	return g_ls.ok && (g_lg.kept_blocks[0] | g_lg.kept_blocks[1]);
 }
@@ -430,7 +430,7 @@ static int ls_lost(void)
 /* WEAVE_LEAK_EXITCODE: after the exit writer, a process with definitely
    or indirectly lost blocks (not suppressed) ends with that status, its
    stdio flushed first as exit would. */
-static void ls_exit_status(void)
+RT_RARE static void ls_exit_status(void)
 {
 	if (g_cfg_leak_exitcode < 0 || !ls_lost())
 		return;

@@ -77,7 +77,7 @@ struct ls_walk {
 	u64 val;
 };
 
-static void ls_walk_next(struct ls_walk *w)
+RT_RARE static void ls_walk_next(struct ls_walk *w)
 {
 	const int t = w->c.t;
 	const unsigned sh = slot_shift(t);
@@ -123,7 +123,7 @@ static void ls_walk_next(struct ls_walk *w)
 }
 
 /* Sorts n spill entries by address (heapsort: no recursion, no memory). */
-static void ls_heapsort(struct ent *e, u64 n)
+RT_RARE static void ls_heapsort(struct ent *e, u64 n)
 {
 	u64 i, end;
 	for (i = n / 2; i-- > 0;) {
@@ -160,7 +160,7 @@ static void ls_heapsort(struct ent *e, u64 n)
 }
 /* Upper bound on the blocks in the radix trees: used slots lie in resident
    pages. Also excludes the trees' memory from the roots. */
-static u64 ls_bound(void)
+RT_RARE static u64 ls_bound(void)
 {
 	struct radix_leaves c;
 	char *leaf;
@@ -191,7 +191,7 @@ struct ls_merge {
 	u64 last_val;   /* and its value */
 };
 
-static void ls_merge_start(struct ls_merge *m)
+RT_RARE static void ls_merge_start(struct ls_merge *m)
 {
 	memset(m, 0, sizeof *m);
 	radix_leaves_start(&m->w[0].c, 0, NULL);
@@ -208,7 +208,7 @@ static inline int ls_before(uintptr_t a, u64 v, uintptr_t b, u64 bv)
 }
 
 /* The next block: its address (0 at the end) and side-table value. */
-static uintptr_t ls_merge_next(struct ls_merge *m, u64 *val)
+RT_RARE static uintptr_t ls_merge_next(struct ls_merge *m, u64 *val)
 {
 	for (;;) {
 		int pick = -1;
@@ -237,7 +237,7 @@ static uintptr_t ls_merge_next(struct ls_merge *m, u64 *val)
    the blocks are walked again (storing the nodes would cost 4 bytes a
    block at the peak), in ls_merge's order (address, then larger first).
    0 for a block no longer there (a thread that did not stop freed it). */
-static u32 ls_node_next(struct ls_merge *m, u64 i, uintptr_t *at, u64 *val)
+RT_RARE static u32 ls_node_next(struct ls_merge *m, u64 i, uintptr_t *at, u64 *val)
 {
 	uintptr_t a = ls_addr(i);
 	u64 size = ls_size((u32)i);
@@ -247,7 +247,7 @@ static u32 ls_node_next(struct ls_merge *m, u64 i, uintptr_t *at, u64 *val)
 }
 
 /* Lists the live blocks in address order into g_ls.alo/segs/size. */
-static int ls_collect(struct tmpmem *tm)
+RT_RARE static int ls_collect(struct tmpmem *tm)
 {
 	struct ls_merge m;
 	struct ent *sp;
@@ -326,7 +326,7 @@ static int ls_collect(struct tmpmem *tm)
 /* ------------------------------------------------------------- mappings */
 
 /* Whether some live block lies in [lo, hi). */
-static int ls_holds_block(uintptr_t lo, uintptr_t hi)
+RT_RARE static int ls_holds_block(uintptr_t lo, uintptr_t hi)
 {
 	u64 a = 0, b = g_ls.n;
 	while (a < b) {
@@ -342,7 +342,7 @@ static int ls_holds_block(uintptr_t lo, uintptr_t hi)
 /* Whether [lo, hi) is the start of one of glibc's thread arenas: 64
    MiB-aligned, its heap_info's arena pointer into it or its prev pointer
    to another such heap. */
-static int ls_glibc_heap(uintptr_t lo, uintptr_t hi)
+RT_RARE static int ls_glibc_heap(uintptr_t lo, uintptr_t hi)
 {
 	const uintptr_t *h = (const uintptr_t *)lo;
 	if (lo % LS_GLIBC_HEAP || hi - lo < 4096)
@@ -352,7 +352,7 @@ static int ls_glibc_heap(uintptr_t lo, uintptr_t hi)
 
 /* The lowest stack pointer of a live (stopped) thread, else of a dead
    thread, in [lo, hi); 0 when none. *live says which. */
-static uintptr_t ls_stack_in(uintptr_t lo, uintptr_t hi, uintptr_t self_sp, int *live)
+RT_RARE static uintptr_t ls_stack_in(uintptr_t lo, uintptr_t hi, uintptr_t self_sp, int *live)
 {
 	uintptr_t best = 0;
 	stack_t alt;
@@ -395,7 +395,7 @@ static uintptr_t ls_stack_in(uintptr_t lo, uintptr_t hi, uintptr_t self_sp, int 
    has gone by pthread_exit (a zombie has no memory map): no thread stack
    was read and every block only a stack held was definitely lost.
    /proc/self/ where thread-self is missing (before Linux 3.17). */
-static int ls_proc_open(const char *name)
+RT_RARE static int ls_proc_open(const char *name)
 {
 	struct sbuf p = {.n = 0};
 	int fd;
@@ -411,7 +411,7 @@ static int ls_proc_open(const char *name)
 }
 
 /* Reads the process's maps whole into mapped memory. */
-static char *ls_maps(struct tmpmem *tm, u64 *len)
+RT_RARE static char *ls_maps(struct tmpmem *tm, u64 *len)
 {
 	u64 cap = 1 << 20, n = 0;
 	char *buf = NULL;
@@ -444,7 +444,7 @@ static char *ls_maps(struct tmpmem *tm, u64 *len)
    memory the scan must not read: a record of a block freed where the
    runtime did not see it (an allocator's interior pointer, a free by
    code that was not woven) may name pages since unmapped. */
-static int ls_find_gone(struct tmpmem *tm)
+RT_RARE static int ls_find_gone(struct tmpmem *tm)
 {
 	struct tmpmem own = {.k = 0}; /* unmapped before the maps are read for the roots */
 	u64 len, nr = 0, i, x;
@@ -486,7 +486,7 @@ static int ls_find_gone(struct tmpmem *tm)
 }
 
 /* Marks from every root: the mappings of maps (ls_maps). */
-static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
+RT_RARE static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 {
 	int pm = ls_proc_open("pagemap");
 	const char *cur;
@@ -518,7 +518,7 @@ static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 
 /* Marks from the registers of the threads stopped for the scan, and the
    exiting thread's when a handler on sigaltstack called exit. */
-static void ls_task_regs(void)
+RT_RARE static void ls_task_regs(void)
 {
 #if defined(__x86_64__)
 	u32 i;
@@ -540,7 +540,7 @@ static void ls_task_regs(void)
 
 /* ------------------------------------------------------------- tallies */
 
-static struct ls_tally *ls_tally_of(u32 node)
+RT_RARE static struct ls_tally *ls_tally_of(u32 node)
 {
 	u64 i = mix64(node) & (g_ls.ntally_cap - 1);
 	for (; g_ls.tally[i].node && g_ls.tally[i].node != node; i = (i + 1) & (g_ls.ntally_cap - 1))
@@ -550,7 +550,7 @@ static struct ls_tally *ls_tally_of(u32 node)
 }
 
 /* A node's tally after a scan, or NULL. */
-static const struct ls_tally *ls_tally_find(u32 node)
+RT_RARE static const struct ls_tally *ls_tally_find(u32 node)
 {
 	u64 i;
 	if (!g_ls.ok || !node)
@@ -561,7 +561,7 @@ static const struct ls_tally *ls_tally_find(u32 node)
 	return NULL;
 }
 
-static int ls_tally_all(struct tmpmem *tm)
+RT_RARE static int ls_tally_all(struct tmpmem *tm)
 {
 	static const int kind_of[4] = {[LS_UNREACHED] = 0, [LS_INDIRECT] = 1, [LS_POSSIBLE] = 2, [LS_REACHABLE] = 3};
 	u64 cap = 64, i;
@@ -595,7 +595,7 @@ static int ls_tally_all(struct tmpmem *tm)
 
 /* ---------------------------------------------------------------- scan */
 
-static int ls_sort_excl(void)
+RT_RARE static int ls_sort_excl(void)
 {
 	u32 i, j;
 	for (i = 1; i < g_ls.nexcl; i++) {
@@ -607,7 +607,7 @@ static int ls_sort_excl(void)
 	return 1;
 }
 
-static void ls_exclude_runtime(struct tmpmem *tm)
+RT_RARE static void ls_exclude_runtime(struct tmpmem *tm)
 {
 	struct rt_thread *T;
 	u32 c;
@@ -660,7 +660,7 @@ static void ls_exclude_runtime(struct tmpmem *tm)
 
 /* The dynamic linker's blocks are roots (is_linker_site, interpose.c):
    marked reachable, with what they point to. */
-static void ls_linker_roots(void)
+RT_RARE static void ls_linker_roots(void)
 {
 	u64 i;
 	for (i = 0; i < g_ls.n; i++)
@@ -671,7 +671,7 @@ static void ls_linker_roots(void)
 }
 
 /* The scan proper, between stopping and resuming the other threads. */
-static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp)
+RT_RARE static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp)
 {
 	const char *maps;
 	u64 len;
@@ -710,7 +710,7 @@ static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t self_sp
    pointer from a signal frame that ran there before, say). The tallies
    stay for the writer and the summary. Works in its own memory (freed
    before it returns, but the tallies). */
-static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
+RT_RARE static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 {
 	struct tmpmem tm = {.k = 0};
 	u64 t0 = now_ns(), c;

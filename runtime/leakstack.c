@@ -61,7 +61,7 @@
 /* Where a stopped thread's live stack begins (see the top): its stack
    pointer sp, less the red zone unless it was stopped in a system call
    (in_call). */
-static uintptr_t ls_stop_sp(uintptr_t sp, int in_call)
+RT_RARE static uintptr_t ls_stop_sp(uintptr_t sp, int in_call)
 {
 	return in_call ? sp : sp - LS_REDZONE;
 }
@@ -69,7 +69,7 @@ static uintptr_t ls_stop_sp(uintptr_t sp, int in_call)
 /* Whether a thread a signal stopped at rip was in a system call: the
    instruction at rip is syscall (the kernel set rip back to restart it)
    or ends just before rip (the call returned, or ended with EINTR). */
-static int ls_at_syscall(uintptr_t rip)
+RT_RARE static int ls_at_syscall(uintptr_t rip)
 {
 #if defined(__x86_64__)
 	const unsigned char *c = (const unsigned char *)rip;
@@ -177,7 +177,7 @@ static uintptr_t ls_call_sp(const struct ls_rmaps *r, uintptr_t from, uintptr_t 
 /* How many registers the prologue at f pushes before anything but a
    register move ([endbr64], push %rbx, %rbp, %r12-%r15, mov between
    registers): gcc's and clang's way of saving the callee-saved ones. */
-static u32 ls_pushes(const struct ls_rmaps *r, uintptr_t f)
+RT_RARE static u32 ls_pushes(const struct ls_rmaps *r, uintptr_t f)
 {
 	const unsigned char *c = (const unsigned char *)f;
 	u32 k = 0, i = 0;
@@ -202,7 +202,7 @@ static u32 ls_pushes(const struct ls_rmaps *r, uintptr_t f)
 
 /* The registers the exit function f (called from the return slot below
    sp) and its callee pushed: ranges in g_ls.saved. */
-static void ls_saved_regs(const struct ls_rmaps *r, uintptr_t sp, uintptr_t self_sp, uintptr_t f)
+RT_RARE static void ls_saved_regs(const struct ls_rmaps *r, uintptr_t sp, uintptr_t self_sp, uintptr_t f)
 {
 	const uintptr_t *p = (const uintptr_t *)(sp - 8);
 	u32 k = ls_pushes(r, f);
@@ -220,7 +220,7 @@ static void ls_saved_regs(const struct ls_rmaps *r, uintptr_t sp, uintptr_t self
 
 /* Whether sp lies on this thread's alternate signal stack, which it
    reads into alt. */
-static int sp_on_altstack(uintptr_t sp, stack_t *alt)
+RT_RARE static int sp_on_altstack(uintptr_t sp, stack_t *alt)
 {
 	return sigaltstack(NULL, alt) == 0 && sp >= (uintptr_t)alt->ss_sp && sp < (uintptr_t)alt->ss_sp + alt->ss_size;
 }
@@ -232,7 +232,7 @@ static int sp_on_altstack(uintptr_t sp, stack_t *alt)
    g_ls.sig_uc. At a handler's entry its return address is the restorer
    (mov $15, %rax; syscall), the ucontext just above, its fpregs pointing
    above that. */
-static void ls_signal_frame(const struct ls_rmaps *r, uintptr_t sp, uintptr_t lo, uintptr_t top)
+RT_RARE static void ls_signal_frame(const struct ls_rmaps *r, uintptr_t sp, uintptr_t lo, uintptr_t top)
 {
 	static const unsigned char restorer[] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
 	const uintptr_t *p = (const uintptr_t *)((sp + 7) & ~(uintptr_t)7);
@@ -255,7 +255,7 @@ static void ls_signal_frame(const struct ls_rmaps *r, uintptr_t sp, uintptr_t lo
 
 /* Whether the exiting thread's stack pointer sp lies on its alternate
    signal stack alt, a handler there having called exit (g_ls.sig_uc). */
-static int ls_on_altstack(uintptr_t sp, stack_t *alt)
+RT_RARE static int ls_on_altstack(uintptr_t sp, stack_t *alt)
 {
 	return g_ls.sig_uc && sp_on_altstack(sp, alt);
 }
@@ -283,7 +283,7 @@ static void ls_note_exit_fns(void *(*sym)(const char *))
 
 /* Where the exiting thread's live stack begins (see the top): maps is
    /proc/self/maps, self_sp the exit writer's frame. */
-static uintptr_t ls_exit_sp(struct tmpmem *tm, const char *maps, u64 len, uintptr_t self_sp)
+RT_RARE static uintptr_t ls_exit_sp(struct tmpmem *tm, const char *maps, u64 len, uintptr_t self_sp)
 {
 #if defined(__x86_64__)
 	struct ls_rmaps r = {.n = 0};

@@ -76,7 +76,7 @@ static struct {
 
 /* Whether tid is to be left running: the exiting thread, the runtime's own
    (checkpoint writer, control channel, sampler). */
-static int ls_task_skip(int tid, int me)
+RT_RARE static int ls_task_skip(int tid, int me)
 {
 	return tid == me || tid == __atomic_load_n(&g_ckpt_tid, __ATOMIC_ACQUIRE) ||
 	       tid == __atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE) || tid == __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE);
@@ -96,7 +96,7 @@ struct ls_dirent {
 /* Adds the tasks of /proc/self/task (fd) not yet in g_ls.tasks, each
    handed to add (NULL: none); returns how many were added. Plain system
    calls into a stack buffer: the tracer's too. */
-static u32 ls_list_tasks(int fd, int me, void (*add)(struct ls_task *))
+RT_RARE static u32 ls_list_tasks(int fd, int me, void (*add)(struct ls_task *))
 {
 	char buf[4096];
 	long n;
@@ -137,7 +137,7 @@ static u32 ls_list_tasks(int fd, int me, void (*add)(struct ls_task *))
 /* Whether task tid is a zombie (a main thread that called pthread_exit):
    ptrace refuses it as it refuses a traced one, and it takes no signal.
    fd: /proc/self/task. */
-static int ls_task_zombie(int fd, int tid)
+RT_RARE static int ls_task_zombie(int fd, int tid)
 {
 	static const char tail[] = "/stat";
 	char path[32], b[512], *p = path + sizeof path;
@@ -163,7 +163,7 @@ static int ls_task_zombie(int fd, int tid)
 /* ------------------------------------------------------------ tracer */
 
 #if LT_PTRACE
-static u64 lt_now(void)
+RT_RARE static u64 lt_now(void)
 {
 	struct timespec ts;
 	rt_sys(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0, 0);
@@ -171,7 +171,7 @@ static u64 lt_now(void)
 }
 
 /* Reports the stop, unless the exiting thread gave up waiting (LT_ABORT). */
-static void lt_report(int phase)
+RT_RARE static void lt_report(int phase)
 {
 	int go = LT_GO;
 	if (__atomic_compare_exchange_n(&g_lt.phase, &go, phase, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -179,7 +179,7 @@ static void lt_report(int phase)
 }
 
 /* Seizes a newly listed task and asks it to stop. */
-static void lt_seize(struct ls_task *t)
+RT_RARE static void lt_seize(struct ls_task *t)
 {
 	long r = rt_sys(SYS_ptrace, PTRACE_SEIZE, t->tid, 0, 0);
 	if (r == 0) {
@@ -192,7 +192,7 @@ static void lt_seize(struct ls_task *t)
 
 /* Notes a task's stop: its registers, and the signal whose delivery the
    stop caught (given back at the detach). */
-static void lt_stopped(struct ls_task *t, int status)
+RT_RARE static void lt_stopped(struct ls_task *t, int status)
 {
 	struct user_regs_struct r;
 	t->traced = LT_HELD;
@@ -212,7 +212,7 @@ static void lt_stopped(struct ls_task *t, int status)
 
 /* Takes the stops and exits of seized tasks until none is left running,
    or until the deadline (wait: 0 takes only those already there). */
-static void lt_collect(int wait)
+RT_RARE static void lt_collect(int wait)
 {
 	for (;;) {
 		struct timespec ts = {0, 20000};
@@ -242,7 +242,7 @@ static void lt_collect(int wait)
 
 /* The tracer: stops the tasks, holds them while the scan runs, detaches
    them. Nothing of the C library, no thread-local storage (see the top). */
-static int lt_main(void *arg)
+RT_RARE static int lt_main(void *arg)
 {
 	u32 pass, i, held = 0, denied = 0;
 	(void)arg;
@@ -274,7 +274,7 @@ static int lt_main(void *arg)
 /* clone(2) with the instruction, as LeakSanitizer's internal_clone: the C
    library's wrapper (before glibc 2.25) wrote the child's pid into the
    thread's TLS, which the tracer shares with the exiting thread. */
-static long lt_clone(int (*fn)(void *), char *top, long flags, int *tid)
+RT_RARE static long lt_clone(int (*fn)(void *), char *top, long flags, int *tid)
 {
 	long r;
 	register long r10 __asm__("r10") = (long)tid;
@@ -303,7 +303,7 @@ static long lt_clone(int (*fn)(void *), char *top, long flags, int *tid)
 }
 
 /* Yama's ptrace_scope, 0 without Yama. */
-static int lt_yama(void)
+RT_RARE static int lt_yama(void)
 {
 	char c = '0';
 	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
@@ -317,14 +317,14 @@ static int lt_yama(void)
 
 /* Whether the tracer may be tried: ptrace not refused up front, no seccomp
    filter (a clone may kill the process). */
-static int lt_can(void)
+RT_RARE static int lt_can(void)
 {
 	return !getauxval(AT_SECURE) && prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1 &&
 	       !rt_under_seccomp();
 }
 
 /* Waits while the tracer's phase is from, up to ms; returns the phase. */
-static int lt_await(int from, u64 ms)
+RT_RARE static int lt_await(int from, u64 ms)
 {
 	u64 t0 = now_ns(), left;
 	int p;
@@ -343,7 +343,7 @@ static int lt_await(int from, u64 ms)
 
 /* Ends the tracer (phase: LT_RELEASE, or LT_ABORT when it is not to stop
    anything) and reaps it. */
-static void lt_end(int phase)
+RT_RARE static void lt_end(int phase)
 {
 	int t, pid = __atomic_load_n(&g_lt.tid, __ATOMIC_ACQUIRE);
 	u64 t0 = now_ns();
@@ -363,7 +363,7 @@ static void lt_end(int phase)
 
 /* Stops the other tasks with the tracer, whose stack is stack; returns 0
    when ptrace is not to be had (nothing stopped then). */
-static int lt_stop(int fd, int me, char *stack)
+RT_RARE static int lt_stop(int fd, int me, char *stack)
 {
 	u64 all = ~(u64)0, old;
 	long pid;
@@ -399,7 +399,7 @@ static int lt_stop(int fd, int me, char *stack)
 
 /* ------------------------------------------------------- the signal way */
 
-static void ls_on_signal(int sig, siginfo_t *si, void *uc)
+RT_RARE static void ls_on_signal(int sig, siginfo_t *si, void *uc)
 {
 	int e = errno, tid = (int)syscall(SYS_gettid);
 	u32 i;
@@ -443,7 +443,7 @@ static void ls_on_signal(int sig, siginfo_t *si, void *uc)
 
 /* Stops the listed tasks with LS_SIGNAL; returns how many answered. fd:
    /proc/self/task. */
-static u32 ls_signal_stop(int fd)
+RT_RARE static u32 ls_signal_stop(int fd)
 {
 	struct sigaction sa;
 	u32 i, answered = 0, gone = 0;
@@ -483,7 +483,7 @@ static u32 ls_signal_stop(int fd)
 
 /* Stops every other task of the process (see the top); returns how many
    stopped. The tracer's stack lies at the end of the tasks' map. */
-static u32 ls_stop(void)
+RT_RARE static u32 ls_stop(void)
 {
 	int fd, me = (int)syscall(SYS_gettid), e = errno;
 	u32 i, n = 0;
@@ -512,7 +512,7 @@ static u32 ls_stop(void)
 	return n;
 }
 
-static void ls_resume(void)
+RT_RARE static void ls_resume(void)
 {
 	int e = errno;
 	u64 t0 = now_ns();

@@ -60,7 +60,7 @@ static struct {
 static int g_mk_asked;
 
 /* Passes the marks' memory to f (the leak scan's exclusions). */
-static void mk_exclude(void (*f)(const void *p, u64 n))
+RT_RARE static void mk_exclude(void (*f)(const void *p, u64 n))
 {
 	f(&g_mk, sizeof g_mk);
 	f(g_mk.cells, g_mk.cells ? (u64)LIVE_CELLS * sizeof(struct cell) : 0);
@@ -74,7 +74,7 @@ struct live_scan {
 	int full;
 };
 
-static int live_grow(struct live_scan *sc)
+RT_RARE static int live_grow(struct live_scan *sc)
 {
 	u32 cap = sc->cap ? sc->cap * 2 : 4096, i, j;
 	struct cell *t = rt_map((wsize)cap * sizeof *t);
@@ -95,7 +95,7 @@ static int live_grow(struct live_scan *sc)
 }
 
 /* side_each's callback: counts a block of generation 1 .. limit-1. */
-static void live_block(uintptr_t a, u64 val, u32 gen, void *arg)
+RT_RARE static void live_block(uintptr_t a, u64 val, u32 gen, void *arg)
 {
 	struct live_scan *sc = arg;
 	u32 node = (u32)(val & NODE_MASK), j;
@@ -119,7 +119,7 @@ static void live_block(uintptr_t a, u64 val, u32 gen, void *arg)
 
 /* Keeps mark m's cells: the blocks of earlier generations live now.
    g_mk.lock held. */
-static void live_take(struct mark *m)
+RT_RARE static void live_take(struct mark *m)
 {
 	struct live_scan sc = {.limit = m->gen};
 	u32 i;
@@ -143,7 +143,7 @@ static void live_take(struct mark *m)
 /* Copies label (at most LABEL_MAX bytes, newlines kept: the writer
    escapes them) into the runtime's memory; NULL when out of memory. Under
    the caller's lock. */
-static const char *label_copy(struct bump *b, const char *label)
+RT_RARE static const char *label_copy(struct bump *b, const char *label)
 {
 	wsize n = label ? strnlen(label, LABEL_MAX) : 0;
 	char *s = bump_take(b, n + 1, LABEL_CHUNK);
@@ -157,7 +157,7 @@ static const char *label_copy(struct bump *b, const char *label)
 /* Sets a mark labelled label, by thread T (NULL: from outside, weave
    mark: the control request runs with g_lock held). Returns its
    generation, 0 when it was not kept. in_rt set. */
-static u32 mark_set(const char *label, struct rt_thread *T)
+RT_RARE static u32 mark_set(const char *label, struct rt_thread *T)
 {
 	struct mark *m;
 	u32 gen;
@@ -187,7 +187,7 @@ static u32 mark_set(const char *label, struct rt_thread *T)
 	return gen;
 }
 
-void __weave_mark(const char *label)
+RT_RARE void __weave_mark(const char *label)
 {
 	struct rt_local *l = &rt_local;
 	int e = errno;
@@ -200,7 +200,7 @@ void __weave_mark(const char *label)
 }
 
 /* Writes s to the end of a record, escaped as S records are. */
-static void out_label(struct out *o, const char *s)
+RT_RARE static void out_label(struct out *o, const char *s)
 {
 	out_ch(o, ' ');
 	out_escaped(o, s);
@@ -208,7 +208,7 @@ static void out_label(struct out *o, const char *s)
 
 /* Takes g_mk.lock unless a thread holds it for long (a crash in a
    mark's scan): then 0. */
-static int marks_lock_writer(void)
+RT_RARE static int marks_lock_writer(void)
 {
 	unsigned n;
 	for (n = 0; __atomic_exchange_n(&g_mk.lock, 1, __ATOMIC_ACQUIRE); n++) {
@@ -221,7 +221,7 @@ static int marks_lock_writer(void)
 
 /* The G and W records (and M marks_dropped, marks_live_dropped). Exit
    writer, g_lock held. */
-static void marks_write(struct writer *w)
+RT_RARE static void marks_write(struct writer *w)
 {
 	struct out *o = w->o;
 	u32 i, k, ndropped = 0;
@@ -276,7 +276,7 @@ static void marks_write(struct writer *w)
    with no marks; the generation goes on. */
 static void marks_fork_prepare(void) { spin_lock(&g_mk.lock); }
 static void marks_fork_parent(void) { spin_unlock(&g_mk.lock); }
-static void marks_fork_child(void)
+RT_RARE static void marks_fork_child(void)
 {
 	g_mk.n = 0;
 	g_mk.dropped = 0;

@@ -162,7 +162,7 @@ RT_NO_SSP static int rt_main_status(void)
    the others to end (the C library's exit in one of them ends the
    process, when the program's last thread went through it), then ends
    the process as main ended: with its status, or its signal. */
-RT_NO_SSP static void rt_orphan_end(void)
+RT_RARE RT_NO_SSP static void rt_orphan_end(void)
 {
 	int st;
 	for (int i = 0; i < 150; i++) {
@@ -183,7 +183,7 @@ RT_NO_SSP static void rt_orphan_end(void)
 
 /* The main thread is exiting (smp_main_gone, in rt_thread_exit, in_rt
    set): the runtime's threads look from now on every 20 ms. */
-static void rt_main_exit(void)
+RT_RARE static void rt_main_exit(void)
 {
 	__atomic_store_n(&g_main_gone, 1, __ATOMIC_RELEASE);
 	ctl_wake();

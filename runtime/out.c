@@ -12,7 +12,7 @@
    not end the program with another exit status. SIGPIPE is blocked in
    this thread for the call and, if the call raised it (it was not pending
    before), taken back. */
-static ssize_t quiet_write(int fd, const void *b, wsize n)
+RT_RARE static ssize_t quiet_write(int fd, const void *b, wsize n)
 {
 	sigset_t pipe, old, pend;
 	ssize_t r;
@@ -33,7 +33,7 @@ static ssize_t quiet_write(int fd, const void *b, wsize n)
 	return r;
 }
 
-static void out_flush(struct out *o)
+RT_RARE static void out_flush(struct out *o)
 {
 	wsize off = 0;
 	while (off < o->len && !o->err) {
@@ -48,7 +48,7 @@ static void out_flush(struct out *o)
 	o->len = 0;
 }
 
-static void out_mem(struct out *o, const char *s, wsize n)
+RT_RARE static void out_mem(struct out *o, const char *s, wsize n)
 {
 	while (n) {
 		wsize k = o->cap - o->len;
@@ -65,18 +65,18 @@ static void out_mem(struct out *o, const char *s, wsize n)
 	}
 }
 
-static void out_str(struct out *o, const char *s)
+RT_RARE static void out_str(struct out *o, const char *s)
 {
 	out_mem(o, s, strlen(s));
 }
 
-static void out_ch(struct out *o, char c)
+RT_RARE static void out_ch(struct out *o, char c)
 {
 	out_mem(o, &c, 1);
 }
 
 /* Appends s escaped as S record text: '\\' as `\\`, newline as `\n`. */
-static void out_escaped(struct out *o, const char *s)
+RT_RARE static void out_escaped(struct out *o, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '\\')
@@ -88,7 +88,7 @@ static void out_escaped(struct out *o, const char *s)
 	}
 }
 
-static void out_u64(struct out *o, u64 v)
+RT_RARE static void out_u64(struct out *o, u64 v)
 {
 	char b[24];
 	int i = sizeof b;
@@ -99,7 +99,7 @@ static void out_u64(struct out *o, u64 v)
 }
 
 /* A field: " v", or " -1" when v is ~0. */
-static void out_field(struct out *o, u64 v)
+RT_RARE static void out_field(struct out *o, u64 v)
 {
 	out_ch(o, ' ');
 	if (v == ~0ull)
@@ -108,7 +108,7 @@ static void out_field(struct out *o, u64 v)
 		out_u64(o, v);
 }
 
-static void out_commas(struct out *o, u64 v)
+RT_RARE static void out_commas(struct out *o, u64 v)
 {
 	char b[32];
 	int i = sizeof b, n = 0;
@@ -126,7 +126,7 @@ static void out_commas(struct out *o, u64 v)
 #define TMP_SMALL 4096u
 #define TMP_CHUNK 16384u
 
-static void *tmp_alloc(struct tmpmem *m, wsize n)
+RT_RARE static void *tmp_alloc(struct tmpmem *m, wsize n)
 {
 	void *p;
 	n = n ? (n + 15) & ~(wsize)15 : 16;
@@ -154,7 +154,7 @@ static void *tmp_alloc(struct tmpmem *m, wsize n)
 	return p;
 }
 
-static void tmp_free(struct tmpmem *m)
+RT_RARE static void tmp_free(struct tmpmem *m)
 {
 	while (m->k > 0) {
 		m->k--;
@@ -195,7 +195,7 @@ static void sb_u64(struct sbuf *b, u64 v)
 /* 2 while descriptor 2 is still the stderr the program started with,
    else -1: a program that closed it and opened a file of its own, which
    took number 2, never finds the runtime's lines in that file. */
-static int stderr_fd(void)
+RT_RARE static int stderr_fd(void)
 {
 	return g_stderr_id && fd_ident(2) == g_stderr_id ? 2 : -1;
 }
@@ -203,7 +203,7 @@ static int stderr_fd(void)
 /* Writes "==weave <pid>== " and msg (a line) on stderr in one write, as
    the summary's lines start: a parent's lines and its children's told
    apart. No stdio, no malloc: callable anywhere. */
-static void rt_warn(const char *msg)
+RT_RARE static void rt_warn(const char *msg)
 {
 	struct sbuf b = {.n = 0};
 	int fd = stderr_fd();

@@ -18,7 +18,7 @@ struct picture {
 /* The A node id of a side-table value, or 0 when the block has none in
    this profile (inherited from the parent of a fork, or allocated under
    a node newer than the writer's snapshot). */
-static u32 picture_node(struct writer *w, u64 val)
+RT_RARE static u32 picture_node(struct writer *w, u64 val)
 {
 	u32 i = (u32)(val & NODE_MASK);
 	if (!i || i >= w->nids || node_at(i)->kind != KIND_A)
@@ -26,7 +26,7 @@ static u32 picture_node(struct writer *w, u64 val)
 	return w->ids[i];
 }
 
-static void picture_count(uintptr_t a, u64 val, u32 gen, void *arg)
+RT_RARE static void picture_count(uintptr_t a, u64 val, u32 gen, void *arg)
 {
 	struct picture *p = arg;
 	(void)a, (void)gen;
@@ -34,7 +34,7 @@ static void picture_count(uintptr_t a, u64 val, u32 gen, void *arg)
 		p->blocks++;
 }
 
-static void picture_block(uintptr_t a, u64 val, u32 gen, void *arg)
+RT_RARE static void picture_block(uintptr_t a, u64 val, u32 gen, void *arg)
 {
 	struct picture *p = arg;
 	struct out *o = p->w->o;
@@ -55,7 +55,7 @@ static void picture_block(uintptr_t a, u64 val, u32 gen, void *arg)
    table's own count differs from only by blocks of threads still running:
    far over the limit (a heap of leaks, widgets'), that number is given
    without a walk of the side table. */
-static void write_picture(struct writer *w, u64 live)
+RT_RARE static void write_picture(struct writer *w, u64 live)
 {
 	struct picture p = {.w = w, .blocks = live};
 	if (live <= 2 * PICTURE_MAX) {

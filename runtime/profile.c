@@ -20,7 +20,7 @@ struct pmap {
 	int err; /* out of memory: an insert failed */
 };
 
-static u32 str_hash(const char *s)
+RT_RARE static u32 str_hash(const char *s)
 {
 	u32 h = 2166136261u;
 	for (; *s; s++)
@@ -28,19 +28,19 @@ static u32 str_hash(const char *s)
 	return h;
 }
 
-static inline u32 pmap_hash(const struct pmap *m, const void *k)
+RT_RARE static inline u32 pmap_hash(const struct pmap *m, const void *k)
 {
 	return m->str ? str_hash(k) : (u32)mix64((u64)(uintptr_t)k);
 }
 
 /* The three arrays of a table of cap slots, in one map. */
-static wsize pmap_bytes(u32 cap)
+RT_RARE static wsize pmap_bytes(u32 cap)
 {
 	return (wsize)cap * (sizeof(void *) + sizeof(u32) + sizeof(void *));
 }
 
 /* Makes the table cap slots (a power of two, above n), rehashing. */
-static int pmap_resize(struct pmap *m, u32 cap)
+RT_RARE static int pmap_resize(struct pmap *m, u32 cap)
 {
 	char *p = rt_map(pmap_bytes(cap));
 	const void **key = (const void **)p;
@@ -66,14 +66,14 @@ static int pmap_resize(struct pmap *m, u32 cap)
 	return 1;
 }
 
-static int pmap_init(struct pmap *m, int str)
+RT_RARE static int pmap_init(struct pmap *m, int str)
 {
 	memset(m, 0, sizeof *m);
 	m->str = str;
 	return pmap_resize(m, 64);
 }
 
-static void pmap_free(struct pmap *m)
+RT_RARE static void pmap_free(struct pmap *m)
 {
 	if (m->key)
 		rt_unmap(m->key, pmap_bytes(m->mask + 1));
@@ -82,7 +82,7 @@ static void pmap_free(struct pmap *m)
 
 /* Returns k's id, adding it (*fresh = 1) if it is new. Out of memory with
    the table full: returns 0 and sets m->err. */
-static u32 pmap_get(struct pmap *m, const void *k, int *fresh)
+RT_RARE static u32 pmap_get(struct pmap *m, const void *k, int *fresh)
 {
 	u32 i = pmap_hash(m, k) & m->mask;
 	for (; m->key[i]; i = (i + 1) & m->mask) {
@@ -114,7 +114,7 @@ struct writer {
 };
 
 /* Returns the id of string s, writing an S record the first time. */
-static u32 intern(struct writer *w, const char *s)
+RT_RARE static u32 intern(struct writer *w, const char *s)
 {
 	int fresh;
 	u32 id;
@@ -132,7 +132,7 @@ static u32 intern(struct writer *w, const char *s)
 	return id;
 }
 
-static const char *op_name(unsigned op)
+RT_RARE static const char *op_name(unsigned op)
 {
 	static const char *const names[] = {
 		"?", "malloc", "calloc", "realloc", "reallocarray", "free", "strdup", "strndup",
@@ -142,7 +142,7 @@ static const char *op_name(unsigned op)
 }
 
 /* Interns fn's strings and returns its F id (~0 for none). */
-static u32 note_fn(struct writer *w, const struct __weave_fn *fn)
+RT_RARE static u32 note_fn(struct writer *w, const struct __weave_fn *fn)
 {
 	int fresh;
 	u32 id;
@@ -156,9 +156,9 @@ static u32 note_fn(struct writer *w, const struct __weave_fn *fn)
 	return id;
 }
 
-static void note_frameless(void *w, const struct __weave_fn *fn) { note_fn(w, fn); }
+RT_RARE static void note_frameless(void *w, const struct __weave_fn *fn) { note_fn(w, fn); }
 
-static void note_site(struct writer *w, const struct __weave_site *s)
+RT_RARE static void note_site(struct writer *w, const struct __weave_site *s)
 {
 	int fresh;
 	pmap_get(&w->sites, s, &fresh);
@@ -171,7 +171,7 @@ static void note_site(struct writer *w, const struct __weave_site *s)
 		intern(w, s->type);
 }
 
-static void heap_read(const struct heapc *h, u64 v[16])
+RT_RARE static void heap_read(const struct heapc *h, u64 v[16])
 {
 	int c;
 	for (c = 0; c < 4; c++) {
@@ -183,7 +183,7 @@ static void heap_read(const struct heapc *h, u64 v[16])
 }
 
 /* Appends /proc/self/cmdline, arguments separated by spaces. */
-static void out_cmdline(struct out *o)
+RT_RARE static void out_cmdline(struct out *o)
 {
 	char b[4096];
 	int fd = open("/proc/thread-self/cmdline", O_RDONLY | O_CLOEXEC), sep = 0; /* main may be a zombie */
@@ -215,7 +215,7 @@ static void out_cmdline(struct out *o)
 
 /* Sets each thread's snap (the nodes the writers read; nodes created
    later are left out) and returns their number. g_lock held. */
-static u64 threads_snap(void)
+RT_RARE static u64 threads_snap(void)
 {
 	struct rt_thread *T;
 	u64 n = 0;
@@ -227,7 +227,7 @@ static u64 threads_snap(void)
 }
 
 /* The maps of the writer: ids from tm, the pmaps their own (writer_free). */
-static int writer_init(struct writer *w, struct tmpmem *tm)
+RT_RARE static int writer_init(struct writer *w, struct tmpmem *tm)
 {
 	u32 maxidx = __atomic_load_n(&g_node_next, __ATOMIC_RELAXED);
 	if (maxidx > MAX_NODES)
@@ -237,7 +237,7 @@ static int writer_init(struct writer *w, struct tmpmem *tm)
 	return w->ids && pmap_init(&w->fns, 0) && pmap_init(&w->sites, 0) && pmap_init(&w->strs, 1);
 }
 
-static void writer_free(struct writer *w)
+RT_RARE static void writer_free(struct writer *w)
 {
 	pmap_free(&w->fns);
 	pmap_free(&w->sites);
@@ -245,7 +245,7 @@ static void writer_free(struct writer *w)
 }
 
 /* The first line and the M records of the process. */
-static void write_meta(struct out *o)
+RT_RARE static void write_meta(struct out *o)
 {
 	u64 n;
 
@@ -312,7 +312,7 @@ static void write_meta(struct out *o)
 
 /* The S, F and A records of every function and site in the tree, and the
    T records. */
-static void write_keys(struct writer *w)
+RT_RARE static void write_keys(struct writer *w)
 {
 	struct out *o = w->o;
 	struct rt_thread *T;
@@ -382,7 +382,7 @@ static void write_keys(struct writer *w)
 }
 
 /* The N records, numbering the nodes densely in w->ids. */
-static void write_nodes(struct writer *w)
+RT_RARE static void write_nodes(struct writer *w)
 {
 	struct out *o = w->o;
 	struct rt_thread *T;
@@ -407,7 +407,7 @@ static void write_nodes(struct writer *w)
 }
 
 /* The C and H records; the heap counters read for them go into t too. */
-static void write_counts(struct writer *w, struct totals *t)
+RT_RARE static void write_counts(struct writer *w, struct totals *t)
 {
 	struct out *o = w->o;
 	struct rt_thread *T;
@@ -444,7 +444,7 @@ static void write_counts(struct writer *w, struct totals *t)
 }
 
 /* Row i of the bin tables: the shared bins plus every live thread's. */
-static struct bin64 bins_sum(u32 i, int shared)
+RT_RARE static struct bin64 bins_sum(u32 i, int shared)
 {
 	struct rt_thread *T;
 	struct bin64 b = {0};
@@ -467,7 +467,7 @@ static struct bin64 bins_sum(u32 i, int shared)
 }
 
 /* The B records, summed a bin at a time (no copy of the tables). */
-static void write_bins(struct out *o)
+RT_RARE static void write_bins(struct out *o)
 {
 	u32 i;
 	int shared = __atomic_load_n(&g_shared_bins_used, __ATOMIC_RELAXED);
@@ -490,7 +490,7 @@ static void write_bins(struct out *o)
 
 /* Writes the profile to o, and the heap totals it read into t (started
    by totals_start). g_lock held. */
-static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
+RT_RARE static void write_profile(struct out *o, struct totals *t, struct tmpmem *tm)
 {
 	struct writer w = {.o = o};
 	if (!writer_init(&w, tm)) {

@@ -89,7 +89,7 @@ static u32 g_nspans;
 static u64 g_spans_dropped;
 
 /* Passes the regions' memory to f (the leak scan's exclusions). */
-static void rg_exclude(void (*f)(const void *p, u64 n))
+RT_RARE static void rg_exclude(void (*f)(const void *p, u64 n))
 {
 	f(&g_rg, sizeof g_rg);
 	bump_each(&g_rg.mem, f);
@@ -238,7 +238,7 @@ void __weave_region_guard(int *level)
 }
 
 /* The U records: thread t0 t1 count label. Exit writer, g_lock held. */
-static void regions_write(struct out *o)
+RT_RARE static void regions_write(struct out *o)
 {
 	u32 i, n = __atomic_load_n(&g_nspans, __ATOMIC_RELAXED);
 	for (i = 0; i < n && i < SPANS_MAX; i++) {

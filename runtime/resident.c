@@ -96,7 +96,7 @@ static void rt_unmap(void *p, wsize n)
 
 /* Bytes of [p, p + n) resident and this process's alone (pm: the opened
    pagemap), or resident by mincore when pm < 0 (no pagemap). */
-static u64 own_pages(int pm, uintptr_t p, wsize n, wsize pg)
+RT_RARE static u64 own_pages(int pm, uintptr_t p, wsize n, wsize pg)
 {
 	enum { BATCH = 512 };
 	u64 ent[BATCH], k, m, cnt = 0;
@@ -122,7 +122,7 @@ static u64 own_pages(int pm, uintptr_t p, wsize n, wsize pg)
 }
 
 /* The runtime's maps' resident bytes now. */
-static u64 own_resident(void)
+RT_RARE static u64 own_resident(void)
 {
 	wsize pg = (wsize)sysconf(_SC_PAGESIZE);
 	u64 sum = 0;
@@ -142,7 +142,7 @@ static u64 own_resident(void)
 /* Calls f(map, size) for every map listed, for the leak scan: the
    runtime's memory is never a root (its trace buffers, pool table and
    marks hold copies of block addresses). */
-static void own_each(void (*f)(const void *p, u64 n))
+RT_RARE static void own_each(void (*f)(const void *p, u64 n))
 {
 	struct own_map *own = __atomic_load_n(&g_own, __ATOMIC_ACQUIRE);
 	u32 i, hi = __atomic_load_n(&g_own_hi, __ATOMIC_ACQUIRE);

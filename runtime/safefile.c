@@ -29,7 +29,7 @@ struct safefile {
 
 /* Fills b with n unpredictable bytes (getrandom; /dev/urandom; else the
    clock and addresses, which O_EXCL still keeps safe, only guessable). */
-static void random_bytes(unsigned char *b, wsize n)
+RT_RARE static void random_bytes(unsigned char *b, wsize n)
 {
 	wsize got = 0;
 	while (got < n) {
@@ -54,7 +54,7 @@ static void random_bytes(unsigned char *b, wsize n)
 
 /* Writes 16 unpredictable hex digits at c (no terminator): the part of a
    name nobody can guess. */
-static void random_hex(char *c)
+RT_RARE static void random_hex(char *c)
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char r[8];
@@ -71,21 +71,21 @@ static void random_hex(char *c)
    writable by others, whatever the umask: a daemon sets umask(0) (nginx's
    master), and a profile in a shared directory (/tmp) anyone could
    change would not be the program's. */
-static mode_t umask_mode(void)
+RT_RARE static mode_t umask_mode(void)
 {
 	u64 m = rt_status_number("\nUmask:", 8, 022);
 	return 0666 & ~(mode_t)m & ~(mode_t)S_IWOTH;
 }
 
 /* The last component of path. */
-static const char *base_name(const char *path)
+RT_RARE static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	return slash ? slash + 1 : path;
 }
 
 /* f->tmp = .weave-<16 unpredictable hex digits>.tmp. */
-static void tmp_name(struct safefile *f)
+RT_RARE static void tmp_name(struct safefile *f)
 {
 	memcpy(f->tmp, ".weave-", 7);
 	random_hex(f->tmp + 7);
@@ -94,7 +94,7 @@ static void tmp_name(struct safefile *f)
 
 /* Creates a temporary file of a fresh unpredictable name in f's
    directory (f->tmp); returns its descriptor, or -1 with errno set. */
-static int tmp_create(struct safefile *f)
+RT_RARE static int tmp_create(struct safefile *f)
 {
 	int fd = -1;
 	for (int try = 0; try < 64; try++) {
@@ -108,7 +108,7 @@ static int tmp_create(struct safefile *f)
 
 /* Opens path's directory and creates a fresh temporary file in it.
    Returns 0, or -1 with errno set. */
-static int safefile_open(struct safefile *f, const char *path)
+RT_RARE static int safefile_open(struct safefile *f, const char *path)
 {
 	struct sbuf dir = {.n = 0};
 	const char *base = base_name(path);
@@ -187,7 +187,7 @@ static int tmp_copy(struct safefile *f);
    /proc/thread-self (/proc/self/fd is gone once the main thread has
    called pthread_exit), /proc/self (before Linux 3.17), or AT_EMPTY_PATH
    (privileged). */
-static int tmp_link(struct safefile *f)
+RT_RARE static int tmp_link(struct safefile *f)
 {
 	static const char *const via[] = {"/proc/thread-self/fd/", "/proc/self/fd/"};
 	char num[12], p[40];
@@ -212,7 +212,7 @@ static int tmp_link(struct safefile *f)
    in its directory, as safefile_open would have; where no link can be
    made, its content goes to a named temporary file, which replaces it.
    Returns 0, or -1 with errno set. */
-static int safefile_name(struct safefile *f)
+RT_RARE static int safefile_name(struct safefile *f)
 {
 	for (int try = 0; try < 64; try++) {
 		tmp_name(f);
@@ -227,7 +227,7 @@ static int safefile_name(struct safefile *f)
 /* safefile_name's way out: f's content copied to a named temporary file,
    which takes its place. Out of line: its buffer is on the stack only
    then. */
-static __attribute__((noinline)) int tmp_copy(struct safefile *f)
+RT_RARE static __attribute__((noinline)) int tmp_copy(struct safefile *f)
 {
 	char b[8192];
 	struct out o = {.buf = b, .cap = sizeof b};
@@ -256,7 +256,7 @@ static __attribute__((noinline)) int tmp_copy(struct safefile *f)
 }
 
 /* Removes the temporary file and closes everything. */
-static void safefile_abort(struct safefile *f)
+RT_RARE static void safefile_abort(struct safefile *f)
 {
 	int e = errno;
 	if (f->fd >= 0)
@@ -271,7 +271,7 @@ static void safefile_abort(struct safefile *f)
    process's user owns that is weave's: empty, a profile or a trace (its
    first bytes "weave profile " or "WVTR", or a start of them). Never the
    user's source or program that WEAVE_OUT=prog.c named by mistake. */
-static int replaceable(int dir, const char *name)
+RT_RARE static int replaceable(int dir, const char *name)
 {
 	static const char prof[] = "weave profile ", trace[] = "WVTR";
 	struct stat st;
@@ -298,7 +298,7 @@ static int replaceable(int dir, const char *name)
    prints touches for nothing else, while syscall() is the runtime's
    from its start (gettid, getcwd). threads-1, exact RSS at its exit:
    -64 KiB. */
-static int rt_renameat(int od, const char *o, int nd, const char *n)
+RT_RARE static int rt_renameat(int od, const char *o, int nd, const char *n)
 {
 #ifdef SYS_renameat
 	return (int)syscall(SYS_renameat, od, o, nd, n);
@@ -312,7 +312,7 @@ static int rt_renameat(int od, const char *o, int nd, const char *n)
    else by linkat to the first free one of path, path.1.prof, path.2.prof...
    (path.N without the .prof suffix); path gets the name used. Closes
    everything. Returns 0, or -1 with errno set. */
-static int safefile_commit(struct safefile *f, struct sbuf *path, int replace)
+RT_RARE static int safefile_commit(struct safefile *f, struct sbuf *path, int replace)
 {
 	struct sbuf orig = {.n = 0};
 	int e;

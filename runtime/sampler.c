@@ -342,7 +342,7 @@ static void smp_start(int forked)
    a copy of the runtime in a shared object, which a dlclose may unmap
    (the sampler's code with it) while the program goes on. Samples stop
    there; a timer's later signals find no thread and are dropped. */
-static void smp_stop(void)
+RT_RARE static void smp_stop(void)
 {
 	int tid = __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE), a, n = 0;
 	struct timespec ts = {0, 10000000};
@@ -417,7 +417,7 @@ static int smp_retire(struct rt_thread *T)
 
 /* The sampler's memory, for the leak scan's exclusions (no pointers of
    the program's). */
-static void smp_exclude(void (*f)(const void *p, u64 n))
+RT_RARE static void smp_exclude(void (*f)(const void *p, u64 n))
 {
 	if (g_smp.stack)
 		f(g_smp.stack, SMP_STACK);
@@ -428,7 +428,7 @@ static void smp_exclude(void (*f)(const void *p, u64 n))
 /* M time_sampler: "thread" (sampling), "stopped signal" (it took a
    signal of the program's: no samples after), "stopped error", "none
    <why>". */
-static const char *smp_describe(struct sbuf *b)
+RT_RARE static const char *smp_describe(struct sbuf *b)
 {
 	int s = __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE);
 	b->n = 0;

@@ -11,7 +11,7 @@
 /* The program's name: basename of /proc/self/exe, else of argv[0]
    (/proc's cmdline, else the C library's copy of it: a program that
    chroots has no /proc at exit, and its profile was weave-prog.PID). */
-static void prog_name(struct sbuf *b)
+RT_RARE static void prog_name(struct sbuf *b)
 {
 	char p[4096];
 	const char *base;
@@ -49,7 +49,7 @@ static void prog_name(struct sbuf *b)
    ./configure or cmake, they run in the user's tree; without WEAVE_OUT,
    or with a directory in it, they write no profile and print no summary (no weave-conftest.*.prof
    left behind, nothing added to what configure captures). */
-static __attribute__((noinline)) int build_probe(void)
+RT_RARE static __attribute__((noinline)) int build_probe(void)
 {
 	struct sbuf name = {.n = 0};
 	prog_name(&name);
@@ -59,7 +59,7 @@ static __attribute__((noinline)) int build_probe(void)
 
 /* Whether path holds a profile this process wrote before an exec (a
    former image of the same pid): its first lines say so. */
-static int exec_profile(const char *path)
+RT_RARE static int exec_profile(const char *path)
 {
 	char want[96], got[96];
 	struct sbuf w = {.n = 0};
@@ -85,7 +85,7 @@ static int exec_profile(const char *path)
    earlier run ended before. Such a profile is never replaced. Before,
    only its start counted: of two runs at once, the later writer replaced
    the profile of the one that had started first. */
-static int run_profile(const char *path)
+RT_RARE static int run_profile(const char *path)
 {
 	char b[8192];
 	const char *p, *end;
@@ -118,7 +118,7 @@ static int run_profile(const char *path)
 
 /* The descriptor that /dev/stdout, /dev/stderr, /dev/stdin, /dev/fd/N or
    /proc/self/fd/N names, or -1. */
-static int fd_name(const char *path)
+RT_RARE static int fd_name(const char *path)
 {
 	const char *d = NULL;
 	int n = 0;
@@ -145,7 +145,7 @@ static int fd_name(const char *path)
    be, and is treated as any other file that is not ours (safefile.c).
    Returns an open descriptor, -1 when path is none of these (or a link:
    never followed), -2 when it cannot be written (errno set). */
-static int device_out(const char *path)
+RT_RARE static int device_out(const char *path)
 {
 	struct stat st;
 	int fd, n = fd_name(path);
@@ -169,7 +169,7 @@ static int device_out(const char *path)
 
 /* Whether WEAVE_OUT sends the profile into a device or a descriptor
    (device_out): a trace then has no file to go beside. */
-static int out_stream(void)
+RT_RARE static int out_stream(void)
 {
 	struct stat st;
 	return g_cfg_out_set && (fd_name(g_cfg_out) >= 0 || (lstat(g_cfg_out, &st) == 0 && S_ISCHR(st.st_mode)));
@@ -179,7 +179,7 @@ static int out_stream(void)
    is an existing directory. Each process's profile then gets a name of
    its own there (dir_name): a test suite's hundreds of runs write one
    each, none replaced, nothing left in the build tree. */
-static int out_dir(void)
+RT_RARE static int out_dir(void)
 {
 	struct sbuf d = {.n = 0};
 	struct stat st;
@@ -194,7 +194,7 @@ static int sb_link_dir(struct sbuf *path);
 /* p = a path in the directory the profile will be written in (WEAVE_OUT's
    when it names one, else its file's, else the link or start directory), for a
    file made before the profile that goes beside it (the trace file). */
-static void out_beside(struct sbuf *p)
+RT_RARE static void out_beside(struct sbuf *p)
 {
 	if (out_dir()) {
 		sb_expand(p, g_cfg_out);
@@ -213,7 +213,7 @@ static void out_beside(struct sbuf *p)
    and not to be guessed by whoever else writes there. */
 static void unique_name(struct sbuf *path);
 
-static void dir_name(struct sbuf *path)
+RT_RARE static void dir_name(struct sbuf *path)
 {
 	sb_expand(path, g_cfg_out);
 	if (path->s[path->n - 1] == '/')
@@ -224,7 +224,7 @@ static void dir_name(struct sbuf *path)
 }
 
 /* Appends weave-<prog>.<pid>.<16 random hex digits>.prof to path. */
-static void unique_name(struct sbuf *path)
+RT_RARE static void unique_name(struct sbuf *path)
 {
 	char r[17] = {0};
 	sb_str(path, "weave-");
@@ -250,7 +250,7 @@ static const char g_link_dir[4096] __attribute__((used)) = "\177WEAVE-LINK-DIR\1
 
 /* Appends the link directory and a '/' to path when the program has one
    and the current directory is another. Returns whether it has one. */
-static int sb_link_dir(struct sbuf *path)
+RT_RARE static int sb_link_dir(struct sbuf *path)
 {
 	const char *d = g_link_dir;
 	struct stat a, b;
@@ -268,7 +268,7 @@ static int sb_link_dir(struct sbuf *path)
 
 /* path = weave-<prog>.<pid>.prof in the link directory (sb_link_dir), else
    the start directory: the profile's name without WEAVE_OUT. */
-static void default_name(struct sbuf *path)
+RT_RARE static void default_name(struct sbuf *path)
 {
 	if (!sb_link_dir(path))
 		sb_start_dir(path, "weave-");
@@ -286,7 +286,7 @@ static const char *errdesc(int e);
    read-only tree), it goes to $TMPDIR (/tmp) under a name of its own,
    and one line says so: not lost. Returns 0 with f open and path the new
    name, or -1 with errno the first failure's. */
-static int open_elsewhere(struct safefile *f, struct sbuf *path)
+RT_RARE static int open_elsewhere(struct safefile *f, struct sbuf *path)
 {
 	const char *tmp = rt_env("TMPDIR");
 	struct sbuf m = {.n = 0};
@@ -315,7 +315,7 @@ static int open_elsewhere(struct safefile *f, struct sbuf *path)
 
 /* Writes the profile into the file chosen by WEAVE_OUT (see init.c);
    path gets the final name. Returns 0, or -1 with errno set. */
-static __attribute__((noinline)) int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
+RT_RARE static __attribute__((noinline)) int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
 {
 	struct out o = {.fd = -1};
 	struct safefile f;

@@ -288,7 +288,7 @@ static void *radix_make_leaf(int t, uintptr_t a, void **pm)
 }
 
 /* The first root of tree t from r on that has a mid, or 1 << ROOT_BITS. */
-static u32 radix_next_root(int t, u32 r)
+RT_RARE static u32 radix_next_root(int t, u32 r)
 {
 	while (r < 1u << ROOT_BITS) {
 		u32 w = r / 64;
@@ -311,7 +311,7 @@ static u32 radix_next_root(int t, u32 r)
 /* Which pages of the n bytes at p (page-aligned) are resident: in[k] & 1
    for page k, all of them if mincore fails. Read only those: reading a
    page never written maps it on kernels without a shared zero page. */
-static void resident_pages(const void *p, wsize n, unsigned char *in)
+RT_RARE static void resident_pages(const void *p, wsize n, unsigned char *in)
 {
 	if (mincore((void *)p, n, in))
 		memset(in, 1, (n + 4095) / 4096);
@@ -333,7 +333,7 @@ struct radix_leaves {
 	unsigned char in_mid[MID_PAGES], in[LEAF_PAGES_MAX];
 };
 
-static void radix_leaves_start(struct radix_leaves *c, int t, void (*on_mid)(const void *mid, u64 n))
+RT_RARE static void radix_leaves_start(struct radix_leaves *c, int t, void (*on_mid)(const void *mid, u64 n))
 {
 	memset(c, 0, sizeof *c);
 	c->t = t;
@@ -342,7 +342,7 @@ static void radix_leaves_start(struct radix_leaves *c, int t, void (*on_mid)(con
 }
 
 /* The next leaf (the first after radix_leaves_start), or NULL at the end. */
-static char *radix_leaves_next(struct radix_leaves *c)
+RT_RARE static char *radix_leaves_next(struct radix_leaves *c)
 {
 	u32 k;
 	if (c->given)
@@ -427,7 +427,7 @@ static inline __attribute__((always_inline)) void slot_gen_set(void *sl, int t, 
    block's address and generation, and page(bytes) for every resident page
    of the table (either may be NULL); each tree in address order. Pages
    never written are not read (mincore), which would map them. */
-static void radix_each(void (*f)(int t, void *slot, uintptr_t a, u32 gen, void *arg), void (*page)(u64 bytes), void *arg)
+RT_RARE static void radix_each(void (*f)(int t, void *slot, uintptr_t a, u32 gen, void *arg), void (*page)(u64 bytes), void *arg)
 {
 	struct radix_leaves c;
 	char *leaf;
@@ -460,7 +460,7 @@ static void radix_each(void (*f)(int t, void *slot, uintptr_t a, u32 gen, void *
 
 static u64 g_usage_bytes, g_usage_live; /* side_usage's sums: exit writer */
 static void usage_page(u64 bytes) { g_usage_bytes += bytes; }
-static void usage_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
+RT_RARE static void usage_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
 {
 	(void)t, (void)slot, (void)a, (void)gen, (void)arg;
 	g_usage_live++;
@@ -468,7 +468,7 @@ static void usage_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
 
 /* For WEAVE_STATS: the side table's resident bytes and live entries
    (the mids counted whole). */
-static void side_usage(u64 *bytes, u64 *live)
+RT_RARE static void side_usage(u64 *bytes, u64 *live)
 {
 	u32 i;
 	g_usage_bytes = g_usage_live = 0;
@@ -629,7 +629,7 @@ static inline u32 fine_node(u32 v)
 
 /* Fork: rt_fork_prepare takes every side-table lock (after g_lock), the
    parent and child release them. */
-static void side_lock(void)
+RT_RARE static void side_lock(void)
 {
 	u32 i;
 	for (i = 0; i < NSHARDS; i++)
@@ -638,7 +638,7 @@ static void side_lock(void)
 	spin_lock(&g_radix_lock);
 }
 
-static void side_unlock(void)
+RT_RARE static void side_unlock(void)
 {
 	u32 i;
 	spin_unlock(&g_radix_lock);
@@ -648,14 +648,14 @@ static void side_unlock(void)
 }
 
 /* Counts a side-table entry as inherited; returns its value retagged. */
-static u64 inherit(uintptr_t a, u64 val)
+RT_RARE static u64 inherit(uintptr_t a, u64 val)
 {
 	g_inh.blocks++;
 	g_inh.bytes += val_size(a, val);
 	return val & ~(u64)NODE_MASK;
 }
 
-static void inherit_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
+RT_RARE static void inherit_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
 {
 	u64 v = slot_load(t, slot);
 	(void)a, (void)gen, (void)arg;
@@ -667,7 +667,7 @@ static void inherit_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
 /* In a fork child (one thread, the locks held): every block in the table
    is the parent's; retags it to node 0, "inherited", and counts it in
    g_inh. */
-static void side_inherit(void)
+RT_RARE static void side_inherit(void)
 {
 	u32 i, k;
 	radix_each(inherit_slot, NULL, NULL);
@@ -687,7 +687,7 @@ struct each {
 	void *arg;
 };
 
-static void each_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
+RT_RARE static void each_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
 {
 	const struct each *e = arg;
 	u64 v = slot_load(t, slot);
@@ -701,7 +701,7 @@ static void each_slot(int t, void *slot, uintptr_t a, u32 gen, void *arg)
    For the exit writers, g_lock held, and a mark's scan, g_mk.lock held
    (marks.c); blocks other threads allocate or free meanwhile may be seen
    or not. */
-static void side_each(void (*f)(uintptr_t a, u64 val, u32 gen, void *arg), void *arg)
+RT_RARE static void side_each(void (*f)(uintptr_t a, u64 val, u32 gen, void *arg), void *arg)
 {
 	struct each e = {f, arg};
 	u32 i, k;

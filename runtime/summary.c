@@ -9,7 +9,7 @@
 
 /* Starts t: snapshots the threads' nodes (threads_snap) and takes room
    for the g_cfg_leaks largest leaks. g_lock held. */
-static void totals_start(struct totals *t, struct tmpmem *tm)
+RT_RARE static void totals_start(struct totals *t, struct tmpmem *tm)
 {
 	memset(t, 0, sizeof *t);
 	t->nodes = threads_snap();
@@ -20,7 +20,7 @@ static void totals_start(struct totals *t, struct tmpmem *tm)
 /* Adds the heap counters v (heap_read) of allocation leaf node to t,
    keeping the g_cfg_leaks largest leaks, by bytes then blocks, in
    t->leaks (sorted). */
-static void totals_add(struct totals *t, u32 node, const u64 v[16])
+RT_RARE static void totals_add(struct totals *t, u32 node, const u64 v[16])
 {
 	u64 a = 0, b = 0, f = 0, g = 0;
 	struct leak L;
@@ -59,7 +59,7 @@ static void totals_add(struct totals *t, u32 node, const u64 v[16])
 }
 
 /* What in use at exit follows from the sums. */
-static void totals_end(struct totals *t)
+RT_RARE static void totals_end(struct totals *t)
 {
 	t->live_blocks = t->allocs > t->frees ? t->allocs - t->frees : 0;
 	t->live_bytes = t->bytes > t->fbytes ? t->bytes - t->fbytes : 0;
@@ -67,7 +67,7 @@ static void totals_end(struct totals *t)
 
 /* The totals without writing a profile (none wanted, or writing it
    failed): t as totals_start left it, sums reset. g_lock held. */
-static void totals_compute(struct totals *t)
+RT_RARE static void totals_compute(struct totals *t)
 {
 	struct rt_thread *T;
 	struct rt_node *n;
@@ -86,7 +86,7 @@ static void totals_compute(struct totals *t)
 	totals_end(t);
 }
 
-static const char *errdesc(int e)
+RT_RARE static const char *errdesc(int e)
 {
 	const char *s = strerrordesc_np(e);
 	return s ? s : "unknown error";
@@ -94,7 +94,7 @@ static const char *errdesc(int e)
 
 /* Appends where leaf a allocated: "file:line fn <- caller ..." (at most 8
    functions), "(hidden op) fn ..." for a library's allocation. */
-static void out_chain(struct out *o, struct rt_node *a)
+RT_RARE static void out_chain(struct out *o, struct rt_node *a)
 {
 	const struct __weave_site *s = a->pub.key;
 	struct rt_node *n;
@@ -133,7 +133,7 @@ static void out_chain(struct out *o, struct rt_node *a)
 
 /* The summary's top leaks, without a leak scan: t->leaks (blocks not
    freed) with their call chains. */
-static void summary_leaks(struct out *o, struct totals *t, const char *P)
+RT_RARE static void summary_leaks(struct out *o, struct totals *t, const char *P)
 {
 	u32 i;
 	out_str(o, P);
@@ -162,7 +162,7 @@ static void summary_leaks(struct out *o, struct totals *t, const char *P)
    own maps (its side table, the tree's nodes: docs/runtime.md) count
    against RLIMIT_AS and RLIMIT_DATA too, so fewer of the program's fit
    than in the plain build. */
-static void summary_limits(struct out *o, const char *P)
+RT_RARE static void summary_limits(struct out *o, const char *P)
 {
 	struct rlimit as, data;
 	int e = errno;
@@ -181,7 +181,7 @@ static void summary_limits(struct out *o, const char *P)
 }
 
 /* The summary's WEAVE_STATS line: the runtime's own memory. */
-static void summary_stats(struct out *o, struct totals *t, const char *P)
+RT_RARE static void summary_stats(struct out *o, struct totals *t, const char *P)
 {
 	u64 tab = 0, live = 0;
 	side_usage(&tab, &live);
@@ -219,7 +219,7 @@ static void summary_stats(struct out *o, struct totals *t, const char *P)
 }
 
 /* The summary's lines, each starting with P ("==weave <pid>== "). */
-static void summary_write(struct out *o, struct totals *t, const char *path, int perr, const char *P)
+RT_RARE static void summary_write(struct out *o, struct totals *t, const char *path, int perr, const char *P)
 {
 	out_str(o, P);
 	/* A former image's: the next program's summary follows. */
@@ -294,7 +294,7 @@ static void summary_write(struct out *o, struct totals *t, const char *path, int
    WEAVE_LOG, else when stderr is a terminal or there is something to
    report (lost blocks, a profile not written, perr): never on a test
    suite's compared stderr with nothing to report. */
-static int summary_wanted(int perr)
+RT_RARE static int summary_wanted(int perr)
 {
 	return g_cfg_summary > 0 ||
 	       (g_cfg_summary < 0 && (g_cfg_log_set || perr || ls_lost() || isatty(2)));
@@ -304,7 +304,7 @@ static int summary_wanted(int perr)
    into a new WEAVE_LOG file, created as profiles are, else on stderr
    when it is a terminal or there is something to report (lost blocks,
    a profile not written): nothing on a test suite's compared stderr. */
-static __attribute__((noinline)) void summary(struct totals *t, const char *path, int perr)
+RT_RARE static __attribute__((noinline)) void summary(struct totals *t, const char *path, int perr)
 {
 	static char buf[8192] RT_LARGE;
 	struct out o = {.fd = 2, .buf = buf, .cap = sizeof buf};

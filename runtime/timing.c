@@ -315,7 +315,7 @@ static void time_thread_exit(struct rt_thread *T, struct __weave_thread *t)
    the parent, begin again at the fork (exact mode): the child's times are
    its own, as its counts are. The forking thread gets a new timer, and
    the child a sampler, in time_fork_child_late. */
-static void time_fork_child(void)
+RT_RARE static void time_fork_child(void)
 {
 	struct rt_thread *T, *me = rt_local.thr;
 	u64 now = time_tick();
@@ -343,7 +343,7 @@ static void time_fork_child(void)
 
 /* The end of rt_fork_child, the child's counts zeroed, its tid set: a
    sampler of its own, and a timer for its thread (not inherited). */
-static void time_fork_child_late(void)
+RT_RARE static void time_fork_child_late(void)
 {
 	struct rt_thread *me = rt_local.thr;
 	int e = errno;
@@ -357,7 +357,7 @@ static void time_fork_child_late(void)
 }
 
 /* rt_fini, before the profile is written: in_rt set. */
-static __attribute__((noinline)) void time_finish(void)
+RT_RARE static __attribute__((noinline)) void time_finish(void)
 {
 	struct rt_local *l = &rt_local;
 	struct rt_thread *T = l->thr;
@@ -389,7 +389,7 @@ static __attribute__((noinline)) void time_finish(void)
 	}
 }
 
-static void out_meta(struct out *o, const char *key, const char *s, u64 v)
+RT_RARE static void out_meta(struct out *o, const char *key, const char *s, u64 v)
 {
 	out_str(o, "M ");
 	out_str(o, key);
@@ -403,7 +403,7 @@ static void out_meta(struct out *o, const char *key, const char *s, u64 v)
 	o->records++;
 }
 
-static void out_time(struct out *o, u32 id, u64 ns)
+RT_RARE static void out_time(struct out *o, u32 id, u64 ns)
 {
 	out_ch(o, 'D');
 	out_field(o, id);
@@ -413,7 +413,7 @@ static void out_time(struct out *o, u32 id, u64 ns)
 }
 
 /* Sampled mode's time_* metadata and D records. */
-static void time_write_sampled(struct out *o, const u32 *ids)
+RT_RARE static void time_write_sampled(struct out *o, const u32 *ids)
 {
 	struct rt_thread *T;
 	struct rt_node *n;
@@ -440,7 +440,7 @@ static void time_write_sampled(struct out *o, const u32 *ids)
 
 /* Exact mode: each node's inclusive ticks into incl (index < maxidx), the
    open frames of running threads included, read as they are. */
-static void time_inclusive(double *incl, u32 maxidx, u64 now)
+RT_RARE static void time_inclusive(double *incl, u32 maxidx, u64 now)
 {
 	struct rt_thread *T;
 	struct rt_node *n;
@@ -472,7 +472,7 @@ static void time_inclusive(double *incl, u32 maxidx, u64 now)
    subtraction is bounded by what was measured: a node it would take below
    zero keeps its raw self time and counts in *clamped. Returns the ticks
    subtracted in all. */
-static double time_self(const double *incl, double *self, u32 maxidx, u64 *clamped)
+RT_RARE static double time_self(const double *incl, double *self, u32 maxidx, u64 *clamped)
 {
 	struct rt_thread *T;
 	struct rt_node *n;
@@ -508,7 +508,7 @@ static double time_self(const double *incl, double *self, u32 maxidx, u64 *clamp
 }
 
 /* Exact mode's time_* metadata and D records. */
-static void time_write_exact(struct out *o, const u32 *ids, struct tmpmem *tm)
+RT_RARE static void time_write_exact(struct out *o, const u32 *ids, struct tmpmem *tm)
 {
 	struct rt_thread *T;
 	struct rt_node *n;
@@ -547,7 +547,7 @@ static void time_write_exact(struct out *o, const u32 *ids, struct tmpmem *tm)
 
 /* Writes the time_* metadata and the D records (write_profile, g_lock
    held, T->snap set). */
-static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm)
+RT_RARE static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm)
 {
 	if (g_time_mode == TIME_SAMPLED)
 		time_write_sampled(o, ids);

@@ -17,7 +17,7 @@ struct unload_range {
 	int found;
 };
 
-static int unload_range_cb(struct dl_phdr_info *info, size_t size, void *data)
+RT_RARE static int unload_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct unload_range *r = data;
 	uintptr_t a = (uintptr_t)&g_lock, lo = ~(uintptr_t)0, hi = 0;
@@ -41,7 +41,7 @@ static int unload_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* An inactive copy's destructor: its object is going away. */
-static void unload_notify(void)
+RT_RARE static void unload_notify(void)
 {
 	struct unload_range r = {0, 0, 0};
 	dl_iterate_phdr(unload_range_cb, &r);
@@ -49,13 +49,13 @@ static void unload_notify(void)
 		__weave_rt_unload((const void *)r.lo, (const void *)r.hi);
 }
 
-static int in_range(const void *p, uintptr_t lo, uintptr_t hi)
+RT_RARE static int in_range(const void *p, uintptr_t lo, uintptr_t hi)
 {
 	return (uintptr_t)p >= lo && (uintptr_t)p < hi;
 }
 
 /* A copy of s in the arena if it lies in [lo, hi); s otherwise. */
-static const char *unload_str(const char *s, uintptr_t lo, uintptr_t hi)
+RT_RARE static const char *unload_str(const char *s, uintptr_t lo, uintptr_t hi)
 {
 	wsize n;
 	char *c;
@@ -76,7 +76,7 @@ struct unload_map {
 	u32 mask;
 };
 
-static const void *unload_key(struct unload_map *m, const void *k, int fn, uintptr_t lo, uintptr_t hi)
+RT_RARE static const void *unload_key(struct unload_map *m, const void *k, int fn, uintptr_t lo, uintptr_t hi)
 {
 	u32 i = (u32)mix64((u64)(uintptr_t)k) & m->mask;
 	void *c;
@@ -113,7 +113,7 @@ static const void *unload_key(struct unload_map *m, const void *k, int fn, uintp
 }
 
 /* The active copy: the object [lo, hi) is being unloaded. */
-void __weave_rt_unload(const void *lo, const void *hi)
+RT_RARE void __weave_rt_unload(const void *lo, const void *hi)
 {
 	struct rt_local *l = &rt_local;
 	struct tmpmem tm = {.k = 0};

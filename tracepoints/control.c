@@ -194,7 +194,7 @@ static int ctl_listen(void)
 
 /* A snapshot: the profile now, as a provisional one. Waits a while for a
    checkpoint being written. */
-static void ctl_snapshot(struct sbuf *a)
+RT_RARE static void ctl_snapshot(struct sbuf *a)
 {
 	struct rt_local *l = &rt_local;
 	int ok = 0;
@@ -231,7 +231,7 @@ static void ctl_snapshot(struct sbuf *a)
 
 /* Runs request req (NUL-terminated, trailing space removed); the answer
    goes to a. */
-static void ctl_run(char *req, struct sbuf *a)
+RT_RARE static void ctl_run(char *req, struct sbuf *a)
 {
 	const char *bad = NULL;
 	if (__atomic_load_n(&g_ctl.closing, __ATOMIC_ACQUIRE)) {
@@ -271,7 +271,7 @@ out:
 }
 
 /* Answers one connection c. */
-static void ctl_serve(int c)
+RT_RARE static void ctl_serve(int c)
 {
 	char req[CTL_REQ_MAX + 1];
 	struct sbuf a = {.n = 0};
@@ -381,7 +381,7 @@ orphaned: /* orphan.c */
 
 /* Wakes the thread from its poll (rt_main_exit): a connection of the
    process's own, closed at once. */
-static void ctl_wake(void)
+RT_RARE static void ctl_wake(void)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	int e = errno, s;
@@ -503,7 +503,7 @@ fail:
 }
 
 /* The final profile: no request is taken from here on. */
-static void ctl_exit(void)
+RT_RARE static void ctl_exit(void)
 {
 	int e = errno;
 	__atomic_store_n(&g_ctl.closing, 1, __ATOMIC_RELEASE);
@@ -517,7 +517,7 @@ static void ctl_exit(void)
    copy's code, which the thread runs until it has returned from ctl_main
    (its poll wakes every second, orphan.c). The socket is shut down (the
    channel is closed from the final profile on), which wakes its poll. */
-static void ctl_stop(void)
+RT_RARE static void ctl_stop(void)
 {
 	int tid = __atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE), fd = __atomic_load_n(&g_ctl.fd, __ATOMIC_ACQUIRE), e = errno;
 	struct timespec ts = {0, 1000000};
@@ -533,7 +533,7 @@ static void ctl_stop(void)
 
 /* The child of fork (rt_fork_child, locks released, in_rt set): the
    parent's descriptors closed, a channel of its own. */
-static void ctl_fork_child(void)
+RT_RARE static void ctl_fork_child(void)
 {
 	int c = __atomic_exchange_n(&g_ctl.conn, -1, __ATOMIC_ACQ_REL), e = errno;
 	if (c >= 0)
@@ -555,7 +555,7 @@ static void ctl_fork_child(void)
 
 /* Before exec: unlinks the socket (the exec closes it). Returns whether
    it did. Not in a vfork child (another pid: the parent's socket). */
-static int ctl_exec_before(void)
+RT_RARE static int ctl_exec_before(void)
 {
 	int e = errno, r = 0;
 	if (g_ctl.fd >= 0 && __atomic_load_n(&g_ctl.pid, __ATOMIC_ACQUIRE) == (int)getpid() &&
@@ -567,7 +567,7 @@ static int ctl_exec_before(void)
 
 /* The exec failed: binds the socket again; the thread takes the new one
    (shutdown wakes its accept on the old one, which it then closes). */
-static void ctl_exec_failed(int unlinked)
+RT_RARE static void ctl_exec_failed(int unlinked)
 {
 	int e = errno, fd, old;
 	if (!unlinked || __atomic_load_n(&g_ctl.pid, __ATOMIC_ACQUIRE) != (int)getpid())

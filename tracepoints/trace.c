@@ -371,7 +371,7 @@ static void tp_thread_setup(struct __weave_thread *t)
 }
 
 /* The trace file, opened the first time tracing starts. g_lock held. */
-static void tp_open(void)
+RT_RARE static void tp_open(void)
 {
 	struct sbuf p = {.n = 0};
 	if (g_tp_fd >= 0 || out_stream())
@@ -388,7 +388,7 @@ static void tp_open(void)
 
 /* Replaces the pattern list with s ("" turns tracing off) and applies it
    to every node. g_lock held. */
-static void tp_set(const char *s)
+RT_RARE static void tp_set(const char *s)
 {
 	int funcs = 0, allocs = 0;
 	wsize k = strlen(s);
@@ -427,7 +427,7 @@ static void tp_set(const char *s)
 }
 
 /* One line on stderr: "==weave <pid>== control: " a b (rt_warn). */
-static void tp_say(const char *a, const char *b)
+RT_RARE static void tp_say(const char *a, const char *b)
 {
 	struct sbuf m = {.n = 0};
 	sb_str(&m, "control: ");
@@ -466,7 +466,7 @@ static void tp_init(void)
    that was ever traced. Flushes every thread's buffer first (a thread
    still running may add to its own meanwhile: those events wait for the
    next flush). g_lock held. */
-static void tp_write(struct out *o, const u32 *ids)
+RT_RARE static void tp_write(struct out *o, const u32 *ids)
 {
 	if (!g_tp_used)
 		return;
@@ -493,7 +493,7 @@ static void tp_write(struct out *o, const u32 *ids)
    not yet written are the parent's. The child closes its copies of the
    descriptors (the parent names the file after its profile) and, while
    tracing, starts a trace file of its own, beside its own profile. */
-static void tp_fork_child(void)
+RT_RARE static void tp_fork_child(void)
 {
 	struct rt_thread *me = rt_local.thr;
 	if (me && me->tp) {
@@ -518,7 +518,7 @@ static void tp_fork_child(void)
 /* After the final profile went to path: names the trace file after it.
    Without a profile (path NULL: not written, or none wanted) the trace,
    whose nodes only the profile names, is removed. */
-static __attribute__((noinline)) void tp_finish(const char *path)
+RT_RARE static __attribute__((noinline)) void tp_finish(const char *path)
 {
 	struct sbuf p = {.n = 0};
 	if (g_tp_fd < 0 || fd_ident(g_tp_fd) != g_tp_id)

@@ -25,7 +25,7 @@
 /* Whether pattern [p, pe) matches a woven function or (alloc:) a site
    seen or a woven function's file (a site's line is known once it has
    allocated). g_lock and units_lock held. */
-static int tp_selects(const char *p, const char *pe)
+RT_RARE static int tp_selects(const char *p, const char *pe)
 {
 	int alloc = tp_prefix(p, pe, "alloc:");
 	if (alloc) {
@@ -55,7 +55,7 @@ static int tp_selects(const char *p, const char *pe)
 
 /* Appends to out "error " and the patterns of the list pats that select
    nothing (tp_selects), if any; returns how many. g_lock held. */
-static int tp_unmatched(const char *pats, struct sbuf *out)
+RT_RARE static int tp_unmatched(const char *pats, struct sbuf *out)
 {
 	int n = 0;
 	units_lock();
@@ -82,7 +82,7 @@ static int tp_unmatched(const char *pats, struct sbuf *out)
    functions (the first few) and how to frame them. Returns how many
    patterns it named. units_lock keeps a dlclose from unmapping a table
    while it is read. */
-static int tp_unframed(const char *pats, struct sbuf *out)
+RT_RARE static int tp_unframed(const char *pats, struct sbuf *out)
 {
 	const char *names[4], *one = NULL, *one_end = NULL;
 	u64 total = 0;
@@ -144,7 +144,7 @@ static int tp_unframed(const char *pats, struct sbuf *out)
 
 /* The first slow enter after WEAVE_TRACE was set: one line on stderr if
    a pattern selects only functions without a frame. in_rt set. */
-static void tp_unframed_start(void)
+RT_RARE static void tp_unframed_start(void)
 {
 	struct sbuf b = {.n = 0};
 	const char *s;

@@ -257,7 +257,7 @@ static uintptr_t vm_hex(const char **s, const char *end)
 /* Parses the mapping at *cur (a maps text ending at end) into m and moves
    *cur to the next line. Returns 0 at the end of the text. Not for hot
    paths. */
-static __attribute__((unused)) int vm_next_map(const char **cur, const char *end, struct vm_map *m)
+RT_RARE static __attribute__((unused)) int vm_next_map(const char **cur, const char *end, struct vm_map *m)
 {
 	const char *s = *cur, *eol;
 	int field;
@@ -740,7 +740,7 @@ static void vm_init(void)
 
 /* A fork child: the parent's heap is not the child's (see M inherited).
    One thread. */
-static void vm_fork_child(void)
+RT_RARE static void vm_fork_child(void)
 {
 	g_vm.bytes = g_vm.allocs = g_vm.frees = g_vm.hi = 0;
 	vm_thread_fork_child();
@@ -757,7 +757,7 @@ static void vm_fork_child(void)
 
 /* Passes this file's mapped buffers to f (the leak scan's exclusions: they
    hold no pointers of the program's). */
-static void vm_exclude(void (*f)(const void *p, u64 n))
+RT_RARE static void vm_exclude(void (*f)(const void *p, u64 n))
 {
 	const struct vm_snap *snaps[3] = {&g_vm.at_start, &g_vm.at_peak, &g_vm.at_exit};
 	int i;

@@ -266,7 +266,7 @@ static void vm_thread_exit(struct rt_thread *T)
 
 /* A fork child (one thread): its record starts afresh, on the one-thread
    scheme if it is the only thread there ever was. */
-static void vm_thread_fork_child(void)
+RT_RARE static void vm_thread_fork_child(void)
 {
 	struct vm_thread *v = rt_local.vm;
 	g_vm.nthreads = 1;

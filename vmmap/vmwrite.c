@@ -8,7 +8,7 @@
 
 /* ---------------------------------------------------------------- output */
 
-static void out_i64(struct out *o, long long v)
+RT_RARE static void out_i64(struct out *o, long long v)
 {
 	if (v < 0) {
 		out_str(o, " -1");
@@ -17,7 +17,7 @@ static void out_i64(struct out *o, long long v)
 	out_field(o, (u64)v);
 }
 
-static void vm_write_snap(struct out *o, const struct vm_snap *s)
+RT_RARE static void vm_write_snap(struct out *o, const struct vm_snap *s)
 {
 	const char *cur, *end;
 	if (!s->taken)
@@ -53,7 +53,7 @@ static void vm_write_snap(struct out *o, const struct vm_snap *s)
 /* Writes the memory records (M, Y, V, L, P) at exit: takes the exit
    snapshot, a last point, and a last peak snapshot if the heap is at its
    peak. ids maps node indices to profile ids. g_lock held, in_rt set. */
-static void vm_write(struct out *o, const u32 *ids)
+RT_RARE static void vm_write(struct out *o, const u32 *ids)
 {
 	char exe[4096], path[300];
 	const struct vm_snap *snaps[3] = {&g_vm.at_start, &g_vm.at_peak, &g_vm.at_exit};
