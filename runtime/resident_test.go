@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bufio"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/weave-profiler/weave/internal/testtool"
 )
 
 // TestResident: the runtime's resident memory (WEAVE_STATS=1: M
@@ -187,4 +190,98 @@ func TestResidentLongRun(t *testing.T) {
 		t.Errorf("%d timeline points for a peak of %d bytes: want 128 to %d", n, pk.Bytes, limit/point)
 	}
 	t.Logf("runtime_resident %d (20,000 messages), %d (2,000,000); %d points, peak %d", short, long, len(p.Timeline), pk.Bytes)
+}
+
+// TestRareNotRun: the functions RT_RARE puts in .text.weave_rare (the
+// writers, the leak scan, exit, fork and exec) run only at the exit or on
+// a rare request, so that the code a program runs before its peak lies
+// together, apart from them (the kernel maps 64 KiB or a page cache folio
+// of a file around each fault; BENCHMARKS.md, issue 32's twelfth pass):
+// testdata/rare.c (threads, every woven allocation call and hidden ones,
+// frees across threads) runs none of them up to its end, under callgrind;
+// its exit, after, runs some (what shows that they are seen).
+func TestRareNotRun(t *testing.T) {
+	t.Parallel()
+	testtool.Need(t, "valgrind")
+	obj := object(t, "gcc")
+	f, err := elf.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rare := map[string]bool{}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && int(s.Section) < len(f.Sections) && f.Sections[s.Section].Name == ".text.weave_rare" {
+			rare[s.Name] = true
+		}
+	}
+	if len(rare) < 100 {
+		t.Fatalf("%d functions in .text.weave_rare", len(rare))
+	}
+	exe := build(t, "gcc", "rare")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "callgrind.out")
+	cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file="+out, "--dump-before=end_of_run", exe)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WEAVE_OUT="+filepath.Join(dir, "out.prof"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("valgrind: %v\n%s", err, b)
+	}
+	before, after := callgrindFns(t, out+".1", exe), callgrindFns(t, out, exe)
+	if !before["__weave_malloc"] || !before["__weave_free"] {
+		t.Fatalf("the run before end_of_run: no __weave_malloc or __weave_free among %d functions", len(before))
+	}
+	for fn := range before {
+		if rare[fn] {
+			t.Errorf("%s (.text.weave_rare) ran before the exit", fn)
+		}
+	}
+	n := 0
+	for fn := range after {
+		if rare[fn] {
+			n++
+		}
+	}
+	if n < 10 {
+		t.Errorf("the exit ran %d functions of .text.weave_rare, want the writers' and the leak scan's", n)
+	}
+}
+
+// callgrindFns returns the functions of object exe that a callgrind
+// output file (its compressed names: "fn=(id) name", "fn=(id)") counts.
+func callgrindFns(t *testing.T, path, exe string) map[string]bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]map[string]string{"ob": {}, "fn": {}}
+	kinds := map[string]string{"ob": "ob", "cob": "ob", "fn": "fn", "cfn": "fn"}
+	fns, ob := map[string]bool{}, ""
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(l, "=")
+		kind, known := kinds[k]
+		if !ok || !known {
+			continue
+		}
+		if strings.HasPrefix(v, "(") {
+			id, name, _ := strings.Cut(v, ")")
+			if name = strings.TrimSpace(name); name != "" {
+				names[kind][id] = name
+			}
+			v = names[kind][id]
+		}
+		switch k {
+		case "ob":
+			ob = v
+		case "fn":
+			if filepath.Base(ob) == filepath.Base(exe) {
+				fns[v] = true
+			}
+		}
+	}
+	return fns
 }
