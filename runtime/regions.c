@@ -98,7 +98,7 @@ RT_RARE static void rg_exclude(void (*f)(const void *p, u64 n))
 
 /* label's function record, interned; NULL when the table or memory is
    full. in_rt set. */
-static const struct __weave_fn *region_fn(const char *label)
+RT_RARE static const struct __weave_fn *region_fn(const char *label)
 {
 	u32 h = 2166136261u, i;
 	wsize n = label ? strnlen(label, LABEL_MAX) : 0, k;
@@ -128,7 +128,7 @@ static const struct __weave_fn *region_fn(const char *label)
 
 /* Forgets the open regions of g whose frames a longjmp took (no guard
    ran). */
-static void regions_prune(struct regions *g)
+RT_RARE static void regions_prune(struct regions *g)
 {
 	struct __weave_thread *t = &__weave_tls;
 	while (g->n) {
@@ -143,7 +143,7 @@ static void regions_prune(struct regions *g)
 /* Returns the region's level (the number of regions open on the thread
    with it), which WEAVE_REGION's guard hands back: 1, the region not
    kept, when the thread's regions cannot be mapped. */
-int __weave_region_begin(const char *label)
+RT_RARE int __weave_region_begin(const char *label)
 {
 	struct rt_local *l = &rt_local;
 	int e = errno;
@@ -178,7 +178,7 @@ int __weave_region_begin(const char *label)
 
 /* Adds the span of region r, which ends now, merged into the thread's
    last span if that is the same region's. */
-static void span_add(struct regions *g, const struct region_open *r, unsigned level)
+RT_RARE static void span_add(struct regions *g, const struct region_open *r, unsigned level)
 {
 	struct rt_local *l = &rt_local;
 	int *last = &g->last[level];
@@ -206,7 +206,7 @@ static void span_add(struct regions *g, const struct region_open *r, unsigned le
 	*last = (int)k + 1;
 }
 
-void __weave_region_end(void)
+RT_RARE void __weave_region_end(void)
 {
 	struct __weave_thread *t = &__weave_tls;
 	struct regions *g = rt_regions;
@@ -229,7 +229,7 @@ void __weave_region_end(void)
 
 /* WEAVE_REGION's cleanup: ends its region (*level, negated once the
    block ran to its end) and any region opened inside it and left open. */
-void __weave_region_guard(int *level)
+RT_RARE void __weave_region_guard(int *level)
 {
 	unsigned lv = (unsigned)(*level < 0 ? -*level : *level);
 	struct regions *g;

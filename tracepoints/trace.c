@@ -70,7 +70,7 @@ static int g_tp_used;                               /* tracing ever started */
 /* ------------------------------------------------------------- patterns */
 
 /* Glob match of [p, pe) against s: '*' any run, '?' one character. */
-static int tp_glob(const char *p, const char *pe, const char *s)
+RT_RARE static int tp_glob(const char *p, const char *pe, const char *s)
 {
 	const char *star = NULL, *ss = s;
 	while (*s) {
@@ -94,7 +94,7 @@ static int tp_glob(const char *p, const char *pe, const char *s)
 
 /* Whether file matches [p, pe): the whole path, or a tail of it that
    starts after a '/' (so "lstring.c" and "src/l*.c" match "/x/src/lstring.c"). */
-static int tp_file(const char *p, const char *pe, const char *file)
+RT_RARE static int tp_file(const char *p, const char *pe, const char *file)
 {
 	const char *s;
 	if (!file)
@@ -107,7 +107,7 @@ static int tp_file(const char *p, const char *pe, const char *file)
 	return 0;
 }
 
-static int tp_prefix(const char *p, const char *pe, const char *pre)
+RT_RARE static int tp_prefix(const char *p, const char *pe, const char *pre)
 {
 	wsize k = strlen(pre);
 	return (wsize)(pe - p) >= k && memcmp(p, pre, k) == 0;
@@ -115,7 +115,7 @@ static int tp_prefix(const char *p, const char *pe, const char *pre)
 
 /* Whether directory [p, pe) holds file: some "/" or start of the path
    followed by the directory and a '/'. */
-static int tp_dir(const char *p, const char *pe, const char *file)
+RT_RARE static int tp_dir(const char *p, const char *pe, const char *file)
 {
 	wsize k = (wsize)(pe - p);
 	const char *s;
@@ -130,7 +130,7 @@ static int tp_dir(const char *p, const char *pe, const char *file)
 
 /* Whether allocation site st matches "alloc:" pattern [p, pe): FILE,
    FILE:LINE, or "*". */
-static int tp_site_match(const char *p, const char *pe, const struct __weave_site *st)
+RT_RARE static int tp_site_match(const char *p, const char *pe, const struct __weave_site *st)
 {
 	const char *c = pe;
 	unsigned line = 0, mul = 1;
@@ -150,7 +150,7 @@ static int tp_site_match(const char *p, const char *pe, const struct __weave_sit
 
 /* Whether the function pattern [p, pe) (a name glob, file:, dir:)
    selects fn. */
-static int tp_fn_match(const char *p, const char *pe, const struct __weave_fn *fn)
+RT_RARE static int tp_fn_match(const char *p, const char *pe, const struct __weave_fn *fn)
 {
 	return tp_prefix(p, pe, "file:") ? tp_file(p + 5, pe, fn->file)
 	       : tp_prefix(p, pe, "dir:") ? tp_dir(p + 4, pe, fn->file)
@@ -158,7 +158,7 @@ static int tp_fn_match(const char *p, const char *pe, const struct __weave_fn *f
 }
 
 /* Whether node n (of kind F or A) is selected by the patterns. */
-static int tp_match(const struct rt_node *n)
+RT_RARE static int tp_match(const struct rt_node *n)
 {
 	const char *p = g_tp_pat;
 	while (*p) {
@@ -177,7 +177,7 @@ static int tp_match(const struct rt_node *n)
 }
 
 /* Checks a pattern list; returns NULL or what is wrong with it. */
-static const char *tp_check(const char *s)
+RT_RARE static const char *tp_check(const char *s)
 {
 	if (strlen(s) >= sizeof g_tp_pat)
 		return "pattern list too long";
@@ -206,7 +206,7 @@ static void tp_node_new(struct rt_node *n)
 
 /* ------------------------------------------------------------- events */
 
-static void tp_flush(struct rt_thread *T)
+RT_RARE static void tp_flush(struct rt_thread *T)
 {
 	struct tp_buf *b = T->tp;
 	wsize len;
@@ -225,7 +225,7 @@ static void tp_flush(struct rt_thread *T)
 }
 
 /* Appends an event to the calling thread's buffer. in_rt is set. */
-static void tp_emit(struct rt_thread *T, u32 kind, u32 node, u32 depth, u64 addr, u64 size)
+RT_RARE static void tp_emit(struct rt_thread *T, u32 kind, u32 node, u32 depth, u64 addr, u64 size)
 {
 	struct tp_buf *b = T->tp;
 	struct tp_event *e;
@@ -254,13 +254,13 @@ static void tp_emit(struct rt_thread *T, u32 kind, u32 node, u32 depth, u64 addr
 
 /* note_alloc (advice.c) when an allocation tracepoint is selected: the
    allocation's event. in_rt set, by the advice itself. */
-static void tp_attention(struct rt_local *l, const struct rt_node *a, void *p, u64 n)
+RT_RARE static void tp_attention(struct rt_local *l, const struct rt_node *a, void *p, u64 n)
 {
 	if (l->thr && a->traced)
 		tp_emit(l->thr, TP_ALLOC, a->self, __weave_tls.depth, (u64)(uintptr_t)p, n);
 }
 
-static void tp_free(struct rt_thread *T, const struct rt_node *a, uintptr_t p, u64 n)
+RT_RARE static void tp_free(struct rt_thread *T, const struct rt_node *a, uintptr_t p, u64 n)
 {
 	if (T && a->traced)
 		tp_emit(T, TP_FREE, a->self, __weave_tls.depth, (u64)p, n);
@@ -268,7 +268,7 @@ static void tp_free(struct rt_thread *T, const struct rt_node *a, uintptr_t p, u
 
 /* A traced function's enter or exit, from woven code. Skipped (and
    counted) inside the runtime: a signal handler's woven code. */
-static void tp_fn_event(u32 kind, struct __weave_node *c, unsigned depth)
+RT_RARE static void tp_fn_event(u32 kind, struct __weave_node *c, unsigned depth)
 {
 	struct rt_local *l = &rt_local;
 	if (l->in_rt || !l->thr) {
@@ -283,7 +283,7 @@ static void tp_fn_event(u32 kind, struct __weave_node *c, unsigned depth)
 /* __weave_enter_timed outside exact mode: function tracing is on. A
    traced function's frame comes back timed (parent 0) with TP_TRACED, so
    that its pop comes to tp_leave. */
-static struct __weave_frame tp_enter(const struct __weave_fn *fn)
+RT_RARE static struct __weave_frame tp_enter(const struct __weave_fn *fn)
 {
 	struct __weave_thread *t = &__weave_tls;
 	struct __weave_node *p = t->cur, *c = p->cache;
@@ -313,7 +313,7 @@ static struct __weave_frame tp_enter(const struct __weave_fn *fn)
 }
 
 /* The pop of a frame tp_enter traced. */
-static void tp_leave(unsigned depth)
+RT_RARE static void tp_leave(unsigned depth)
 {
 	struct __weave_thread *t = &__weave_tls;
 	unsigned d = depth & ~(unsigned)(__WEAVE_TIMED | TP_TRACED);
@@ -327,7 +327,7 @@ static void tp_leave(unsigned depth)
 
 /* Exact mode's timed push and pop call these for traced nodes. in_rt:
    called from __weave_enter_slow, inside the runtime on its own account. */
-static void tp_timed_enter(struct __weave_node *c, unsigned depth, int in_rt)
+RT_RARE static void tp_timed_enter(struct __weave_node *c, unsigned depth, int in_rt)
 {
 	struct rt_local *l = &rt_local;
 	if (in_rt && l->thr)
@@ -336,7 +336,7 @@ static void tp_timed_enter(struct __weave_node *c, unsigned depth, int in_rt)
 		tp_fn_event(TP_ENTER, c, depth);
 }
 
-static void tp_timed_exit(unsigned depth)
+RT_RARE static void tp_timed_exit(unsigned depth)
 {
 	struct __weave_thread *t = &__weave_tls;
 	unsigned d = depth & ~(unsigned)(__WEAVE_TIMED | TP_TRACED);
@@ -348,7 +348,7 @@ static void tp_timed_exit(unsigned depth)
 
 /* Sets the timing byte of every live thread for function tracing (not in
    exact mode, where it is always set). g_lock held. */
-static void tp_timing_bytes(void)
+RT_RARE static void tp_timing_bytes(void)
 {
 	if (g_time_mode == TIME_EXACT)
 		return;
