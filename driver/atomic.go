@@ -27,6 +27,8 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 		return outputError(path, err)
 	}
 	tmp := f.Name()
+	stop := onInterrupt(func() { os.Remove(tmp) }) // ^C while it is written: no temporary left
+	defer stop()
 	err = finish(f, write)
 	if pe := (*os.PathError)(nil); errors.As(err, &pe) && pe.Path == tmp {
 		err = outputError(path, err) // full disk: named as given, not as the temporary file

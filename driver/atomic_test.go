@@ -3,8 +3,11 @@ package driver
 import (
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestWriteAtomicNames: an output that cannot be created is named as the
@@ -42,5 +45,32 @@ func TestWriteAtomicNames(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("left in the directory: %v", ents)
+	}
+}
+
+// TestWriteAtomicInterrupt: weave ended by a signal while it writes an
+// output (^C or kill in weave -o, report -o, merge -o) ends by that signal and
+// leaves neither the output nor its temporary file. Before, the
+// temporary (".out.c.tmp123") stayed beside the output.
+func TestWriteAtomicInterrupt(t *testing.T) {
+	if dir := os.Getenv("WEAVE_TEST_INTERRUPT_DIR"); dir != "" { // the child
+		WriteAtomic(filepath.Join(dir, "out.c"), func(w io.Writer) error {
+			io.WriteString(w, "half")
+			syscall.Kill(os.Getpid(), syscall.SIGTERM) // not SIGINT: a background job may start with it ignored
+			time.Sleep(10 * time.Second)
+			return nil
+		})
+		os.Exit(0)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteAtomicInterrupt$")
+	cmd.Env = append(os.Environ(), "WEAVE_TEST_INTERRUPT_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if err == nil || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("the writer did not end by SIGTERM: %v\n%s", err, out)
+	}
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
