@@ -67,6 +67,11 @@ func TestCheckpoint(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.prof")); len(files) != 1 {
 		t.Errorf("files %v", files)
 	}
+	// weave check says why a checkpoint has no leak kinds (it said
+	// WEAVE_LEAK_SCAN=0, or valgrind)
+	if c := run(t, dir, nil, weaveBin, "check", prof); c.code != 2 || !strings.Contains(c.stderr, "a checkpoint, written while the program ran") {
+		t.Errorf("weave check of a checkpoint: exit %d\n%s", c.code, c.stderr)
+	}
 
 	// A run that ends: the final profile replaces the checkpoints.
 	r := mustRun(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_CHECKPOINT=1"}, exe, "2")
