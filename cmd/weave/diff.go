@@ -26,7 +26,7 @@ var diffCommand = &cli.Command{
 		"RULE is QUANTITY[(FUNCTION)] OP LIMIT: QUANTITY one of " + strings.Join(profile.Quantities, ", ") + "\n" +
 		"(with (FUNCTION): that function's, callees included, but calls(f) counts f's calls); OP >, >=, < or <=; LIMIT N (the new\n" +
 		"value), +N or -N (the change) or +N% (the change relative to BASE); N may end in K, M, G\n" +
-		"(x1024) or, for time, ns, us, ms, s. E.g. --fail-if 'bytes_in_use > +5%' --fail-if 'allocs(parse) > 12'.",
+		"(x1024; or KiB, MiB, GiB) or, for time, ns, us, ms, s. E.g. --fail-if 'bytes_in_use > +5%' --fail-if 'allocs(parse) > 12'.",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
 		&cli.IntFlag{Name: "depth", Value: diff.DefaultDepth, Usage: "functions in a chain, innermost first (0: whole chains)"},

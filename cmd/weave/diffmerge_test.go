@@ -110,6 +110,11 @@ func TestDiffWidgets(t *testing.T) {
 		t.Errorf("broken budget: exit %d\n%s", r.code, r.stderr)
 	}
 	mustRun(t, "", nil, weaveBin, "diff", a, b, "--fail-if", "bytes_allocated > +100%", "--fail-if", "allocs > 200000")
+	// sizes as a newcomer writes them (were malformed rules)
+	mustRun(t, "", nil, weaveBin, "diff", a, b, "--fail-if", "bytes_in_use(make_widget) > 1GiB", "--fail-if", "bytes_allocated > +1024MiB")
+	if r := run(t, "", nil, weaveBin, "diff", "--fail-if", "bytes_allocated > +1MiB", a, b); r.code != 1 {
+		t.Errorf("bytes_allocated > +1MiB: exit %d %s", r.code, r.stderr)
+	}
 	// A rule that cannot be checked is a usage error (2), never a broken
 	// budget (1) a CI script would read as a regression.
 	if r := run(t, "", nil, weaveBin, "diff", "--fail-if", "allocs ~ 3", a, b); r.code != 2 || !strings.Contains(r.stderr, "budget rule") {

@@ -25,7 +25,7 @@ import (
 //	+N    the change          bytes_in_use > +64K    (-N: a decrease)
 //	+N%   the relative change bytes_allocated > +5%
 //
-// N may carry a unit: K, M, G (powers of 1024) for any quantity; ns, us,
+// N may carry a unit: K, M, G (or KiB, MiB, GiB: powers of 1024) for any quantity; ns, us,
 // ms, s for time, whose plain unit is ns.
 type Rule struct {
 	Text     string
@@ -38,14 +38,14 @@ type Rule struct {
 }
 
 var ruleRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*([a-z_]+)\s*(?:\(\s*([^()]*?)\s*\))?\s*(>=|<=|>|<)\s*([+-]?)([0-9]+(?:\.[0-9]+)?)\s*(%|[KMG]|ns|us|ms|s)?\s*$`)
+	return regexp.MustCompile(`^\s*([a-z_]+)\s*(?:\(\s*([^()]*?)\s*\))?\s*(>=|<=|>|<)\s*([+-]?)([0-9]+(?:\.[0-9]+)?)\s*(%|[KMG](?:iB)?|ns|us|ms|s)?\s*$`)
 })
 
 // ParseRule parses a budget rule.
 func ParseRule(s string) (*Rule, error) {
 	m := ruleRE().FindStringSubmatch(s)
 	if m == nil {
-		return nil, fmt.Errorf("budget rule %q: want QUANTITY[(FUNCTION)] >|>=|<|<= [+|-]N[unit|%%], e.g. 'bytes_in_use > +5%%'", s)
+		return nil, fmt.Errorf("budget rule %q: want QUANTITY[(FUNCTION)] >|>=|<|<= [+|-]N[unit|%%] (units K, M, G or KiB, MiB, GiB; ns, us, ms, s for time), e.g. 'bytes_in_use > +5%%'", s)
 	}
 	r := &Rule{Text: strings.TrimSpace(s), Func: m[2], Op: m[3], Change: m[4] != ""}
 	switch m[1] {
@@ -67,8 +67,8 @@ func ParseRule(s string) (*Rule, error) {
 			return nil, fmt.Errorf("budget rule %q: a percentage is a change: write +%s%% or -%s%%", s, m[5], m[5])
 		}
 		r.Percent = true
-	case "K", "M", "G":
-		v *= math.Pow(1024, float64(strings.Index("KMG", unit)+1))
+	case "K", "M", "G", "KiB", "MiB", "GiB":
+		v *= math.Pow(1024, float64(strings.Index("KMG", unit[:1])+1))
 	default:
 		if r.Quantity != profile.QuantityTime {
 			return nil, fmt.Errorf("budget rule %q: unit %s is for time", s, unit)
