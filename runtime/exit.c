@@ -336,6 +336,13 @@ RT_RARE static __attribute__((noreturn)) void wait_for_ever(void)
    recursive main's inner returns claim nothing. */
 static int g_main_calls;
 
+/* In .text.startup, with main and the constructors (GNU ld puts it ahead
+   of the rest of the code): emitted last of the runtime's .text, it was
+   the last page there a program runs early, and the kernel's window
+   around it mapped part of .text.weave_rare (RT_RARE; BENCHMARKS.md). */
+#ifdef __ELF__
+__attribute__((section(".text.startup")))
+#endif
 int __weave_main_enter(void)
 {
 	return __atomic_add_fetch(&g_main_calls, 1, __ATOMIC_RELAXED);
@@ -347,7 +354,7 @@ int __weave_main_enter(void)
    ran the handlers beside main's return, and whichever ended the process
    first could cut the other's profile short: none was left in 28 of 40
    runs of exits.c's race_return. */
-void __weave_main_return(int *call)
+RT_RARE void __weave_main_return(int *call)
 {
 	if (*call == 1 && g_in_exe && claim_exit())
 		wait_for_ever();
