@@ -29,8 +29,27 @@ var adviceDecls = map[string]string{
 }
 
 // gccUnusedResult are the library functions gcc's builtins declare
-// warn_unused_result (gcc 12's builtins.def).
-var gccUnusedResult = map[string]bool{"malloc": true, "calloc": true, "realloc": true, "strdup": true, "strndup": true, "aligned_alloc": true}
+// warn_unused_result (gcc 12's builtins.def), each with the C standard
+// (__STDC_VERSION__) from which it is a builtin under a strict ISO mode
+// (-std=c99, __STRICT_ANSI__), where the GNU extensions' are off: strdup
+// and strndup are C2x's, aligned_alloc C11's.
+var gccUnusedResult = map[string]int{"malloc": 0, "calloc": 0, "realloc": 0, "strdup": 202000, "strndup": 202000, "aligned_alloc": 201112}
+
+// gccBuiltinUnused reports whether gcc's builtin name is declared
+// warn_unused_result in this unit's dialect (gccUnusedResult).
+func (w *weaver) gccBuiltinUnused(name string) bool {
+	since, ok := gccUnusedResult[name]
+	if !ok || since == 0 || w.u.AST.Macros["__STRICT_ANSI__"] == nil {
+		return ok
+	}
+	v := 0
+	if mac := w.u.AST.Macros["__STDC_VERSION__"]; mac != nil {
+		if l := mac.ReplacementList(); len(l) == 1 {
+			v, _ = strconv.Atoi(strings.TrimSuffix(l[0].SrcStr(), "L"))
+		}
+	}
+	return v >= since
+}
 
 // adviceAttributes returns the allocation advice declared again with what
 // the plain build's compiler knows of the library functions, past weave.h's
@@ -54,7 +73,7 @@ func (w *weaver) adviceAttributes() string {
 			attrs = append(attrs, "__malloc__(__weave_free, 2), __malloc__(__weave_realloc, 2), __malloc__(__weave_reallocarray, 2), "+
 				"__malloc__(__builtin_free, 1), __malloc__(__builtin_realloc, 1)")
 		}
-		if w.unusedResult[name] || gcc && w.builtins && gccUnusedResult[name] {
+		if w.unusedResult[name] || gcc && w.builtins && w.gccBuiltinUnused(name) {
 			attrs = append(attrs, "__warn_unused_result__")
 		}
 		if len(attrs) > 0 {
