@@ -75,8 +75,11 @@ func (p *Profile) NoScanReason() string {
 	if !p.FreesSeen() {
 		return "frees by code that was not woven were not seen (the process's free was not weave's: a woven library in a program that was not woven, a static link, a program with its own malloc, a sanitizer build), so what was in use at exit is not known: weave the program too, linked dynamically"
 	}
-	if v, _ := p.MetaValue("end"); v == "checkpoint" {
+	switch v, _ := p.MetaValue("end"); v {
+	case "checkpoint":
 		return "it is a checkpoint, written while the program ran (WEAVE_CHECKPOINT): blocks in use are classified at exit, in the final profile"
+	case "snapshot":
+		return "it is a snapshot, written while the program ran (weave snapshot): blocks in use are classified at exit, in the final profile"
 	}
 	if v, ok := p.MetaValue("leak_scan_failed"); ok {
 		if runs, ok := p.MetaUint("merged"); ok {

@@ -92,10 +92,10 @@ func textHeader(w *bufio.Writer, r *Report) {
 		facts = append(facts, fmt.Sprintf("ran %.3f s", time.Duration(end-start).Seconds()))
 	}
 	fmt.Fprintln(w, strings.Join(facts, ", "))
-	switch {
-	case r.Metadata["end"] == "checkpoint" && err1 == nil && err2 == nil && end >= start:
-		fmt.Fprintf(w, "CHECKPOINT: written while the program ran, %.3f s after it started (%s); counts stop there\n",
-			time.Duration(end-start).Seconds(), time.Unix(0, end).UTC().Format("2006-01-02 15:04:05 UTC"))
+	switch how := map[string]string{"checkpoint": "CHECKPOINT", "snapshot": "SNAPSHOT"}[r.Metadata["end"]]; {
+	case how != "" && err1 == nil && err2 == nil && end >= start: // WEAVE_CHECKPOINT, weave snapshot
+		fmt.Fprintf(w, "%s: written while the program ran, %.3f s after it started (%s); counts stop there\n",
+			how, time.Duration(end-start).Seconds(), time.Unix(0, end).UTC().Format("2006-01-02 15:04:05 UTC"))
 	case !r.Complete:
 		fmt.Fprintln(w, "INCOMPLETE: written when the program crashed or aborted; counts stop there")
 	}
