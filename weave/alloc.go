@@ -198,16 +198,16 @@ func (w *weaver) attrDeallocator(d *cc.Declarator) (Allocator, bool) {
 // declText is d's declaration around it: its leading text and what
 // follows it up to the declaration's end or its body.
 func (w *weaver) declText(d *cc.Declarator) []byte {
-	lead := w.leadingText(d)
+	lead, text := w.leadingText(d), w.code()
 	end := w.u.Offset(d)
-	if end < 0 || end > len(w.u.Text) {
+	if end < 0 || end > len(text) {
 		return lead
 	}
 	stop := end
-	for stop < len(w.u.Text) && w.u.Text[stop] != ';' && w.u.Text[stop] != '{' && stop-end < 4096 {
+	for stop < len(text) && text[stop] != ';' && text[stop] != '{' && stop-end < 4096 {
 		stop++
 	}
-	return append(slices.Clip(lead), w.u.Text[end:stop]...)
+	return append(slices.Clip(lead), text[end:stop]...)
 }
 
 // checkPrototype checks a declared allocator's argument indices against a
@@ -318,17 +318,19 @@ func cmpErr(a, b error) error {
 }
 
 // leadingText is the text of a declaration before its declarator d: from
-// the end of the previous declaration (or block) to d.
+// the end of the previous declaration (or block) to d, its comments,
+// literals and directive lines blanked (code).
 func (w *weaver) leadingText(d *cc.Declarator) []byte {
+	text := w.code()
 	end := w.u.Offset(d)
-	if end <= 0 || end > len(w.u.Text) {
+	if end <= 0 || end > len(text) {
 		return nil
 	}
 	start := end
-	for start > 0 && w.u.Text[start-1] != ';' && w.u.Text[start-1] != '}' && end-start < 4096 {
+	for start > 0 && text[start-1] != ';' && text[start-1] != '}' && end-start < 4096 {
 		start--
 	}
-	return w.u.Text[start:end]
+	return text[start:end]
 }
 
 // declaredCall advises a call of a declared allocator: the call becomes a

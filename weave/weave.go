@@ -204,8 +204,9 @@ type weaver struct {
 	// unusedResult: the advised library functions, whether the unit
 	// declares them warn_unused_result (glibc's under _FORTIFY_SOURCE)
 	unusedResult map[string]bool
-	builtins     bool // Options.Builtins
-	unoptimized  bool // Options.Unoptimized
+	builtins     bool   // Options.Builtins
+	unoptimized  bool   // Options.Unoptimized
+	codeText     []byte // code(): the text without comments, literals, directives
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a
@@ -411,7 +412,7 @@ func (w *weaver) weaveFile() string {
 func (w *weaver) skipReason(def cc.Node, d *cc.Declarator, body *cc.CompoundStatement) string {
 	lb := w.u.Offset(body.Token)
 	rb := w.u.Offset(body.Token2)
-	decl := w.u.Text[w.declStart(def):lb]
+	decl := w.code()[w.declStart(def):lb]
 	switch {
 	case d.IsInline() && !d.IsStatic():
 		// A C99 inline definition (or gnu89 extern inline) may have no
@@ -422,7 +423,7 @@ func (w *weaver) skipReason(def cc.Node, d *cc.Declarator, body *cc.CompoundStat
 		return "naked function"
 	case bytes.Contains(decl, []byte("no_instrument_function")):
 		return "no_instrument_function attribute"
-	case bytes.Contains(w.u.Text[lb:rb], []byte("musttail")):
+	case bytes.Contains(w.code()[lb:rb], []byte("musttail")):
 		return "uses musttail"
 	}
 	return ""
