@@ -143,6 +143,8 @@ func TestReadErrors(t *testing.T) {
 		{"garbage", "hello world\n", "not a weave profile", ErrNotProfile},
 		{"binary", strings.Repeat("\x7fELF\x00", 2000), "not a weave profile", ErrNotProfile},
 		{"other header", "weave profile one\n", "not a weave profile", ErrNotProfile},
+		{"gzip", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\n", "not a weave profile: gzip-compressed (gunzip it first)", ErrNotProfile},
+		{"CRLF", "weave profile 1\r\nM a b\r\nE 1\r\n", "not a weave profile: its lines end in CR LF, as a copy converted for Windows (dos2unix restores it)", ErrNotProfile},
 		{"newer", "weave profile 2\nM x y\nE 1\n", "1:15: profile version 2 is newer than this weave reads (1)", nil},
 		{"version 0", "weave profile 0\n", "1:15: unsupported profile version 0", nil},
 		{"empty", "", "truncated profile: empty file", ErrTruncated},

@@ -174,6 +174,8 @@ func readHeader(br *bufio.Reader) error {
 	const prefix = "weave profile "
 	line, err := br.ReadSlice('\n')
 	switch {
+	case len(line) >= 2 && line[0] == 0x1f && line[1] == 0x8b:
+		return fmt.Errorf("%w: gzip-compressed (gunzip it first)", ErrNotProfile)
 	case err == bufio.ErrBufferFull:
 		return ErrNotProfile // a long first line: not text we wrote
 	case err == io.EOF:
@@ -191,6 +193,9 @@ func readHeader(br *bufio.Reader) error {
 	vs, ok := strings.CutPrefix(s, prefix)
 	if !ok {
 		return ErrNotProfile
+	}
+	if strings.HasSuffix(vs, "\r") {
+		return fmt.Errorf("%w: its lines end in CR LF, as a copy converted for Windows (dos2unix restores it)", ErrNotProfile)
 	}
 	v, err := strconv.Atoi(vs)
 	if err != nil || vs != strconv.Itoa(v) {
