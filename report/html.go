@@ -35,6 +35,7 @@ type htmlData struct {
 	Sources    []string    `json:"sources,omitempty"`
 	Runs       int         `json:"runs,omitempty"`
 	Complete   bool        `json:"complete"`
+	Notes      []string    `json:"notes,omitempty"` // statusLine, countNotes
 	Totals     Totals      `json:"totals"`
 	TimeMode   string      `json:"time_mode,omitempty"`
 	Quantity   string      `json:"quantity"`   // shown first
@@ -49,6 +50,12 @@ func (htmlRenderer) Render(w io.Writer, r *Report) error {
 	d := htmlData{Program: r.Program, Sources: r.Sources, Runs: r.Runs, Complete: r.Complete, Totals: r.Totals,
 		Tree: r.flameTree(maxFlameNodes), Tables: r.htmlTables(), Timeline: r.htmlTimeline(), Picture: r.picture()}
 	d.TimeMode, _ = r.prof.MetaValue("time_mode")
+	if s := statusLine(r); s != "" {
+		d.Notes = append(d.Notes, s+".")
+	}
+	for _, n := range countNotes(r) {
+		d.Notes = append(d.Notes, strings.ToUpper(n[:1])+n[1:]+".")
+	}
 	for _, q := range profile.Quantities {
 		var sum int64
 		for _, v := range d.Tree.Self[q] {

@@ -92,12 +92,8 @@ func textHeader(w *bufio.Writer, r *Report) {
 		facts = append(facts, fmt.Sprintf("ran %.3f s", time.Duration(end-start).Seconds()))
 	}
 	fmt.Fprintln(w, strings.Join(facts, ", "))
-	switch how := map[string]string{"checkpoint": "CHECKPOINT", "snapshot": "SNAPSHOT"}[r.Metadata["end"]]; {
-	case how != "" && err1 == nil && err2 == nil && end >= start: // WEAVE_CHECKPOINT, weave snapshot
-		fmt.Fprintf(w, "%s: written while the program ran, %.3f s after it started (%s); counts stop there\n",
-			how, time.Duration(end-start).Seconds(), time.Unix(0, end).UTC().Format("2006-01-02 15:04:05 UTC"))
-	case !r.Complete:
-		fmt.Fprintln(w, "INCOMPLETE: written when the program crashed or aborted; counts stop there")
+	if s := statusLine(r); s != "" {
+		fmt.Fprintln(w, s)
 	}
 	if pc := r.Metadata["pointcut"]; pc != "" {
 		fmt.Fprintf(w, "pointcut: %s\n", pc)
@@ -145,11 +141,8 @@ func textHeader(w *bufio.Writer, r *Report) {
 		}
 	}
 	t.write(w)
-	if u := strings.Fields(r.Metadata["unrecorded"]); len(u) == 2 {
-		fmt.Fprintf(w, "(not recorded: %s allocs, %s bytes: the runtime ran out of memory for its tables, an address space full under ulimit -v; not in these totals)\n", commas(u[0]), commas(u[1]))
-	}
-	if n := r.Metadata["alloc_refused"]; n != "" {
-		fmt.Fprintf(w, "(refused: %s allocs returned NULL by the C library)\n", commas(n))
+	for _, n := range countNotes(r) {
+		fmt.Fprintf(w, "(%s)\n", n)
 	}
 	if tt.HiddenAllocs > 0 {
 		fmt.Fprintln(w, "(hidden: allocated by code that was not woven, e.g. the C library, charged to its woven caller)")
@@ -663,4 +656,33 @@ func commas(s string) string {
 		return num(n)
 	}
 	return s
+}
+
+// statusLine says when a profile's counts stop before the program's end:
+// a checkpoint (WEAVE_CHECKPOINT) or snapshot (weave snapshot) written
+// while it ran, or a crash; "" for a run that ended.
+func statusLine(r *Report) string {
+	start, err1 := strconv.ParseInt(r.Metadata["start_ns"], 10, 64)
+	end, err2 := strconv.ParseInt(r.Metadata["end_ns"], 10, 64)
+	switch how := map[string]string{"checkpoint": "CHECKPOINT", "snapshot": "SNAPSHOT"}[r.Metadata["end"]]; {
+	case how != "" && err1 == nil && err2 == nil && end >= start:
+		return fmt.Sprintf("%s: written while the program ran, %.3f s after it started (%s); counts stop there",
+			how, time.Duration(end-start).Seconds(), time.Unix(0, end).UTC().Format("2006-01-02 15:04:05 UTC"))
+	case !r.Complete:
+		return "INCOMPLETE: written when the program crashed or aborted; counts stop there"
+	}
+	return ""
+}
+
+// countNotes are the runtime's counts of what the totals leave out: the
+// allocations it had no memory to record, and those the C library refused.
+func countNotes(r *Report) []string {
+	var notes []string
+	if u := strings.Fields(r.Metadata["unrecorded"]); len(u) == 2 {
+		notes = append(notes, fmt.Sprintf("not recorded: %s allocs, %s bytes: the runtime ran out of memory for its tables, an address space full under ulimit -v; not in these totals", commas(u[0]), commas(u[1])))
+	}
+	if n := r.Metadata["alloc_refused"]; n != "" {
+		notes = append(notes, fmt.Sprintf("refused: %s allocs returned NULL by the C library", commas(n)))
+	}
+	return notes
 }

@@ -67,6 +67,11 @@ func TestCheckpoint(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.prof")); len(files) != 1 {
 		t.Errorf("files %v", files)
 	}
+	// the HTML page too (it said INCOMPLETE: ... crashed or aborted)
+	page := mustRun(t, dir, nil, weaveBin, "report", "--format", "html", prof).stdout
+	if !strings.Contains(page, "CHECKPOINT: written while the program ran") || strings.Contains(page, "INCOMPLETE") {
+		t.Errorf("the HTML page of a checkpoint does not say it is one")
+	}
 	// weave check says why a checkpoint has no leak kinds (it said
 	// WEAVE_LEAK_SCAN=0, or valgrind)
 	if c := run(t, dir, nil, weaveBin, "check", prof); c.code != 2 || !strings.Contains(c.stderr, "a checkpoint, written while the program ran") {

@@ -109,6 +109,10 @@ func TestMergeRuntimeCounts(t *testing.T) {
 		!strings.Contains(r, "(refused: 4 allocs returned NULL") || !strings.Contains(r, "frames auto: 2 functions frameless") {
 		t.Errorf("the merged report does not tell the runs' counts:\n%s", r)
 	}
+	if page := mustRun(t, dir, nil, weaveBin, "report", "--format", "html", merged).stdout; !strings.Contains(page, "Not recorded: "+leakcheck.Commas(u[0])+" allocs") ||
+		!strings.Contains(page, "Refused: 4 allocs") {
+		t.Errorf("the merged profile's HTML page does not tell the runs' counts")
+	}
 	if data, _ := os.ReadFile(merged); t.Failed() {
 		t.Logf("merged:\n%s", data)
 	}

@@ -48,7 +48,7 @@
     const t = D.totals;
     const lines = [];
     if (D.runs) lines.push('The sum of ' + D.runs + ' profiles: ' + D.sources.join('; ') + (D.runs > D.sources.length ? '; ... and ' + (D.runs - D.sources.length) + ' more' : ''));
-    if (!D.complete) lines.push('INCOMPLETE: written when the program crashed or aborted; counts stop there.');
+    for (const n of D.notes || []) lines.push(n); // a checkpoint's, a crash's, what the totals leave out
     if (D.time_mode) lines.push('Time: ' + D.time_mode + ' mode.');
     for (const l of lines) { const p = document.createElement('div'); p.textContent = l; f.appendChild(p); }
     const tab = document.createElement('table');
