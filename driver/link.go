@@ -170,7 +170,7 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 		if err != nil {
 			return nil, err
 		}
-		obj, err := c.runtimeObject(rt.obj, sc)
+		obj, err := c.runtimeObject(rt.obj)
 		if err != nil {
 			return nil, err
 		}
@@ -213,7 +213,7 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 // holding the directory of the link's output (runtime.WithLinkDir), where
 // the program writes its profile by default. libtool links a program in
 // .libs and runs it through a script in the directory above: that one.
-func (c *cmdline) runtimeObject(obj string, sc *scratch) (string, error) {
+func (c *cmdline) runtimeObject(obj string) (string, error) {
 	out := c.output
 	if out == "" {
 		out = "a.out"
@@ -225,11 +225,7 @@ func (c *cmdline) runtimeObject(obj string, sc *scratch) (string, error) {
 	if filepath.Base(dir) == ".libs" {
 		dir = filepath.Dir(dir)
 	}
-	tmp, err := sc.path()
-	if err != nil {
-		return "", err
-	}
-	return runtime.WithLinkDir(obj, dir, tmp)
+	return runtime.WithLinkDir(obj, dir)
 }
 
 // exportsDynamic reports whether the link exports every symbol of the

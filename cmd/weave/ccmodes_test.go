@@ -207,11 +207,20 @@ func TestCCModes(t *testing.T) {
 			if r.stdout != "3283500\n" {
 				t.Errorf("%s printed %q", prog, r.stdout)
 			}
-			profs := profiles(t, pdir)
+			// The profile goes where the runtime's copy was linked: the
+			// program's directory, or the library's for plain.
+			if p := profiles(t, pdir); len(p) != 0 {
+				t.Errorf("%s: profiles in the directory it ran in: %v", prog, p)
+			}
+			profs := profiles(t, dir)
 			if len(profs) != 1 {
 				t.Fatalf("%s: %d profiles, want 1: %v", prog, len(profs), profs)
 			}
-			rep := readReport(t, profs[0])
+			moved := filepath.Join(pdir, filepath.Base(profs[0]))
+			if err := os.Rename(profs[0], moved); err != nil {
+				t.Fatal(err)
+			}
+			rep := readReport(t, moved)
 			want := int64(10)
 			files := rep.graphFiles()
 			if prog == "woven" {
@@ -404,11 +413,14 @@ func TestCCModes(t *testing.T) {
 				names = append(names, e.Name())
 			}
 		}
-		// rt-HASH.dynlist (the symbols an executable exports) and rt-HASH.o
-		// sort before the object's index entry rtx-KEY.
-		if len(names) != 3 || names[0] != strings.TrimSuffix(names[1], ".o")+".dynlist" || !strings.HasSuffix(names[1], ".o") ||
-			!strings.HasPrefix(names[2], "rtx-") || strings.HasSuffix(names[2], ".tmp") {
-			t.Errorf("runtime cache holds %v, want one object, its symbol list and its index entry", names)
+		// ld-rt-HASH-DIR.o (the object holding the directory the links
+		// were made in), rt-HASH.dynlist (the symbols an executable
+		// exports) and rt-HASH.o sort before the object's index entry
+		// rtx-KEY.
+		if len(names) != 4 || !strings.HasPrefix(names[0], "ld-"+strings.TrimSuffix(names[2], ".o")+"-") || !strings.HasSuffix(names[0], ".o") ||
+			names[1] != strings.TrimSuffix(names[2], ".o")+".dynlist" || !strings.HasSuffix(names[2], ".o") ||
+			!strings.HasPrefix(names[3], "rtx-") || strings.HasSuffix(names[3], ".tmp") {
+			t.Errorf("runtime cache holds %v, want one object, its copy for the directory, its symbol list and its index entry", names)
 		}
 	})
 }

@@ -102,18 +102,27 @@ func TestSecurityPlantedLinks(t *testing.T) {
 		d := t.TempDir()
 		victim := filepath.Join(d, "victim")
 		victimFile(t, victim)
-		// The default name is weave-<prog>.<pid>.prof: plant at every pid.
+		// The default name is weave-<prog>.<pid>.prof, in the directory
+		// the program was linked in: plant at every pid there.
 		b, _ := os.ReadFile("/proc/sys/kernel/ns_last_pid")
 		last, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 		for pid := last + 1; pid <= last+300; pid++ {
 			name := fmt.Sprintf("weave-%s.%d.prof", filepath.Base(woven), pid)
-			os.Symlink(victim, filepath.Join(d, name))
-			os.Symlink(victim, filepath.Join(d, fmt.Sprintf(".%s.tmp.%d", name, pid)))
+			for _, l := range []string{name, fmt.Sprintf(".%s.tmp.%d", name, pid)} {
+				os.Symlink(victim, filepath.Join(dir, l))
+				defer os.Remove(filepath.Join(dir, l))
+			}
 		}
 		got := run(t, d, nil, woven, "x")
 		sameRun(t, "woven with planted links", want, got)
 		checkVictim(t, victim)
-		profs, _ := filepath.Glob(filepath.Join(d, "weave-*.prof"))
+		noTemporaries(t, dir)
+		profs, _ := filepath.Glob(filepath.Join(dir, "weave-*.prof"))
+		defer func() {
+			for _, p := range profs {
+				os.Remove(p)
+			}
+		}()
 		n := 0
 		for _, p := range profs {
 			if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {

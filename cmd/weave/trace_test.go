@@ -584,7 +584,7 @@ func TestTraceKilled(t *testing.T) {
 	}
 	cmd := exec.Command(woven, "1000000", "1000")
 	cmd.Dir = sub
-	cmd.Env = append(os.Environ(), "WEAVE_TRACE=work,alloc:*")
+	cmd.Env = append(os.Environ(), "WEAVE_TRACE=work,alloc:*", "WEAVE_OUT="+sub+"/")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
