@@ -169,13 +169,19 @@ func read(r io.Reader, skip string) (*Profile, error) {
 	return d.p, nil
 }
 
+// errGzipped is the error of a gzip-compressed profile.
+var errGzipped = fmt.Errorf("%w: gzip-compressed (gunzip it first)", ErrNotProfile)
+
+// gzipped reports whether b starts as gzip's output does.
+func gzipped(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+
 // readHeader reads and checks the first line, "weave profile 1".
 func readHeader(br *bufio.Reader) error {
 	const prefix = "weave profile "
 	line, err := br.ReadSlice('\n')
 	switch {
-	case len(line) >= 2 && line[0] == 0x1f && line[1] == 0x8b:
-		return fmt.Errorf("%w: gzip-compressed (gunzip it first)", ErrNotProfile)
+	case gzipped(line):
+		return errGzipped
 	case err == bufio.ErrBufferFull:
 		return ErrNotProfile // a long first line: not text we wrote
 	case err == io.EOF:

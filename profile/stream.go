@@ -26,6 +26,9 @@ func ReadStream(r io.Reader, name string) (*Profile, int, error) {
 		start   int // the line of chunk's header, 0 outside a profile
 	)
 	br := bufio.NewReader(r)
+	if b, _ := br.Peek(2); gzipped(b) {
+		return nil, 0, named(name, errGzipped)
+	}
 	// parse reads the profile in chunk, which began at line start.
 	parse := func() error {
 		p, err := read(&chunk, "")

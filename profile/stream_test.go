@@ -42,6 +42,7 @@ func TestReadStream(t *testing.T) {
 
 	for _, tc := range []struct{ in, want string }{
 		{"just output\n", "stdin: not a weave profile"},
+		{"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", "stdin: not a weave profile: gzip-compressed (gunzip it first)"},
 		{"out\n" + head + body, "stdin:10:1: truncated profile: no E record after this line"},
 		{"out\n" + head + body + "N 2 40 0 A 0\nE 9\n", "stdin:11:1: bad N record: undefined parent 40"},
 		{"out\n" + head + body + head + body + "E 8\n", "stdin:10:1: truncated profile: no E record after this line"},
