@@ -666,6 +666,32 @@ int __weave_posix_memalign(const struct __weave_site *s, void **pp, wsize align,
 	return rc;
 }
 
+/* A free or realloc of block p the runtime has no record of, outside a
+   declared allocator's call: maybe a block an allocator of pointcuts got
+   from malloc and handed out past a header, freed by the header's
+   address, not through a declared deallocator (a debugging allocator
+   declared malloc and alloc_size). The records of blocks starting in
+   p's first NESTED_MAX bytes go with it, counted freed: left, such a
+   record went stale, and the free of a smaller block later given its
+   address scrubbed the record's size past that block's end (glibc:
+   "free(): invalid next size", the woven program aborted). in_rt set. */
+#define NESTED_MAX 256
+static __attribute__((noinline)) void free_nested(struct rt_local *l, void *p)
+{
+	uintptr_t a = (uintptr_t)p, k, n;
+	struct ent e;
+	int *ep, err;
+	if (l->outer || boot_owns(p))
+		return;
+	ep = rt_errno(l);
+	err = *ep;
+	n = malloc_usable_size(p);
+	for (k = 8; k < n && k < NESTED_MAX; k += 8)
+		if (side_remove(a + k, &e))
+			charge_free(thread_get(l), &e);
+	*ep = err;
+}
+
 static __attribute__((noinline)) void free_general(void *p)
 {
 	struct rt_local *l = &rt_local;
@@ -680,8 +706,12 @@ static __attribute__((noinline)) void free_general(void *p)
 		   p); let that miss overlap the side table's. */
 		int *ep = rt_errno(l);
 		__builtin_prefetch((char *)p - sizeof(wsize));
+		u64 n;
 		e = *ep;
-		scrub_freed(p, note_free(l, p));
+		n = note_free(l, p);
+		scrub_freed(p, n);
+		if (__builtin_expect(!n, 0))
+			free_nested(l, p);
 		*ep = e;
 	}
 	lib_free(p);
@@ -741,6 +771,8 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 	e = *ep;
 	T = thread_get(l);
 	known = side_remove((uintptr_t)p, &old);
+	if (__builtin_expect(!known, 0))
+		free_nested(l, p);
 	*ep = e;
 	r = REAL;
 	e = *ep;

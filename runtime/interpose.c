@@ -522,9 +522,13 @@ __attribute__((weak)) void free(void *p)
 	rt_enter(l);
 	if (p) {
 		int *ep = rt_errno(l);
+		u64 n;
 		__builtin_prefetch((char *)p - sizeof(wsize));
 		e = *ep;
-		scrub_freed(p, note_free(l, p));
+		n = note_free(l, p);
+		scrub_freed(p, n);
+		if (__builtin_expect(!n, 0))
+			free_nested(l, p);
 		*ep = e;
 	}
 	REAL_FN(free)(p);

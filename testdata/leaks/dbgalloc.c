@@ -2,7 +2,10 @@
    malloc'd behind a header, the caller gets the address after it, and the
    header is what is freed. It is declared alloc_size, not malloc: it is no
    allocator for weave, whose totals must be memcheck's. Only the text
-   around it says "malloc": a comment, a macro under -g3 (-dD), a string. */
+   around it says "malloc": a comment, a macro under -g3 (-dD), a string.
+   With -DMALLOC_ATTR it is declared malloc too, an allocator for weave
+   (TestHeaderAllocator): each block it records is freed through its
+   header's address, which weave has no record of. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -11,7 +14,13 @@ struct hdr {
 	size_t tag;
 };
 
-void *dbg_malloc(size_t size) __attribute__((alloc_size(1)));
+#ifdef MALLOC_ATTR
+#define ALLOC_ATTRS __attribute__((malloc, alloc_size(1)))
+#else
+#define ALLOC_ATTRS __attribute__((alloc_size(1)))
+#endif
+
+void *dbg_malloc(size_t size) ALLOC_ATTRS;
 void dbg_free(void *p);
 
 static size_t in_use;
@@ -24,7 +33,7 @@ static const char *what = "malloc";
  * dbg_malloc:
  * a malloc() equivalent, with the block's size in a header
  */
-__attribute__((alloc_size(1))) void *dbg_malloc(size_t size)
+ALLOC_ATTRS void *dbg_malloc(size_t size)
 {
 	struct hdr *h = with_malloc(sizeof *h + size);
 	if (!h)
