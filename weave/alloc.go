@@ -453,6 +453,11 @@ func (w *weaver) wrapDefinition(def cc.Node, d *cc.Declarator, body *cc.Compound
 	}
 	off := w.u.Offset(nameTok)
 	impl := "__weave_impl_" + a.Name
+	// A prototype first: the definition of a function of external
+	// linkage with none drew -Wmissing-prototypes and
+	// -Wmissing-declarations, naming __weave_impl_NAME.
+	proto := decl[:off-start] + impl + decl[off-start+len(nameTok.Src()):]
+	w.buf.Insert(start, strings.ReplaceAll(strings.TrimRight(proto, " \t\n"), "\n", " ")+"; ")
 	w.buf.Replace(off, off+len(nameTok.Src()), impl)
 	loc, col := w.u.Location(nameTok)
 	ref := w.addSite(Site{Func: "", Op: a.Name, File: loc.File, Line: loc.Line, Col: col}, "0", allocKinds[a.Kind].op)

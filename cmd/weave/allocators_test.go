@@ -96,13 +96,20 @@ func TestAllocSizeOnly(t *testing.T) {
 // reachable and one lost. Before, their records stayed, and the free of
 // a smaller block later given such an address scrubbed the stale
 // record's size past its end: glibc aborted the program ("free():
-// invalid next size (fast)").
+// invalid next size (fast)"). The definition, renamed __weave_impl_dbg_malloc
+// behind the wrapper weave adds, gets a prototype: -Wmissing-prototypes
+// and -Wmissing-declarations named it before.
 func TestHeaderAllocator(t *testing.T) {
 	testtool.Need(t, "gcc")
 	dir := t.TempDir()
 	src := leaksSource(t, "dbgalloc.c")
 	exe, prof := filepath.Join(dir, "woven"), filepath.Join(dir, "a.prof")
-	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "-g", "-DMALLOC_ATTR", "-o", exe, src)
+	flags := []string{"-O2", "-g", "-Wall", "-Wextra", "-Wmissing-prototypes", "-Wmissing-declarations", "-DMALLOC_ATTR"}
+	pr := mustRun(t, dir, nil, append(append([]string{"gcc"}, flags...), "-o", filepath.Join(dir, "plain"), src)...)
+	wr := mustRun(t, dir, []string{"WEAVE_CC=gcc"}, append(append([]string{weaveBin, "cc"}, flags...), "-o", exe, src)...)
+	if wr.stderr != pr.stderr {
+		t.Errorf("woven build's diagnostics:\n%s\nplain build's:\n%s", wr.stderr, pr.stderr)
+	}
 	for _, env := range [][]string{nil, {"WEAVE_HIDDEN=0"}} {
 		r := run(t, dir, append([]string{"WEAVE_SUMMARY=1", "WEAVE_OUT=" + prof}, env...), exe)
 		if r.code != 0 || r.stdout != "malloc: 88 in use\n" {
@@ -121,7 +128,6 @@ func TestHeaderAllocator(t *testing.T) {
 	}
 	testtool.Check(t, "valgrind", []string{"valgrind"}, func(t *testing.T) {
 		plain := filepath.Join(dir, "plain")
-		mustRun(t, dir, nil, "gcc", "-O2", "-g", "-DMALLOC_ATTR", "-o", plain, src)
 		if vt := valgrindTotals(t, dir, nil, plain); vt.Allocs != 5003 {
 			t.Errorf("valgrind's totals %+v: not 5,003 allocations", vt)
 		}
