@@ -231,10 +231,10 @@ static int rt_under_seccomp(void)
 /* A client request to valgrind (valgrind.h's magic sequence: four
    rotations of %rdi that leave it as it was, then xchg %rbx,%rbx, which
    valgrind recognises); natively the result is 0. x86-64 only. */
-static unsigned long rt_valgrind_request(unsigned long req, long arg)
+static unsigned long rt_valgrind_request(unsigned long req, long arg, long arg2)
 {
 #if defined(__x86_64__)
-	volatile unsigned long args[6] = {req, (unsigned long)arg, 0, 0, 0, 0};
+	volatile unsigned long args[6] = {req, (unsigned long)arg, (unsigned long)arg2, 0, 0, 0};
 	unsigned long r = 0;
 	__asm__ volatile("{rolq $3, %%rdi ; rolq $13, %%rdi|rol rdi, 3 ; rol rdi, 13}\n\t"
 			 "{rolq $61, %%rdi ; rolq $51, %%rdi|rol rdi, 61 ; rol rdi, 51}\n\t"
@@ -244,13 +244,13 @@ static unsigned long rt_valgrind_request(unsigned long req, long arg)
 			 : "cc", "memory");
 	return r;
 #else
-	(void)req, (void)arg;
+	(void)req, (void)arg, (void)arg2;
 	return 0;
 #endif
 }
 
 /* Whether the program runs under valgrind (RUNNING_ON_VALGRIND). */
-static int rt_on_valgrind(void) { return rt_valgrind_request(0x1001, 0) != 0; }
+static int rt_on_valgrind(void) { return rt_valgrind_request(0x1001, 0, 0) != 0; }
 
 /* rt_env is getenv for the runtime's own variables: NULL in a secure
    process (see g_secure), as glibc ignores LD_PRELOAD there. Every WEAVE_*

@@ -612,6 +612,7 @@ $CC -o prog conftest.c
 // (every block reachable) and left their addresses in the runtime's
 // memory, where memcheck found them too. Under valgrind the runtime does
 // not scan: memcheck's summary is the one it gives with WEAVE_LEAK_SCAN=0.
+// Its own stack (ownstack.c) is one memcheck knows: no warning either.
 func TestUnderValgrind(t *testing.T) {
 	testtool.Need(t, "gcc", "valgrind")
 	dir := t.TempDir()
@@ -630,7 +631,10 @@ func TestUnderValgrind(t *testing.T) {
 	w := run(t, dir, env("kinds"), append(vg, "--show-leak-kinds=all", "./woven")...)
 	var errs []string
 	for _, l := range strings.Split(w.stderr, "\n") {
-		if strings.Contains(l, "== Invalid") || strings.Contains(l, "uninitialised") {
+		// memcheck's warnings too: the exit writer's jump to the
+		// runtime's own stack was 'client switching stacks?' (json-c's
+		// suite keeps each test's memcheck output).
+		if strings.Contains(l, "== Invalid") || strings.Contains(l, "uninitialised") || strings.Contains(l, "== Warning:") && !strings.Contains(p.stderr, "== Warning:") {
 			errs = append(errs, l)
 		}
 	}
