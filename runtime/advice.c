@@ -674,14 +674,15 @@ int __weave_posix_memalign(const struct __weave_site *s, void **pp, wsize align,
    p's first NESTED_MAX bytes go with it, counted freed: left, such a
    record went stale, and the free of a smaller block later given its
    address scrubbed the record's size past that block's end (glibc:
-   "free(): invalid next size", the woven program aborted). in_rt set. */
+   "free(): invalid next size", the woven program aborted). in_rt set;
+   the callers test outer (a declared call frees its block itself). */
 #define NESTED_MAX 256
 static __attribute__((noinline)) void free_nested(struct rt_local *l, void *p)
 {
 	uintptr_t a = (uintptr_t)p, k, n;
 	struct ent e;
 	int *ep, err;
-	if (l->outer || boot_owns(p))
+	if (boot_owns(p))
 		return;
 	ep = rt_errno(l);
 	err = *ep;
@@ -710,7 +711,7 @@ static __attribute__((noinline)) void free_general(void *p)
 		e = *ep;
 		n = note_free(l, p);
 		scrub_freed(p, n);
-		if (__builtin_expect(!n, 0))
+		if (__builtin_expect(!n && !l->outer, 0))
 			free_nested(l, p);
 		*ep = e;
 	}
@@ -771,7 +772,7 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 	e = *ep;
 	T = thread_get(l);
 	known = side_remove((uintptr_t)p, &old);
-	if (__builtin_expect(!known, 0))
+	if (__builtin_expect(!known && !l->outer, 0))
 		free_nested(l, p);
 	*ep = e;
 	r = REAL;

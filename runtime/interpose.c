@@ -527,7 +527,7 @@ __attribute__((weak)) void free(void *p)
 		e = *ep;
 		n = note_free(l, p);
 		scrub_freed(p, n);
-		if (__builtin_expect(!n, 0))
+		if (__builtin_expect(!n && !l->outer, 0))
 			free_nested(l, p);
 		*ep = e;
 	}
