@@ -245,20 +245,26 @@ RT_RARE static void unique_name(struct sbuf *path)
    the trees it ran a helper in) finds no file it did not make there, and a
    test suite's runs in scratch directories leave their profiles in the
    build tree. Unset (the marker) in a runtime built by hand (weave
-   runtime): the start directory then. */
+   runtime), or gone or not the process's to write (a copy installed
+   with make install DESTDIR=..., a package built in a builder's tree,
+   its build tree removed): the start directory then, as before, not
+   $TMPDIR with a line on stderr at every run. */
 static const char g_link_dir[4096] __attribute__((used)) = "\177WEAVE-LINK-DIR\177";
 
 /* Appends the link directory and a '/' to path when the program has one
-   and the current directory is another. Returns whether it has one. */
+   it can write in and the current directory is another. Returns whether
+   it has one. */
 RT_RARE static int sb_link_dir(struct sbuf *path)
 {
 	const char *d = g_link_dir;
 	struct stat a, b;
 	int e = errno;
 	__asm__("" : "+r"(d)); /* not the initializer: the link's copy */
-	if (d[0] != '/')
+	if (d[0] != '/' || stat(d, &a) != 0 || !S_ISDIR(a.st_mode) || access(d, W_OK | X_OK) != 0) {
+		errno = e;
 		return 0;
-	if (stat(d, &a) != 0 || stat(".", &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+	}
+	if (stat(".", &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
 		sb_str(path, d);
 		sb_str(path, "/");
 	}

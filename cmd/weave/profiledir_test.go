@@ -68,3 +68,50 @@ func TestProfileInLinkDir(t *testing.T) {
 		t.Errorf("profiles in .libs: %v", extra)
 	}
 }
+
+// TestProfileLinkDirGone: a woven program installed (make install
+// DESTDIR=..., a package built in a builder's tree) and run where the
+// directory it was linked in no longer exists writes its profile in the
+// directory it runs in, as a runtime linked by hand does, and says nothing
+// on stderr: c-ares 1.18's ahost, installed and its build tree removed,
+// printed 'cannot write .../bin/weave-ahost.N.prof: No such file or
+// directory; the profile goes to /tmp/...' at every run.
+func TestProfileLinkDirGone(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	bdir, inst, work := filepath.Join(dir, "build"), filepath.Join(dir, "inst"), filepath.Join(dir, "work")
+	for _, d := range []string{bdir, inst, work, filepath.Join(dir, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := filepath.Join(dir, "prog.c")
+	text := "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n" +
+		"int main(void) { char *s = strdup(\"installed\"); puts(s); free(s); return 3; }\n"
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain, woven := filepath.Join(bdir, "prog.plain"), filepath.Join(bdir, "prog.woven")
+	mustRun(t, bdir, nil, "gcc", "-O2", "-o", plain, src)
+	mustRun(t, bdir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "-o", woven, src)
+	for _, exe := range []string{plain, woven} {
+		b, err := os.ReadFile(exe)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(inst, filepath.Base(exe)), b, 0o755)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.RemoveAll(bdir); err != nil {
+		t.Fatal(err)
+	}
+	want := run(t, work, nil, filepath.Join(inst, "prog.plain"))
+	got := run(t, work, []string{"WEAVE_SUMMARY=", "TMPDIR=" + filepath.Join(dir, "tmp")}, filepath.Join(inst, "prog.woven"))
+	if got.stdout != want.stdout || got.stderr != want.stderr || got.code != want.code {
+		t.Errorf("woven run differs:\nplain: exit %d\n%s%s\nwoven: exit %d\n%s%s", want.code, want.stdout, want.stderr, got.code, got.stdout, got.stderr)
+	}
+	if profs, _ := filepath.Glob(filepath.Join(work, "weave-prog.woven.*.prof")); len(profs) != 1 {
+		t.Errorf("profiles in the directory it ran in: %v, want one", profs)
+	}
+}
