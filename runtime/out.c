@@ -216,17 +216,24 @@ RT_RARE static void rt_warn(const char *msg)
 	(void)!quiet_write(fd, b.s, b.n);
 }
 
+/* Appends dir and a '/' unless the current directory is dir (the
+   directory of device dev and inode ino). May set errno. */
+static void sb_dir_unless_cwd(struct sbuf *b, const char *dir, u64 dev, u64 ino)
+{
+	struct stat st;
+	if (stat(".", &st) != 0 || (u64)st.st_dev != dev || (u64)st.st_ino != ino) {
+		sb_str(b, dir);
+		sb_str(b, "/");
+	}
+}
+
 /* Appends the start directory and a '/' when rel (a path to write) is
    relative and the process has changed directory since. */
 static void sb_start_dir(struct sbuf *b, const char *rel)
 {
-	struct stat st;
 	int e = errno;
-	if (rel[0] != '/' && g_start_dir[0] &&
-	    (stat(".", &st) != 0 || (u64)st.st_dev != g_start_dir_dev || (u64)st.st_ino != g_start_dir_ino)) {
-		sb_str(b, g_start_dir);
-		sb_str(b, "/");
-	}
+	if (rel[0] != '/' && g_start_dir[0])
+		sb_dir_unless_cwd(b, g_start_dir, g_start_dir_dev, g_start_dir_ino);
 	errno = e;
 }
 

@@ -189,7 +189,37 @@ RT_RARE static int out_dir(void)
 	return d.s[d.n - 1] == '/' || (stat(d.s, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-static int sb_link_dir(struct sbuf *path);
+/* The directory the program was linked in, written into each link's copy
+   of the runtime object by `weave cc` (runtime/linkdir.go finds the marker
+   this array starts with and writes the absolute path over it). A profile
+   goes there by default, as gcov's .gcda files go beside the objects: a
+   program run in a directory of data (rsync's test suite lists and diffs
+   the trees it ran a helper in) finds no file it did not make there, and a
+   test suite's runs in scratch directories leave their profiles in the
+   build tree. Unset (the marker) in a runtime built by hand (weave
+   runtime), or gone or not the process's to write (a copy installed
+   with make install DESTDIR=..., a package built in a builder's tree,
+   its build tree removed): the start directory then, as before, not
+   $TMPDIR with a line on stderr at every run. */
+static const char g_link_dir[4096] __attribute__((used)) = "\177WEAVE-LINK-DIR\177";
+
+/* Appends the link directory and a '/' to path when the program has one
+   it can write in and the current directory is another. Returns whether
+   it has one. */
+RT_RARE static int sb_link_dir(struct sbuf *path)
+{
+	const char *d = g_link_dir;
+	struct stat a;
+	int e = errno;
+	__asm__("" : "+r"(d)); /* not the initializer: the link's copy */
+	if (d[0] != '/' || stat(d, &a) != 0 || !S_ISDIR(a.st_mode) || access(d, W_OK | X_OK) != 0) {
+		errno = e;
+		return 0;
+	}
+	sb_dir_unless_cwd(path, d, (u64)a.st_dev, (u64)a.st_ino);
+	errno = e;
+	return 1;
+}
 
 /* p = a path in the directory the profile will be written in (WEAVE_OUT's
    when it names one, else its file's, else the link or start directory), for a
@@ -235,41 +265,6 @@ RT_RARE static void unique_name(struct sbuf *path)
 	sb_str(path, ".");
 	sb_str(path, r);
 	sb_str(path, ".prof");
-}
-
-/* The directory the program was linked in, written into each link's copy
-   of the runtime object by `weave cc` (driver/linkdir.go finds the marker
-   this array starts with and writes the absolute path over it). A profile
-   goes there by default, as gcov's .gcda files go beside the objects: a
-   program run in a directory of data (rsync's test suite lists and diffs
-   the trees it ran a helper in) finds no file it did not make there, and a
-   test suite's runs in scratch directories leave their profiles in the
-   build tree. Unset (the marker) in a runtime built by hand (weave
-   runtime), or gone or not the process's to write (a copy installed
-   with make install DESTDIR=..., a package built in a builder's tree,
-   its build tree removed): the start directory then, as before, not
-   $TMPDIR with a line on stderr at every run. */
-static const char g_link_dir[4096] __attribute__((used)) = "\177WEAVE-LINK-DIR\177";
-
-/* Appends the link directory and a '/' to path when the program has one
-   it can write in and the current directory is another. Returns whether
-   it has one. */
-RT_RARE static int sb_link_dir(struct sbuf *path)
-{
-	const char *d = g_link_dir;
-	struct stat a, b;
-	int e = errno;
-	__asm__("" : "+r"(d)); /* not the initializer: the link's copy */
-	if (d[0] != '/' || stat(d, &a) != 0 || !S_ISDIR(a.st_mode) || access(d, W_OK | X_OK) != 0) {
-		errno = e;
-		return 0;
-	}
-	if (stat(".", &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
-		sb_str(path, d);
-		sb_str(path, "/");
-	}
-	errno = e;
-	return 1;
 }
 
 /* path = weave-<prog>.<pid>.prof in the link directory (sb_link_dir), else
