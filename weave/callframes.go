@@ -73,6 +73,21 @@ func (w *weaver) callGuard(enter string) string {
 	return fmt.Sprintf("struct __weave_frame __weave_c%d __attribute__((cleanup(__weave_leave%s), unused)) = %s", w.calls, w.guard, enter)
 }
 
+// msABI reports whether a function definition has the ms_abi attribute
+// (x86-64: the Windows calling convention, in which rsi, rdi and xmm6-15
+// are the callee's to keep). Its guards are then the out-of-line calls
+// (_call): in a unit compiled for a shared object, the inline guards' read
+// of __weave_tls is gcc's __tls_get_addr sequence, which loads rdi and
+// calls a function that may change rsi, rdi and xmm6-15 with none of them
+// declared changed, and gcc kept a value in rdi across it there (libffi's
+// ffi_closure_win64_inner lost its cif: every ms_abi callback of libffi's
+// test-callback returned a wrong value). A call of the runtime's
+// functions is one the compiler saves those registers around.
+func (w *weaver) msABI(def cc.Node, body *cc.CompoundStatement) bool {
+	decl := w.code()[w.declStart(def):w.u.Offset(body.Token)]
+	return attrRegexp([]string{"ms_abi"}).Match(decl)
+}
+
 // emitKnown registers with the runtime the functions of the unit that
 // cannot allocate and whose address the unit takes (a call through a
 // pointer to one needs no frame: frameCall), from a constructor, and

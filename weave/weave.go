@@ -326,6 +326,11 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	w.fnRecs = append(w.fnRecs, fmt.Sprintf("{%s, %s, %d, %s}", cString(fn.Name), cString(fn.File), fn.Line, flags))
 	fnRef := fmt.Sprintf("&%s[%d]", w.fnTable(), k)
 	w.res.Functions = append(w.res.Functions, fn)
+	if fn.Reason == "" && w.guard != "_call" && w.msABI(def, body) {
+		outer := w.guard
+		w.guard = "_call"
+		defer func() { w.guard = outer }()
+	}
 	guards := ""
 	if fn.Reason == "" && d.Name() == "main" && d.Linkage() == cc.External {
 		// Before the frame's guard: its cleanup runs after the frame's leave.
