@@ -259,9 +259,11 @@ func (u *Unit) Offset(n cc.Node) int {
 //   - C23's attributes and message-less static assertions become blanks
 //     (c23Syntax);
 //   - #define, #undef and #include lines (-g3's and -dD's macros, -dI's
-//     includes) become blanks (blankMacroLines).
+//     includes) become blanks (blankMacroLines);
+//   - complex integer types cc/v4 does not know (_Complex unsigned char)
+//     become ones of the same size it knows (complexIntegers).
 func parseable(text []byte) []byte {
-	text = c23Syntax(ucnIdentifiers(blankMacroLines(text)))
+	text = complexIntegers(c23Syntax(ucnIdentifiers(blankMacroLines(text))))
 	text = replaceWords(text, "_Float16", nil, func(w []byte) []byte {
 		return append([]byte("short"), bytes.Repeat([]byte(" "), len(w)-5)...)
 	})

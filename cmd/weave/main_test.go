@@ -175,6 +175,7 @@ var programs = []program{
 	{"fnptrs", []string{"fnptrs.c"}, nil},
 	{"coldpaths", []string{"coldpaths.c"}, nil},
 	{"thunks", []string{"thunks/main.c", "thunks/lib.c"}, nil},
+	{"complexint", []string{"complexint.c"}, nil},
 }
 
 // build compiles a program plain and woven with compiler cc, checks the
