@@ -197,9 +197,8 @@ func (c *cmdline) addInput(name, lang string) {
 
 // fallthroughWarnings reports whether the command line may ask for
 // -Wimplicit-fallthrough (-Wextra, -W, -Weverything, the flag itself),
-// whose comments (/* FALLTHROUGH */) the -E step must then keep: it
-// costs the preprocessor a third of its time on system headers'
-// comments, which are dropped again before the parse.
+// whose comments (/* FALLTHROUGH */) the -E step must then keep where
+// the unit has one (comments.go).
 func (c *cmdline) fallthroughWarnings() bool {
 	for _, a := range c.args {
 		f := a.flag

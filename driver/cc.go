@@ -697,19 +697,7 @@ func (cfg *Config) unitText(c *cmdline, in *input, deps []string, stdinText []by
 	switch {
 	case in.kind == inC:
 		flags := slices.Concat(c.preprocessFlags(), api.Flags(true), deps)
-		keep := c.fallthroughWarnings()
-		if keep {
-			// -C keeps the comments: -Wimplicit-fallthrough looks for /* FALLTHROUGH */.
-			flags = append(flags, "-C")
-		}
-		// System headers' comments dropped: half the text to parse and compile.
-		text, err := cfg.preprocessDirect(flags, in.name, stdinText, ppErr, running)
-		if err == nil && keep && parse.CommentedDirective(text) {
-			// Under -C a comment before a # on its line makes the directive
-			// text; the compiler obeys it: the unit is the text without -C.
-			ppErr.Reset()
-			text, err = cfg.preprocessDirect(flags[:len(flags)-1], in.name, stdinText, ppErr, running)
-		}
+		text, err := cfg.preprocessC(c, in, flags, stdinText, ppErr, running) // comments.go
 		if err != nil {
 			return nil, "preprocessing failed"
 		}

@@ -45,14 +45,45 @@ func TestFallthroughComments(t *testing.T) {
 	}
 }
 
-// TestCommentedDirective: where the -E step keeps comments (-Wextra), a
+// TestFallthroughCommentHeader: the -E step keeps the comments only
+// where the unit has a fallthrough comment (comments.go): one in a header
+// of the program, not in the source file, still silences the warning (the
+// -E step runs again with -C), and a unit without one is preprocessed
+// without its comments (-save-temps' text has none), as with no -Wextra.
+func TestFallthroughCommentHeader(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ft.h"), []byte("/* a header */\nstatic inline int g(int x)\n{\n\tswitch (x) {\n\tcase 1:\n\t\tx++;\n"+
+		"\t\t/* falls through */\n\tcase 2:\n\t\tx++;\n\t\tbreak;\n\t}\n\treturn x;\n}\n"), 0o644)
+	body := "#include <stdlib.h>\n/* the marker comment */\nint f(int x)\n{\n\tchar *p = malloc(4); /* fallback */\n\tfree(p);\n\treturn %s;\n}\n"
+	os.WriteFile(filepath.Join(dir, "h.c"), []byte("#include \"ft.h\"\n"+fmt.Sprintf(body, "g(x)")), 0o644)
+	os.WriteFile(filepath.Join(dir, "plain.c"), []byte(fmt.Sprintf(body, "x")), 0o644)
+	env := []string{"WEAVE_CC=gcc", "WEAVE_CACHE=off"}
+	for _, unit := range []string{"h", "plain"} {
+		r := run(t, dir, env, weaveBin, "cc", "-O2", "-Wextra", "-Werror", "-save-temps", "-c", unit+".c")
+		if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, unit+".o")) {
+			t.Errorf("%s.c: exit %d, stderr %q (want a woven %s.o, no warning)", unit, r.code, r.stderr, unit)
+		}
+		text, err := os.ReadFile(filepath.Join(dir, unit+".i"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// h.c's text has its header's comments, so its own too.
+		if kept := strings.Contains(string(text), "the marker comment"); kept != (unit == "h") {
+			t.Errorf("%s.c: the -E step kept the comments: %v, want %v", unit, kept, unit == "h")
+		}
+	}
+}
+
+// TestCommentedDirective: where the -E step keeps comments (-Wextra, a
+// fallthrough comment in the unit), a
 // directive after a comment on its line (which -C makes text) is still
 // obeyed, as the compiler obeys it: the unit is woven, without a
 // diagnostic, and runs as gcc's build does.
 func TestCommentedDirective(t *testing.T) {
 	testtool.Need(t, "gcc")
 	dir := t.TempDir()
-	src := "#include <stdio.h>\n#include <stdlib.h>\n/* how many */ #define N 3\n/*\n * the exit code\n */ # /* splice\n*/ define CODE 7\n" +
+	src := "#include <stdio.h>\n#include <stdlib.h>\n/* no fallthrough: -C all the same */\n/* how many */ #define N 3\n/*\n * the exit code\n */ # /* splice\n*/ define CODE 7\n" +
 		"int main(void)\n{\n\tint *p = malloc(N * sizeof *p);\n\tfor (int i = 0; i < N; i++)\n\t\tp[i] = i * i;\n" +
 		"\tprintf(\"%d %d\\n\", N, p[N - 1]);\n\tfree(p);\n\treturn CODE;\n}\n"
 	os.WriteFile(filepath.Join(dir, "cd.c"), []byte(src), 0o644)
