@@ -334,6 +334,18 @@ __weave_leave(struct __weave_frame *f)
 
 extern unsigned char __weave_solo;
 
+/* The offset of the thread's __weave_tls from the thread pointer tp, in
+   unsigned arithmetic: under -ftrapv a pointer difference is a call of
+   __subvdi3, which gcc 12 with -fPIC passes without its second argument
+   (every framed function of openssh's openbsd-compat then crashed). The
+   compiler folds it as before into the load of __weave_tls's offset. */
+extern __inline __attribute__((__gnu_inline__, __always_inline__)) __weave_size_t
+__weave_tls_offset(const void *tp)
+{
+	return (__weave_size_t)&__weave_tls - (__weave_size_t)tp;
+}
+
+
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
 __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 {
@@ -469,13 +481,13 @@ __weave_leave_x64o(struct __weave_frame *f, __weave_size_t o)
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
 __weave_enter_x64(const struct __weave_fn *fn)
 {
-	return __weave_enter_x64o(fn, (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer()));
+	return __weave_enter_x64o(fn, __weave_tls_offset(__builtin_thread_pointer()));
 }
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
 __weave_leave_x64(struct __weave_frame *f)
 {
-	__weave_leave_x64o(f, (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer()));
+	__weave_leave_x64o(f, __weave_tls_offset(__builtin_thread_pointer()));
 }
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
@@ -483,7 +495,7 @@ __weave_enter_fsx64(const struct __weave_fn *fn)
 {
 	char *tp;
 	__asm__("{movq %%fs:0, %0|mov %0, QWORD PTR fs:0}" : "=r"(tp));
-	return __weave_enter_x64o(fn, (__weave_size_t)((char *)&__weave_tls - tp));
+	return __weave_enter_x64o(fn, __weave_tls_offset(tp));
 }
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
@@ -491,7 +503,7 @@ __weave_leave_fsx64(struct __weave_frame *f)
 {
 	char *tp;
 	__asm__("{movq %%fs:0, %0|mov %0, QWORD PTR fs:0}" : "=r"(tp));
-	__weave_leave_x64o(f, (__weave_size_t)((char *)&__weave_tls - tp));
+	__weave_leave_x64o(f, __weave_tls_offset(tp));
 }
 
 /* Called with setjmp's result, in the frame that called setjmp, whose
@@ -671,7 +683,7 @@ known:
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
 __weave_enter_ptr_x64(const struct __weave_fn *fn, __weave_size_t t)
 {
-	return __weave_enter_ptr_x64o(fn, t, (__weave_size_t)((char *)&__weave_tls - (char *)__builtin_thread_pointer()));
+	return __weave_enter_ptr_x64o(fn, t, __weave_tls_offset(__builtin_thread_pointer()));
 }
 
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
@@ -679,7 +691,7 @@ __weave_enter_ptr_fsx64(const struct __weave_fn *fn, __weave_size_t t)
 {
 	char *tp;
 	__asm__("{movq %%fs:0, %0|mov %0, QWORD PTR fs:0}" : "=r"(tp));
-	return __weave_enter_ptr_x64o(fn, t, (__weave_size_t)((char *)&__weave_tls - tp));
+	return __weave_enter_ptr_x64o(fn, t, __weave_tls_offset(tp));
 }
 
 /* The x86-64 guard's other variants, _lex64 (local-exec) and _iex64

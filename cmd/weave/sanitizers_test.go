@@ -101,3 +101,28 @@ func TestSanitizerLeakStacks(t *testing.T) {
 		})
 	}
 }
+
+// TestTrapv: a woven program built with -ftrapv (openssh's flags) runs as
+// the plain one and counts as valgrind does. Every framed function of
+// one built with gcc's -fPIC -ftrapv crashed (openssh's openbsd-compat,
+// so sshd at start-up): the guard took its thread's offset as a pointer
+// difference, which -ftrapv makes a call of __subvdi3, and gcc 12 passed
+// it without its second argument, the thread pointer.
+func TestTrapv(t *testing.T) {
+	recursion := program{name: "recursion", srcs: []string{"recursion.c"}}
+	for _, cc := range []string{"gcc", "clang"} {
+		for _, flags := range [][]string{{"-O2", "-fPIC", "-ftrapv"}, {"-O0", "-fPIC", "-ftrapv"}, {"-O2", "-ftrapv"}} {
+			t.Run(cc+strings.Join(flags, ""), func(t *testing.T) {
+				testtool.Need(t, cc)
+				t.Parallel()
+				dir := t.TempDir()
+				plain, woven := build(t, dir, cc, recursion, flags...)
+				prof := filepath.Join(dir, "out.prof")
+				if !sameRun(t, "recursion", run(t, dir, nil, plain), run(t, dir, []string{"WEAVE_OUT=" + prof}, woven)) {
+					return
+				}
+				checkValgrind(t, reportTotals(t, prof), dir, woven)
+			})
+		}
+	}
+}
