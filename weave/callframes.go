@@ -1,6 +1,7 @@
 package weave
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,7 +37,9 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 		// Not in a function whose frame stays (callOnce): the thunk
 		// would push it again. (One calling another unit's function
 		// that may allocate is framed at its entry: analyseFrames.)
-		if id := calleeIdent(x.PostfixExpression); kind == calleeExtern && id != nil && !w.callOnce && w.thunkCall(x, id) {
+		id := calleeIdent(x.PostfixExpression)
+		checked := id != nil && w.resultChecked(id)
+		if kind == calleeExtern && id != nil && !w.callOnce && !checked && w.thunkCall(x, id) {
 			return
 		}
 		w.calls++
@@ -53,11 +56,38 @@ func (w *weaver) frameCall(x *cc.PostfixExpression) {
 			return
 		}
 		w.buf.Insert(w.u.Offset(x.PostfixExpression), "__extension__ ({ "+w.callGuard(enter)+"; ")
+		if checked && x == w.discarded && (!w.voidCast || w.u.AST.Macros["__clang__"] == nil && !w.declaredAttr(id, "nodiscard")) {
+			// A statement of its own, whose value is dropped there,
+			// as in the plain build: the compiler's -Wunused-result
+			// names the callee at the user's call (a statement
+			// expression's value dropped draws none). gcc's
+			// warn_unused_result warns through a cast to void too;
+			// its nodiscard and clang do not.
+			w.framedEnd = w.u.Offset(x.Token2) + 1
+			w.buf.InsertClose(w.framedEnd, "; (void)0; })")
+			return
+		}
 	default:
 		return
 	}
 	w.framedEnd = w.u.Offset(x.Token2) + 1
 	w.buf.InsertClose(w.framedEnd, "; })")
+}
+
+// resultChecked reports whether the compiler diagnoses a dropped result
+// of a call of id (warn_unused_result, C23's nodiscard), or id is
+// declared with C23 attributes at all. Such a call takes no thunk: the
+// thunk's name would be the one -Wunused-result names, clang's thunk
+// takes no such attribute, and gcc's copy of a C23 attribute (gnulib's
+// [[__nodiscard__]], [[__maybe_unused__]]) is "attribute directive
+// ignored" at the thunk and drops nodiscard (coreutils 9.1's
+// hash_initialize: 5 warnings more than the plain build, 1 fewer).
+func (w *weaver) resultChecked(id *cc.PrimaryExpression) bool {
+	if w.declaredAttr(id, "warn_unused_result", "nodiscard") {
+		return true
+	}
+	d, _ := id.ResolvedTo().(*cc.Declarator)
+	return d != nil && bytes.Contains(w.declText(d), []byte("[["))
 }
 
 // callGuard declares the frame of a call framed where it is made; in a

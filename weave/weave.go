@@ -194,6 +194,8 @@ type weaver struct {
 	calls       int                     // calls framed where they are made, for their variables' names
 	callFramed  int                     // needCalls functions woven
 	framedEnd   int                     // the end of the last call framed where it is made (frameCall)
+	discarded   *cc.PostfixExpression   // the call that is the expression statement being walked, if one is
+	voidCast    bool                    // and the statement casts it to void
 	cold        map[*cc.Declarator]bool // functions declared noreturn or cold (coldCallee), as learnt
 	defStart    int                     // the start of the file-scope definition being woven (declStart)
 	thunks      int                     // call thunks made (thunks.go)
@@ -483,6 +485,14 @@ func (w *weaver) body(body *cc.CompoundStatement, fnName, fnRef, siteFlags strin
 		case *cc.TypeSpecifier:
 			if x.Case == cc.TypeSpecifierTypeofExpr {
 				return unevaluated(x.ExpressionList)
+			}
+		case *cc.ExpressionStatement:
+			e, cast := x.ExpressionList, false
+			if c, ok := e.(*cc.CastExpression); ok && c.Case == cc.CastExpressionCast && c.TypeName.Type() != nil && c.TypeName.Type().Kind() == cc.Void {
+				e, cast = c.CastExpression, true
+			}
+			if c, ok := e.(*cc.PostfixExpression); ok && c.Case == cc.PostfixExpressionCall {
+				w.discarded, w.voidCast = c, cast
 			}
 		case *cc.PostfixExpression:
 			if x.Case == cc.PostfixExpressionCall {

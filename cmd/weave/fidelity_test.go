@@ -11,6 +11,14 @@ import (
 	"github.com/weave-profiler/weave/internal/testtool"
 )
 
+// unusedResultSource drops the results of calls of a function declared
+// warn_unused_result, each in a function framed at its calls.
+const unusedResultSource = `extern int wur(int n) __attribute__((__warn_unused_result__));
+void two(int n) { wur(n); }
+void three(int n) { (void)wur(n); }
+int four(int n) { return wur(n) + 1; }
+`
+
 // fidelitySources have the compiler's diagnostics on allocations and on
 // lines weave inserts text into: columns after an insertion (an advised
 // call, a guard after a function's {), a use after free, a double free,
@@ -24,8 +32,19 @@ import (
 // where the plain one, its pointer cut to 32 bits, crashed), and C89
 // (c89.c: under -std=c89 -pedantic clang said the unit record's asm
 // string was too long for C90; gcc warned of strdup's unused result,
-// not a builtin there).
+// not a builtin there), and calls of functions whose dropped result is
+// diagnosed (c23attrs.c, wur.c: gcc's copy of C23's [[__nodiscard__]] to
+// a call's thunk was "attribute directive ignored" and lost nodiscard;
+// clang's thunk lost warn_unused_result).
 var fidelitySources = map[string]string{
+	"c23attrs.c": `[[__nodiscard__]] extern int *nd(int n);
+[[__maybe_unused__]] extern int mu(int n);
+int *one(int n) { return nd(n); }
+void two(int n) { nd(n); }
+void three(int n) { (void)nd(n); }
+int four(int n) { return mu(n); }
+`,
+	"wur.c": unusedResultSource,
 	"unevaluated.c": `#include <stdlib.h>
 __attribute__((malloc, alloc_size(1))) int *xmalloc(size_t n);
 int f(void) { return (int)sizeof(*xmalloc(4)) + (int)_Alignof(*xmalloc(8)); }
@@ -214,5 +233,20 @@ int main(void) { foo(1); return !ok + cp(); }
 		} else if w := run(t, dir, []string{"WEAVE_SUMMARY=0"}, "./woven"); w.code != 0 {
 			t.Errorf("weave -o %v, gcc %v: woven exits %d", opt, opt, w.code)
 		}
+	}
+}
+
+// TestUnusedResultNames: a dropped result of a call of a function
+// declared warn_unused_result is diagnosed naming the function, as in the
+// plain build (the call's thunk, __weave_t1, was named).
+func TestUnusedResultNames(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "wur.c"), []byte(unusedResultSource), 0o644)
+	args := []string{"-O2", "-Wall", "-c", "-o", "/dev/null", "wur.c"}
+	p := run(t, dir, nil, append([]string{"gcc"}, args...)...)
+	w := run(t, dir, []string{"WEAVE_CC=gcc"}, append([]string{weaveBin, "cc"}, args...)...)
+	if w.stderr != p.stderr || !strings.Contains(p.stderr, "wur") {
+		t.Errorf("woven:\n%s\nplain:\n%s", w.stderr, p.stderr)
 	}
 }
