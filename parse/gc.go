@@ -56,8 +56,12 @@ func paceGC() {
 // fault: with huge pages, weave -o of a small program (three headers,
 // pruned) took 26-33 ms of CPU, without 22 ms; of Lua's lapi.c (74 KB of
 // its own) 44 ms with, 52 ms without (8,200 faults instead of 3,100),
-// lvm.c (139 KB) 95 and 111 ms.
-const hugeHeapMin = 32 << 10
+// lvm.c (139 KB) 95 and 111 ms. Below 64 KB the advice (its 256 MB
+// block, a collection, 2 MiB zeroed at each fault) costs more than the
+// faults it saves: Lua's lzio.c (34 KB of its own in a text without
+// comments) 20.2 ms with, 16.8 ms without; the weave processes of Lua's
+// 34 units 1,327 ms at 32 KB, 1,224 ms at 64 KB (sums, 3 rounds).
+const hugeHeapMin = 64 << 10
 
 var (
 	hugeOnce sync.Once
