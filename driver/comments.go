@@ -105,21 +105,18 @@ func headerFallthrough(text []byte, main string) bool {
 // digit separator is none); line splices are joined first, as the
 // preprocessor joins them.
 func fallthroughComment(src []byte) bool {
+	if !hasFall(src) {
+		return false
+	}
 	if bytes.Contains(src, []byte("\\\n")) || bytes.Contains(src, []byte("\\\r\n")) {
 		src = bytes.ReplaceAll(bytes.ReplaceAll(src, []byte("\\\r\n"), nil), []byte("\\\n"), nil)
 	}
-	lower := make([]byte, len(src))
-	for i, b := range src {
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		lower[i] = b
-	}
-	if !bytes.Contains(lower, []byte("fall")) {
-		return false
-	}
 	for i := 0; i < len(src); i++ {
-		switch src[i] {
+		k := bytes.IndexAny(src[i:], `"'/`)
+		if k < 0 {
+			break
+		}
+		switch i += k; src[i] {
 		case '"', '\'':
 			if src[i] == '\'' && separator(src, i) {
 				continue
@@ -153,10 +150,20 @@ func fallthroughComment(src []byte) bool {
 			default:
 				continue
 			}
-			if bytes.Contains(lower[i:end], []byte("fall")) && fallthroughWord().Match(src[i:end]) {
+			if hasFall(src[i:end]) && fallthroughWord().Match(src[i:end]) {
 				return true
 			}
 			i = end - 1
+		}
+	}
+	return false
+}
+
+// hasFall reports whether b holds "fall" in any case.
+func hasFall(b []byte) bool {
+	for i := 0; i+4 <= len(b); i++ {
+		if b[i]|0x20 == 'f' && b[i+1]|0x20 == 'a' && b[i+2]|0x20 == 'l' && b[i+3]|0x20 == 'l' {
+			return true
 		}
 	}
 	return false
