@@ -590,8 +590,8 @@ static inline __attribute__((always_inline)) int side_remove(uintptr_t a, struct
 static void big_put(uintptr_t a, u64 size);
 static u64 big_take(uintptr_t a);
 static void side_usage(u64 *bytes, u64 *live);
-static void side_lock(void);
-static void side_unlock(void);
+static void side_lock(void), side_unlock(void);
+static int rt_limited(void);
 static void pool_lock(void);
 static void pool_unlock(void);
 static void side_inherit(void);

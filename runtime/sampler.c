@@ -75,6 +75,7 @@
 #define SMP_PERIOD_NS 1000000u
 #define SMP_STACK (64u << 10)
 #define SMP_SLOTS (1u << 20) /* threads a process sets up in its life that are sampled */
+#define SMP_SLOTS_LIMITED (1u << 14) /* under a limit on the address space (rt_limited) */
 
 #if rt_sys_raw && RT_INTERPOSE
 #define SMP_RAW 1
@@ -107,6 +108,7 @@ static struct {
 	const char *why; /* SMP_NONE, SMP_STOPPED: why */
 	char *stack;     /* SMP_STACK bytes, kept for a fork child's sampler */
 	struct rt_thread **slot;
+	u32 nslot;       /* slot's length: SMP_SLOTS, or SMP_SLOTS_LIMITED */
 	u64 samples;     /* atomic */
 	int quit, alive; /* smp_stop: atomic; alive is the sampler's tid until it exits */
 } g_smp = {.why = "not started"};
@@ -155,7 +157,7 @@ RT_NO_SSP static int smp_one(const siginfo_t *si)
 {
 	struct rt_thread *T;
 	u32 k = (u32)si->si_value.sival_int;
-	if (si->si_code != SI_TIMER || k >= SMP_SLOTS || !(T = __atomic_load_n(&g_smp.slot[k], __ATOMIC_ACQUIRE)))
+	if (si->si_code != SI_TIMER || k >= g_smp.nslot || !(T = __atomic_load_n(&g_smp.slot[k], __ATOMIC_ACQUIRE)))
 		return 0;
 	/* Another timer id: T's timer was deleted at its exit, with a signal
 	   still queued (the sampler ignores it). */
@@ -282,11 +284,13 @@ static void smp_start(int forked)
 		return;
 	}
 	if (!g_smp.slot) {
-		void *p = mmap(NULL, SMP_SLOTS * sizeof *g_smp.slot, PROT_READ | PROT_WRITE,
+		u32 n = rt_limited() ? SMP_SLOTS_LIMITED : SMP_SLOTS;
+		void *p = mmap(NULL, n * sizeof *g_smp.slot, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p != MAP_FAILED) {
-			rt_own(p, SMP_SLOTS * sizeof *g_smp.slot); /* one page per 512 threads, not 2 MiB */
-			g_smp.slot = p;
+			rt_own(p, n * sizeof *g_smp.slot); /* one page per 512 threads, not 2 MiB */
+			g_smp.nslot = n;
+			__atomic_store_n(&g_smp.slot, p, __ATOMIC_RELEASE);
 		}
 	}
 	if (SMP_RAW && !g_smp.stack) {
@@ -379,7 +383,7 @@ static void smp_timer_start(struct rt_thread *T)
 	T->cpu_last = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	T->timer = -1;
 	__atomic_store_n(&T->samp, SMP_FREE, __ATOMIC_RELEASE);
-	if (__atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) != SMP_RUNNING || T->num >= SMP_SLOTS)
+	if (__atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) != SMP_RUNNING || T->num >= g_smp.nslot)
 		return;
 	memset(&ev, 0, sizeof ev);
 	ev.value.sival_int = (int)T->num;
@@ -422,7 +426,7 @@ RT_RARE static void smp_exclude(void (*f)(const void *p, u64 n))
 	if (g_smp.stack)
 		f(g_smp.stack, SMP_STACK);
 	if (g_smp.slot)
-		f(g_smp.slot, SMP_SLOTS * sizeof *g_smp.slot);
+		f(g_smp.slot, g_smp.nslot * sizeof *g_smp.slot);
 }
 
 /* M time_sampler: "thread" (sampling), "stopped signal" (it took a

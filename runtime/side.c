@@ -65,6 +65,7 @@
 #define SLOT_SIZE_SHIFT (NODE_BITS + OFF_BITS + 1)
 #define SLOT_SIZE_MAX ((1ull << (64 - SLOT_SIZE_SHIFT)) - 1)
 #define RADIX_SLAB (8u << 20) /* leaves and mids are carved from 8 MiB maps */
+#define RADIX_SLAB_LIMITED (1u << 20) /* or 1 MiB ones under a limit (slab_chunk) */
 
 /* The fine and the coarse tree. Slots are written without a lock (see
    above); mids and leaves are created under g_radix_lock (release stores,
@@ -173,12 +174,30 @@ static inline uintptr_t slot_addr(int t, u64 gi, u64 slot)
 	return (uintptr_t)(gi << (t ? GRAN_COARSE : GRAN_FINE) | slot_off(t, slot));
 }
 
+/* Whether the address space or the data segment is limited (RLIMIT_AS,
+   RLIMIT_DATA), which a map counts against whole, its pages used or not:
+   the runtime's maps are then the smaller (the side table's slab, the
+   sampler's slots). A test that limits a program to what it needs plus
+   8,000 KiB (coreutils' get_min_ulimit_v_) had their 16 MiB take the
+   headroom, and the program's malloc failed (head-c.sh). Read at each
+   map: the program may set a limit late. */
+__attribute__((noinline)) static int rt_limited(void)
+{
+	struct rlimit l;
+	return (!getrlimit(RLIMIT_AS, &l) && l.rlim_cur != RLIM_INFINITY) ||
+	       (!getrlimit(RLIMIT_DATA, &l) && l.rlim_cur != RLIM_INFINITY);
+}
+
+/* The size of the slab's next map: 8 MiB, or 1 MiB (a leaf pair and two
+   mids) under a limit. */
+static wsize slab_chunk(void) { return rt_limited() ? RADIX_SLAB_LIMITED : RADIX_SLAB; }
+
 /* Root r's mid of tree t, made unless another thread did, the root
    marked used. g_radix_lock held. */
 static void *radix_root_new(int t, u32 r)
 {
 	void **pp = (void **)&g_radix[t][r], *p = __atomic_load_n(pp, __ATOMIC_ACQUIRE);
-	if (!p && (p = bump_take(&g_slab, sizeof(void *) << MID_BITS, RADIX_SLAB)))
+	if (!p && (p = bump_take(&g_slab, sizeof(void *) << MID_BITS, slab_chunk())))
 		__atomic_store_n(pp, p, __ATOMIC_RELEASE);
 	if (p) {
 		__atomic_or_fetch(&g_radix_used[t][r / 64], 1ull << (r % 64), __ATOMIC_RELEASE);
@@ -265,11 +284,11 @@ static void *leaf_new(int t, uintptr_t a, void **pm)
 		if (po && __atomic_load_n(po, __ATOMIC_ACQUIRE))
 			po = NULL;
 	}
-	if (po && (p = bump_take(&g_slab, LEAF_MAP(1) + LEAF_MAP(0) + 8192, RADIX_SLAB))) {
+	if (po && (p = bump_take(&g_slab, LEAF_MAP(1) + LEAF_MAP(0) + 8192, slab_chunk()))) {
 		p += 2 * GENS_BYTES + 4096 + SLOT_REGION(1) + PAIR_AT; /* the fine leaf; the coarse one's slots under it */
 		__atomic_store_n(po, t ? p : p - SLOT_REGION(1), __ATOMIC_RELEASE);
 		p = t ? p - SLOT_REGION(1) : p;
-	} else if ((p = bump_take(&g_slab, LEAF_MAP(t) + (t ? 4096 : 0), RADIX_SLAB)))
+	} else if ((p = bump_take(&g_slab, LEAF_MAP(t) + (t ? 4096 : 0), slab_chunk())))
 		p = t ? p + GENS_BYTES + 4096 : p;
 	if (p)
 		__atomic_store_n(pm, p, __ATOMIC_RELEASE);

@@ -105,3 +105,36 @@ func buildLimited(t *testing.T, name string) (dir, plain, woven string) {
 	mustRun(t, dir, []string{"WEAVE_CC=gcc"}, weaveBin, "cc", "-O2", "-g", "-o", woven, src)
 	return dir, plain, woven
 }
+
+// TestAddressSpaceHeadroom: under a limit on the address space set as
+// coreutils' tests set it (get_min_ulimit_v_: the least at which the
+// program runs, to 1,000 KiB, plus 8,000 KiB), a woven program gets the
+// block of 6 MiB the plain one gets (testdata/leaks/aslimit.c). The side
+// table took its leaves from 8 MiB maps, which count against the limit
+// whether used or not: at the least limit the map failed, with the
+// headroom it fit and left the program's malloc too little (coreutils
+// 9.1's head-c.sh: "head: memory exhausted" woven).
+func TestAddressSpaceHeadroom(t *testing.T) {
+	dir, plain, woven := buildLimited(t, "aslimit.c")
+	under := func(kib int, argv ...string) result {
+		return run(t, dir, []string{"WEAVE_OUT=" + filepath.Join(dir, "a.prof")}, append([]string{"sh", "-c", fmt.Sprintf("ulimit -v %d && exec \"$@\"", kib), "sh"}, argv...)...)
+	}
+	for _, exe := range []string{plain, woven} {
+		least := 0
+		for v := 5000; v <= 50000 && least == 0; v += 5000 {
+			if under(v, exe, "small").code != 0 {
+				continue
+			}
+			least = v
+			for w := v - 1000; w >= 1000 && under(w, exe, "small").code == 0; w -= 1000 {
+				least = w
+			}
+		}
+		if least == 0 {
+			t.Fatalf("%s: runs under no limit up to 50,000 KiB", exe)
+		}
+		if r := under(least+4+8000, exe, "big"); r.code != 0 || r.stdout != "121\n" {
+			t.Errorf("%s under ulimit -v %d: exit %d, %q\n%s", filepath.Base(exe), least+4+8000, r.code, r.stdout, r.stderr)
+		}
+	}
+}
