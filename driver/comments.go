@@ -2,6 +2,8 @@ package driver
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
@@ -85,7 +87,9 @@ func (c *cmdline) anyCommentFallthrough() bool {
 
 // headerFallthrough reports whether a file the preprocessed text names,
 // not a system header, has a fallthrough comment (or cannot be read).
-// The source file itself, main, was looked at before.
+// The source file itself, main, was looked at before. A file that is not
+// there is a name from a #line (bison's grammar file): its text is in
+// the file with the #line, looked at too.
 func headerFallthrough(text []byte, main string) bool {
 	files, system := sourceFiles(text)
 	for _, f := range files {
@@ -93,7 +97,7 @@ func headerFallthrough(text []byte, main string) bool {
 			continue
 		}
 		src, err := os.ReadFile(f)
-		if err != nil || fallthroughComment(src) {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) || fallthroughComment(src) {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +53,47 @@ func TestFallthroughComment(t *testing.T) {
 		}
 		if warns := strings.Contains(string(out), "may fall through"); warns == (c.want && !c.more) {
 			t.Errorf("%q: gcc warns: %v (fallthroughComment %v)", c.text, warns, c.want)
+		}
+	}
+}
+
+// TestHeaderFallthrough: the headers of a preprocessed text are looked at
+// for fallthrough comments, but for system headers and the main file; a
+// name from a #line that is no file is passed over.
+func TestHeaderFallthrough(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		os.WriteFile(f, []byte(text), 0o644)
+		return f
+	}
+	main := write("m.c", "/* FALLTHROUGH */")
+	ft := write("ft.h", "/* fall through */")
+	plain := write("plain.h", "/* fallback */")
+	sys := write("sys.h", "/* FALLTHRU */")
+	text := func(files ...string) []byte {
+		var b strings.Builder
+		for i, f := range files {
+			flags := ""
+			if f == sys {
+				flags = " 3"
+			}
+			fmt.Fprintf(&b, "# %d %q 1%s\nint x%d;\n", i+1, f, flags, i)
+		}
+		return []byte(b.String())
+	}
+	missing := filepath.Join(dir, "gram.y")
+	for _, c := range []struct {
+		files []string
+		want  bool
+	}{
+		{[]string{main, plain}, false},
+		{[]string{main, plain, sys}, false},
+		{[]string{main, missing, plain}, false},
+		{[]string{main, plain, ft}, true},
+	} {
+		if got := headerFallthrough(text(c.files...), main); got != c.want {
+			t.Errorf("%v: %v, want %v", c.files, got, c.want)
 		}
 	}
 }
