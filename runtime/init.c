@@ -278,15 +278,20 @@ static void secure_notice(void)
 	}
 }
 
-/* Copies the path s into dst (sizeof g_cfg_out), cut to fit; returns 1. */
-static int cfg_path(char *dst, const char *s)
+/* Keeps the path s in slot k (PATH_*), cut to 4095 bytes; returns where:
+   its small slot (internal.h), among the small statics, whose pages the
+   runtime writes anyway, unless it is longer. Each path had a 4 KiB array
+   of its own, whose page it alone made resident: the start directory's in
+   every run, WEAVE_OUT's wherever it is set (4-8 KiB). */
+static char *path_keep(int k, const char *s)
 {
 	wsize n = strlen(s);
-	if (n >= sizeof g_cfg_out)
-		n = sizeof g_cfg_out - 1;
+	char *dst = n < PATH_SMALL ? g_path_small[k] : g_path_large[k];
+	if (n >= sizeof g_path_large[k])
+		n = sizeof g_path_large[k] - 1;
 	memcpy(dst, s, n);
 	dst[n] = 0;
-	return 1;
+	return dst;
 }
 
 /* Whether the signal work of the set-up (the crash handlers, the sampler,
@@ -325,14 +330,14 @@ static void rt_config(void)
 	}
 	s = rt_env("WEAVE_OUT");
 	if (s)
-		g_cfg_out_set = cfg_path(g_cfg_out, s);
+		g_cfg_out = path_keep(PATH_OUT, s), g_cfg_out_set = 1;
 	s = rt_env("WEAVE_SUMMARY");
 	g_cfg_summary = !s ? -1 : strcmp(s, "0") == 0 ? 0 : strcmp(s, "1") == 0 ? 1 : -1;
 	if (s && *s && g_cfg_summary < 0)
 		rt_warn("WEAVE_SUMMARY: want 1 (always) or 0 (never); printing it when there is something to report\n");
 	s = rt_env("WEAVE_LOG");
 	if (s && *s)
-		g_cfg_log_set = cfg_path(g_cfg_log, s);
+		g_cfg_log = path_keep(PATH_LOG, s), g_cfg_log_set = 1;
 	g_cfg_leaks = (u32)parse_u64(rt_env("WEAVE_LEAKS"), 1u << 31);
 	if (g_cfg_leaks == 1u << 31) {
 		if ((s = rt_env("WEAVE_LEAKS")) && *s)
@@ -360,19 +365,23 @@ static void rt_config(void)
    chdir("/"), a test working in a directory of its own) still leaves its
    profile and log where it was run, under the name its summary gives
    (out.c: sb_start_dir). */
-static char g_start_dir[4096] RT_LARGE;
+static char *g_start_dir = g_path_small[PATH_START];
 static u64 g_start_dir_dev, g_start_dir_ino;
 
-/* Notes the directory the process starts in (rt_global_init). */
+/* Notes the directory the process starts in (rt_global_init): in its
+   small slot (path_keep) unless longer. */
 static void start_dir_note(void)
 {
 	struct stat st;
 	int e = errno;
-	if (syscall(SYS_getcwd, g_start_dir, sizeof g_start_dir) <= 0 || g_start_dir[0] != '/' ||
-	    stat(".", &st) != 0)
-		g_start_dir[0] = 0;
+	char *d = g_path_small[PATH_START];
+	if (syscall(SYS_getcwd, d, (wsize)PATH_SMALL) <= 0 && errno == ERANGE)
+		d = g_path_large[PATH_START], d[0] = 0, syscall(SYS_getcwd, d, sizeof g_path_large[PATH_START]);
+	if (d[0] != '/' || stat(".", &st) != 0)
+		d[0] = 0;
 	else
 		g_start_dir_dev = (u64)st.st_dev, g_start_dir_ino = (u64)st.st_ino;
+	g_start_dir = d;
 	errno = e;
 }
 

@@ -357,14 +357,14 @@ static int g_shared_bins_used; /* a thread's bins were added to them: else never
    afterwards: the thread-exit key, and the configuration read from the
    environment (g_cfg_loaded, release/acquire, says it was read). */
 static pthread_key_t g_key;
-static int g_key_ok;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static int g_cfg_out_set; /* WEAVE_OUT is set */
-static char g_cfg_out[4096] RT_LARGE;
+static int g_key_ok, g_cfg_out_set; /* g_cfg_out_set: WEAVE_OUT is set */
+enum { PATH_START, PATH_OUT, PATH_LOG, PATH_SMALL = 256 }; /* paths kept (init.c's path_keep): small slots, or large */
+static char g_path_small[3][PATH_SMALL], g_path_large[3][4096] RT_LARGE;
+static char *g_cfg_out = g_path_small[PATH_OUT], *g_cfg_log = g_path_small[PATH_LOG];
 static int g_cfg_summary = -1; /* WEAVE_SUMMARY: 1 always, 0 never, -1 when there is something to report */
 static int g_cfg_log_set;      /* WEAVE_LOG is set: the summary goes to that file */
 static u64 g_stderr_id;        /* descriptor 2's fd_ident at rt_config, before main: 0 if closed (stderr_fd) */
-static char g_cfg_log[4096] RT_LARGE;
 static u32 g_cfg_leaks = 5;
 static int g_cfg_stats, g_cfg_signals = 1, g_cfg_hidden = 1, g_cfg_loaded;
 static int g_cfg_redact_argv; /* WEAVE_REDACT=argv: M argv holds argv[0] only */

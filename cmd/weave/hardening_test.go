@@ -490,18 +490,25 @@ func TestHardeningChdir(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	_, woven := hbuild(t, dir, "chdir", nil, nil)
+	// Paths longer than the runtime's small slots (init.c's path_keep,
+	// 255 bytes): the start directory, WEAVE_OUT and WEAVE_LOG.
+	long := strings.Repeat("l", 200) + "/" + strings.Repeat("m", 100)
 	for _, c := range []struct {
 		name string
 		env  []string
 		glob string // the profile, in the directory the program started in
+		sub  string // the directory it starts in, under dir/name
 	}{
-		{"default", []string{"WEAVE_OUT"}, "weave-chdir.woven.*.prof"},
-		{"file", []string{"WEAVE_OUT=rel.prof", "WEAVE_LOG=summary.txt"}, "rel.prof"},
-		{"dir", []string{"WEAVE_OUT=profs/"}, "profs/weave-chdir.woven.*.prof"},
+		{"default", []string{"WEAVE_OUT"}, "weave-chdir.woven.*.prof", ""},
+		{"file", []string{"WEAVE_OUT=rel.prof", "WEAVE_LOG=summary.txt"}, "rel.prof", ""},
+		{"dir", []string{"WEAVE_OUT=profs/"}, "profs/weave-chdir.woven.*.prof", ""},
+		{"long", []string{"WEAVE_OUT=rel.prof", "WEAVE_LOG=summary.txt"}, "rel.prof", long},
+		{"longout", []string{"WEAVE_OUT=" + long + "/rel.prof", "WEAVE_LOG=" + long + "/../summary.txt"}, long + "/rel.prof", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			start, away := filepath.Join(dir, c.name), filepath.Join(dir, c.name+"-away")
-			os.Mkdir(start, 0o755)
+			start, away := filepath.Join(dir, c.name, c.sub), filepath.Join(dir, c.name+"-away")
+			os.MkdirAll(start, 0o755)
+			os.MkdirAll(filepath.Join(start, long), 0o755)
 			os.Mkdir(away, 0o755)
 			cmd := exec.Command(woven, away)
 			cmd.Dir = start
@@ -534,7 +541,7 @@ func TestHardeningChdir(t *testing.T) {
 				t.Fatalf("profiles %v in %s, %v in the one it went to; want one, none", files, in, left)
 			}
 			summary := string(out)
-			if b, err := os.ReadFile(filepath.Join(start, "summary.txt")); err == nil {
+			if b, err := os.ReadFile(filepath.Join(start, strings.TrimPrefix(c.env[len(c.env)-1], "WEAVE_LOG="))); err == nil {
 				summary = string(b)
 			} else if len(c.env) > 1 {
 				t.Fatalf("no WEAVE_LOG file: %v", err)
