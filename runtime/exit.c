@@ -53,6 +53,7 @@
 #include "internal.h"
 
 #include <linux/futex.h>
+#include <sys/prctl.h>
 
 /* g_finished: nothing written, the final profile written or being
    written, a provisional one (before exec, from a crash handler) written
@@ -90,13 +91,29 @@ RT_RARE static void wait_final_writer(int was)
    program set since (file(1)'s sandbox, OpenSSH's), looked at once, on
    the way out. Such a filter may refuse any system call of the exit's,
    and kill the process (SIGSYS) where it would have exited: the exit
-   paths then make none of their own, and no profile is written. */
+   paths then make none of their own, and no profile is written. A filter
+   set through prctl is known without a look (g_filter_set); /proc's
+   answer otherwise. OpenSSH's refuses openat (EACCES), so /proc could not
+   tell, and kills the thread for readlink: its pre-authentication child's
+   main thread died in the profile writer, and the sampler kept the
+   process, and the session, waiting for ever. A refused open now counts
+   as a filter more; one that fails otherwise (no /proc in a chroot) as
+   none. */
 static u64 g_filters_at_start;
+static int g_filter_set; /* atomic: the program called prctl(PR_SET_SECCOMP) */
 
 static u64 rt_filters(void)
 {
-	u64 n = rt_status_number("\nSeccomp_filters:", 10, ~0ull); /* Linux 5.9 */
-	return n != ~0ull ? n : rt_status_number("\nSeccomp:", 10, 0);
+	int e = errno;
+	u64 n;
+	errno = 0;
+	n = rt_status_number("\nSeccomp_filters:", 10, ~0ull); /* Linux 5.9 */
+	if (n == ~0ull && (errno == EACCES || errno == EPERM))
+		n = ~0ull - 1; /* more than any count at start-up */
+	else if (n == ~0ull)
+		n = rt_status_number("\nSeccomp:", 10, 0);
+	errno = e;
+	return n;
 }
 
 static void rt_sandbox_note(void)
@@ -107,9 +124,27 @@ static void rt_sandbox_note(void)
 RT_RARE static int rt_sandboxed(void)
 {
 	static int sandboxed = -1;
+	if (__atomic_load_n(&g_filter_set, __ATOMIC_ACQUIRE))
+		return 1;
 	if (__atomic_load_n(&sandboxed, __ATOMIC_RELAXED) < 0)
 		__atomic_store_n(&sandboxed, rt_filters() > g_filters_at_start, __ATOMIC_RELAXED);
 	return __atomic_load_n(&sandboxed, __ATOMIC_RELAXED);
+}
+
+/* prctl (interposed, weak): notes a seccomp filter before the C library
+   sets it (rt_sandboxed). Its four arguments after the option are read
+   as the C library's prctl reads them. */
+__attribute__((weak)) int prctl(int option, ...)
+{
+	va_list ap;
+	unsigned long a[4];
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (option == PR_SET_SECCOMP)
+		__atomic_store_n(&g_filter_set, 1, __ATOMIC_RELEASE);
+	return (int)syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
 }
 
 RT_RARE static int claim_exit(void)

@@ -4,7 +4,10 @@
    as the plain one does. "seccomp inherit": the filter is set before an
    exec, as a container's is, and the profile is written; "seccomp": the
    program sets it itself; "seccomp gettid": its filter kills gettid too,
-   as file(1)'s sandbox does. */
+   as file(1)'s sandbox does; "seccomp sshd": as OpenSSH's sandbox, it
+   refuses openat with EACCES (so /proc cannot be read) and kills the
+   thread (not the process) for readlink; "seccomp sshd-syscall": the
+   same filter set by the seccomp system call, as libseccomp sets it. */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -19,6 +22,32 @@
 #define SYS_clone3 435
 #endif
 
+static int by_syscall;
+
+static void install(struct sock_filter *f, unsigned short n)
+{
+	struct sock_fprog prog = {n, f};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    (by_syscall ? syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) : prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))) {
+		perror("seccomp");
+		exit(2);
+	}
+}
+
+static void sshd_sandbox(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_readlink, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_readlinkat, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_THREAD),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 13), /* EACCES */
+	};
+	install(f, sizeof f / sizeof f[0]);
+}
+
 static void forbid_clone(int gettid_too)
 {
 	struct sock_filter f[] = {
@@ -29,11 +58,7 @@ static void forbid_clone(int gettid_too)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
-	struct sock_fprog prog = {sizeof f / sizeof f[0], f};
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
-		perror("seccomp");
-		exit(2);
-	}
+	install(f, sizeof f / sizeof f[0]);
 }
 
 static void **keep;
@@ -48,7 +73,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	keep = malloc(sizeof *keep); /* site:kept */
-	if (argc == 1 || strcmp(argv[1], "inherited") != 0)
+	by_syscall = argc > 1 && strcmp(argv[1], "sshd-syscall") == 0;
+	if (argc > 1 && strncmp(argv[1], "sshd", 4) == 0)
+		sshd_sandbox();
+	else if (argc == 1 || strcmp(argv[1], "inherited") != 0)
 		forbid_clone(argc > 1 && strcmp(argv[1], "gettid") == 0);
 	for (i = 0; i < 6144; i++)
 		malloc(4096); /* site:lost */
