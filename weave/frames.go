@@ -319,7 +319,7 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 		switch {
 		case !may[name]:
 			need[name] = needNone
-		case !direct[name] && !(directAnyway[name] && hotPush):
+		case !direct[name] && !(directAnyway[name] && hotPush) && !w.callsDiagnosed(fi):
 			need[name] = needCalls
 		case fi.seed || fi.indirect || fi.mayExtern || slices.ContainsFunc(fi.callees, func(c string) bool { return may[c] }):
 			need[name] = needFrame
@@ -334,6 +334,23 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 		}
 	}
 	return need
+}
+
+// callsDiagnosed reports whether fi calls a function whose calls the
+// compiler diagnoses (diagnosed: deprecated, unavailable, a warning or
+// error attribute). Such a function is framed at its entry: framed at the
+// call, the call is a statement of its own in weave's statement
+// expression, and gcc places -Wdeprecated-declarations at the statement
+// it is parsing, the callee's column where the plain build names the
+// statement's first (libffi's java_raw_api.c: `return
+// ffi_prep_java_raw_closure_loc (...)`, column 10 for 3).
+func (w *weaver) callsDiagnosed(fi *frameInfo) bool {
+	for _, c := range fi.sites {
+		if id := calleeIdent(c.call.PostfixExpression); id != nil && c.kind != calleeIndirect && w.diagnosed(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // severalCalls reports whether every run of fi, a needCalls function,

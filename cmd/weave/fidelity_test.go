@@ -35,7 +35,9 @@ int four(int n) { return wur(n) + 1; }
 // not a builtin there), and calls of functions whose dropped result is
 // diagnosed (c23attrs.c, wur.c: gcc's copy of C23's [[__nodiscard__]] to
 // a call's thunk was "attribute directive ignored" and lost nodiscard;
-// clang's thunk lost warn_unused_result).
+// clang's thunk lost warn_unused_result), and calls of a deprecated
+// function (deprecated.c: gcc named the callee's column, not the
+// statement's, where the call was framed).
 var fidelitySources = map[string]string{
 	"c23attrs.c": `[[__nodiscard__]] extern int *nd(int n);
 [[__maybe_unused__]] extern int mu(int n);
@@ -45,6 +47,24 @@ void three(int n) { (void)nd(n); }
 int four(int n) { return mu(n); }
 `,
 	"wur.c": unusedResultSource,
+	"deprecated.c": `__attribute__((deprecated)) int f(int);
+int g(int);
+int h(int x)
+{
+  return f (x);
+}
+int k(int x)
+{
+  int y = f (x);
+  return y;
+}
+int m(int x)
+{
+  x = g (x);
+  return x +
+    f (x);
+}
+`,
 	"unevaluated.c": `#include <stdlib.h>
 __attribute__((malloc, alloc_size(1))) int *xmalloc(size_t n);
 int f(void) { return (int)sizeof(*xmalloc(4)) + (int)_Alignof(*xmalloc(8)); }
