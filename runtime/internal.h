@@ -311,9 +311,9 @@ static inline void lim_update(struct __weave_thread *t)
 		__atomic_store_n(&t->lim, 0, __ATOMIC_RELAXED);
 }
 
-/* Node chunk pointers: each set once by CAS (release); read with acquire
-   loads (node_at). */
-static struct rt_node *g_chunks[NCHUNKS] RT_LARGE;
+/* Node chunk pointers: each set once by CAS (release); read with acquire loads (node_at). Not RT_LARGE: gcc
+   emits statics in reverse order, so its first entry (every program's) is on the small ones' last page. */
+static struct rt_node *g_chunks[NCHUNKS];
 
 /* The next free node index: atomic fetch-add, by batch. */
 static u32 g_node_next;
