@@ -701,7 +701,8 @@ func (cfg *Config) unitText(c *cmdline, in *input, deps []string, stdinText []by
 		if err != nil {
 			return nil, "preprocessing failed"
 		}
-		return text, ""
+		// Each token at its source column, for diagnostics' columns.
+		return parse.Respace(text, nil), ""
 	case in.name == "-":
 		return stdinText, ""
 	}

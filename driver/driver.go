@@ -147,6 +147,7 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	if err != nil {
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
+	text = parse.Respace(text, nil) // each token at its source column, for diagnostics
 	cfg.unoptimized = !optimised(flags)
 	cfg.portableGuard, cfg.callGuard = portableGuard(flags), cfg.unoptimized
 	cfg.builtins = parseCmdline(flags).builtins()

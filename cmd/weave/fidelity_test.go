@@ -35,9 +35,12 @@ int four(int n) { return wur(n) + 1; }
 // not a builtin there), and calls of functions whose dropped result is
 // diagnosed (c23attrs.c, wur.c: gcc's copy of C23's [[__nodiscard__]] to
 // a call's thunk was "attribute directive ignored" and lost nodiscard;
-// clang's thunk lost warn_unused_result), and calls of a deprecated
+// clang's thunk lost warn_unused_result), calls of a deprecated
 // function (deprecated.c: gcc named the callee's column, not the
-// statement's, where the call was framed).
+// statement's, where the call was framed), and tokens apart in a line
+// (spaced.c: the preprocessor puts one space for blanks or a comment
+// between two tokens, so gcc and clang named the column of a warning
+// after them 7 to 19 columns to the left: parse.Respace).
 var fidelitySources = map[string]string{
 	"c23attrs.c": `[[__nodiscard__]] extern int *nd(int n);
 [[__maybe_unused__]] extern int mu(int n);
@@ -81,6 +84,17 @@ static int g(int *q) { int x; free(q); if (x = 1) return x; return 0; }
 int h(int n) { char *p = malloc(n); int y; if (p) memset(p, 0, n); free(p); return n + (y = 2) ? 1 : 0; }
 int k(void *(*a)(size_t)) { char *s = a(4); unsigned u = 3; if (u < 0) return 1; free(s); return g(malloc(4)) + (int)(long)s; }
 	int t(int n) {	char *p = calloc(n, 1);	int v;	if (v = n) { free(p); }	return v + (n == n); }
+`,
+	"spaced.c": `#include <stdlib.h>
+#define TWICE(x) ((x) + (x))
+int f(int x)
+{
+	int a = x;      int   b;	/* aligned */
+	int c = a; /* a comment */ int d;
+	char *p = malloc(4);  /* a "quoted" one */  int   g;  int e = TWICE(a);
+	const char *s = "  a  string  ";    int h;
+	free(p); return a + e + (int)s[0];
+}
 `,
 	"uaf.c": `#include <stdlib.h>
 #include <string.h>
