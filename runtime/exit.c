@@ -100,7 +100,6 @@ RT_RARE static void wait_final_writer(int was)
    as a filter more; one that fails otherwise (no /proc in a chroot) as
    none. */
 static u64 g_filters_at_start;
-static int g_filter_set; /* atomic: the program called prctl(PR_SET_SECCOMP) */
 
 static u64 rt_filters(void)
 {

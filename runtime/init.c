@@ -220,12 +220,17 @@ static u64 rt_status_number(const char *key, int base, u64 dflt)
 	return any ? v : dflt;
 }
 
+/* atomic: the program called prctl(PR_SET_SECCOMP) (exit.c's prctl):
+   from then on the runtime makes no system call malloc would not make
+   (side.c's rt_limited; the exit paths: exit.c). */
+static int g_filter_set;
+
 /* Whether the calling thread is under a seccomp filter (or /proc cannot
    tell): a filter may kill the process for a clone, or for any system
    call, instead of refusing it, so the runtime starts no thread there. */
 static int rt_under_seccomp(void)
 {
-	return rt_status_number("\nSeccomp:", 10, 1) != 0;
+	return __atomic_load_n(&g_filter_set, __ATOMIC_ACQUIRE) || rt_status_number("\nSeccomp:", 10, 1) != 0;
 }
 
 /* A client request to valgrind (valgrind.h's magic sequence: four

@@ -179,14 +179,61 @@ static inline uintptr_t slot_addr(int t, u64 gi, u64 slot)
    the runtime's maps are then the smaller (the side table's slab, the
    sampler's slots). A test that limits a program to what it needs plus
    8,000 KiB (coreutils' get_min_ulimit_v_) had their 16 MiB take the
-   headroom, and the program's malloc failed (head-c.sh). Read at each
-   map: the program may set a limit late. */
-__attribute__((noinline)) static int rt_limited(void)
+   headroom, and the program's malloc failed (head-c.sh). Read at the
+   first map, and again after the program sets a limit (setrlimit and
+   prlimit, interposed below), never at each map: a seccomp filter set
+   since may kill the thread for getrlimit (OpenSSH's did, in its
+   pre-authentication child's malloc). */
+static int g_limited = -1; /* atomic: -1 not read */
+
+/* A sanitizer's start-up calls setrlimit before it is ready for the
+   code it instruments (TSan's function entry crashed there). */
+#if defined(__has_attribute) && __has_attribute(disable_sanitizer_instrumentation)
+#define RT_NOSAN __attribute__((noinline, disable_sanitizer_instrumentation)) /* clang: no TSan function entry either */
+#else
+#define RT_NOSAN __attribute__((noinline, no_sanitize("thread", "address", "undefined")))
+#endif
+
+RT_NOSAN static int rt_read_limits(void)
 {
 	struct rlimit l;
-	return (!getrlimit(RLIMIT_AS, &l) && l.rlim_cur != RLIM_INFINITY) ||
-	       (!getrlimit(RLIMIT_DATA, &l) && l.rlim_cur != RLIM_INFINITY);
+	int v = (!rt_sys(SYS_prlimit64, 0, RLIMIT_AS, 0, (long)&l) && l.rlim_cur != RLIM_INFINITY) ||
+		(!rt_sys(SYS_prlimit64, 0, RLIMIT_DATA, 0, (long)&l) && l.rlim_cur != RLIM_INFINITY);
+	__atomic_store_n(&g_limited, v, __ATOMIC_RELAXED);
+	return v;
 }
+
+__attribute__((noinline)) static int rt_limited(void)
+{
+	int v = __atomic_load_n(&g_limited, __ATOMIC_RELAXED);
+	return v >= 0 ? v : rt_read_limits();
+}
+
+/* prlimit64 as the C library makes it, then the limits read again if
+   this process's changed: the call was the program's, so its filter, if
+   any, allows it. */
+RT_NOSAN static int rt_prlimit(pid_t pid, int res, const void *nl, void *ol)
+{
+	long r = rt_sys(SYS_prlimit64, pid, res, (long)nl, (long)ol);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	if (nl && (pid == 0 || pid == g_pid) && (res == RLIMIT_AS || res == RLIMIT_DATA))
+		rt_read_limits();
+	return 0;
+}
+
+/* By their symbols (asm labels): -D_FILE_OFFSET_BITS=64 makes the
+   header's setrlimit setrlimit64. */
+int rt_setrlimit_sym(int res, const void *l) __asm__("setrlimit");
+int rt_setrlimit64_sym(int res, const void *l) __asm__("setrlimit64");
+int rt_prlimit_sym(pid_t pid, int res, const void *nl, void *ol) __asm__("prlimit");
+int rt_prlimit64_sym(pid_t pid, int res, const void *nl, void *ol) __asm__("prlimit64");
+RT_NOSAN __attribute__((weak)) int rt_setrlimit_sym(int res, const void *l) { return rt_prlimit(0, res, l, NULL); }
+RT_NOSAN __attribute__((weak)) int rt_setrlimit64_sym(int res, const void *l) { return rt_prlimit(0, res, l, NULL); }
+RT_NOSAN __attribute__((weak)) int rt_prlimit_sym(pid_t pid, int res, const void *nl, void *ol) { return rt_prlimit(pid, res, nl, ol); }
+RT_NOSAN __attribute__((weak)) int rt_prlimit64_sym(pid_t pid, int res, const void *nl, void *ol) { return rt_prlimit(pid, res, nl, ol); }
 
 /* The size of the slab's next map: 8 MiB, or 1 MiB (a leaf pair and two
    mids) under a limit. */

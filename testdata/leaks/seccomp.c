@@ -6,7 +6,8 @@
    program sets it itself; "seccomp gettid": its filter kills gettid too,
    as file(1)'s sandbox does; "seccomp sshd": as OpenSSH's sandbox, it
    refuses openat with EACCES (so /proc cannot be read) and kills the
-   thread (not the process) for readlink; "seccomp sshd-syscall": the
+   thread (not the process) for readlink and getrlimit (the program's
+   blocks then spread over the address space); "seccomp sshd-syscall": the
    same filter set by the seccomp system call, as libseccomp sets it. */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -38,9 +39,11 @@ static void sshd_sandbox(void)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 4, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_readlink, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_readlinkat, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 6, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_readlink, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_readlinkat, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prlimit64, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrlimit, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_THREAD),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 13), /* EACCES */
@@ -78,6 +81,9 @@ int main(int argc, char **argv)
 		sshd_sandbox();
 	else if (argc == 1 || strcmp(argv[1], "inherited") != 0)
 		forbid_clone(argc > 1 && strcmp(argv[1], "gettid") == 0);
+	if (argc > 1 && strncmp(argv[1], "sshd", 4) == 0)
+		for (i = 0; i < 256; i++)
+			free(malloc((size_t)(i + 1) << 20)); /* site:spread */
 	for (i = 0; i < 6144; i++)
 		malloc(4096); /* site:lost */
 	*keep = malloc(16); /* site:kept */
