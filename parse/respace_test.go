@@ -28,13 +28,7 @@ func TestRespaceColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, flags := range [][]string{nil, {"-C"}} {
-		var stderr bytes.Buffer
-		text, err := Preprocess([]string{"gcc"}, flags, file, &stderr)
-		if err != nil {
-			t.Fatalf("%v: %s", err, stderr.String())
-		}
-		out := Respace(text, nil)
-		checkOnlyBlanksAdded(t, text, out)
+		_, out := respaced(t, flags, file)
 		for _, want := range []string{"\n int a = x;      int   b;", "\n const char *s = \"  a  string  \";    int e = ((a) + (a)); int g;",
 			"\n return a + L'x' + 1.5e+3f + u8\"  \"[0] + b"} {
 			if !strings.Contains(string(out), want) {
@@ -54,16 +48,16 @@ func TestRespaceSameCode(t *testing.T) {
 		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "assets", "sqlite-amalgamation-3380100", "sqlite3.c"))
 	}
 	dir := t.TempDir()
+	spaced := filepath.Join(dir, "spaced.c")
+	if err := os.WriteFile(spaced, []byte("#include <stdio.h>\nint main(void)\n{\n\tint a = 1;      int   b = 2;\t/* aligned */\n"+
+		"\tprintf(\"%d  %d\\n\", a,   b); /* x */ return   a - 1;\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, spaced)
 	moved := 0
 	for _, src := range files {
 		for _, flags := range [][]string{nil, {"-C"}} {
-			var stderr bytes.Buffer
-			text, err := Preprocess([]string{"gcc"}, flags, src, &stderr)
-			if err != nil {
-				t.Fatalf("%v: %s", err, stderr.String())
-			}
-			out := Respace(text, nil)
-			checkOnlyBlanksAdded(t, text, out)
+			text, out := respaced(t, flags, src)
 			if bytes.Equal(out, text) {
 				continue
 			}
@@ -87,6 +81,20 @@ func TestRespaceSameCode(t *testing.T) {
 	if moved == 0 {
 		t.Error("no unit had a token moved: the test tests nothing")
 	}
+}
+
+// respaced returns gcc's preprocessed text of file and the text
+// respaced, which it checks has only blanks added.
+func respaced(t *testing.T, flags []string, file string) (text, out []byte) {
+	t.Helper()
+	var stderr bytes.Buffer
+	text, err := Preprocess([]string{"gcc"}, flags, file, &stderr)
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	out = Respace(text, nil)
+	checkOnlyBlanksAdded(t, text, out)
+	return text, out
 }
 
 // checkOnlyBlanksAdded fails unless out is in with spaces inserted, line
