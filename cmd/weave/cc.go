@@ -16,33 +16,17 @@ var ccCommand = &cli.Command{
 	Usage:           "compile and link like cc, with every C source woven and the runtime linked in",
 	UsageText:       "weave cc [weave flags] [cc arguments]",
 	SkipFlagParsing: true,
-	HideHelp:        true, // ccHelp, then the compiler's own
+	HideHelp:        true, // the compiler's own, then ccHelp
 	Action: func(c *cli.Context) error {
+		err := ccAction(c)
 		if slices.Contains(c.Args().Slice(), "--help") || slices.Contains(c.Args().Slice(), "-help") {
-			return ccHelp(c)
+			// The compiler has answered the line (configure scripts read
+			// its options there: curl's `$CC --help --verbose | grep
+			// fvisibility=`); weave's flags follow.
+			if herr := ccHelp(c); err == nil {
+				err = herr
+			}
 		}
-		driver.Warm() // while weave.conf, WEAVE_FLAGS and the pointcuts are read
-		cfg, err := newConfig(c)
-		if err != nil {
-			return err
-		}
-		if launcherCompiler != nil {
-			cfg.Compiler = launcherCompiler
-		}
-		args := c.Args().Slice()
-		if i := slices.Index(args, "--weave-verbose"); i >= 0 {
-			cfg.Verbose = true
-			args = slices.Delete(slices.Clone(args), i, i+1)
-		}
-		frames, args, found := framesFlag(args)
-		if err := setFrames(cfg, frames, found); err != nil {
-			return err
-		}
-		args, err = pointcuts(cfg, args)
-		if err != nil {
-			return err
-		}
-		err = cfg.CC(args)
 		var ee *driver.ExitError
 		if errors.As(err, &ee) && ee.Quiet {
 			// The compiler has said why; exit as it did.
@@ -52,8 +36,34 @@ var ccCommand = &cli.Command{
 	},
 }
 
-// ccHelp is `weave cc --help`: weave's own flags; the compiler's help is
-// the compiler's (--help=CLASS passes through to it).
+// ccAction runs the compiler on the line, weaving its C sources.
+func ccAction(c *cli.Context) error {
+	driver.Warm() // while weave.conf, WEAVE_FLAGS and the pointcuts are read
+	cfg, err := newConfig(c)
+	if err != nil {
+		return err
+	}
+	if launcherCompiler != nil {
+		cfg.Compiler = launcherCompiler
+	}
+	args := c.Args().Slice()
+	if i := slices.Index(args, "--weave-verbose"); i >= 0 {
+		cfg.Verbose = true
+		args = slices.Delete(slices.Clone(args), i, i+1)
+	}
+	frames, args, found := framesFlag(args)
+	if err := setFrames(cfg, frames, found); err != nil {
+		return err
+	}
+	args, err = pointcuts(cfg, args)
+	if err != nil {
+		return err
+	}
+	return cfg.CC(args)
+}
+
+// ccHelp is the end of `weave cc --help`: weave's own flags, after the
+// compiler's help for the same line (--help=CLASS is the compiler's alone).
 func ccHelp(c *cli.Context) error {
 	_, err := fmt.Fprint(c.App.Writer, `usage: weave cc [weave flags] [cc arguments]
 
@@ -79,7 +89,8 @@ compiler, WEAVE_STRICT=1 makes a file that cannot be woven an error, WEAVE_CACHE
 turns off weave's caches (preprocessed and woven text, objects). README.md and docs/building.md in weave's source
 say more.
 
-The compiler's own help: weave cc --help=common (or any --help=CLASS), or cc --help.
+weave cc --help prints the compiler's help for the same line before this (cc --help),
+weave cc --help=common (or any --help=CLASS) the compiler's alone.
 `)
 	return err
 }
