@@ -26,7 +26,9 @@
    Mappings (/proc/self/maps, read with plain system calls into mapped
    memory: no stdio, no malloc):
    - skipped: [heap], any mapping that holds a live block (the allocator's:
-     glibc's arenas, big mmap'd blocks, another allocator's spans), glibc's
+     glibc's arenas, another allocator's spans) but big blocks glibc
+     mmap'd, read around (the kernel joins their maps with the program's
+     own anonymous ones), glibc's
      64 MiB-aligned thread arenas, devices, and the runtime's own memory
      (every map it made, resident.c lists them: side table, nodes,
      pseudo-stacks, trace buffers, pool table, marks, this scan's arrays;
@@ -325,8 +327,8 @@ RT_RARE static int ls_collect(struct tmpmem *tm)
 
 /* ------------------------------------------------------------- mappings */
 
-/* Whether some live block lies in [lo, hi). */
-RT_RARE static int ls_holds_block(uintptr_t lo, uintptr_t hi)
+/* The first live block at or above lo (g_ls.n when none). */
+RT_RARE static u64 ls_first_block(uintptr_t lo)
 {
 	u64 a = 0, b = g_ls.n;
 	while (a < b) {
@@ -336,7 +338,48 @@ RT_RARE static int ls_holds_block(uintptr_t lo, uintptr_t hi)
 		else
 			b = m;
 	}
-	return a < g_ls.n && ls_addr(a) < hi;
+	return a;
+}
+
+/* Whether block i is the whole of one of glibc's mmap'd chunks inside
+   [lo, hi), and where that chunk's map is: [*clo, *chi). The header
+   before the block: the offset from the map's start, then the size with
+   IS_MMAPPED alone of the flag bits. */
+RT_RARE static int ls_mmapped_chunk(u64 i, uintptr_t lo, uintptr_t hi, uintptr_t *clo, uintptr_t *chi)
+{
+	uintptr_t a = ls_addr(i), off, sz;
+	const uintptr_t *h = (const uintptr_t *)a - 2;
+	if (a % 16 || a - lo < 16 || ls_gone(i))
+		return 0;
+	off = h[0], sz = h[1];
+	if ((sz & 7) != 2 || (sz &= ~(uintptr_t)7) < (uintptr_t)ls_size((u32)i) + 16 || off > a - 16 - lo)
+		return 0;
+	*clo = a - 16 - off, *chi = a - 16 + sz;
+	return *clo % 4096 == 0 && *chi % 4096 == 0 && *chi <= hi && *chi > a;
+}
+
+/* Marks from an anonymous mapping that holds live blocks. The kernel
+   joins adjacent anonymous maps in one line of maps, so a program's own
+   map (an arena of its own, as pymalloc's) may share it with big blocks
+   glibc mmap'd: the mapping is read but for those blocks' chunks. One
+   that holds any other block is an allocator's (glibc's main or thread
+   arenas, another allocator's spans, with stale pointers in their free
+   memory) and is not read. */
+RT_RARE static void ls_root_beside_chunks(int pm, uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t clo, chi, at = lo;
+	u64 i, first = ls_first_block(lo);
+	for (i = first; i < g_ls.n && ls_addr(i) < hi; i++)
+		if (!ls_mmapped_chunk(i, lo, hi, &clo, &chi))
+			return;
+	for (i = first; i < g_ls.n && ls_addr(i) < hi; i++) {
+		ls_mmapped_chunk(i, lo, hi, &clo, &chi);
+		if (clo > at)
+			ls_root_touched(pm, at, clo);
+		at = chi;
+	}
+	if (at < hi)
+		ls_root_touched(pm, at, hi);
 }
 
 /* Whether [lo, hi) is the start of one of glibc's thread arenas: 64
@@ -496,18 +539,21 @@ RT_RARE static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 		const char *name = m.path;
 		wsize n = m.path_len;
 		int live;
+		u64 i;
 		if (m.perms[0] != 'r' || m.perms[1] != 'w')
 			continue;
 		if (n >= 6 && memcmp(name, "[heap]", 6) == 0)
 			continue;
 		if (n >= 5 && memcmp(name, "/dev/", 5) == 0 && !(n == 9 && memcmp(name, "/dev/zero", 9) == 0))
 			continue;
-		if (n == 0 && (ls_holds_block(lo, hi) || ls_glibc_heap(lo, hi)))
+		if (n == 0 && ls_glibc_heap(lo, hi))
 			continue;
 		sp = ls_stack_in(lo, hi, self_sp, &live);
 		if (sp)
 			lo = sp;
-		if (m.perms[3] == 'p')
+		if (n == 0 && (i = ls_first_block(lo)) < g_ls.n && ls_addr(i) < hi)
+			ls_root_beside_chunks(pm, lo, hi);
+		else if (m.perms[3] == 'p')
 			ls_root_touched(pm, lo, hi);
 		else
 			ls_root(lo, hi);
