@@ -56,6 +56,7 @@ extern void *__libc_memalign(size_t, size_t);
 extern void *__libc_valloc(size_t) __attribute__((weak));
 extern void *__libc_pvalloc(size_t) __attribute__((weak));
 extern __typeof(dlsym) dlsym __attribute__((weak));
+extern __typeof(dladdr) dladdr __attribute__((weak));
 
 /* Allocations made while dlsym runs (in the thread looking up): a static
    buffer, never freed. Each block has its size in the 16 bytes before it. */
@@ -86,6 +87,12 @@ static inline __attribute__((unused)) int boot_owns(const void *p)
 static void *next_sym(const char *name)
 {
 	return dlsym ? dlsym(RTLD_NEXT, name) : NULL;
+}
+
+/* The process's definition of name: first in lookup order. */
+static void *first_sym(const char *name)
+{
+	return dlsym ? dlsym(RTLD_DEFAULT, name) : NULL;
 }
 
 /* Clears ATTN_LIB (internal.h) once real_direct holds: called after
@@ -133,9 +140,39 @@ static int vg_replaces_malloc(void)
 	return 0;
 }
 
+/* Where an inactive copy's interposed functions forward: they are called
+   only where its own names were bound inside its library (a version
+   script's local: *, -fvisibility=hidden, -Bsymbolic: libcurl takes free's
+   address into Curl_cfree) and must reach the process's functions, the
+   active copy's, which record the block; the next definition after the
+   library (the C library's) would free a block the profile then keeps as
+   leaked, allocate one it never sees, and skip the profile before an
+   exec. The active copy, or one whose process has no malloc but its own,
+   forwards to the next. */
+#if RT_INTERPOSE
+extern __typeof(malloc) rt_malloc_self __attribute__((visibility("hidden")));
+#endif
+static void *(*real_lookup(void))(const char *)
+{
+#if RT_INTERPOSE
+	void *m;
+	Dl_info di;
+	/* An exported malloc of this copy's is in the chain the active copy
+	   forwards along (dlsym(RTLD_NEXT)): forwarding back to it would be
+	   a loop; only a copy whose names are not in the dynamic symbol
+	   table (dladdr names no symbol, or another one) can be called by
+	   its own library alone. */
+	if (!rt_is_active() && (m = first_sym("malloc")) != NULL && m != (void *)rt_malloc_self &&
+	    dladdr && (!dladdr((void *)rt_malloc_self, &di) || !di.dli_sname || strcmp(di.dli_sname, "malloc") != 0))
+		return first_sym;
+#endif
+	return next_sym;
+}
+
 static void real_resolve(void)
 {
 	struct rt_local *l = &rt_local;
+	void *(*look)(const char *);
 	int st = 0;
 	if (!__atomic_compare_exchange_n(&g_real_state, &st, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
 		while (__atomic_load_n(&g_real_state, __ATOMIC_ACQUIRE) != 2)
@@ -144,9 +181,10 @@ static void real_resolve(void)
 	}
 	l->resolving = 1;
 	fence();
+	look = real_lookup();
 #define NEXT(f, fallback)                                                  \
 	do {                                                               \
-		*(void **)&g_real.f = next_sym(#f);                        \
+		*(void **)&g_real.f = look(#f);                            \
 		if (!g_real.f)                                             \
 			g_real.f = fallback;                               \
 	} while (0)
