@@ -364,11 +364,11 @@ RT_RARE static int ls_mmapped_chunk(u64 i, uintptr_t lo, uintptr_t hi, uintptr_t
    glibc mmap'd: the mapping is read but for those blocks' chunks. One
    that holds any other block is an allocator's (glibc's main or thread
    arenas, another allocator's spans, with stale pointers in their free
-   memory) and is not read. */
-RT_RARE static void ls_root_beside_chunks(int pm, uintptr_t lo, uintptr_t hi)
+   memory) and is not read. first: ls_first_block(lo). */
+RT_RARE static void ls_root_beside_chunks(int pm, uintptr_t lo, uintptr_t hi, u64 first)
 {
 	uintptr_t clo, chi, at = lo;
-	u64 i, first = ls_first_block(lo);
+	u64 i;
 	for (i = first; i < g_ls.n && ls_addr(i) < hi; i++)
 		if (!ls_mmapped_chunk(i, lo, hi, &clo, &chi))
 			return;
@@ -552,7 +552,7 @@ RT_RARE static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 		if (sp)
 			lo = sp;
 		if (n == 0 && (i = ls_first_block(lo)) < g_ls.n && ls_addr(i) < hi)
-			ls_root_beside_chunks(pm, lo, hi);
+			ls_root_beside_chunks(pm, lo, hi, i);
 		else if (m.perms[3] == 'p')
 			ls_root_touched(pm, lo, hi);
 		else
