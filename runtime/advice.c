@@ -682,7 +682,9 @@ static __attribute__((noinline)) void free_nested(struct rt_local *l, void *p)
 	uintptr_t a = (uintptr_t)p, k, n;
 	struct ent e;
 	int *ep, err;
-	if (boot_owns(p))
+	/* Not where the process's free is not the runtime's: it may be the
+	   program's, whose header glibc's malloc_usable_size read (SIGSEGV). */
+	if (boot_owns(p) || !frees_seen())
 		return;
 	ep = rt_errno(l);
 	err = *ep;
@@ -710,7 +712,8 @@ static __attribute__((noinline)) void free_general(void *p)
 		u64 n;
 		e = *ep;
 		n = note_free(l, p);
-		scrub_freed(p, n);
+		if (!frees_bypass()) /* else n may be a stale record's, past p's end */
+			scrub_freed(p, n);
 		if (__builtin_expect(!n && !l->outer, 0))
 			free_nested(l, p);
 		*ep = e;

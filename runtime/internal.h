@@ -606,11 +606,10 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 
 /* interpose.c */
 static void real_resolve(void);
-static inline int hidden_on(void);
-static inline int is_hidden_site(const struct __weave_site *s);
+static inline int hidden_on(void), is_hidden_site(const struct __weave_site *s), boot_owns(const void *p);
+static int frees_seen(void);
 static inline void *lib_malloc(size_t n);
 static inline void lib_free(void *p);
-static inline int boot_owns(const void *p);
 
 static inline void real_ready(void)
 {

@@ -630,14 +630,23 @@ static __attribute__((noinline)) int side_insert_hidden(int t, uintptr_t a, u64 
 	return ok;
 }
 
+/* Whether a free may bypass the runtime: not every free of the process
+   comes through the interposed one, which records (g_hidden is not
+   HIDDEN_ON: a program with its own malloc, bash's; a static link;
+   WEAVE_HIDDEN=0). A block recorded may then have been freed behind the
+   runtime's back and its address handed out again at another size, its
+   entry stale: in the other tree, or of a size past the new block's end
+   (zeroed by advice.c's scrub_freed, it broke bash's own malloc). The
+   fast paths run only under HIDDEN_ON (ATTN_LIB). */
+static inline int frees_bypass(void)
+{
+	return __atomic_load_n(&g_hidden, __ATOMIC_RELAXED) != HIDDEN_ON;
+}
+
 static inline __attribute__((always_inline)) int side_insert(uintptr_t a, u64 val, struct ent *old)
 {
 	int t = (val >> NODE_BITS) >= COARSE_MIN;
-	/* A stale entry can be in the other tree (a block freed behind the
-	   runtime's back, its address now handed out at another size) only if
-	   frees can bypass the runtime: not while every free of the process
-	   comes through the interposed one. */
-	if (__builtin_expect(__atomic_load_n(&g_hidden, __ATOMIC_RELAXED) != HIDDEN_ON, 0))
+	if (__builtin_expect(frees_bypass(), 0)) /* a stale entry may be in the other tree */
 		return side_insert_hidden(t, a, val, old);
 	/* Each tree's code with its constants (shifts, masks) folded in. */
 	return t ? side_put(1, a, val, old) : side_put(0, a, val, old);
