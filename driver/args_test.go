@@ -232,3 +232,22 @@ func TestExportsDynamic(t *testing.T) {
 		}
 	}
 }
+
+// TestSymbolic: how a -shared link binds the library's own references
+// (the runtime's names are then listed to stay preemptible).
+func TestSymbolic(t *testing.T) {
+	for args, want := range map[string]string{
+		"-shared -o l.so a.o":                                         "",
+		"-shared -o l.so a.o -Wl,-Bsymbolic":                          "all",
+		"-shared -o l.so a.o -symbolic":                               "all",
+		"-shared -o l.so a.o -Xlinker -Bsymbolic-functions":           "functions",
+		"-shared -o l.so a.o -Wl,--as-needed,-Bsymbolic-functions":    "functions",
+		"-shared -o l.so a.o -Wl,-Bsymbolic -Wl,-Bsymbolic-functions": "functions",
+		"-shared -o l.so a.o -Wl,-Bsymbolic,-Bno-symbolic":            "",
+		"-shared -o l.so a.o -Wl,-soname,-Bsymbolic":                  "",
+	} {
+		if got := parseCmdline(strings.Fields(args)).symbolic(); got != want {
+			t.Errorf("%s: symbolic %q, want %q", args, got, want)
+		}
+	}
+}

@@ -185,6 +185,24 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 				return nil, err
 			}
 			argv = append(append([]string{}, cfg.Compiler...), exportRuntime(argv[len(cfg.Compiler):], tmp)...)
+			// -Bsymbolic binds the library's calls to the runtime, and
+			// the library's own malloc, free, exit..., to its own copy
+			// of the runtime, which then is a second active one (its own
+			// profile and leak summary) or forwards its allocations
+			// past the profile: a dynamic list keeps the runtime's names
+			// preemptible, as without -Bsymbolic, and only them, as
+			// -Bsymbolic binds all others (the functions alone under
+			// -Bsymbolic-functions: data stays as it was).
+			if mode := c.symbolic(); mode != "" {
+				list, err := symbolicList(rt.obj, tmp)
+				if err != nil {
+					return nil, err
+				}
+				argv = append(argv, "-Wl,--dynamic-list="+list)
+				if mode == "functions" {
+					argv = append(argv, "-Wl,--dynamic-list-data")
+				}
+			}
 		case !c.static && !c.exportsDynamic():
 			// An executable exports the runtime, so that woven plugins it
 			// loads with dlopen use its copy too: the runtime's symbols
@@ -192,21 +210,39 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 			// exports every symbol already (-rdynamic, -Wl,-E: Lua's),
 			// where the list changes nothing in the output but ld's
 			// work (it checks every symbol against it: 7% of Lua's link).
-			list := rt.list
-			if list == "" {
-				tmp, err := sc.path()
-				if err != nil {
-					return nil, err
-				}
-				list = filepath.Join(tmp, "runtime.dynlist")
-				if err := os.WriteFile(list, []byte("{ __weave_*; };\n"), 0o644); err != nil {
-					return nil, err
-				}
+			list, err := runtimeList(rt, sc)
+			if err != nil {
+				return nil, err
 			}
 			argv = append(argv, "-Wl,--dynamic-list="+list)
 		}
 	}
 	return argv, nil
+}
+
+// runtimeList returns a linker dynamic list of the runtime's symbols: by
+// name (runtime/dynlist.go), else the pattern __weave_*.
+func runtimeList(rt rtFiles, sc *scratch) (string, error) {
+	if rt.list != "" {
+		return rt.list, nil
+	}
+	tmp, err := sc.path()
+	if err != nil {
+		return "", err
+	}
+	list := filepath.Join(tmp, "runtime.dynlist")
+	return list, os.WriteFile(list, []byte("{ __weave_*; };\n"), 0o644)
+}
+
+// symbolicList writes, in the scratch directory tmp, the dynamic list of
+// a -Bsymbolic library's link: every name the runtime object obj exports.
+func symbolicList(obj, tmp string) (string, error) {
+	names, err := runtime.Exported(obj)
+	if err != nil {
+		return "", err
+	}
+	list := filepath.Join(tmp, "symbolic.dynlist")
+	return list, os.WriteFile(list, []byte("{ "+strings.Join(names, "; ")+"; };\n"), 0o644)
 }
 
 // runtimeObject returns the runtime object for c's link: a copy of obj
@@ -233,30 +269,58 @@ func (c *cmdline) runtimeObject(obj string) (string, error) {
 // -Wl, or -Xlinker), not undone by a later --no-export-dynamic.
 func (c *cmdline) exportsDynamic() bool {
 	all := false
-	set := func(words []string) {
-		for i, w := range words {
-			if i > 0 && linkerArgOptions[words[i-1]] {
-				continue // an option's value, as -Wl,-soname,NAME's
+	c.linkerWords(func(w string) {
+		switch w {
+		case "-rdynamic", "-E", "--export-dynamic", "-export-dynamic":
+			all = true
+		case "--no-export-dynamic", "-no-export-dynamic":
+			all = false
+		}
+	})
+	return all
+}
+
+// symbolic reports how a -shared link binds the library's references to
+// its own definitions: "" (through the dynamic symbol table, the default),
+// "all" (-Bsymbolic, or the driver's -symbolic) or "functions"
+// (-Bsymbolic-functions); the last of them wins, and -Bno-symbolic undoes.
+func (c *cmdline) symbolic() string {
+	mode := ""
+	c.linkerWords(func(w string) {
+		switch w {
+		case "-symbolic", "-Bsymbolic", "--Bsymbolic":
+			mode = "all"
+		case "-Bsymbolic-functions", "--Bsymbolic-functions":
+			mode = "functions"
+		case "-Bno-symbolic", "--Bno-symbolic":
+			mode = ""
+		}
+	})
+	return mode
+}
+
+// linkerWords calls visit with each of the link's linker options in order:
+// the driver's own (-rdynamic, -symbolic) and each word passed through -Wl,
+// or -Xlinker, but not an option's value (-Wl,-soname,NAME's NAME).
+func (c *cmdline) linkerWords(visit func(string)) {
+	words := func(ws []string) {
+		for i, w := range ws {
+			if i > 0 && linkerArgOptions[ws[i-1]] {
+				continue
 			}
-			switch w {
-			case "-E", "--export-dynamic", "-export-dynamic":
-				all = true
-			case "--no-export-dynamic", "-no-export-dynamic":
-				all = false
-			}
+			visit(w)
 		}
 	}
 	for i, a := range c.args {
 		switch {
-		case a.flag == "-rdynamic":
-			all = true
+		case a.flag == "-rdynamic" || a.flag == "-symbolic":
+			visit(a.flag)
 		case strings.HasPrefix(a.flag, "-Wl,"):
-			set(strings.Split(a.flag[len("-Wl,"):], ","))
+			words(strings.Split(a.flag[len("-Wl,"):], ","))
 		case a.flag == "-Xlinker" && a.sep && (i == 0 || c.args[i-1].flag != "-Xlinker" || !linkerArgOptions[c.args[i-1].value]):
-			set([]string{a.value})
+			visit(a.value)
 		}
 	}
-	return all
 }
 
 // linkerArgOptions are GNU ld's options whose value may be the next word.

@@ -30,7 +30,7 @@ func DynamicList(obj string) (string, error) {
 	if cachedir.Trusted(path) {
 		return path, nil
 	}
-	names, err := exportedSymbols(obj)
+	names, err := exportedSymbols(obj, "__weave_")
 	if err != nil {
 		return "", err
 	}
@@ -46,10 +46,15 @@ func DynamicList(obj string) (string, error) {
 	return path, nil
 }
 
-// exportedSymbols returns the sorted names of the __weave_* symbols the
-// ELF object obj defines with global or weak binding and default or
-// protected visibility: those a link exports under the pattern.
-func exportedSymbols(obj string) ([]string, error) {
+// Exported returns the names of every symbol the runtime object obj
+// exports: its __weave_* entry points and the C library functions it
+// interposes (malloc, exit, execve, ...), sorted.
+func Exported(obj string) ([]string, error) { return exportedSymbols(obj, "") }
+
+// exportedSymbols returns the sorted names starting with prefix of the
+// symbols the ELF object obj defines with global or weak binding and
+// default or protected visibility: those a link exports.
+func exportedSymbols(obj, prefix string) ([]string, error) {
 	f, err := elf.Open(obj)
 	if err != nil {
 		return nil, err
@@ -62,7 +67,7 @@ func exportedSymbols(obj string) ([]string, error) {
 	var names []string
 	for _, s := range syms {
 		bind, vis := elf.ST_BIND(s.Info), elf.ST_VISIBILITY(s.Other)
-		if strings.HasPrefix(s.Name, "__weave_") && s.Section != elf.SHN_UNDEF &&
+		if strings.HasPrefix(s.Name, prefix) && s.Section != elf.SHN_UNDEF &&
 			(bind == elf.STB_GLOBAL || bind == elf.STB_WEAK) && (vis == elf.STV_DEFAULT || vis == elf.STV_PROTECTED) {
 			names = append(names, s.Name)
 		}
