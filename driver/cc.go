@@ -600,11 +600,12 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 					err = cfg.runTo(&ccErr, nil, slices.Concat(ccArgv, off, outArgs))
 				}
 				if err == nil {
+					diags := dropWovenDiagnostics(ccErr.Bytes(), woven, tabstop(ccArgv))
 					j.res = res
 					j.stderr.Write(ppErr.Bytes())
-					j.stderr.Write(ccErr.Bytes())
+					j.stderr.Write(diags)
 					if objKey != "" {
-						storeObject(objKey, j.out, ccErr.Bytes())
+						storeObject(objKey, j.out, diags)
 					}
 					save()
 					return

@@ -284,3 +284,28 @@ func TestUnusedResultNames(t *testing.T) {
 		t.Errorf("woven:\n%s\nplain:\n%s", w.stderr, p.stderr)
 	}
 }
+
+// TestAggregateReturnWarnings: under gcc's -Waggregate-return (xz's and
+// libxml2's flags) the woven compile prints the plain compile's stderr,
+// byte for byte: the warnings the runtime's calls draw (frames' entries
+// and a declared allocator's wrapper return a structure; xz 5.4's woven
+// build drew 59, its plain build none) are dropped, the program's own
+// kept, coloured or not.
+func TestAggregateReturnWarnings(t *testing.T) {
+	testtool.Need(t, "gcc")
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "diagnostics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{{"-O0"}, {"-O1"}, {"-O2"}, {"-O2", "-fdiagnostics-color=always"}, {"-O0", "-ftabstop=4"}} {
+		args := append([]string{"-Wall", "-Waggregate-return", "-c", "-o", "/dev/null", "aggregate.c"}, flags...)
+		p := run(t, src, nil, append([]string{"gcc"}, args...)...)
+		w := run(t, src, []string{"WEAVE_CC=gcc"}, append([]string{weaveBin, "cc"}, args...)...)
+		if !strings.Contains(p.stderr, "aggregate-return") && flags[0] == "-O0" {
+			t.Errorf("%v: the plain compile draws no -Waggregate-return: the test tests nothing", flags)
+		}
+		if w.stderr != p.stderr || w.code != p.code {
+			t.Errorf("%v: woven (exit %d):\n%s\nplain (exit %d):\n%s", flags, w.code, w.stderr, p.code, p.stderr)
+		}
+	}
+}
