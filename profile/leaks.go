@@ -72,8 +72,11 @@ func (p *Profile) NoScanReason() string {
 	if p.EndedByExec() {
 		return "it ended by exec: its blocks went with its image, there is no leak to find"
 	}
+	if v, _ := p.MetaValue("malloc"); v == "valgrind" {
+		return "it ran under valgrind, whose malloc and free replace the runtime's (read memcheck's leak check)"
+	}
 	if !p.FreesSeen() {
-		return "frees by code that was not woven were not seen (the process's free was not weave's: a woven library in a program that was not woven, a static link, a program with its own malloc, a sanitizer build), so what was in use at exit is not known: weave the program too, linked dynamically"
+		return "frees by code that was not woven were not seen (the process's free was not weave's: a woven library in a program that was not woven, a static link, a program with its own malloc, a sanitizer build, valgrind), so what was in use at exit is not known: weave the program too, linked dynamically"
 	}
 	switch v, _ := p.MetaValue("end"); v {
 	case "checkpoint":

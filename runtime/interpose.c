@@ -140,6 +140,21 @@ static int vg_replaces_malloc(void)
 	return 0;
 }
 
+/* Whether valgrind's tool replaced the process's malloc family: it
+   redirects the executable's malloc too (memcheck's REDIR "NONE:malloc"),
+   so neither the C library's allocations nor its frees reach the
+   runtime's interposed functions. */
+static int malloc_is_valgrinds(void)
+{
+	static int v = -1;
+	int r = __atomic_load_n(&v, __ATOMIC_RELAXED);
+	if (r < 0) {
+		r = rt_on_valgrind() && vg_replaces_malloc();
+		__atomic_store_n(&v, r, __ATOMIC_RELAXED);
+	}
+	return r;
+}
+
 /* Where an inactive copy's interposed functions forward: they are called
    only where its own names were bound inside its library (a version
    script's local: *, -fvisibility=hidden, -Bsymbolic: libcurl takes free's
@@ -371,7 +386,7 @@ static int hidden_decide(void)
 	void *(*volatile c)(size_t, size_t) = calloc;
 	void *(*volatile r)(void *, size_t) = realloc;
 	int on = m == rt_malloc_self && f == rt_free_self && c == rt_calloc_self && r == rt_realloc_self &&
-		 rt_is_active();
+		 rt_is_active() && !malloc_is_valgrinds();
 	if (on && !l->in_rt && !__atomic_load_n(&g_cfg_loaded, __ATOMIC_ACQUIRE)) {
 		/* An allocation before the constructor (another library's
 		   constructor, say): read the environment now. */
@@ -392,12 +407,12 @@ static int hidden_decide(void)
    this runtime (the process's free is this copy's). Not so for a woven
    library in a program that was not woven, a static link, a program with
    its own malloc, a sanitizer build: what in use at exit counts may have
-   been freed there. */
+   been freed there; nor under valgrind's memcheck. */
 static int frees_seen(void)
 {
 #if RT_INTERPOSE
 	void (*volatile f)(void *) = free;
-	return f == rt_free_self;
+	return f == rt_free_self && !malloc_is_valgrinds();
 #else
 	return 0;
 #endif

@@ -277,6 +277,10 @@ RT_RARE static void write_meta(struct out *o)
 		out_str(o, "M frees_seen 0\n");
 		o->records++;
 	}
+	if (malloc_is_valgrinds()) {
+		out_str(o, "M malloc valgrind\n");
+		o->records++;
+	}
 	if ((n = frameless_count()) > 0) {
 		out_str(o, "M frameless");
 		out_field(o, n);
