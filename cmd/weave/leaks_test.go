@@ -675,8 +675,13 @@ func TestUnderValgrind(t *testing.T) {
 	// Without WEAVE_OUT, the profile is named after the program, not
 	// after valgrind's tool.
 	run(t, dir, []string{"WEAVE_SUMMARY=0"}, append(vg, "./woven")...)
-	if named, _ := filepath.Glob(filepath.Join(dir, "weave-*.prof")); len(named) != 1 || !strings.HasPrefix(filepath.Base(named[0]), "weave-woven.") {
-		t.Errorf("profiles %v, want one weave-woven.PID.prof", named)
+	named, _ := filepath.Glob(filepath.Join(dir, "weave-*.prof"))
+	if len(named) != 1 || !strings.HasPrefix(filepath.Base(named[0]), "weave-woven.") {
+		t.Fatalf("profiles %v, want one weave-woven.PID.prof", named)
+	}
+	// weave report ./woven, the program for its profile: where it is.
+	if r := run(t, dir, nil, weaveBin, "report", "./woven"); r.code == 0 || !strings.Contains(r.stderr, "a program, not a profile") || !strings.Contains(r.stderr, filepath.Base(named[0])) {
+		t.Errorf("weave report ./woven: exit %d, %s", r.code, r.stderr)
 	}
 }
 
