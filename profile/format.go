@@ -123,6 +123,11 @@ package profile
 //	                        -1 for a thread's root; thread a T id; kind is 'R'
 //	                        (root; ref -1), 'F' (a woven function; ref is an F
 //	                        id) or 'A' (an allocation leaf; ref is an A id).
+//	                        The runtime writes the nodes where the process did
+//	                        work of its own (calls, time, allocations, a trace),
+//	                        the frames open at exit, and their ancestors: a
+//	                        fork child's inherited tree, its counts zeroed, is
+//	                        not written, nor the F, A and S records only it used.
 //	C node calls            the number of times the node was entered (F nodes;
 //	                        omitted when 0).
 //	H node a0 a1 a2 a3 b0 b1 b2 b3 f0 f1 f2 f3 g0 g1 g2 g3

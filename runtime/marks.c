@@ -243,7 +243,7 @@ RT_RARE static void marks_write(struct writer *w)
 		ndropped += m->dropped;
 		for (k = m->first; k < m->first + m->ncells; k++) {
 			const struct cell *c = &g_mk.cells[k];
-			if (c->node >= w->nids)
+			if (c->node >= w->nids || w->ids[c->node] == NO_ID)
 				continue;
 			out_ch(o, 'W');
 			out_field(o, m->gen);

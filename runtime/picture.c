@@ -21,7 +21,7 @@ struct picture {
 RT_RARE static u32 picture_node(struct writer *w, u64 val)
 {
 	u32 i = (u32)(val & NODE_MASK);
-	if (!i || i >= w->nids || node_at(i)->kind != KIND_A)
+	if (!i || i >= w->nids || node_at(i)->kind != KIND_A || w->ids[i] == NO_ID)
 		return 0;
 	return w->ids[i];
 }

@@ -105,9 +105,19 @@ RT_RARE static u32 pmap_get(struct pmap *m, const void *k, int *fresh)
 	return m->id[i] = m->n++;
 }
 
+/* Whether k is in m (no insert). */
+RT_RARE static int pmap_has(const struct pmap *m, const void *k)
+{
+	u32 i = pmap_hash(m, k) & m->mask;
+	for (; m->key[i]; i = (i + 1) & m->mask)
+		if (m->key[i] == k || (m->str && strcmp(m->key[i], k) == 0))
+			return 1;
+	return 0;
+}
+
 struct writer {
 	struct out *o;
-	u32 *ids; /* node index -> N id */
+	u32 *ids; /* node index -> N id; NO_ID: not written (see keep_nodes) */
 	u32 nids; /* the node indexes ids covers */
 	struct pmap strs; /* keyed by string content, see intern */
 	struct pmap fns, sites; /* by_id: the F and A records' functions and sites */
@@ -314,16 +324,95 @@ RT_RARE static void write_meta(struct out *o)
 	}
 }
 
-/* The S, F and A records of every function and site in the tree, and the
-   T records. */
+#define NO_ID (~0u)
+
+/* Marks node i and its ancestors kept (ids 1; 0: not yet). */
+RT_RARE static void keep_chain(u32 *ids, u32 i)
+{
+	while (!ids[i]) {
+		struct rt_node *n = node_at(i);
+		ids[i] = 1;
+		if (n->kind == KIND_R)
+			break;
+		i = node_parent(n);
+	}
+}
+
+/* Which nodes the profile carries: those where this process did work of
+   its own (calls, time, allocations, frees, blocks in use; a trace's
+   nodes), the frames open on a thread's stack, and their ancestors. A
+   fork child's inherited tree, its counts zeroed (rt_fork_child), is
+   otherwise left out: its profile costs what the child did, not what its
+   parent had done. Sets w->ids to 1 (kept) or 0; returns whether any
+   node is left out. */
+RT_RARE static int keep_nodes(struct writer *w)
+{
+	struct rt_thread *T;
+	struct rt_node *n;
+	u32 i, k;
+	for (T = g_threads; T; T = T->next) {
+		EACH_NODE(T, i, n, k) {
+			u64 v[16], nz = 0;
+			int c;
+			w->ids[i] = 0; /* its ancestors came first */
+			if (n->kind == KIND_A) {
+				heap_read(n->u.heap, v);
+				for (c = 0; c < 16; c++)
+					nz |= v[c];
+			} else {
+				nz = n->kind == KIND_R || n->pub.calls || __atomic_load_n(&n->time, __ATOMIC_RELAXED);
+			}
+			if (nz || n->seen)
+				keep_chain(w->ids, i);
+		}
+		if (T->tls) { /* the frames open: where the thread is */
+			struct __weave_thread *t = T->tls;
+			struct __weave_slot *st = t->stack;
+			unsigned d = __atomic_load_n(&t->depth, __ATOMIC_RELAXED), j;
+			for (j = 1; st && j <= d && j < t->cap; j++) {
+				struct rt_node *m = (struct rt_node *)(void *)st[j].node;
+				if (m && m->self < w->nids)
+					keep_chain(w->ids, m->self);
+			}
+		}
+	}
+	for (T = g_threads; T; T = T->next)
+		EACH_NODE(T, i, n, k)
+			if (!w->ids[i])
+				return 1;
+	return 0;
+}
+
+/* The functions of the nodes left out that share a name with one written:
+   their F records too, so a report names each as before ("f (file.c)"). */
+RT_RARE static void note_namesakes(struct writer *w)
+{
+	struct rt_thread *T;
+	struct rt_node *n;
+	u32 i, k;
+	for (T = g_threads; T; T = T->next) {
+		EACH_NODE(T, i, n, k) {
+			const struct __weave_fn *fn = n->pub.key;
+			if (n->kind == KIND_F && !w->ids[i] && fn && fn->name &&
+			    !pmap_has(&w->fns, fn) && pmap_has(&w->strs, fn->name))
+				note_fn(w, fn);
+		}
+	}
+}
+
+/* The S, F and A records of every function and site of the nodes kept
+   (keep_nodes), and the T records. */
 RT_RARE static void write_keys(struct writer *w)
 {
 	struct out *o = w->o;
 	struct rt_thread *T;
 	struct rt_node *n;
 	u32 i, k;
+	int pruned = keep_nodes(w);
 	for (T = g_threads; T; T = T->next) {
 		EACH_NODE(T, i, n, k) {
+			if (!w->ids[i])
+				continue;
 			if (n->kind == KIND_F)
 				note_fn(w, n->pub.key);
 			else if (n->kind == KIND_A)
@@ -331,6 +420,8 @@ RT_RARE static void write_keys(struct writer *w)
 		}
 	}
 	each_frameless(note_frameless, w);
+	if (pruned)
+		note_namesakes(w);
 	for (i = 0; i < w->fns.n; i++) {
 		const struct __weave_fn *fn = w->fns.by_id[i];
 		out_ch(o, 'F');
@@ -395,6 +486,10 @@ RT_RARE static void write_nodes(struct writer *w)
 	for (T = g_threads; T; T = T->next) {
 		EACH_NODE(T, i, n, k) {
 			int fresh;
+			if (!w->ids[i]) {
+				w->ids[i] = NO_ID;
+				continue;
+			}
 			w->ids[i] = nid++;
 			out_ch(o, 'N');
 			out_field(o, w->ids[i]);
@@ -421,6 +516,8 @@ RT_RARE static void write_counts(struct writer *w, struct totals *t)
 		EACH_NODE(T, i, n, k) {
 			u64 v[16], nz = 0;
 			int c;
+			if (w->ids[i] == NO_ID) /* no counts: nothing to add */
+				continue;
 			if (n->kind == KIND_F && n->pub.calls) {
 				out_ch(o, 'C');
 				out_field(o, w->ids[i]);

@@ -432,7 +432,7 @@ RT_RARE static void time_write_sampled(struct out *o, const u32 *ids)
 	for (T = g_threads; T; T = T->next) {
 		EACH_NODE(T, i, n, k) {
 			u64 v = __atomic_load_n(&n->time, __ATOMIC_RELAXED);
-			if (v && n->kind != KIND_A)
+			if (v && n->kind != KIND_A && ids[i] != NO_ID)
 				out_time(o, ids[i], v);
 		}
 	}
@@ -539,7 +539,7 @@ RT_RARE static void time_write_exact(struct out *o, const u32 *ids, struct tmpme
 	for (T = g_threads; T; T = T->next) {
 		EACH_NODE(T, i, n, k) {
 			double ns = self[i] * npt + 0.5;
-			if (n->kind != KIND_A && ns >= 1)
+			if (n->kind != KIND_A && ns >= 1 && ids[i] != NO_ID)
 				out_time(o, ids[i], (u64)ns);
 		}
 	}

@@ -478,7 +478,7 @@ RT_RARE static void tp_write(struct out *o, const u32 *ids)
 	for (struct rt_thread *T = g_threads; T; T = T->next) {
 		u32 n = T->snap;
 		for (u32 i = T->first; i && n; i = node_at(i)->next, n--) {
-			if (!node_at(i)->seen)
+			if (!node_at(i)->seen || ids[i] == NO_ID)
 				continue;
 			out_ch(o, 'Q');
 			out_field(o, i);

@@ -123,6 +123,8 @@ RT_RARE static void vm_write(struct out *o, const u32 *ids)
 	}
 	/* P records by node id: the leaves were taken in the writer's order. */
 	for (i = 0; i < g_vm.nleaves; i++) {
+		if (ids[g_vm.leaves[i].node] == ~0u) /* not in the profile (profile.c's keep_nodes) */
+			continue;
 		out_ch(o, 'P');
 		out_field(o, ids[g_vm.leaves[i].node]);
 		out_field(o, g_vm.leaves[i].bytes);

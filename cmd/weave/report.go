@@ -132,7 +132,7 @@ func runReport(c *cli.Context) error {
 	}
 	path := c.Args().First()
 	if path == "" {
-		if path, err = newestProfile(".", "weave-*.prof"); err != nil {
+		if path, err = newestProfile("."); err != nil {
 			return err
 		}
 	}
@@ -211,10 +211,9 @@ func appendNew(list []string, names ...string) []string {
 	return list
 }
 
-// newestProfile returns the most recently modified file in dir whose name
-// matches pattern (weave-*.prof).
-func newestProfile(dir, pattern string) (string, error) {
-	names, err := filepath.Glob(filepath.Join(dir, pattern))
+// newestProfile returns the most recently modified weave-*.prof in dir.
+func newestProfile(dir string) (string, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "weave-*.prof"))
 	if err != nil {
 		return "", err
 	}
