@@ -131,6 +131,36 @@ RT_RARE static void out_chain(struct out *o, struct rt_node *a)
 	}
 }
 
+/* No block in use at exit. Where the process's free is weave's, no leaks
+   are possible, as valgrind says; where it is not (a program's own
+   allocator, as bash's lib/malloc; a static link; valgrind's), weave saw
+   only the allocations woven code made through it, and frees may have
+   bypassed it: what it saw, and whose free it is. */
+RT_RARE static void summary_all_freed(struct out *o, const struct totals *t, const char *P)
+{
+	void (*volatile f)(void *) = free;
+	const char *who = malloc_is_valgrinds() ? "valgrind" : rt_object_name((const void *)f);
+	out_str(o, P);
+	if (frees_seen()) {
+		out_str(o, "All heap blocks were freed -- no leaks are possible\n");
+		return;
+	}
+	if (t->allocs) {
+		out_str(o, "the ");
+		out_commas(o, t->allocs);
+		out_str(o, t->allocs == 1 ? " allocation weave saw was freed" : " allocations weave saw were all freed");
+	} else {
+		out_str(o, "weave saw no allocations");
+	}
+	out_str(o, ", but the process's malloc and free are not weave's");
+	if (*who) {
+		out_str(o, " (free is ");
+		out_str(o, who);
+		out_str(o, "'s)");
+	}
+	out_str(o, ": what code that was not woven allocated and freed is not counted, so leaks are not ruled out\n");
+}
+
 /* The summary's top leaks, without a leak scan: t->leaks (blocks not
    freed) with their call chains. */
 RT_RARE static void summary_leaks(struct out *o, struct totals *t, const char *P)
@@ -260,8 +290,7 @@ RT_RARE static void summary_write(struct out *o, struct totals *t, const char *p
 	out_str(o, P);
 	out_ch(o, '\n');
 	if (!t->live_blocks) {
-		out_str(o, P);
-		out_str(o, "All heap blocks were freed -- no leaks are possible\n");
+		summary_all_freed(o, t, P);
 	} else if (ls_ok()) {
 		ls_summary(o, P);
 	} else {

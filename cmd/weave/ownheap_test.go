@@ -2,6 +2,9 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/weave-profiler/weave/internal/testtool"
@@ -41,10 +44,28 @@ func TestOwnHeap(t *testing.T) {
 				if !sameRun(t, c.name, pr, wr) {
 					continue
 				}
-				if wt := reportTotals(t, prof); wt.Allocs < c.allocs {
+				wt := reportTotals(t, prof)
+				if wt.Allocs < c.allocs {
 					t.Errorf("%s: the woven allocations were not recorded (%+v): the case tests nothing", c.name, wt)
 				}
+				checkAllFreedOwnHeap(t, c.name, wr.stderr, wt, woven)
 			}
 		})
+	}
+}
+
+// checkAllFreedOwnHeap: with every block it saw freed, the summary of a
+// program whose free is its own said valgrind's "All heap blocks were
+// freed -- no leaks are possible", which weave, seeing none of the
+// allocator's own blocks nor the frees that bypass it, cannot know. It
+// says how many allocations it saw, and whose free the process's is.
+func checkAllFreedOwnHeap(t *testing.T, name, stderr string, wt totals, woven string) {
+	t.Helper()
+	if wt.BlocksInUse != 0 {
+		t.Fatalf("%s: %d blocks in use: the case tests nothing", name, wt.BlocksInUse)
+	}
+	m := regexp.MustCompile(`(?m)^==weave \d+== the (\d+) allocations? weave saw (?:was|were all) freed, but the process's malloc and free are not weave's \(free is (.*)'s\)`).FindStringSubmatch(stderr)
+	if strings.Contains(stderr, "no leaks are possible") || m == nil || m[1] != strconv.FormatInt(wt.Allocs, 10) || m[2] != woven {
+		t.Errorf("%s: the summary does not say weave saw %d allocations and free is %s's:\n%s", name, wt.Allocs, woven, stderr)
 	}
 }
