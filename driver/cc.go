@@ -549,6 +549,9 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 			j.err = &ExitError{Code: 1, Err: err}
 			return
 		}
+		if err == nil && c.hidesSymbols() {
+			woven = append(woven[:len(woven):len(woven)], curatedMark...)
+		}
 		if err != nil {
 			reason = firstLine(err.Error())
 		} else {

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"bytes"
+	"debug/elf"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -193,9 +194,27 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 			// preemptible, as without -Bsymbolic, and only them, as
 			// -Bsymbolic binds all others (the functions alone under
 			// -Bsymbolic-functions: data stays as it was).
+			names, err := runtime.Exported(rt.obj)
+			if err != nil {
+				return nil, err
+			}
+			if !c.hasVersionScript() && c.curatesExports(objects) {
+				// A library that hides its own symbols gets no name of
+				// the runtime's in its exports but __weave_* (ABI checks:
+				// wayland-egl's symbols-check): the malloc family, exec*,
+				// _exit... are local, as a version script's local: *
+				// makes them; its unwoven calls of them forward to the
+				// active copy (interpose.c, real_lookup).
+				hide, keep := hiddenRuntimeNames(names)
+				script := filepath.Join(tmp, "hide-runtime.map")
+				if err := os.WriteFile(script, []byte("{ local: "+strings.Join(hide, "; ")+"; };\n"), 0o644); err != nil {
+					return nil, err
+				}
+				argv, names = append(argv, "-Wl,--version-script="+script), keep
+			}
 			if mode := c.symbolic(); mode != "" {
-				list, err := symbolicList(rt.obj, tmp)
-				if err != nil {
+				list := filepath.Join(tmp, "symbolic.dynlist")
+				if err := os.WriteFile(list, []byte("{ "+strings.Join(names, "; ")+"; };\n"), 0o644); err != nil {
 					return nil, err
 				}
 				argv = append(argv, "-Wl,--dynamic-list="+list)
@@ -234,15 +253,96 @@ func runtimeList(rt rtFiles, sc *scratch) (string, error) {
 	return list, os.WriteFile(list, []byte("{ __weave_*; };\n"), 0o644)
 }
 
-// symbolicList writes, in the scratch directory tmp, the dynamic list of
-// a -Bsymbolic library's link: every name the runtime object obj exports.
-func symbolicList(obj, tmp string) (string, error) {
-	names, err := runtime.Exported(obj)
-	if err != nil {
-		return "", err
+// hiddenRuntimeNames splits the runtime's exported names: those a library
+// that curates its exports keeps local (the C library's functions the
+// runtime interposes, the pool API's, which forward to __weave_ entries),
+// and its __weave_* entry points, which stay exported.
+func hiddenRuntimeNames(names []string) (hide, keep []string) {
+	for _, n := range names {
+		if strings.HasPrefix(n, "__weave_") {
+			keep = append(keep, n)
+		} else {
+			hide = append(hide, n)
+		}
 	}
-	list := filepath.Join(tmp, "symbolic.dynlist")
-	return list, os.WriteFile(list, []byte("{ "+strings.Join(names, "; ")+"; };\n"), 0o644)
+	return hide, keep
+}
+
+// hasVersionScript reports whether the link names a linker version script.
+func (c *cmdline) hasVersionScript() bool {
+	has := false
+	c.linkerWords(func(w string) {
+		has = has || w == "--version-script" || w == "-version-script" ||
+			strings.HasPrefix(w, "--version-script=") || strings.HasPrefix(w, "-version-script=")
+	})
+	return has
+}
+
+// curatesExports reports whether the link compiles with -fvisibility=hidden,
+// or an object of it (one it compiled, or one it was given) defines a
+// global symbol of hidden visibility: its library chooses what it exports,
+// and an ABI check may list them.
+func (c *cmdline) curatesExports(objects map[*input]string) bool {
+	if c.hidesSymbols() {
+		return true // a link that compiles its sources too
+	}
+	var paths []string
+	for _, a := range c.args {
+		if a.in == nil {
+			continue
+		}
+		if obj, ok := objects[a.in]; ok && obj != earlyInput {
+			paths = append(paths, obj)
+		} else if !ok && (strings.HasSuffix(a.in.name, ".o") || strings.HasSuffix(a.in.name, ".lo")) {
+			paths = append(paths, a.in.name)
+		}
+	}
+	for _, p := range paths {
+		if hasHiddenGlobal(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// hidesSymbols reports whether c compiles with -fvisibility=hidden (or
+// internal): its library exports what it marks (wayland's WL_EXPORT).
+func (c *cmdline) hidesSymbols() bool {
+	hides := false
+	for _, a := range c.args {
+		if strings.HasPrefix(a.flag, "-fvisibility=") {
+			hides = a.flag == "-fvisibility=hidden" || a.flag == "-fvisibility=internal"
+		}
+	}
+	return hides
+}
+
+// curatedName is a hidden symbol a woven object compiled with
+// -fvisibility=hidden defines (curatedMark, at the end of its woven text),
+// for its library's link to see: its other hidden names may all be static.
+const curatedName = "__weave_curated_exports"
+
+var curatedMark = []byte("\n# 1 \"<weave>\"\nextern __attribute__((__visibility__(\"hidden\"), __weak__)) const char " + curatedName +
+	";\n__attribute__((__visibility__(\"hidden\"), __weak__)) const char " + curatedName + " = 1;\n")
+
+// hasHiddenGlobal reports whether the ELF object at path defines a global
+// or weak symbol of hidden or internal visibility (weave's own but
+// curatedName left out).
+func hasHiddenGlobal(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	for _, s := range syms {
+		bind, vis := elf.ST_BIND(s.Info), elf.ST_VISIBILITY(s.Other)
+		if s.Section != elf.SHN_UNDEF && (bind == elf.STB_GLOBAL || bind == elf.STB_WEAK) &&
+			(vis == elf.STV_HIDDEN || vis == elf.STV_INTERNAL) && (s.Name == curatedName || !strings.HasPrefix(s.Name, "__weave_")) {
+			return true
+		}
+	}
+	return false
 }
 
 // runtimeObject returns the runtime object for c's link: a copy of obj

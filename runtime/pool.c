@@ -114,7 +114,16 @@ void weave_pool_alloc(const void *pool, const void *p, __weave_size_t n)
 	__weave_weave_pool_alloc(&rt_pool_site, pool, p, n);
 }
 
-void weave_pool_free(const void *pool, const void *p)
+/* weave_pool_free and weave_pool_destroy call these through the dynamic
+   symbol table: a woven shared library's copy keeps the names of the API
+   out of its exports (driver/link.go, hiddenRuntimeNames), and its calls
+   reach the active copy's records. */
+void __weave_pool_free(const void *pool, const void *p);
+void __weave_pool_destroy(const void *pool);
+void weave_pool_free(const void *pool, const void *p) { __weave_pool_free(pool, p); }
+void weave_pool_destroy(const void *pool) { __weave_pool_destroy(pool); }
+
+void __weave_pool_free(const void *pool, const void *p)
 {
 	struct rt_local *l = &rt_local;
 	struct pool_ent *pe;
@@ -135,7 +144,7 @@ void weave_pool_free(const void *pool, const void *p)
 	rt_exit(l);
 }
 
-void weave_pool_destroy(const void *pool)
+void __weave_pool_destroy(const void *pool)
 {
 	struct rt_local *l = &rt_local;
 	uintptr_t obj;
