@@ -38,6 +38,7 @@ var parts = []part{
 	file(files, "runtime", "spill.c"),                             // the side table's spill table: the blocks its radix table cannot hold
 	file(files, "runtime", "side.c"),                              // the side table: live blocks by address
 	file(vmmap.Files, "vmmap", "vmmap.c"),                         // the memory map, the heap over time, the heap at its peak
+	file(vmmap.Files, "vmmap", "vmpack.c"),                        // the snapshots' copies of the maps, packed line against line
 	file(vmmap.Files, "vmmap", "vmthreads.c"),                     // the heap in use with several threads: per-thread credit
 	forSize(file(vmmap.Files, "vmmap", "vmwrite.c")),              // their profile records
 	file(files, "runtime", "advice.c"),                            // __weave_malloc & co. and the recording behind them

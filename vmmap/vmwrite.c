@@ -17,9 +17,40 @@ RT_RARE static void out_i64(struct out *o, long long v)
 	out_field(o, (u64)v);
 }
 
+/* Writes a snapshot's maps, a piece at a time (vm_unpack), as V records:
+   a line each, empty ones left out. */
+struct vm_lines {
+	struct out *o;
+	const char *name;
+	int in_line;
+};
+
+RT_RARE static void vm_write_piece(void *arg, const char *s, wsize n)
+{
+	struct vm_lines *w = arg;
+	const char *end = s + n;
+	while (s < end) {
+		const char *eol = memchr(s, '\n', (wsize)(end - s));
+		const char *stop = eol ? eol : end;
+		if (stop > s && !w->in_line) {
+			out_str(w->o, "V ");
+			out_str(w->o, w->name);
+			out_ch(w->o, ' ');
+			w->in_line = 1;
+		}
+		out_mem(w->o, s, (wsize)(stop - s));
+		if (eol && w->in_line) {
+			out_ch(w->o, '\n');
+			w->o->records++;
+			w->in_line = 0;
+		}
+		s = eol ? eol + 1 : end;
+	}
+}
+
 RT_RARE static void vm_write_snap(struct out *o, const struct vm_snap *s)
 {
-	const char *cur, *end;
+	struct vm_lines w = {o, s->name, 0};
 	if (!s->taken)
 		return;
 	out_str(o, "Y ");
@@ -33,21 +64,12 @@ RT_RARE static void vm_write_snap(struct out *o, const struct vm_snap *s)
 	o->records++;
 	if (s->err || !s->maps.p)
 		return;
-	for (cur = s->maps.p, end = s->maps.p + s->maps.n; cur < end;) {
-		const char *eol = memchr(cur, '\n', (wsize)(end - cur));
-		const char *next = eol ? eol + 1 : end;
-		if (!eol)
-			eol = end;
-		if (eol > cur) {
-			out_str(o, "V ");
-			out_str(o, s->name);
-			out_ch(o, ' ');
-			out_mem(o, cur, (wsize)(eol - cur));
-			out_ch(o, '\n');
-			o->records++;
-		}
-		cur = next;
-	}
+	if (s->packed)
+		vm_unpack(&s->maps, vm_write_piece, &w);
+	else
+		vm_write_piece(&w, s->maps.p, s->maps.n);
+	if (w.in_line)
+		vm_write_piece(&w, "\n", 1);
 }
 
 /* Writes the memory records (M, Y, V, L, P) at exit: takes the exit

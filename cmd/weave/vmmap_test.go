@@ -395,3 +395,138 @@ func TestVMPeakCopy(t *testing.T) {
 		t.Errorf("the HTML page's segments note says %q, the text %q", h, heaps(text))
 	}
 }
+
+// vRecords is the text of a profile's V records of snapshot name, a line
+// each.
+func vRecords(t *testing.T, prof, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if s, ok := strings.CutPrefix(l, "V "+name+" "); ok {
+			v = append(v, s)
+		}
+	}
+	return v
+}
+
+// nonEmptyLines is s's lines but the empty ones.
+func nonEmptyLines(s string) []string {
+	var v []string
+	for _, l := range strings.Split(s, "\n") {
+		if l != "" {
+			v = append(v, l)
+		}
+	}
+	return v
+}
+
+// TestVMPackedMaps checks the runtime's packed copies of the maps
+// (vmpack.c) give back the text byte for byte: a maps file of the test's
+// own (WEAVE_PROC) with many near-alike lines, lines of 254-256 bytes and
+// longer (a segment's cut), empty lines, bytes of every value but the
+// newline, lines that do not pack (past the first 64 KiB buffer), and no
+// newline at its end, is what each snapshot's V records hold, a line each.
+func TestVMPackedMaps(t *testing.T) {
+	dir := t.TempDir()
+	plain, woven := buildPair(t, dir, "humps")
+	want := run(t, dir, nil, plain)
+	var text strings.Builder
+	for i := 0; i < 300; i++ {
+		a := 0x7f3a1c000000 + uint64(i)*0x801000
+		perms := []string{"---p", "rw-p", "r--p", "r-xp"}[i%4]
+		path := ""
+		if i%7 == 3 {
+			path = strings.Repeat("/lib", i%90) + "/libc.so.6"
+		}
+		fmt.Fprintf(&text, "%08x-%08x %s %08x 08:01 %d", a, a+0x800000+uint64(i%3)*0x1000, perms, i*4096, 1000+i/5)
+		if path != "" {
+			fmt.Fprintf(&text, "%*s%s", 73-len(fmt.Sprintf("%08x-%08x %s %08x 08:01 %d", a, a+0x800000+uint64(i%3)*0x1000, perms, i*4096, 1000+i/5)), "", path)
+		}
+		text.WriteString("\n")
+		if i%50 == 0 {
+			text.WriteString("\n\n")
+		}
+	}
+	for _, n := range []int{253, 254, 255, 256, 510, 511, 600} {
+		text.WriteString(strings.Repeat("x", n) + "\n")
+	}
+	for c := 0; c < 256; c++ {
+		if c != '\n' {
+			text.WriteByte(byte(c))
+		}
+	}
+	// Lines that pack to more than they are: the packed copy outgrows
+	// its first 64 KiB buffer.
+	x := uint32(1)
+	for i := 0; i < 900; i++ {
+		for j := 0; j < 80; j++ {
+			x = x*1103515245 + 12345
+			text.WriteByte(byte('!' + x>>16%90))
+		}
+		text.WriteString("\n")
+	}
+	text.WriteString("last line, no newline")
+	proc := filepath.Join(dir, "proc")
+	if err := os.MkdirAll(filepath.Join(proc, "thread-self"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proc, "thread-self", "maps"), []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prof := filepath.Join(dir, "packed.prof")
+	got := run(t, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_PROC=" + proc}, woven)
+	if !sameRun(t, "humps with a maps file of the test's", want, got) {
+		t.FailNow()
+	}
+	lines := nonEmptyLines(text.String())
+	for _, name := range []string{"start", "peak", "exit"} {
+		v := vRecords(t, prof, name)
+		if strings.Join(v, "\n") != strings.Join(lines, "\n") {
+			t.Errorf("V %s: %d records, want the file's %d lines", name, len(v), len(lines))
+			for i := range lines {
+				if i >= len(v) || v[i] != lines[i] {
+					t.Errorf("first difference at line %d:\n got %q\nwant %q", i, v[min(i, len(v)-1)], lines[i])
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestVMThreadMaps checks the copy of the maps at the heap's peak with 64
+// threads (266 lines or so, a file at a path of over 255 bytes) against
+// the program's own read of /proc/self/maps just after it, and the
+// report's segments at the peak against the same text parsed.
+func TestVMThreadMaps(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, strings.Repeat("d", 200), strings.Repeat("f", 100))
+	if err := os.MkdirAll(filepath.Dir(long), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(long, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain, woven := buildPair(t, dir, "threadmaps", "-pthread")
+	own := filepath.Join(dir, "own.maps")
+	want := run(t, dir, nil, plain, long, own)
+	prof := filepath.Join(dir, "threadmaps.prof")
+	got := run(t, dir, []string{"WEAVE_OUT=" + prof}, woven, long, own)
+	if !sameRun(t, "threadmaps", want, got) {
+		t.FailNow()
+	}
+	b, err := os.ReadFile(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, v := nonEmptyLines(string(b)), vRecords(t, prof, "peak")
+	if len(lines) < 64*2 || !strings.Contains(string(b), long) {
+		t.Fatalf("the program's maps: %d lines, the long path in them: %v", len(lines), strings.Contains(string(b), long))
+	}
+	if strings.Join(v, "\n") != strings.Join(lines, "\n") {
+		t.Errorf("V peak: %d records; the program's read just after: %d lines\n%s\n--\n%s", len(v), len(lines), strings.Join(v, "\n"), b)
+	}
+}
