@@ -238,7 +238,7 @@ static __attribute__((noinline, cold)) void note_unrecorded(const struct rt_node
 }
 
 /* A stale entry that an allocation replaced: counted as freed. */
-static __attribute__((noinline)) void charge_stale(struct rt_thread *T, const struct ent *old)
+RT_RARE static __attribute__((noinline)) void charge_stale(struct rt_thread *T, const struct ent *old)
 {
 	charge_free(T, old);
 }

@@ -105,7 +105,7 @@ RT_NO_SSP static void rt_orphan_open(void)
    numbers while it runs: main's end is a word the kernel zeroes; the
    task directory is opened once main is gone, moved high and kept. Raw system calls after that, errno untouched: the sampler runs
    it. */
-RT_NO_SSP static int rt_orphaned(void)
+RT_RARE RT_NO_SSP static int rt_orphaned(void)
 {
 	char buf[2048];
 	long n, pid = g_pid;
@@ -139,7 +139,7 @@ RT_NO_SSP static int rt_orphaned(void)
 
 /* Main's exit status in wait's form (field 52 of its stat), 0 if it
    cannot be read. Raw system calls. */
-RT_NO_SSP static int rt_main_status(void)
+RT_RARE RT_NO_SSP static int rt_main_status(void)
 {
 	char b[1024];
 	long n, i, f = rt_sys(SYS_openat, AT_FDCWD, (long)"/proc/self/stat", O_RDONLY | O_CLOEXEC, 0);

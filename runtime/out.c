@@ -218,7 +218,7 @@ RT_RARE static void rt_warn(const char *msg)
 
 /* Appends dir and a '/' unless the current directory is dir (the
    directory of device dev and inode ino). May set errno. */
-static void sb_dir_unless_cwd(struct sbuf *b, const char *dir, u64 dev, u64 ino)
+RT_RARE static void sb_dir_unless_cwd(struct sbuf *b, const char *dir, u64 dev, u64 ino)
 {
 	struct stat st;
 	if (stat(".", &st) != 0 || (u64)st.st_dev != dev || (u64)st.st_ino != ino) {
@@ -253,7 +253,7 @@ static void sb_expand(struct sbuf *b, const char *pattern)
 }
 
 /* b = name with ".n" added before its .prof suffix (or at its end). */
-static void sb_numbered(struct sbuf *b, const struct sbuf *name, u64 n)
+RT_RARE static void sb_numbered(struct sbuf *b, const struct sbuf *name, u64 n)
 {
 	int prof = name->n > 5 && strcmp(name->s + name->n - 5, ".prof") == 0;
 	b->n = 0;

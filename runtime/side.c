@@ -212,7 +212,7 @@ __attribute__((noinline)) static int rt_limited(void)
 /* prlimit64 as the C library makes it, then the limits read again if
    this process's changed: the call was the program's, so its filter, if
    any, allows it. */
-RT_NOSAN static int rt_prlimit(pid_t pid, int res, const void *nl, void *ol)
+RT_RARE RT_NOSAN static int rt_prlimit(pid_t pid, int res, const void *nl, void *ol)
 {
 	long r = rt_sys(SYS_prlimit64, pid, res, (long)nl, (long)ol);
 	if (r < 0) {

@@ -84,7 +84,7 @@ static double time_ns_per_tick(void)
 
 /* Whether cpu0's flags in /proc/cpuinfo include constant_tsc and
    nonstop_tsc (the TSC ticks at a fixed rate, also in deep sleep states). */
-static int tsc_invariant(void)
+RT_RARE static int tsc_invariant(void)
 {
 	char b[16384], *line, *end;
 	wsize n = 0;
