@@ -72,7 +72,10 @@ RT_RARE static void out_str(struct out *o, const char *s)
 
 RT_RARE static void out_ch(struct out *o, char c)
 {
-	out_mem(o, &c, 1);
+	if (o->len < o->cap) /* most of a profile's bytes: no copy loop */
+		o->buf[o->len++] = c;
+	else
+		out_mem(o, &c, 1);
 }
 
 /* Appends s escaped as S record text: '\\' as `\\`, newline as `\n`. */
