@@ -140,6 +140,35 @@ static int vg_replaces_malloc(void)
 	return 0;
 }
 
+/* Whether the process's malloc and free are this copy's. In an executable
+   they are whenever its own names are (the executable comes first in
+   lookup order); a shared library's copy may keep them local (a library
+   that chooses its exports, driver/link.go), where its own names say
+   nothing of the process's: the dynamic linker is asked, once. */
+#if RT_INTERPOSE && defined(WEAVE_SHARED_OBJECT)
+extern __typeof(malloc) rt_malloc_self __attribute__((visibility("hidden")));
+extern __typeof(free) rt_free_self __attribute__((visibility("hidden")));
+#endif
+static int process_fns_ours(void)
+{
+#if RT_INTERPOSE && defined(WEAVE_SHARED_OBJECT)
+	static int v = -1;
+	struct rt_local *l = &rt_local;
+	int r = __atomic_load_n(&v, __ATOMIC_RELAXED), was;
+	if (r < 0) {
+		was = l->in_rt; /* dlsym's own allocations go straight through */
+		rt_enter(l);
+		r = first_sym("malloc") == (void *)rt_malloc_self && first_sym("free") == (void *)rt_free_self;
+		fence();
+		l->in_rt = was;
+		__atomic_store_n(&v, r, __ATOMIC_RELAXED);
+	}
+	return r;
+#else
+	return 1;
+#endif
+}
+
 /* Whether valgrind's tool replaced the process's malloc family: it
    redirects the executable's malloc too (memcheck's REDIR "NONE:malloc"),
    so neither the C library's allocations nor its frees reach the
@@ -386,7 +415,7 @@ static int hidden_decide(void)
 	void *(*volatile c)(size_t, size_t) = calloc;
 	void *(*volatile r)(void *, size_t) = realloc;
 	int on = m == rt_malloc_self && f == rt_free_self && c == rt_calloc_self && r == rt_realloc_self &&
-		 rt_is_active() && !malloc_is_valgrinds();
+		 rt_is_active() && !malloc_is_valgrinds() && process_fns_ours();
 	if (on && !l->in_rt && !__atomic_load_n(&g_cfg_loaded, __ATOMIC_ACQUIRE)) {
 		/* An allocation before the constructor (another library's
 		   constructor, say): read the environment now. */
@@ -412,7 +441,7 @@ static int frees_seen(void)
 {
 #if RT_INTERPOSE
 	void (*volatile f)(void *) = free;
-	return f == rt_free_self && !malloc_is_valgrinds();
+	return f == rt_free_self && !malloc_is_valgrinds() && process_fns_ours();
 #else
 	return 0;
 #endif

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/weave-profiler/weave/internal/testtool"
+	"github.com/weave-profiler/weave/profile"
 )
 
 // TestLocalAllocatorNames: a woven library that hides all but its API
@@ -65,6 +66,20 @@ func TestLocalAllocatorNames(t *testing.T) {
 				we = slices.DeleteFunc(we, func(n string) bool { return strings.HasPrefix(n, "__weave_") })
 				if !slices.Equal(pe, we) {
 					t.Errorf("the woven library exports %v, the plain one %v", we, pe)
+				}
+			}
+			if name == "hidden" {
+				// Such a library's copy in a program that was not woven is
+				// active, its malloc and free local: the process's are the
+				// C library's, and its profile must say so (it claimed
+				// every free seen, and a block the program freed could
+				// stay "definitely lost").
+				mixed := filepath.Join(dir, "mixed")
+				mustRun(t, src, nil, "gcc", "-O2", "-o", mixed, "main.c", "-L"+filepath.Join(dir, "woven"), "-llocal", "-Wl,-rpath,"+filepath.Join(dir, "woven"))
+				mprof := filepath.Join(dir, "mixed.prof")
+				run(t, dir, []string{"WEAVE_OUT=" + mprof, "WEAVE_SUMMARY=0"}, mixed)
+				if p, err := profile.ReadFile(mprof); err != nil || p.FreesSeen() {
+					t.Errorf("a woven library in a program that was not woven: frees seen (err %v)", err)
 				}
 			}
 			plain := filepath.Join(dir, "plain", "main")
