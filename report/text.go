@@ -148,7 +148,7 @@ func textHeader(w *bufio.Writer, r *Report) {
 		fmt.Fprintln(w, "(hidden: allocated by code that was not woven, e.g. the C library, charged to its woven caller)")
 	}
 	if r.Metadata["malloc"] == "valgrind" {
-		fmt.Fprintln(w, "(allocations and frees by code that was not woven were not seen: the program ran under valgrind, whose malloc and free replace weave's; in use at exit counts blocks that code may have freed: read memcheck's totals and leak check)")
+		fmt.Fprintln(w, "(allocations and frees by code that was not woven were not seen: the program ran under valgrind, whose malloc and free replace weave's; in use at exit counts blocks that code may have freed: read memcheck's totals and leak check, or run valgrind with --soname-synonyms=somalloc=nouserintercepts, under which weave sees every call)")
 	} else if r.Metadata["frees_seen"] == "0" {
 		fmt.Fprintln(w, "(allocations and frees by code that was not woven were not seen: the process's malloc and free were not weave's, as in a static link, a woven library in a program that was not woven, or a run under valgrind; in use at exit counts blocks that code may have freed)")
 	} else if r.Metadata["hidden"] == "0" {

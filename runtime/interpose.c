@@ -169,6 +169,35 @@ static int process_fns_ours(void)
 #endif
 }
 
+#if RT_INTERPOSE
+extern __typeof(valloc) rt_valloc_self __attribute__((visibility("hidden")));
+#endif
+
+/* Whether the tool redirected this copy's own malloc family, which it
+   does as a whole or not at all: a call of this copy's valloc with
+   resolving 2 either runs its body, which sets 3 and returns, or the
+   tool's, which fails the size without counting it. Not so under
+   --soname-synonyms=somalloc=nouserintercepts, nor for a copy in a
+   shared library (the tool redirects the executable's and the C
+   library's): the C library's malloc behind this copy is the tool's,
+   and every call still reaches the runtime. */
+static __attribute__((noinline)) int vg_redirects_own(void)
+{
+#if !RT_INTERPOSE
+	return 1;
+#else
+	struct rt_local *l = &rt_local;
+	void *(*volatile va)(size_t) = rt_valloc_self; /* a call, not its body inlined */
+	int was = l->resolving, e = errno, r;
+	__atomic_store_n(&l->resolving, 2, __ATOMIC_RELAXED);
+	(void)va((size_t)1 << 62);
+	r = __atomic_load_n(&l->resolving, __ATOMIC_RELAXED) != 3;
+	l->resolving = was;
+	errno = e;
+	return r;
+#endif
+}
+
 /* Whether valgrind's tool replaced the process's malloc family: it
    redirects the executable's malloc too (memcheck's REDIR "NONE:malloc"),
    so neither the C library's allocations nor its frees reach the
@@ -178,7 +207,7 @@ static int malloc_is_valgrinds(void)
 	static int v = -1;
 	int r = __atomic_load_n(&v, __ATOMIC_RELAXED);
 	if (r < 0) {
-		r = rt_on_valgrind() && vg_replaces_malloc();
+		r = rt_on_valgrind() && vg_replaces_malloc() && vg_redirects_own();
 		__atomic_store_n(&v, r, __ATOMIC_RELAXED);
 	}
 	return r;
@@ -396,6 +425,7 @@ extern __typeof(malloc) rt_malloc_self __attribute__((alias("malloc"), visibilit
 extern __typeof(free) rt_free_self __attribute__((alias("free"), visibility("hidden")));
 extern __typeof(calloc) rt_calloc_self __attribute__((alias("calloc"), visibility("hidden")));
 extern __typeof(realloc) rt_realloc_self __attribute__((alias("realloc"), visibility("hidden")));
+extern __typeof(valloc) rt_valloc_self __attribute__((alias("valloc"), visibility("hidden")));
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -557,8 +587,13 @@ __attribute__((weak)) void *aligned_alloc(size_t align, size_t n)
 
 __attribute__((weak)) void *valloc(size_t n)
 {
-	if (__builtin_expect(rt_local.resolving, 0))
+	if (__builtin_expect(rt_local.resolving, 0)) {
+		if (rt_local.resolving == 2) { /* vg_redirects_own's probe */
+			rt_local.resolving = 3;
+			return NULL;
+		}
 		return boot_alloc(n, 4096);
+	}
 	HIDDEN_ALLOC_RARE(__WEAVE_VALLOC, REAL_FN(valloc)(n), n);
 }
 

@@ -71,6 +71,7 @@ func TestBadInput(t *testing.T) {
 		{"report --group module:MISSING", []string{"report", "--group", "module:" + filepath.Join(dir, "nomods"), empty}, `^weave: --group module:[^ ]*nomods: no such file or directory$`, nil},
 		{"command after -v", []string{"-v", "cc", "-c", syntax}, `^weave: cc is a command: it comes first \(weave cc \.\.\.\)$`, nil},
 		{"garbage profile", []string{"report", garbage}, `^weave: .*garbage\.prof: not a weave profile`, nil},
+		{"a program for its profile", []string{"report", weaveBin}, `^weave: .*weave: a program, not a profile, and not woven: build it with weave cc`, nil},
 		{"missing profile", []string{"report", filepath.Join(dir, "none.prof")}, `^weave: .*none\.prof`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

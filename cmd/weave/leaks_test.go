@@ -661,11 +661,27 @@ func TestUnderValgrind(t *testing.T) {
 	if r := run(t, dir, nil, weaveBin, "report", filepath.Join(dir, "kinds.prof")); !strings.Contains(r.stdout, "ran under valgrind, whose malloc and free replace") {
 		t.Errorf("the report does not say that valgrind's malloc hid the C library's allocations:\n%s", r.stdout)
 	}
+	// --soname-synonyms=somalloc=nouserintercepts: memcheck leaves the
+	// executable's malloc alone, so every call reaches the runtime's (the
+	// C library's malloc behind it is memcheck's), and the profile's
+	// totals are memcheck's of the same run (it had hidden off: the
+	// stdout buffer's and the C library's other blocks unseen).
+	nu := run(t, dir, env("nouser"), append(vg, "--soname-synonyms=somalloc=nouserintercepts", "./woven")...)
+	m, ok := memcheck.Parse(nu.stderr)
+	vt := totals{Allocs: int64(m.Allocs), Frees: int64(m.Frees), BytesAllocated: int64(m.Bytes), BytesInUse: int64(m.InUseBytes), BlocksInUse: int64(m.InUseBlocks)}
+	if got := reportTotals(t, filepath.Join(dir, "nouser.prof")); !ok || got != vt {
+		t.Errorf("nouserintercepts: weave's totals %+v, memcheck's of the same run %+v", got, vt)
+	}
 	// Without WEAVE_OUT, the profile is named after the program, not
 	// after valgrind's tool.
 	run(t, dir, []string{"WEAVE_SUMMARY=0"}, append(vg, "./woven")...)
-	if named, _ := filepath.Glob(filepath.Join(dir, "weave-*.prof")); len(named) != 1 || !strings.HasPrefix(filepath.Base(named[0]), "weave-woven.") {
-		t.Errorf("profiles %v, want one weave-woven.PID.prof", named)
+	named, _ := filepath.Glob(filepath.Join(dir, "weave-*.prof"))
+	if len(named) != 1 || !strings.HasPrefix(filepath.Base(named[0]), "weave-woven.") {
+		t.Fatalf("profiles %v, want one weave-woven.PID.prof", named)
+	}
+	// weave report ./woven, the program for its profile: where it is.
+	if r := run(t, dir, nil, weaveBin, "report", "./woven"); r.code == 0 || !strings.Contains(r.stderr, "a program, not a profile") || !strings.Contains(r.stderr, filepath.Base(named[0])) {
+		t.Errorf("weave report ./woven: exit %d, %s", r.code, r.stderr)
 	}
 }
 

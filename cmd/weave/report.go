@@ -132,7 +132,7 @@ func runReport(c *cli.Context) error {
 	}
 	path := c.Args().First()
 	if path == "" {
-		if path, err = newestProfile("."); err != nil {
+		if path, err = newestProfile(".", "weave-*.prof"); err != nil {
 			return err
 		}
 	}
@@ -211,9 +211,10 @@ func appendNew(list []string, names ...string) []string {
 	return list
 }
 
-// newestProfile returns the most recently modified weave-*.prof in dir.
-func newestProfile(dir string) (string, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "weave-*.prof"))
+// newestProfile returns the most recently modified file in dir whose name
+// matches pattern (weave-*.prof).
+func newestProfile(dir, pattern string) (string, error) {
+	names, err := filepath.Glob(filepath.Join(dir, pattern))
 	if err != nil {
 		return "", err
 	}

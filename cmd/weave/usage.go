@@ -1,11 +1,13 @@
 package main
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -190,7 +192,53 @@ func readProfile(path string) (*profile.Profile, error) {
 		return p, err
 	}
 	p, err := profile.ReadFile(path)
+	if errors.Is(err, profile.ErrNotProfile) {
+		if hint := programHint(path); hint != "" {
+			return nil, fmt.Errorf("%s: %s", path, hint)
+		}
+	}
 	return p, fileError(err)
+}
+
+// woven reports whether the ELF file at path holds weave's runtime.
+func woven(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for _, load := range []func() ([]elf.Symbol, error){f.DynamicSymbols, f.Symbols} {
+		syms, _ := load()
+		for _, s := range syms {
+			if s.Name == "__weave_rt_self" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// programHint says where the profiles of the program at path went, if
+// path is one (an ELF file: `weave report ./prog` for its profile), or "".
+func programHint(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	magic := make([]byte, 4)
+	if _, err := io.ReadFull(f, magic); err != nil || string(magic) != "\x7fELF" {
+		return ""
+	}
+	if !woven(path) {
+		return "a program, not a profile, and not woven: build it with weave cc (README.md), run it, then weave report its profile"
+	}
+	base := filepath.Base(path)
+	hint := fmt.Sprintf("a program, not a profile: its runs write weave-%s.PID.prof (by default in the directory it was linked in) or WEAVE_OUT", base)
+	if newest, err := newestProfile(filepath.Dir(path), "weave-"+base+".*.prof"); err == nil {
+		hint += "; the newest beside it: " + newest
+	}
+	return hint
 }
 
 // fileError is err, an os error on a file as "FILE: what" (not "open
