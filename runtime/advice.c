@@ -103,91 +103,6 @@ static inline __attribute__((always_inline)) u64 charge_free(struct rt_thread *T
 	return size;
 }
 
-/* A block about to go back to the allocator: its bytes zeroed when the
-   leak scan will run, if it is no larger than SCRUB_MAX. A block the
-   allocator hands out again keeps the bytes its program did not write
-   (glibc's writes only its first 16): memcheck calls them undefined and
-   never reads them as pointers; read as such, a stale pointer in a lost
-   block made what it pointed to look indirectly lost (a struct freed with
-   its array, its memory reused). glibc's tcache and fastbins hand small
-   blocks out again at once; a larger block keeps its bytes, so a stale
-   pointer in its reused memory can still differ from memcheck (zeroing it
-   would cost a memset of the block on every free). A block under 8
-   bytes holds no pointer. The stores from a block's end are at any
-   byte (a block's size need not be a multiple of 8): scrub16 is aligned
-   to 1, as movups is (aligned 8, the woven program's -fsanitize=undefined
-   reported each store at such an end). */
-#define SCRUB_MAX 256
-typedef u64 scrub16 __attribute__((vector_size(16), aligned(1), may_alias));
-typedef u64 scrub8 __attribute__((may_alias));
-
-/* The offset d if n > lim, else 0, computed without a branch: sizes
-   of 65-256 bytes go either way of 128 (the server's, random: 59 k of
-   142 k mispredicted), and four stores repeated cost less than a branch
-   mispredicted. scrub_small keeps its test of 32: small sizes are
-   mostly predictable, and repeating its stores cost binary-trees 1.4%
-   more instructions. */
-static inline u64 scrub_step(u64 n, u64 lim, u64 d)
-{
-	u64 v = n > lim;
-	__asm__("" : "+r"(v)); /* kept a value: gcc would make it a branch again */
-	return v * d;
-}
-
-/* scrub_freed's blocks of 65 to SCRUB_MAX bytes. 16-byte stores from
-   each end, which overlap in the middle (as memset does), here and below:
-   a loop costs more (or becomes a call to memset). The middle four of
-   each end's eight repeat its first four unless the block is over 128
-   bytes (scrub_step). */
-static inline __attribute__((always_inline)) void scrub_big_inline(void *p, u64 n)
-{
-	const scrub16 z = {0};
-	u64 d = scrub_step(n, 128, 64);
-	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
-	scrub16 *am = (scrub16 *)((char *)p + d), *em = (scrub16 *)((char *)e - d);
-	am[3] = am[2] = am[1] = am[0] = z;
-	em[-3] = em[-2] = em[-1] = em[0] = z;
-	a[3] = a[2] = a[1] = a[0] = z;
-	e[-3] = e[-2] = e[-1] = e[0] = z;
-}
-
-static __attribute__((noinline)) void scrub_big(void *p, u64 n)
-{
-	scrub_big_inline(p, n);
-}
-
-/* Whether a freed block of more than 64 bytes goes to scrub_big. */
-static inline int scrub_big_due(u64 n)
-{
-	return __builtin_expect(g_scrub, 1) && n <= SCRUB_MAX;
-}
-
-/* scrub_freed of a block of at most 64 bytes: no call. */
-static inline __attribute__((always_inline)) void scrub_small(void *p, u64 n)
-{
-	const scrub16 z = {0};
-	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
-	if (!__builtin_expect(g_scrub, 1) || n < 8)
-		return;
-	if (n < 16) {
-		*(scrub8 *)p = 0;
-		return;
-	}
-	if (n > 32)
-		a[1] = e[-1] = z;
-	a[0] = e[0] = z;
-}
-
-static inline __attribute__((always_inline)) void scrub_freed(void *p, u64 n)
-{
-	if (n > 64) {
-		if (scrub_big_due(n))
-			scrub_big(p, n);
-		return;
-	}
-	scrub_small(p, n);
-}
-
 /* The allocation leaf for site s under cur, or NULL: the A child of cur,
    or, for a site of a frameless allocation leaf (__WEAVE_SITE_FRAME), the A
    child of fn's node under cur, as fn's entry would have found or made it.
@@ -778,7 +693,10 @@ static void *re_alloc(const struct __weave_site *s, void *p, wsize n, wsize m, i
 	if (__builtin_expect(!known && !l->outer, 0))
 		free_nested(l, p);
 	*ep = e;
-	r = REAL;
+	if (known && realloc_moves(&old, p, total))
+		r = realloc_scrubbed(p, old.val >> NODE_BITS, total);
+	else
+		r = REAL;
 	e = *ep;
 	if (r || total == 0) {
 		/* Moved, resized in place, or (glibc, size 0) freed. */

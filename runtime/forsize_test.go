@@ -31,7 +31,7 @@ func TestForSize(t *testing.T) {
 	}
 	hot := map[string]bool{}
 	for _, f := range []string{"pseudostack/cct.c", "runtime/thread.c", "pseudostack/enter.c", "pseudostack/timed.c",
-		"runtime/spill.c", "runtime/side.c", "vmmap/vmmap.c", "vmmap/vmthreads.c", "runtime/advice.c", "runtime/outer.c",
+		"runtime/spill.c", "runtime/side.c", "vmmap/vmmap.c", "vmmap/vmthreads.c", "runtime/scrub.c", "runtime/advice.c", "runtime/outer.c",
 		"runtime/pool.c", "runtime/hidden.c", "runtime/interpose.c"} {
 		hot[f] = true
 	}

@@ -1,0 +1,119 @@
+//go:build ignore
+
+/* scrub.c: freed blocks zeroed for the leak scan, which reads the native
+   heap: free's scrub, and realloc's moves made here so that the old block
+   is scrubbed too. */
+
+/* A block about to go back to the allocator: its bytes zeroed when the
+   leak scan will run, if it is no larger than SCRUB_MAX. A block the
+   allocator hands out again keeps the bytes its program did not write
+   (glibc's writes only its first 16): memcheck calls them undefined and
+   never reads them as pointers; read as such, a stale pointer in a lost
+   block made what it pointed to look indirectly lost (a struct freed with
+   its array, its memory reused). glibc's tcache and fastbins hand small
+   blocks out again at once; a larger block keeps its bytes, so a stale
+   pointer in its reused memory can still differ from memcheck (zeroing it
+   would cost a memset of the block on every free). A block under 8
+   bytes holds no pointer. The stores from a block's end are at any
+   byte (a block's size need not be a multiple of 8): scrub16 is aligned
+   to 1, as movups is (aligned 8, the woven program's -fsanitize=undefined
+   reported each store at such an end). */
+#define SCRUB_MAX 256
+typedef u64 scrub16 __attribute__((vector_size(16), aligned(1), may_alias));
+typedef u64 scrub8 __attribute__((may_alias));
+
+/* The offset d if n > lim, else 0, computed without a branch: sizes
+   of 65-256 bytes go either way of 128 (the server's, random: 59 k of
+   142 k mispredicted), and four stores repeated cost less than a branch
+   mispredicted. scrub_small keeps its test of 32: small sizes are
+   mostly predictable, and repeating its stores cost binary-trees 1.4%
+   more instructions. */
+static inline u64 scrub_step(u64 n, u64 lim, u64 d)
+{
+	u64 v = n > lim;
+	__asm__("" : "+r"(v)); /* kept a value: gcc would make it a branch again */
+	return v * d;
+}
+
+/* scrub_freed's blocks of 65 to SCRUB_MAX bytes. 16-byte stores from
+   each end, which overlap in the middle (as memset does), here and below:
+   a loop costs more (or becomes a call to memset). The middle four of
+   each end's eight repeat its first four unless the block is over 128
+   bytes (scrub_step). */
+static inline __attribute__((always_inline)) void scrub_big_inline(void *p, u64 n)
+{
+	const scrub16 z = {0};
+	u64 d = scrub_step(n, 128, 64);
+	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
+	scrub16 *am = (scrub16 *)((char *)p + d), *em = (scrub16 *)((char *)e - d);
+	am[3] = am[2] = am[1] = am[0] = z;
+	em[-3] = em[-2] = em[-1] = em[0] = z;
+	a[3] = a[2] = a[1] = a[0] = z;
+	e[-3] = e[-2] = e[-1] = e[0] = z;
+}
+
+static __attribute__((noinline)) void scrub_big(void *p, u64 n)
+{
+	scrub_big_inline(p, n);
+}
+
+/* Whether a freed block of more than 64 bytes goes to scrub_big. */
+static inline int scrub_big_due(u64 n)
+{
+	return __builtin_expect(g_scrub, 1) && n <= SCRUB_MAX;
+}
+
+/* scrub_freed of a block of at most 64 bytes: no call. */
+static inline __attribute__((always_inline)) void scrub_small(void *p, u64 n)
+{
+	const scrub16 z = {0};
+	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
+	if (!__builtin_expect(g_scrub, 1) || n < 8)
+		return;
+	if (n < 16) {
+		*(scrub8 *)p = 0;
+		return;
+	}
+	if (n > 32)
+		a[1] = e[-1] = z;
+	a[0] = e[0] = z;
+}
+
+static inline __attribute__((always_inline)) void scrub_freed(void *p, u64 n)
+{
+	if (n > 64) {
+		if (scrub_big_due(n))
+			scrub_big(p, n);
+		return;
+	}
+	scrub_small(p, n);
+}
+
+/* Whether the realloc of known block p (side-table entry o) to n bytes is
+   one the C library's would move, of a block free would scrub: glibc
+   frees the old chunk inside realloc, unscrubbed, and hands it out again
+   with the pointers it held (flac's vc_resize_: a moved array of
+   pointers, reused by a block of its size, made 8 blocks memcheck calls
+   definitely lost look reachable). Only over glibc's malloc, whose
+   usable size tells (n past it: a move, or a grow into the next chunk),
+   and where every free is the runtime's. */
+static inline int realloc_moves(const struct ent *o, void *p, wsize n)
+{
+	u64 on = o->val >> NODE_BITS;
+	return __builtin_expect(g_scrub, 1) && g_spaced && on >= 8 && on <= SCRUB_MAX && n > on &&
+	       !frees_bypass() && n > malloc_usable_size(p);
+}
+
+/* realloc_moves's move, made here so that the old block is scrubbed
+   before it goes back: the new block, on bytes of the old copied, the
+   old one zeroed and freed. NULL (errno ENOMEM) leaves p as it was. */
+static __attribute__((noinline)) void *realloc_scrubbed(void *p, u64 on, wsize n)
+{
+	void *r = lib_malloc(n);
+	if (r) {
+		memcpy(r, p, on);
+		scrub_freed(p, on);
+		lib_free(p);
+	}
+	return r;
+}
