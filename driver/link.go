@@ -186,19 +186,16 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 				return nil, err
 			}
 			argv = append(append([]string{}, cfg.Compiler...), exportRuntime(argv[len(cfg.Compiler):], tmp)...)
-			// -Bsymbolic binds the library's calls to the runtime, and
-			// the library's own malloc, free, exit..., to its own copy
-			// of the runtime, which then is a second active one (its own
-			// profile and leak summary) or forwards its allocations
-			// past the profile: a dynamic list keeps the runtime's names
-			// preemptible, as without -Bsymbolic, and only them, as
-			// -Bsymbolic binds all others (the functions alone under
-			// -Bsymbolic-functions: data stays as it was).
+			mode := c.symbolic()
+			curated := !c.hasVersionScript() && c.curatesExports(objects)
+			if mode == "" && !curated {
+				break
+			}
 			names, err := runtime.Exported(rt.obj)
 			if err != nil {
 				return nil, err
 			}
-			if !c.hasVersionScript() && c.curatesExports(objects) {
+			if curated {
 				// A library that hides its own symbols gets no name of
 				// the runtime's in its exports but __weave_* (ABI checks:
 				// wayland-egl's symbols-check): the malloc family, exec*,
@@ -212,7 +209,16 @@ func (cfg *Config) linkArgv(c *cmdline, objects map[*input]string, sc *scratch) 
 				}
 				argv, names = append(argv, "-Wl,--version-script="+script), keep
 			}
-			if mode := c.symbolic(); mode != "" {
+			if mode != "" {
+				// -Bsymbolic binds the library's calls to the runtime,
+				// and the library's own malloc, free, exit..., to its own
+				// copy of the runtime, which then is a second active one
+				// (its own profile and leak summary) or forwards its
+				// allocations past the profile: a dynamic list keeps the
+				// runtime's exported names preemptible, as without
+				// -Bsymbolic, and only them, as -Bsymbolic binds all
+				// others (the functions alone under -Bsymbolic-functions:
+				// data stays as it was).
 				list := filepath.Join(tmp, "symbolic.dynlist")
 				if err := os.WriteFile(list, []byte("{ "+strings.Join(names, "; ")+"; };\n"), 0o644); err != nil {
 					return nil, err

@@ -36,7 +36,8 @@ func dropWovenDiagnostics(diags, woven []byte, tabstop int) []byte {
 	}
 	lines := strings.SplitAfter(string(diags), "\n")
 	var lm *parse.LineMap
-	var physOf map[string][]int // "file:line" -> its physical lines in woven
+	var physOf map[string][]int    // "file:line" -> its physical lines in woven
+	sources := map[string][]byte{} // each source file read once, as gcc reads it
 	wovenLines := bytes.Split(woven, []byte("\n"))
 	fromRuntime := func(file string, line, col int) bool {
 		if lm == nil {
@@ -47,7 +48,12 @@ func dropWovenDiagnostics(diags, woven []byte, tabstop int) []byte {
 				physOf[k] = append(physOf[k], p)
 			}
 		}
-		orig := sourceLine(file, line)
+		src, ok := sources[file]
+		if !ok {
+			src, _ = os.ReadFile(file) // nil if unread: byte columns only
+			sources[file] = src
+		}
+		orig := lineOf(src, line)
 		for _, p := range physOf[file+":"+strconv.Itoa(line)] {
 			if callsRuntimeAt(wovenLines[p-1], orig, col, tabstop) {
 				return true
@@ -133,13 +139,8 @@ func callsRuntimeAt(line, orig []byte, col, tabstop int) bool {
 	return at(len(orig) + col - c)
 }
 
-// sourceLine returns line n (1-based) of file, as gcc reads it to count
-// a diagnostic's column; nil if it cannot be read.
-func sourceLine(file string, n int) []byte {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil
-	}
+// lineOf returns line n (1-based) of the text data, nil past its end.
+func lineOf(data []byte, n int) []byte {
 	for ; n > 1; n-- {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
