@@ -140,15 +140,19 @@ static int vg_replaces_malloc(void)
 	return 0;
 }
 
+/* This copy's own malloc, free and valloc (the aliases of its interposed
+   functions, below), whatever the names bind to. */
+#if RT_INTERPOSE
+extern __typeof(malloc) rt_malloc_self __attribute__((visibility("hidden")));
+extern __typeof(free) rt_free_self __attribute__((visibility("hidden")));
+extern __typeof(valloc) rt_valloc_self __attribute__((visibility("hidden")));
+#endif
+
 /* Whether the process's malloc and free are this copy's. In an executable
    they are whenever its own names are (the executable comes first in
    lookup order); a shared library's copy may keep them local (a library
    that chooses its exports, driver/link.go), where its own names say
    nothing of the process's: the dynamic linker is asked, once. */
-#if RT_INTERPOSE && defined(WEAVE_SHARED_OBJECT)
-extern __typeof(malloc) rt_malloc_self __attribute__((visibility("hidden")));
-extern __typeof(free) rt_free_self __attribute__((visibility("hidden")));
-#endif
 static int process_fns_ours(void)
 {
 #if RT_INTERPOSE && defined(WEAVE_SHARED_OBJECT)
@@ -168,10 +172,6 @@ static int process_fns_ours(void)
 	return 1;
 #endif
 }
-
-#if RT_INTERPOSE
-extern __typeof(valloc) rt_valloc_self __attribute__((visibility("hidden")));
-#endif
 
 /* Whether the tool redirected this copy's own malloc family, which it
    does as a whole or not at all: a call of this copy's valloc with
@@ -222,9 +222,6 @@ static int malloc_is_valgrinds(void)
    leaked, allocate one it never sees, and skip the profile before an
    exec. The active copy, or one whose process has no malloc but its own,
    forwards to the next. */
-#if RT_INTERPOSE
-extern __typeof(malloc) rt_malloc_self __attribute__((visibility("hidden")));
-#endif
 static void *(*real_lookup(void))(const char *)
 {
 #if RT_INTERPOSE
