@@ -200,13 +200,8 @@ func readProfile(path string) (*profile.Profile, error) {
 	return p, fileError(err)
 }
 
-// woven reports whether the ELF file at path holds weave's runtime.
-func woven(path string) bool {
-	f, err := elf.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
+// wovenELF reports whether the ELF file f holds weave's runtime.
+func wovenELF(f *elf.File) bool {
 	for _, load := range []func() ([]elf.Symbol, error){f.DynamicSymbols, f.Symbols} {
 		syms, _ := load()
 		for _, s := range syms {
@@ -221,16 +216,12 @@ func woven(path string) bool {
 // programHint says where the profiles of the program at path went, if
 // path is one (an ELF file: `weave report ./prog` for its profile), or "".
 func programHint(path string) string {
-	f, err := os.Open(path)
+	f, err := elf.Open(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	magic := make([]byte, 4)
-	if _, err := io.ReadFull(f, magic); err != nil || string(magic) != "\x7fELF" {
-		return ""
-	}
-	if !woven(path) {
+	if !wovenELF(f) {
 		return "a program, not a profile, and not woven: build it with weave cc (README.md), run it, then weave report its profile"
 	}
 	base := filepath.Base(path)
