@@ -92,9 +92,9 @@ static inline __attribute__((always_inline)) void scrub_freed(void *p, u64 n)
 /* Whether the realloc of known block p (side-table entry o) to n bytes is
    one the C library's would move, of a block free would scrub: glibc
    frees the old chunk inside realloc, unscrubbed, and hands it out again
-   with the pointers it held (flac's vc_resize_: a moved array of
-   pointers, reused by a block of its size, made 8 blocks memcheck calls
-   definitely lost look reachable). Only over glibc's malloc, whose
+   with the pointers it held (testdata/leaks/reallocmoved.c: a moved
+   array of pointers, reused by a block of its size, made blocks memcheck
+   calls definitely lost look reachable). Only over glibc's malloc, whose
    usable size tells (n past it: a move, or a grow into the next chunk),
    and where every free is the runtime's. */
 static inline int realloc_moves(const struct ent *o, void *p, wsize n)
