@@ -5,19 +5,18 @@
    is scrubbed too. */
 
 /* A block about to go back to the allocator: its bytes zeroed when the
-   leak scan will run, if it is no larger than SCRUB_MAX. A block the
-   allocator hands out again keeps the bytes its program did not write
-   (glibc's writes only its first 16): memcheck calls them undefined and
-   never reads them as pointers; read as such, a stale pointer in a lost
-   block made what it pointed to look indirectly lost (a struct freed with
-   its array, its memory reused). glibc's tcache and fastbins hand small
-   blocks out again at once; a larger block keeps its bytes, so a stale
-   pointer in its reused memory can still differ from memcheck (zeroing it
-   would cost a memset of the block on every free). A block under 8
-   bytes holds no pointer. The stores from a block's end are at any
-   byte (a block's size need not be a multiple of 8): scrub16 is aligned
-   to 1, as movups is (aligned 8, the woven program's -fsanitize=undefined
-   reported each store at such an end). */
+   leak scan will run. A block the allocator hands out again keeps the
+   bytes its program did not write (glibc's writes only its first 16-32):
+   memcheck calls them undefined and never reads them as pointers; read
+   as such, a stale pointer in a reused block made a block memcheck calls
+   definitely lost look reachable (an array of pointers freed without its
+   elements, its memory reused: testdata/leaks/reusebig.c). glibc hands
+   out again blocks of any size it does not unmap, so all are scrubbed:
+   up to SCRUB_MAX bytes by stores on the fast path, larger ones by
+   scrub_large. A block under 8 bytes holds no pointer. The stores from a
+   block's end are at any byte (a block's size need not be a multiple of
+   8): scrub16 is aligned to 1, as movups is (aligned 8, the woven
+   program's -fsanitize=undefined reported each store at such an end). */
 #define SCRUB_MAX 256
 typedef u64 scrub16 __attribute__((vector_size(16), aligned(1), may_alias));
 typedef u64 scrub8 __attribute__((may_alias));
@@ -35,15 +34,55 @@ static inline u64 scrub_step(u64 n, u64 lim, u64 d)
 	return v * d;
 }
 
-/* scrub_freed's blocks of 65 to SCRUB_MAX bytes. 16-byte stores from
-   each end, which overlap in the middle (as memset does), here and below:
+/* Whether p is a chunk glibc mapped for itself: its free unmaps it, and
+   it is never handed out again. Only over glibc's malloc (g_spaced). */
+static inline int chunk_mapped(void *p)
+{
+	return g_spaced && (((wsize *)p)[-1] & 2); /* glibc's IS_MMAPPED */
+}
+
+/* The words of p[0, n), n at least 64, zeroed, read 64 bytes at a time
+   and written only where not already zero, so that pages the program
+   never wrote stay the kernel's zero page (a large buffer mostly unused:
+   a memset would make all of it resident). The last 64 bytes are read
+   again from the end (overlapping); the bytes past the last whole word
+   hold no aligned pointer. */
+static inline __attribute__((always_inline)) void scrub_words(void *p, u64 n)
+{
+	typedef u64 w64 __attribute__((may_alias));
+	w64 *w = p, *e = (w64 *)((char *)p + (n & ~(u64)7)) - 8;
+	for (;; w += 8) {
+		if (w > e)
+			w = e;
+		if (w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7])
+			w[0] = w[1] = w[2] = w[3] = w[4] = w[5] = w[6] = w[7] = 0;
+		if (w == e)
+			return;
+	}
+}
+
+/* scrub_freed's blocks of more than SCRUB_MAX bytes. */
+static __attribute__((noinline)) void scrub_large(void *p, u64 n)
+{
+	if (!chunk_mapped(p))
+		scrub_words(p, n);
+}
+
+/* scrub_freed's blocks of 65 to SCRUB_MAX bytes (larger: scrub_large).
+   16-byte stores from each end, which overlap in the middle (as memset
+   does), here and below:
    a loop costs more (or becomes a call to memset). The middle four of
    each end's eight repeat its first four unless the block is over 128
    bytes (scrub_step). */
 static inline __attribute__((always_inline)) void scrub_big_inline(void *p, u64 n)
 {
 	const scrub16 z = {0};
-	u64 d = scrub_step(n, 128, 64);
+	u64 d;
+	if (__builtin_expect(n > SCRUB_MAX, 0)) {
+		scrub_large(p, n);
+		return;
+	}
+	d = scrub_step(n, 128, 64);
 	scrub16 *a = p, *e = (scrub16 *)((char *)p + n) - 1;
 	scrub16 *am = (scrub16 *)((char *)p + d), *em = (scrub16 *)((char *)e - d);
 	am[3] = am[2] = am[1] = am[0] = z;
@@ -60,7 +99,8 @@ static __attribute__((noinline)) void scrub_big(void *p, u64 n)
 /* Whether a freed block of more than 64 bytes goes to scrub_big. */
 static inline int scrub_big_due(u64 n)
 {
-	return __builtin_expect(g_scrub, 1) && n <= SCRUB_MAX;
+	(void)n;
+	return __builtin_expect(g_scrub, 1);
 }
 
 /* scrub_freed of a block of at most 64 bytes: no call. */
@@ -89,19 +129,44 @@ static inline __attribute__((always_inline)) void scrub_freed(void *p, u64 n)
 	scrub_small(p, n);
 }
 
+/* A realloc of known block p from on bytes down to n: the words past n
+   zeroed first, as free's are. glibc splits the tail off as a free chunk
+   (n 0: frees it all), unscrubbed, and hands it out again. A shrink never
+   fails on glibc's heap, so the program loses no bytes it may read. */
+static __attribute__((noinline)) void realloc_shrinks(void *p, u64 n, u64 on)
+{
+	u64 a = (n + 7) & ~(u64)7;
+	if (chunk_mapped(p) || on < a + 8)
+		return;
+	if (on - a >= 64) {
+		scrub_words((char *)p + a, on - a);
+		return;
+	}
+	for (; a + 8 <= on; a += 8)
+		*(scrub8 *)((char *)p + a) = 0;
+}
+
 /* Whether the realloc of known block p (side-table entry o) to n bytes is
-   one the C library's would move, of a block free would scrub: glibc
-   frees the old chunk inside realloc, unscrubbed, and hands it out again
-   with the pointers it held (testdata/leaks/reallocmoved.c: a moved
-   array of pointers, reused by a block of its size, made blocks memcheck
-   calls definitely lost look reachable). Only over glibc's malloc, whose
-   usable size tells (n past it: a move, or a grow into the next chunk),
-   and where every free is the runtime's. */
+   one the C library's would move, of a block of 8 to REALLOC_MOVE_MAX
+   bytes: glibc frees the old chunk inside realloc, unscrubbed, and hands
+   it out again with the pointers it held (testdata/leaks/reallocmoved.c:
+   a moved array of pointers, reused by a block of its size, made blocks
+   memcheck calls definitely lost look reachable). Only over glibc's
+   malloc, whose usable size tells (n past it: a move, or a grow into the
+   next chunk), and where every free is the runtime's. Larger blocks are
+   left to glibc, which may grow them in place (a buffer grown a little
+   at a time would be copied at every step). A shrink scrubs the tail. */
+#define REALLOC_MOVE_MAX 4096
 static inline int realloc_moves(const struct ent *o, void *p, wsize n)
 {
 	u64 on = o->val >> NODE_BITS;
-	return __builtin_expect(g_scrub, 1) && g_spaced && on >= 8 && on <= SCRUB_MAX && n > on &&
-	       !frees_bypass() && n > malloc_usable_size(p);
+	if (!__builtin_expect(g_scrub, 1) || !g_spaced || on < 8 || frees_bypass())
+		return 0;
+	if (n < on) {
+		realloc_shrinks(p, n, on);
+		return 0;
+	}
+	return on <= REALLOC_MOVE_MAX && n > on && n > malloc_usable_size(p);
 }
 
 /* realloc_moves's move, made here so that the old block is scrubbed
