@@ -18,15 +18,9 @@ import (
 // _freeze_module, woven, reported 79,038 bytes in 40 blocks definitely
 // lost where memcheck found none.
 func TestLeakOwnArenaBesideBigBlock(t *testing.T) {
-	dir := t.TempDir()
-	exe, src := buildLeaks(t, dir, "ownarena")
-	r := mustRun(t, dir, []string{"WEAVE_OUT=", "WEAVE_TIME=off"}, exe)
+	dir, src, r, got := leakKinds(t, "ownarena")
 	if !strings.Contains(r.stdout, " joined") {
 		t.Fatalf("no arena beside the big block's map (the case is not made):\n%s", r.stdout)
-	}
-	got, ok := memcheck.ParseKinds(r.stderr)
-	if !ok {
-		t.Fatalf("no LEAK SUMMARY in:\n%s", r.stderr)
 	}
 	if got[0].Blocks != 1 || got[1].Blocks != 1 || got[3].Blocks != 2 {
 		t.Errorf("leak kinds %+v, want the big block definitely lost, its one block indirectly lost, the arenas' two still reachable", got)
@@ -40,13 +34,7 @@ func TestLeakOwnArenaBesideBigBlock(t *testing.T) {
 // memcheck calls definitely lost still reachable (probe21's reduction of
 // flac's vc_resize_).
 func TestLeakReallocMoved(t *testing.T) {
-	dir := t.TempDir()
-	exe, src := buildLeaks(t, dir, "reallocmoved")
-	r := mustRun(t, dir, []string{"WEAVE_OUT=", "WEAVE_TIME=off"}, exe)
-	got, ok := memcheck.ParseKinds(r.stderr)
-	if !ok {
-		t.Fatalf("no LEAK SUMMARY in:\n%s", r.stderr)
-	}
+	dir, src, _, got := leakKinds(t, "reallocmoved")
 	if got[0].Blocks != 4 {
 		t.Errorf("leak kinds %+v, want the four dropped blocks definitely lost", got)
 	}
@@ -60,20 +48,28 @@ func TestLeakReallocMoved(t *testing.T) {
 // its elements, its memory reused, left 1,152 of memcheck's 1,164
 // definitely lost blocks still reachable.
 func TestLeakReuseAnySize(t *testing.T) {
-	dir := t.TempDir()
-	exe, src := buildLeaks(t, dir, "reusebig")
-	r := mustRun(t, dir, []string{"WEAVE_OUT=", "WEAVE_TIME=off"}, exe)
+	dir, src, r, got := leakKinds(t, "reusebig")
 	if !strings.Contains(r.stdout, "reused 1 1 1 1") {
 		t.Fatalf("a freed chunk not handed out again (the case is not made):\n%s", r.stdout)
-	}
-	got, ok := memcheck.ParseKinds(r.stderr)
-	if !ok {
-		t.Fatalf("no LEAK SUMMARY in:\n%s", r.stderr)
 	}
 	if got[0].Blocks != 64+1000+60+40 {
 		t.Errorf("leak kinds %+v, want the 1,164 dropped blocks definitely lost", got)
 	}
 	sameKindsAsMemcheck(t, dir, src, got)
+}
+
+// leakKinds builds testdata/leaks/name.c woven in a new directory, runs
+// it and returns its leak summary's kinds.
+func leakKinds(t *testing.T, name string) (dir, src string, r result, got memcheck.Kinds) {
+	dir = t.TempDir()
+	exe, src := buildLeaks(t, dir, name)
+	r = mustRun(t, dir, []string{"WEAVE_OUT=", "WEAVE_TIME=off"}, exe)
+	var ok bool
+	got, ok = memcheck.ParseKinds(r.stderr)
+	if !ok {
+		t.Fatalf("no LEAK SUMMARY in:\n%s", r.stderr)
+	}
+	return dir, src, r, got
 }
 
 // sameKindsAsMemcheck checks weave's leak summary got against memcheck's
