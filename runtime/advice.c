@@ -631,6 +631,10 @@ static __attribute__((noinline)) void free_general(void *p)
 			scrub_freed(p, n);
 		if (__builtin_expect(!n && !l->outer, 0))
 			free_nested(l, p);
+		if (__builtin_expect(held_due(n), 0) && !frees_bypass()) {
+			held_free(p, n);
+			p = NULL; /* held, or given back already */
+		}
 		*ep = e;
 	}
 	lib_free(p);

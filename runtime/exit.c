@@ -711,10 +711,12 @@ RT_RARE static void rt_fork_prepare(void)
 	marks_fork_prepare();
 	side_lock();
 	pool_lock();
+	spin_lock(&g_held.lock);
 }
 
 RT_RARE static void rt_fork_parent(void)
 {
+	spin_unlock(&g_held.lock);
 	pool_unlock();
 	side_unlock();
 	marks_fork_parent();
@@ -789,6 +791,7 @@ RT_RARE static void rt_fork_child(void)
 	tp_fork_child();
 	vm_fork_child();
 	hs_fork_child();
+	spin_unlock(&g_held.lock);
 	pool_unlock();
 	marks_fork_child();
 	side_unlock();

@@ -44,7 +44,7 @@
                   the totals are the process's, as valgrind counts them.
    WEAVE_SIGNALS  "0": install no crash signal handlers.
    WEAVE_LEAK_SCAN, WEAVE_LEAK_EXITCODE, WEAVE_SUPPRESSIONS: see
-                  leakscan.c and leakreport.c.
+                  leakscan.c and leakreport.c; WEAVE_QUARANTINE: scrub.c.
    WEAVE_CHECKPOINT  seconds between checkpoints: see checkpoint.c.
    WEAVE_REDACT   "argv": the profile's M argv holds the program name only,
                   for runs whose arguments carry secrets.

@@ -766,10 +766,11 @@ static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
    not call the real allocator directly (real_direct: the interposition
    not decided or off, or the real functions not looked up yet);
    ATTN_CLAIM, slot inserts need CAS (g_claim: threads, and an allocator
-   that may put two blocks in a granule). Atomic; only the TP bits and
+   that may put two blocks in a granule); ATTN_HELD, freed blocks are held
+   back (scrub.c: WEAVE_QUARANTINE). Atomic; only the TP bits and
    ATTN_LIB are ever cleared. */
 #define TP_TRACED 0x20000000u
-enum { TP_ATTN_ALLOCS = 1, ATTN_GEN = 8, ATTN_LIB = 16, ATTN_CLAIM = 32 };
+enum { TP_ATTN_ALLOCS = 1, ATTN_GEN = 8, ATTN_LIB = 16, ATTN_CLAIM = 32, ATTN_HELD = 64 };
 struct tp_buf;
 static int g_tp_on, g_tp_attn = ATTN_LIB;
 static void tp_init(void);

@@ -643,6 +643,10 @@ __attribute__((weak)) void free(void *p)
 		scrub_freed(p, n);
 		if (__builtin_expect(!n && !l->outer, 0))
 			free_nested(l, p);
+		if (__builtin_expect(held_due(n), 0)) {
+			held_free(p, n);
+			p = NULL; /* held, or given back already */
+		}
 		*ep = e;
 	}
 	REAL_FN(free)(p);

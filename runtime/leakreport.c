@@ -24,6 +24,8 @@ static void ls_config(void)
 	const char *s = rt_env("WEAVE_LEAK_SCAN");
 	g_cfg_leak_scan = !(s && strcmp(s, "0") == 0);
 	g_scrub = g_cfg_leak_scan;
+	if (g_scrub)
+		held_config();
 	s = rt_env("WEAVE_LEAK_EXITCODE");
 	if (s && *s) {
 		/* a misset CI gate says so and still fails, never passes silently */

@@ -2,7 +2,7 @@
 
 /* scrub.c: freed blocks zeroed for the leak scan, which reads the native
    heap: free's scrub, and realloc's moves made here so that the old block
-   is scrubbed too. */
+   is scrubbed too; WEAVE_QUARANTINE's freed blocks held back. */
 
 /* A block about to go back to the allocator: its bytes zeroed when the
    leak scan will run. A block the allocator hands out again keeps the
@@ -129,6 +129,74 @@ static inline __attribute__((always_inline)) void scrub_freed(void *p, u64 n)
 	scrub_small(p, n);
 }
 
+/* WEAVE_QUARANTINE=MiB: freed blocks held back from the allocator, the
+   oldest given back first, as memcheck holds them (--freelist-vol, 20
+   MB). A pointer the program kept to a block it freed (a dangling one)
+   then points to memory no new block gets while it is held: without it
+   glibc hands the address out again at once (its tcache), and the scan
+   takes the old pointer for one to the new block, which the program may
+   lose (flac's test_libFLAC: 8 blocks memcheck calls definitely lost
+   were reachable so). Off by default: held blocks cost their memory, and
+   the program loses the reuse of cache-warm blocks glibc gives it. While
+   it is on, the advice keeps off its fast paths (ATTN_HELD) and realloc
+   always moves a block, as memcheck's does. Held blocks are scrubbed. */
+static struct {
+	u32 lock, head, n, cap; /* a ring of cap entries, n of them from head */
+	u64 bytes, max;         /* the bytes held, and the most to hold */
+	struct held_ent {
+		void *p;
+		u64 n;
+	} *q;
+} g_held;
+
+/* Reads WEAVE_QUARANTINE (ls_config). */
+static void held_config(void)
+{
+	const char *s = rt_env("WEAVE_QUARANTINE");
+	u64 mib = parse_u64(s, 1u << 31);
+	if (mib == 1u << 31) {
+		if (s && *s)
+			rt_warn("WEAVE_QUARANTINE: want a number of MiB; holding no freed block back\n");
+		return;
+	}
+	if (!mib || g_held.q)
+		return;
+	g_held.cap = mib << 20 >> 4 < 1u << 20 ? (u32)(mib << 20 >> 4) : 1u << 20;
+	if (!(g_held.q = rt_map((wsize)g_held.cap * sizeof *g_held.q)))
+		return;
+	g_held.max = mib << 20;
+	__atomic_fetch_or(&g_tp_attn, ATTN_HELD, __ATOMIC_SEQ_CST); /* advice.c's fast paths */
+}
+
+/* Gives freed (and scrubbed) block p of n bytes to the allocator, or holds
+   it back and gives the oldest held ones, as many as the bound says. Not
+   a block unknown (n 0) or past the bound. */
+static __attribute__((noinline)) void held_free(void *p, u64 n)
+{
+	if (!g_held.max || !n || n > g_held.max) {
+		lib_free(p);
+		return;
+	}
+	spin_lock(&g_held.lock);
+	while (g_held.n == g_held.cap || g_held.bytes + n > g_held.max) {
+		struct held_ent *o = &g_held.q[g_held.head];
+		lib_free(o->p);
+		g_held.bytes -= o->n;
+		g_held.head = g_held.head + 1 == g_held.cap ? 0 : g_held.head + 1;
+		g_held.n--;
+	}
+	g_held.q[(g_held.head + g_held.n) % g_held.cap] = (struct held_ent){p, n};
+	g_held.n++;
+	g_held.bytes += n;
+	spin_unlock(&g_held.lock);
+}
+
+/* Whether freed block p of n bytes goes to held_free. */
+static inline int held_due(u64 n)
+{
+	return __builtin_expect(g_held.max != 0, 0) && n;
+}
+
 /* A realloc of known block p from on bytes down to n: the words past n
    zeroed first, as free's are. glibc splits the tail off as a free chunk
    (n 0: frees it all), unscrubbed, and hands it out again. A shrink never
@@ -155,12 +223,17 @@ static __attribute__((noinline)) void realloc_shrinks(void *p, u64 n, u64 on)
    malloc, whose usable size tells (n past it: a move, or a grow into the
    next chunk), and where every free is the runtime's. Larger blocks are
    left to glibc, which may grow them in place (a buffer grown a little
-   at a time would be copied at every step). A shrink scrubs the tail. */
+   at a time would be copied at every step). A shrink scrubs the tail.
+   Under WEAVE_QUARANTINE every realloc to a size moves (held_free). */
 #define REALLOC_MOVE_MAX 4096
 static inline int realloc_moves(const struct ent *o, void *p, wsize n)
 {
 	u64 on = o->val >> NODE_BITS;
-	if (!__builtin_expect(g_scrub, 1) || !g_spaced || on < 8 || frees_bypass())
+	if (!__builtin_expect(g_scrub, 1) || !g_spaced || frees_bypass())
+		return 0;
+	if (held_due(n))
+		return 1;
+	if (on < 8)
 		return 0;
 	if (n < on) {
 		realloc_shrinks(p, n, on);
@@ -170,15 +243,16 @@ static inline int realloc_moves(const struct ent *o, void *p, wsize n)
 }
 
 /* realloc_moves's move, made here so that the old block is scrubbed
-   before it goes back: the new block, on bytes of the old copied, the
-   old one zeroed and freed. NULL (errno ENOMEM) leaves p as it was. */
+   before it goes back: the new block, the bytes of the old it keeps
+   copied, the old one zeroed and freed (or held: WEAVE_QUARANTINE).
+   NULL (errno ENOMEM) leaves p as it was. */
 static __attribute__((noinline)) void *realloc_scrubbed(void *p, u64 on, wsize n)
 {
 	void *r = lib_malloc(n);
 	if (r) {
-		memcpy(r, p, on);
+		memcpy(r, p, on < n ? on : n);
 		scrub_freed(p, on);
-		lib_free(p);
+		held_free(p, on);
 	}
 	return r;
 }
