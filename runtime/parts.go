@@ -41,7 +41,7 @@ var parts = []part{
 	file(vmmap.Files, "vmmap", "vmpack.c"),                        // the snapshots' copies of the maps, packed line against line
 	file(vmmap.Files, "vmmap", "vmthreads.c"),                     // the heap in use with several threads: per-thread credit
 	forSize(file(vmmap.Files, "vmmap", "vmwrite.c")),              // their profile records
-	file(files, "runtime", "scrub.c"),                             // freed blocks zeroed for the leak scan, realloc's moves with them
+	file(files, "runtime", "scrub.c"),                             // freed blocks zeroed for the leak scan, realloc's moves with them, WEAVE_QUARANTINE
 	file(files, "runtime", "advice.c"),                            // __weave_malloc & co. and the recording behind them
 	file(files, "runtime", "outer.c"),                             // declared allocators: one record per outermost call
 	file(files, "runtime", "pool.c"),                              // the pool API: a program's own allocator's objects
