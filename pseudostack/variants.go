@@ -53,6 +53,8 @@ func localExec(name, def string) string {
 		"\"movq __weave_solo@GOTPCREL(%%rip), %[x]\\n\\t\"\n\t\t\"cmpb $0, (%[x])\\n\\t\"", "\"cmpb $0, __weave_solo(%%rip)\\n\\t\"",
 		// and so is __weave_known.
 		"\"movq __weave_known@GOTPCREL(%%rip), %%r10\\n\\t\"", "\"leaq __weave_known(%%rip), %%r10\\n\\t\"",
+		"\"movq __weave_solo@GOTPCREL(%%rip), %%r11\\n\\t\"", "\"\"",
+		"\"cmpb $0, (%%r11)\\n\\t\"", "\"cmpb $0, __weave_solo(%%rip)\\n\\t\"",
 	).Replace(def)
 }
 

@@ -658,11 +658,28 @@ __weave_enter_ptr(const struct __weave_fn *fn, __weave_size_t t)
    goto may have no outputs before gcc 11). The table's address comes
    from the GOT (the linker makes it a lea in an executable): as an
    operand, it was a PC-relative reference that a -shared link of an
-   object compiled with the compiler's defaults (PIE) rejects. */
+   object compiled with the compiler's defaults (PIE) rejects. A word in
+   .data per copy of the asm holds the last target the lookup did not
+   find (written while one thread runs, as the enter's site cache): a
+   call of it again takes the frame after one compare, not the lookup's
+   nine instructions (Lua's luaM_free_ calls l_alloc through g->frealloc
+   every time). A target found stays looked up each call: a word holding
+   one could outlive its unit (dlclose, another function loaded at its
+   address), and the frame it skipped would be lost from the chains; a
+   stale word here only pushes a frame. */
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weave_frame
 __weave_enter_ptr_x64o(const struct __weave_fn *fn, __weave_size_t t, __weave_size_t o)
 {
-	__asm__ __inline__ goto("movq __weave_known@GOTPCREL(%%rip), %%r10\n\t"
+	__asm__ __inline__ goto(/* the site's word (5:): its last target
+				   not known, which needs no lookup */
+				".pushsection .data\n\t"
+				".balign 8\n"
+				"5:\n\t"
+				".quad 0\n\t"
+				".popsection\n\t"
+				"cmpq %[t], 5b(%%rip)\n\t"
+				"je 2f\n\t"
+				"movq __weave_known@GOTPCREL(%%rip), %%r10\n\t"
 				"movabsq $0x9e3779b97f4a7c15, %%r11\n\t"
 				"imulq %[t], %%r11\n\t"
 				"shrq $52, %%r11\n\t"
@@ -670,7 +687,12 @@ __weave_enter_ptr_x64o(const struct __weave_fn *fn, __weave_size_t t, __weave_si
 				"cmpq %[t], (%%r10,%%r11,8)\n\t"
 				"je %l[known]\n\t"
 				"cmpq %[t], 8(%%r10,%%r11,8)\n\t"
-				"je %l[known]"
+				"je %l[known]\n\t"
+				"movq __weave_solo@GOTPCREL(%%rip), %%r11\n\t"
+				"cmpb $0, (%%r11)\n\t"
+				"je 2f\n\t"
+				"movq %[t], 5b(%%rip)\n"
+				"2:"
 				:
 				: [t] "r"(t), [mask] "i"(__WEAVE_KNOWN_SIZE - 2)
 				: "r10", "r11", "cc"
