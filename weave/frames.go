@@ -112,8 +112,8 @@ func isBuiltin(name string) bool {
 type frameInfo struct {
 	seed bool // calls something that may allocate, other than an advised allocation or an extern
 	// hotSeed: seed, by a call not on a cold path (cold.go); likewise
-	// hotCallees, hotExterns and hotMayExtern for callees, externs and
-	// mayExtern. Cold calls do not make a function framed at entry.
+	// hotCallees for callees (and firmExtern for externs). Cold calls do
+	// not make a function framed at entry.
 	hotSeed bool
 	// indirect: calls through a function pointer (not a seed by itself:
 	// the callers of a pointer that does not allocate need no frame)
@@ -124,11 +124,9 @@ type frameInfo struct {
 	externs     []string // functions of external linkage defined elsewhere it calls (Options.Extern)
 	// mayExtern: one of externs may allocate, as far as Options.Extern
 	// knows (a function it does not know may).
-	mayExtern    bool
-	hotCallees   []string
-	hotExterns   []string
-	hotMayExtern bool
-	external     bool // defined with external linkage: in the unit's Summary
+	mayExtern  bool
+	hotCallees []string
+	external   bool // defined with external linkage: in the unit's Summary
 	// sites are its calls, in order, for the hot fields and the rule of
 	// one call a run (runCalls), which reads its body; forced: something
 	// needs its frame at entry whatever its calls (a cleanup, a nested
@@ -151,8 +149,8 @@ type callSite struct {
 }
 
 // hot derives fi's hot fields from its sites.
-func (fi *frameInfo) hot(externMay func(string) bool) {
-	fi.hotSeed, fi.hotIndirect, fi.hotCallees, fi.hotExterns = fi.forced, false, nil, nil
+func (fi *frameInfo) hot() {
+	fi.hotSeed, fi.hotIndirect, fi.hotCallees = fi.forced, false, nil
 	for _, c := range fi.sites {
 		if c.cold {
 			continue
@@ -164,11 +162,8 @@ func (fi *frameInfo) hot(externMay func(string) bool) {
 			fi.hotIndirect = true
 		case calleeLocal:
 			fi.hotCallees = append(fi.hotCallees, c.name)
-		case calleeExtern:
-			fi.hotExterns = append(fi.hotExterns, c.name)
 		}
 	}
-	fi.hotMayExtern = slices.ContainsFunc(fi.hotExterns, externMay)
 }
 
 // runCalls returns the calls of fi that may allocate on its hot paths if
@@ -300,14 +295,14 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 		for _, c := range fi.runCalls(name, may, w.externMayAllocate) {
 			c.cold = true
 		}
-		fi.hot(w.externMayAllocate)
+		fi.hot()
 		for _, c := range fi.hotCallees {
 			hotCallers[c] = append(hotCallers[c], name)
 		}
 	}
 	// direct: may be on a chain through calls on its hot paths other than
 	// through pointers; the others that may are framed at their calls.
-	direct := propagate(infos, hotCallers, func(fi *frameInfo) bool { return fi.hotSeed || fi.allocs || fi.hotMayExtern })
+	direct := propagate(infos, hotCallers, func(fi *frameInfo) bool { return fi.hotSeed || fi.allocs || w.firmExtern(fi) })
 	// A function framed at entry but for its cold calls, which would push
 	// its frame on its hot paths too (a pointer's call, a call of a
 	// function framed at its calls), keeps its frame at entry: one push
@@ -334,6 +329,26 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 		}
 	}
 	return need
+}
+
+// firmExtern reports whether fi makes a hot call of another unit's
+// function that may allocate and frames fi at its entry: one the frame
+// store has a summary of, or one of a system header's declaration (the C
+// library's, never summarised), or any such call in a loop. A call of a
+// function declared in the program's own headers that no summary
+// answers for yet (pending: a unit compiled later, Lua's lapi.c calling
+// ltable.c's luaH_getint in a first build) is framed where it is made
+// instead, as a pointer's is: the chains are the same, the function's
+// calls counted are those calls (*), and a second build, whose store
+// knows it cannot allocate (Lua's lua_geti, lua_seti, propagatemark),
+// frames it there or nowhere too.
+func (w *weaver) firmExtern(fi *frameInfo) bool {
+	for _, c := range fi.sites {
+		if !c.cold && c.kind == calleeExtern && w.externMayAllocate(c.name) && (!w.pending[c.name] || c.loop) {
+			return true
+		}
+	}
+	return false
 }
 
 // callsDiagnosed reports whether fi calls a function whose calls the
@@ -490,6 +505,14 @@ func (w *weaver) classify(e cc.ExpressionNode) (calleeKind, string) {
 		case allocOps[name].op != "" && d != nil && d.Linkage() == cc.External:
 			return calleeAlloc, name // advised (isLibraryFunction)
 		case d != nil && d.Linkage() == cc.External && !declared && !setjmpNames[name]:
+			if _, known := w.extern[name]; !known {
+				if loc, _ := w.u.Location(d); !loc.System {
+					if w.pending == nil {
+						w.pending = map[string]bool{}
+					}
+					w.pending[name] = true
+				}
+			}
 			return calleeExtern, name
 		}
 		return calleeSeed, name

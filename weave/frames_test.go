@@ -321,3 +321,56 @@ int main(int argc, char **argv)
 		}
 	}
 }
+
+// TestFramesPending: a call of a function declared in the program's own
+// text that the frame store does not know yet (a unit compiled later) is
+// framed where it is made, not at its caller's entry, unless it is in a
+// loop; the C library's (a system header's declaration) and a known
+// allocating one keep the entry frame; a known non-allocating one none.
+func TestFramesPending(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "pending.c")
+	if err := os.WriteFile(src, []byte(`#include <stdio.h>
+extern int pend(int);
+static int p_some(int x) { if (x > 0) return pend(x) + pend(x + 1); return 0; }
+static int p_two(int x) { int a = x > 0 ? pend(x) : 0; return a + pend(a); }
+static int p_loop(int n) { int s = 0; for (int i = 0; i < n; i++) s += pend(i); return s; }
+static int s_some(int x) { if (x > 0) return puts("a") + puts("b"); return 0; }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	return p_some(argc) + p_two(argc) + p_loop(argc) + s_some(argc);
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		extern                        map[string]bool
+		entry, calls, kept, frameless []string
+	}{
+		{nil, []string{"main", "p_loop", "s_some"}, []string{"p_some"}, []string{"p_two"}, nil},
+		{map[string]bool{"pend": true}, []string{"main", "p_loop", "p_some", "p_two", "s_some"}, nil, nil, nil},
+		{map[string]bool{"pend": false}, []string{"s_some"}, []string{"main"}, nil, []string{"p_loop", "p_some", "p_two"}},
+	} {
+		res := weaveFileOpts(t, src, Options{Extern: c.extern})
+		var entry, calls, kept, frameless []string
+		for _, f := range res.Functions {
+			switch {
+			case f.Frameless && !f.CallFrames:
+				frameless = append(frameless, f.Name)
+			case f.Kept && f.CallFrames:
+				kept = append(kept, f.Name)
+			case f.CallFrames:
+				calls = append(calls, f.Name)
+			default:
+				entry = append(entry, f.Name)
+			}
+		}
+		for _, l := range [][]string{entry, calls, kept, frameless} {
+			slices.Sort(l)
+		}
+		if !slices.Equal(entry, c.entry) || !slices.Equal(calls, c.calls) || !slices.Equal(kept, c.kept) || !slices.Equal(frameless, c.frameless) {
+			t.Errorf("Extern %v: at entry %v, at each call %v, kept %v, frameless %v; want %v, %v, %v, %v",
+				c.extern, entry, calls, kept, frameless, c.entry, c.calls, c.kept, c.frameless)
+		}
+	}
+}

@@ -186,6 +186,7 @@ type weaver struct {
 	pointcut    string                  // Options.Pointcut(), for the runtime's M pointcut record
 	frameless   int                     // functions woven without a frame
 	extern      map[string]bool         // Options.Extern
+	pending     map[string]bool         // externs Options.Extern does not know, declared outside system headers (classify)
 	guard       string                  // suffix of the enter and leave the guards call (guardVariant)
 	callFrame   string                  // the function record of the needCalls function being woven, or ""
 	sticky      map[string]bool         // needCalls functions whose frame stays from its first push (analyseFrames)
