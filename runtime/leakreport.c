@@ -292,11 +292,14 @@ RT_RARE static void ls_group_all(void)
 
 static const char *const ls_kind_names[4] = {"definitely lost", "indirectly lost", "possibly lost", "still reachable"};
 
-/* O records: the object file of every function. */
+/* O records: the object file of each function a leak chain can name (a
+   kept node's, a site's), for suppressions; not of the F records that only
+   name a frameless function or a pruned node's (a woven git: 32,735 of its
+   32,741 F records, an O record each, 36% of every profile). */
 RT_RARE static void ls_modules(struct writer *w)
 {
 	u32 i;
-	for (i = 0; i < w->fns.n; i++) {
+	for (i = 0; i < w->chain_fns; i++) {
 		const char *m = ls_module(w->fns.by_id[i]);
 		u32 id;
 		if (!*m)

@@ -121,6 +121,7 @@ struct writer {
 	u32 nids; /* the node indexes ids covers */
 	struct pmap strs; /* keyed by string content, see intern */
 	struct pmap fns, sites; /* by_id: the F and A records' functions and sites */
+	u32 chain_fns; /* F ids below it: the functions a leak chain can name (kept nodes', sites') */
 };
 
 /* Returns the id of string s, writing an S record the first time. */
@@ -419,6 +420,7 @@ RT_RARE static void write_keys(struct writer *w)
 				note_site(w, n->pub.key);
 		}
 	}
+	w->chain_fns = w->fns.n;
 	each_frameless(note_frameless, w);
 	if (pruned)
 		note_namesakes(w);
