@@ -258,8 +258,8 @@ static inline int realloc_moves(const struct ent *o, void *p, wsize n)
 	u64 on = o->val >> NODE_BITS;
 	if (!__builtin_expect(g_scrub, 1) || !g_spaced || frees_bypass())
 		return 0;
-	if (held_due(n))
-		return 1;
+	if (__builtin_expect(g_held.max != 0, 0))
+		return 1; /* realloc(p, 0) too: realloc_scrubbed holds p */
 	if (on < 8)
 		return 0;
 	if (n < on) {
@@ -272,11 +272,20 @@ static inline int realloc_moves(const struct ent *o, void *p, wsize n)
 /* realloc_moves's move, made here so that the old block is scrubbed
    before it goes back: the new block, the bytes of the old it keeps
    copied, the old one zeroed and freed (or held: WEAVE_QUARANTINE).
-   NULL (errno ENOMEM) leaves p as it was. */
+   NULL (errno ENOMEM) leaves p as it was. n 0 (under WEAVE_QUARANTINE):
+   p freed, held, and NULL, as glibc's realloc(p, 0) frees p; given to
+   glibc, its address went to the next block of its size at once, and a
+   pointer the program kept to p reached that block
+   (testdata/leaks/danglingzero.c). */
 static __attribute__((noinline)) void *realloc_scrubbed(void *p, u64 on, wsize n)
 {
-	void *r = lib_malloc(n);
-	if (r) {
+	void *r;
+	if (!n) {
+		scrub_freed(p, on);
+		held_free(p, on);
+		return NULL;
+	}
+	if ((r = lib_malloc(n))) {
 		memcpy(r, p, on < n ? on : n);
 		scrub_freed(p, on);
 		held_free(p, on);

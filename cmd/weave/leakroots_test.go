@@ -120,3 +120,23 @@ func TestLeakQuarantineMapped(t *testing.T) {
 	}
 	sameKindsAsMemcheck(t, dir, src, got)
 }
+
+// TestLeakQuarantineReallocZero: under WEAVE_QUARANTINE the block
+// realloc(p, 0) frees is held as a freed one is
+// (testdata/leaks/danglingzero.c). It went to glibc, which handed its
+// address to the next block at once: the four blocks memcheck calls
+// definitely lost were reachable from the pointers the program kept.
+func TestLeakQuarantineReallocZero(t *testing.T) {
+	_, _, r, _ := leakKinds(t, "danglingzero", "WEAVE_SUMMARY=1")
+	if !strings.Contains(r.stdout, "reused 4") {
+		t.Fatalf("the freed addresses not handed out again (the case is not made):\n%s", r.stdout)
+	}
+	dir, src, r, got := leakKinds(t, "danglingzero", "WEAVE_QUARANTINE=20", "WEAVE_SUMMARY=1")
+	if !strings.Contains(r.stdout, "reused 0") {
+		t.Errorf("WEAVE_QUARANTINE=20: a freed block's address handed out again:\n%s", r.stdout)
+	}
+	if got[0].Blocks != 4 {
+		t.Errorf("WEAVE_QUARANTINE=20: leak kinds %+v, want the four blocks definitely lost", got)
+	}
+	sameKindsAsMemcheck(t, dir, src, got)
+}
