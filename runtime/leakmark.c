@@ -47,6 +47,7 @@ enum { LS_UNREACHED, LS_INDIRECT, LS_POSSIBLE, LS_REACHABLE };
 #define LS_EDGES (~0u - 1) /* listing the lost blocks' edges */
 #define LS_GRAPH (~0u - 2) /* listing every block's edges */
 #define LS_INTERIOR (1u << 31) /* an edge's flag: a pointer into the block, not to its start */
+#define LS_ROOT_OWN 3u /* a marking tag: a root of the program's own (stacks, registers, its files' maps) */
 
 /* A node's blocks by kind, in the order of the profile's L record:
    definite, indirect, possible, reachable. */
@@ -76,7 +77,7 @@ struct ls_range {
 /* The scan's state; everything in it is mapped memory (struct tmpmem). */
 static struct {
 	int done, ok, nomem;                 /* scanned; the tallies are valid; the scan ran out of memory */
-	int glibc;                           /* the blocks are glibc's malloc's (ls_chunk_header) */
+	int glibc; u32 root_tag;             /* the blocks are glibc's malloc's (ls_chunk_header); ls_root's tag */
 	u64 ntally_cap;
 	struct ls_tally *tally;              /* open addressing by node */
 	u64 kind_blocks[4], kind_bytes[4];   /* totals over every block */
@@ -392,7 +393,7 @@ static inline void ls_edge(struct ls_pipe *lp, u32 src, u32 dst, int start)
    last 8 bytes are the next chunk's first. The allocator's own pointers
    (its top chunk, its bins, stale ones in a free chunk) point there, into
    a block whose size is within 8 bytes of its chunk's; memcheck's
-   allocator keeps no such pointers, so neither are they the program's. */
+   allocator keeps none; nor the program's, but in its own roots (LS_ROOT_OWN: mawk's END cursor). */
 static inline int ls_chunk_header(u64 off, u64 n)
 {
 	u64 s = (n + 8 + 15) & ~(u64)15;
@@ -424,14 +425,14 @@ RT_RARE static inline void ls_emit_to(struct ls_pipe *lp, const struct ls_cand *
 	int start = c->w == a;
 	if (!start) {
 		n = ls_size((u32)j);
-		if (g_ls.glibc && ls_chunk_header(c->w - a, n))
+		if (g_ls.glibc && !(g_ls.leader == LS_ROOTS && c->tag == LS_ROOT_OWN) && ls_chunk_header(c->w - a, n))
 			return;
 		start = !ls_gone((u64)j) && ls_heuristic(a, c->w - a, n);
 	}
 	if (g_ls.leader == LS_EDGES || g_ls.leader == LS_GRAPH)
 		ls_edge(lp, c->tag, (u32)j, start);
 	else
-		ls_mark(j, start, (int)c->tag, g_ls.leader);
+		ls_mark(j, start, (int)(c->tag & 1), g_ls.leader);
 }
 
 /* ls_emit once blocks share an address (ls_merge: the larger first):
@@ -591,7 +592,7 @@ RT_RARE static void ls_drain(void)
 /* Scans a root range, skipping the runtime's memory. */
 RT_RARE static void ls_root(uintptr_t lo, uintptr_t hi)
 {
-	u32 k;
+	u32 k, tag = g_ls.root_tag ? g_ls.root_tag : 1;
 	g_ls.leader = LS_ROOTS;
 	for (k = 0; k < g_ls.nexcl && lo < hi; k++) {
 		struct ls_range *x = &g_ls.excl[k];
@@ -600,11 +601,11 @@ RT_RARE static void ls_root(uintptr_t lo, uintptr_t hi)
 		if (x->lo >= hi)
 			break;
 		if (x->lo > lo)
-			ls_scan(lo, x->lo, 1);
+			ls_scan(lo, x->lo, tag);
 		lo = x->hi;
 	}
 	if (lo < hi)
-		ls_scan(lo, hi, 1);
+		ls_scan(lo, hi, tag);
 	ls_drain();
 }
 

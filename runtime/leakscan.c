@@ -528,6 +528,15 @@ RT_RARE static int ls_find_gone(struct tmpmem *tm)
 	return ok;
 }
 
+/* Whether a map's path is the C library's (libc.so.6, libc-2.31.so): main_arena's. */
+RT_RARE static int ls_is_libc(const char *name, wsize n)
+{
+	wsize b = n;
+	while (b > 0 && name[b - 1] != '/')
+		b--;
+	return n - b >= 5 && memcmp(name + b, "libc", 4) == 0 && (name[b + 4] == '.' || name[b + 4] == '-');
+}
+
 /* Marks from every root: the mappings of maps (ls_maps). */
 RT_RARE static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 {
@@ -551,6 +560,7 @@ RT_RARE static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 		sp = ls_stack_in(lo, hi, self_sp, &live);
 		if (sp)
 			lo = sp;
+		g_ls.root_tag = sp || (n && !ls_is_libc(name, n)) ? LS_ROOT_OWN : 1;
 		if (n == 0 && (i = ls_first_block(lo)) < g_ls.n && ls_addr(i) < hi)
 			ls_root_beside_chunks(pm, lo, hi, i);
 		else if (m.perms[3] == 'p')
@@ -558,6 +568,7 @@ RT_RARE static void ls_roots(const char *maps, u64 len, uintptr_t self_sp)
 		else
 			ls_root(lo, hi);
 	}
+	g_ls.root_tag = LS_ROOT_OWN; /* the registers next */
 	if (pm >= 0)
 		close(pm);
 }
@@ -576,9 +587,9 @@ RT_RARE static void ls_task_regs(void)
 			continue;
 		g_ls.leader = LS_ROOTS;
 		if (uc) /* REG_R8 .. REG_RSP: the sixteen general registers */
-			ls_scan((uintptr_t)&uc->uc_mcontext.gregs[REG_R8], (uintptr_t)&uc->uc_mcontext.gregs[REG_RSP + 1], 1);
+			ls_scan((uintptr_t)&uc->uc_mcontext.gregs[REG_R8], (uintptr_t)&uc->uc_mcontext.gregs[REG_RSP + 1], LS_ROOT_OWN);
 		else if (t) /* stopped by the tracer: the same, read by ptrace */
-			ls_scan((uintptr_t)&t->regs[0], (uintptr_t)&t->regs[16], 1);
+			ls_scan((uintptr_t)&t->regs[0], (uintptr_t)&t->regs[16], LS_ROOT_OWN);
 		ls_drain();
 	}
 #endif
@@ -737,7 +748,7 @@ RT_RARE static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t
 	if (!(maps = ls_maps(tm, &len)))
 		return 0;
 	self_sp = ls_exit_sp(tm, maps, len, self_sp);
-	g_ls.glibc = REAL_FN(malloc) == __libc_malloc;
+	g_ls.glibc = REAL_FN(malloc) == __libc_malloc, g_ls.root_tag = 1;
 	ls_exclude_runtime(tm);
 	ls_sort_excl();
 	ls_linker_roots(); /* before the roots: the only blocks marked yet */
