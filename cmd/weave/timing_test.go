@@ -669,7 +669,8 @@ func inheritedIgnored(t *testing.T) []int {
 	}
 	var sigs []int
 	for s := 1; s <= 64; s++ {
-		if mask&(1<<(s-1)) != 0 {
+		// 32 and 33 are glibc's own: the program's sigaction refuses them.
+		if mask&(1<<(s-1)) != 0 && s != 32 && s != 33 {
 			sigs = append(sigs, s)
 		}
 	}
