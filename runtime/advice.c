@@ -450,7 +450,7 @@ static inline __attribute__((always_inline)) void free_fast(struct rt_local *l, 
 		return;
 	}
 	if (n > 64) {
-		if (scrub_big_due(n)) {
+		if (scrub_big_due()) {
 			free_scrub_big(l, p, n);
 			return;
 		}

@@ -100,10 +100,10 @@ static __attribute__((noinline)) void scrub_big(void *p, u64 n)
 	scrub_big_inline(p, n);
 }
 
-/* Whether a freed block of more than 64 bytes goes to scrub_big. */
-static inline int scrub_big_due(u64 n)
+/* Whether a freed block of more than 64 bytes goes to scrub_big (its size
+   no longer matters here: scrub_large bounds the large ones). */
+static inline int scrub_big_due(void)
 {
-	(void)n;
 	return __builtin_expect(g_scrub, 1);
 }
 
@@ -126,7 +126,7 @@ static inline __attribute__((always_inline)) void scrub_small(void *p, u64 n)
 static inline __attribute__((always_inline)) void scrub_freed(void *p, u64 n)
 {
 	if (n > 64) {
-		if (scrub_big_due(n))
+		if (scrub_big_due())
 			scrub_big(p, n);
 		return;
 	}
