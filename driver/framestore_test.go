@@ -88,6 +88,52 @@ func TestFrameStore(t *testing.T) {
 	}
 }
 
+// TestFrameStoreMerge: a function two summaries describe allocates if one
+// of them says so and calls what either calls; a summary damaged after
+// valid lines, and one reached through a symbolic link, count for nothing.
+func TestFrameStoreMerge(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Chdir(t.TempDir())
+	s := openFrameStore()
+	if s == nil {
+		t.Fatal("no frame store")
+	}
+	s.save("p1.c", "p1", weave.Summary{"util": {Calls: []string{"leaf"}}, "leaf": {}})
+	s.save("p2.c", "p2", weave.Summary{"util": {Calls: []string{"grow"}}, "grow": {Allocs: true}})
+	s.save("p3.c", "p3", weave.Summary{"quiet": {Calls: []string{"leaf"}}})
+	want := map[string]bool{"util": true, "leaf": false, "grow": true, "quiet": false}
+	if got := s.load(); !reflect.DeepEqual(got, want) {
+		t.Errorf("load = %v, want %v", got, want)
+	}
+	damaged := frameStoreMagic + "\nleaf a\nquiet a\nnot a line\n"
+	if err := os.WriteFile(filepath.Join(s.dir, "damaged"), []byte(damaged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "planted")
+	if err := os.WriteFile(outside, []byte(frameStoreMagic+"\nleaf a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(s.dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.load(); !reflect.DeepEqual(got, want) {
+		t.Errorf("with a damaged summary and a link: load = %v, want %v", got, want)
+	}
+	if got := parseSummary([]byte(damaged)); got != nil {
+		t.Errorf("parseSummary(damaged) = %v, want nil", got)
+	}
+	for text, n := range map[string]int{frameStoreMagic: 0, frameStoreMagic + "\n": 0, frameStoreMagic + "\nf a": 1, frameStoreMagic + "\nf c g h\r\n": 1} {
+		if got := parseSummary([]byte(text)); got == nil || len(got) != n {
+			t.Errorf("parseSummary(%q) = %v, want %d functions", text, got, n)
+		}
+	}
+	for _, text := range []string{"", "weave frames 0\nf a\n", frameStoreMagic + "\n\nf a\n", frameStoreMagic + "\nf\n"} {
+		if parseSummary([]byte(text)) != nil {
+			t.Errorf("parseSummary(%q) took it for a summary", text)
+		}
+	}
+}
+
 func TestPortableGuard(t *testing.T) {
 	for flags, want := range map[string]bool{
 		"-O2": false, "-g -O2": false, "-O2 -O0": true, "": true, "-g": true, "-Os": false, "-Og": false,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 )
 
@@ -75,9 +76,12 @@ func Trusted(path string) bool {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Mode().Perm()&0o022 != 0 {
 		return false
 	}
-	uid, ok := owner(fi)
-	return ok && uid == os.Getuid()
+	owns, ok := owner(fi)
+	return ok && owns == uid()
 }
+
+// uid is the user's id, asked once (a system call each time otherwise).
+var uid = sync.OnceValue(os.Getuid)
 
 func owner(fi fs.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
