@@ -48,7 +48,7 @@ func (c *cmdline) compiles() bool {
 // added. Without a temporary directory to remove afterwards (one is made
 // only for a -shared link's version scripts, or a runtime object whose
 // symbols could not be listed), the compiler runs in place of weave's
-// process (execLink): weave has nothing left to do. A Lua link (lua,
+// process (execCompiler): weave has nothing left to do. A Lua link (lua,
 // luac) spent about 1 ms of CPU in the waiting weave process and its
 // temporary directory.
 func (cfg *Config) linkOnly(c *cmdline) error {
@@ -59,17 +59,17 @@ func (cfg *Config) linkOnly(c *cmdline) error {
 		return err
 	}
 	if sc.dir == "" {
-		cfg.execLink(argv)
+		cfg.execCompiler(argv)
 	}
 	return cfg.run(argv)
 }
 
-// execLink runs argv in place of weave's process (execve): its exit status
+// execCompiler runs argv in place of weave's process (execve): its exit status
 // is weave's, its output goes where weave's did. It returns only where
 // that cannot be done as cfg.run would run it (the output streams not the
 // process's own, a command line long enough for a response file, no
 // such program, exec failing), and then the caller runs argv itself.
-func (cfg *Config) execLink(argv []string) {
+func (cfg *Config) execCompiler(argv []string) {
 	if cfg.Stdout != os.Stdout || cfg.Stderr != os.Stderr || cfg.Stdin != nil && cfg.Stdin != os.Stdin {
 		return
 	}

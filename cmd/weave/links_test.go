@@ -231,6 +231,64 @@ func TestLinkOnly(t *testing.T) {
 	}
 }
 
+// TestPassthroughInPlace: a command weave gives to the compiler as it is
+// (configure's probe `cc -o conftest conftest.c`, `cc -E`) runs the
+// compiler in place of weave's process: its parent is the test, not weave.
+// The probe builds and runs as the plain one does, its exit status is the
+// compiler's, and a compile with nothing of weave's to do after it still
+// finds weave_api.h.
+func TestPassthroughInPlace(t *testing.T) {
+	t.Parallel()
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	parents := filepath.Join(dir, "parents")
+	cc := filepath.Join(dir, "cc-parent")
+	script := "#!/bin/sh\ntr -d '\\n' < /proc/$PPID/comm >> " + parents + "\necho >> " + parents + "\nexec gcc \"$@\"\n"
+	if err := os.WriteFile(cc, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "#include <stdio.h>\n#include <weave_api.h>\nint main(void) { printf(\"probe %d\\n\", (int)sizeof(long)); return 7; }\n"
+	if err := os.WriteFile(filepath.Join(dir, "conftest.c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"WEAVE_CC=" + cc}
+	mustRun(t, dir, env, weaveBin, "cc", "-O2", "-o", "conftest", "conftest.c")
+	apiDir, err := filepath.Abs(filepath.Join("..", "..", "api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, "gcc", "-O2", "-o", "plain", "-I", apiDir, "conftest.c")
+	got := run(t, dir, nil, filepath.Join(dir, "conftest"))
+	want := run(t, dir, nil, filepath.Join(dir, "plain"))
+	if got.code != want.code || got.stdout != want.stdout {
+		t.Errorf("probe: exit %d, %q; plain: exit %d, %q", got.code, got.stdout, want.code, want.stdout)
+	}
+	if nm := mustRun(t, "", nil, "nm", filepath.Join(dir, "conftest")).stdout; strings.Contains(nm, "__weave_") {
+		t.Errorf("the probe was woven:\n%s", nm)
+	}
+	pp := mustRun(t, dir, env, weaveBin, "cc", "-E", "conftest.c")
+	if !strings.Contains(pp.stdout, "probe %d") {
+		t.Errorf("cc -E: no preprocessed text:\n%s", pp.stdout)
+	}
+	r := run(t, dir, env, weaveBin, "cc", "-o", "conftest", "missing.c")
+	if r.code != 1 || !strings.Contains(r.stderr, "missing.c") || strings.Contains(r.stderr, "weave:") {
+		t.Errorf("a failing probe: exit %d\n%s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(parents)
+	ps := strings.Fields(string(b))
+	if len(ps) != 3 {
+		t.Fatalf("the compilers' parents: %q, want 3", ps)
+	}
+	self := filepath.Base(weaveBin)
+	self = self[:min(len(self), 15)] // comm's length
+	for _, p := range ps {
+		if p == self {
+			t.Errorf("the compilers' parents: %q (want the test's process, not weave)", ps)
+			break
+		}
+	}
+}
+
 // TestStaticBinary: weave is built (as `go build` builds it, cgo
 // available) into a static binary: no dynamic loader, libc or pthread
 // start in each of the build's many weave cc processes. Package net
