@@ -54,7 +54,7 @@ func (cfg *Config) preprocessC(c *cmdline, in *input, flags []string, stdinText 
 			keep, check = false, true
 		}
 	}
-	withC := append(flags[:len(flags):len(flags)], "-C")
+	withC := append(flags[:len(flags):len(flags)], "-CC")
 	pp := flags
 	if keep {
 		pp = withC
@@ -65,13 +65,108 @@ func (cfg *Config) preprocessC(c *cmdline, in *input, flags []string, stdinText 
 		ppErr.Reset()
 		text, err = cfg.preprocessDirect(withC, in.name, stdinText, ppErr, running)
 	}
-	if err == nil && keep && parse.CommentedDirective(text) {
+	if keep && (err != nil || parse.CommentedDirective(text)) {
 		// Under -C a comment before a # on its line makes the directive
 		// text; the compiler obeys it: the unit is the text without -C.
+		// A comment in a macro's argument pasted with ## fails the -E
+		// step under -C alone.
 		ppErr.Reset()
-		text, err = cfg.preprocessDirect(flags, in.name, stdinText, ppErr, running)
+		return cfg.preprocessDirect(flags, in.name, stdinText, ppErr, running)
+	}
+	if err == nil && keep {
+		if lits, commented := literals(text); commented {
+			// A comment in a macro's argument (-C) or body (-CC) is in
+			// its # string: S(a /* x */ b) is "a /* x */ b", not "a b".
+			// The strings are taken from the text without comments.
+			var pe bytes.Buffer
+			plain, perr := cfg.preprocessDirect(flags, in.name, stdinText, &pe, running)
+			if perr == nil {
+				if merged, ok := stringsOf(text, lits, plain); ok {
+					return merged, nil
+				}
+				ppErr.Reset()
+				ppErr.Write(pe.Bytes())
+				return plain, nil
+			}
+		}
 	}
 	return text, err
+}
+
+// stringsOf returns text, whose string literals are at lits, with those
+// that hold a comment replaced by their counterparts in plain, the same
+// unit preprocessed without comments; ok is false if the two differ
+// otherwise in their string literals.
+func stringsOf(text []byte, lits [][2]int, plain []byte) (out []byte, ok bool) {
+	plits, _ := literals(plain)
+	if len(plits) != len(lits) {
+		return nil, false
+	}
+	start := 0
+	for i, l := range lits {
+		a, b := text[l[0]:l[1]], plain[plits[i][0]:plits[i][1]]
+		if bytes.Equal(a, b) {
+			continue
+		}
+		if !bytes.Contains(a, []byte("/*")) {
+			return nil, false
+		}
+		out = append(append(out, text[start:l[0]]...), b...)
+		start = l[1]
+	}
+	return append(out, text[start:]...), true
+}
+
+// literals returns where the string literals of preprocessed text are, in order
+// (not its linemarkers' names), and whether one holds a comment's
+// opening: under -C or -CC a comment in a stringized macro argument or
+// body is part of the string.
+func literals(text []byte) (lits [][2]int, commented bool) {
+	for i := 0; i < len(text); i++ {
+		k := bytes.IndexAny(text[i:], "\"'/#")
+		if k < 0 {
+			break
+		}
+		switch i += k; text[i] {
+		case '#':
+			if i == 0 || text[i-1] == '\n' {
+				i = lineEnd(text, i)
+			}
+		case '"', '\'':
+			if text[i] == '\'' && separator(text, i) {
+				continue
+			}
+			q, start := text[i], i
+			for i++; i < len(text) && text[i] != q && text[i] != '\n'; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+			if q == '"' && i < len(text) {
+				lits = append(lits, [2]int{start, i + 1})
+				commented = commented || bytes.Contains(text[start:i+1], []byte("/*")) // a // comment is stringized as /* */
+			}
+		case '/':
+			if i+1 < len(text) && text[i+1] == '*' {
+				end := bytes.Index(text[i+2:], []byte("*/"))
+				if end < 0 {
+					return lits, commented
+				}
+				i += end + 3
+			} else if i+1 < len(text) && text[i+1] == '/' {
+				i = lineEnd(text, i)
+			}
+		}
+	}
+	return lits, commented
+}
+
+// lineEnd returns the offset of the newline ending the line at i.
+func lineEnd(text []byte, i int) int {
+	if k := bytes.IndexByte(text[i:], '\n'); k >= 0 {
+		return i + k
+	}
+	return len(text)
 }
 
 // anyCommentFallthrough reports whether the command line asks for

@@ -100,6 +100,42 @@ func TestCommentedDirective(t *testing.T) {
 	}
 }
 
+// TestCommentedMacros: where the -E step keeps comments (-Wextra, a
+// fallthrough comment in the unit), a comment in a stringized macro
+// argument (an assertion's message) or in a macro's body is not in the
+// string, as gcc compiling the source leaves it out; a fallthrough
+// comment in a macro's body (expat's xmltok_impl.c) still silences the
+// warning; a comment in an argument pasted with ## (an error under -C)
+// leaves the unit woven. The woven program prints what gcc's does.
+func TestCommentedMacros(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src := "#include <stdio.h>\n#include <stdlib.h>\n#define S(x) #x\n#define T(x) S(x)\n#define M a /* in M */ b // and here\n" +
+		"#define CHECK(e) printf(\"%s: %s\\n\", (e) ? \"ok\" : \"failed\", #e)\n#define CAT(a, b) a##b\n" +
+		"#define CASES(x) \\\n\tcase 1: \\\n\t\tx += 10; \\\n\t\t/* fall through */ \\\n\tcase 2: \\\n\t\tx += 20; \\\n\t\tbreak;\n" +
+		"static int f(int c)\n{\n\tint x = 0;\n\tswitch (c) {\n\tCASES(x)\n\tdefault:\n\t\tx = -1;\n\t}\n\treturn x;\n}\n" +
+		"int main(int argc, char **argv)\n{\n\tchar *p = malloc(4);\n\tputs(S(a /* the comment */ b));\n\tputs(T(M));\n\tputs(S(c // line\n\t\td));\n" +
+		"\tputs(\"/* a string's own */\");\n\tCHECK(f(argc) == 30 /* one argument */);\n\tfree(p);\n\treturn 0;\n}\n"
+	os.WriteFile(filepath.Join(dir, "cm.c"), []byte(src), 0o644)
+	pasted := "#include <stdlib.h>\n#define CAT(a, b) a##b\nint f(int c)\n{\n\tint CAT(x, /* q */ y) = c;\n\tchar *p = malloc(4);\n" +
+		"\tswitch (c) {\n\tcase 1:\n\t\txy++;\n\t\t/* FALLTHROUGH */\n\tdefault:\n\t\txy++;\n\t}\n\tfree(p);\n\treturn xy;\n}\n"
+	os.WriteFile(filepath.Join(dir, "paste.c"), []byte(pasted), 0o644)
+	env := []string{"WEAVE_CC=gcc", "WEAVE_SUMMARY=0", "WEAVE_CACHE=off"}
+	w := run(t, dir, env, weaveBin, "cc", "-O2", "-Wextra", "-o", "woven", "cm.c")
+	p := run(t, dir, nil, "gcc", "-O2", "-Wextra", "-o", "plain", "cm.c")
+	if w.code != 0 || p.code != 0 || w.stderr != p.stderr || !isWoven(t, filepath.Join(dir, "woven")) {
+		t.Fatalf("weave cc: exit %d, stderr %q; gcc: exit %d, stderr %q (want a woven program, gcc's diagnostics)", w.code, w.stderr, p.code, p.stderr)
+	}
+	wr, pr := run(t, dir, env, "./woven"), run(t, dir, nil, "./plain")
+	if wr != pr || !strings.Contains(pr.stdout, "a b\na b\nc d\n/* a string's own */\nok: f(argc) == 30\n") {
+		t.Errorf("woven printed %q, plain %q (want the same)", wr.stdout, pr.stdout)
+	}
+	r := run(t, dir, env, weaveBin, "cc", "-O2", "-Wextra", "-c", "paste.c")
+	if r.code != 0 || strings.Contains(r.stderr, "not woven") || !isWoven(t, filepath.Join(dir, "paste.o")) {
+		t.Errorf("weave cc -c paste.c: exit %d, stderr %q (want a woven paste.o)", r.code, r.stderr)
+	}
+}
+
 // c23Source uses the C23 syntax gcc and clang accept in older modes,
 // which gnulib's headers write (sed 4.9 had 16 units built unwoven):
 // attributes and message-less static assertions (one of a system
