@@ -246,8 +246,8 @@ static inline __attribute__((always_inline)) void *cached_slot(struct rt_local *
    is counted atomically in that node's rf and rg, and the block's slot.
    They count what note_alloc and charge_free count, without what that
    state makes moot: generations, errno (nothing here sets it). Both
-   trees' paths are inline; a free looks first in the tree coarse_hint
-   names, so it reads one slot, not two. Anything else takes the general
+   trees' paths are inline; a free reads both trees' slots at once and
+   takes the one that holds its block. Anything else takes the general
    path, from the start: a fast path that gives up has written nothing. */
 
 /* Counts the free of a block of n bytes of node nd in its heap counters
@@ -362,20 +362,15 @@ static inline __attribute__((always_inline)) int coarse_take(u64 *sl, uintptr_t 
 	return 1;
 }
 
-/* Whether block ad is likely in the coarse tree. Under the C library's
-   malloc (g_hint_mask all ones: g_spaced) the size word of its chunk,
-   just below it, says: 160 bytes or more (the flags in its low 3 bits
-   change no comparison with a multiple of 16) is a request of 137 or
-   more (glibc's chunk is the request + 8, rounded up to 16), so a free of
-   a block of COARSE_MIN bytes or more reads one tree's slot, not a miss
-   in the fine tree's first. It is a hint: a chunk memalign or a shrinking
-   realloc left larger, or one of 144 bytes (requests 121-136), may be in
-   the other tree, which free_fast tries next. free reads the word anyway,
-   so its cache miss is only moved. The mask is 0 otherwise, and the
-   test false for NULL. */
-static inline int coarse_hint(uintptr_t ad)
+/* Block ad's slot of tree t through the thread's leaf cache, as
+   cached_slot finds it on a hit, else g_no_slot (0: it holds no block),
+   to be read only: no walk, no branch. */
+static const u64 g_no_slot;
+static inline __attribute__((always_inline)) const void *leaf_slot(const struct rt_local *l, int t, uintptr_t a)
 {
-	return (ad & __atomic_load_n(&g_hint_mask, __ATOMIC_RELAXED)) && ((const wsize *)ad)[-1] >= 160;
+	unsigned g = t ? GRAN_COARSE : GRAN_FINE;
+	const char *sl = l->leaf[t].at + (slot_index(t, a) << slot_shift(t));
+	return a >> (g + LEAF_BITS) == l->leaf[t].tag ? sl : (const char *)&g_no_slot;
 }
 
 /* The end of a fast-path free: in_rt cleared, then the real free, the
@@ -393,22 +388,33 @@ static inline __attribute__((always_inline)) void free_done(struct rt_local *l, 
 static void free_general(void *p);
 
 /* __weave_free's rare ends, out of line so that its fast path makes no
-   call but the last and keeps no register across one (no saves): the
-   tree coarse_hint named did not hold block p (hinted: it named the
-   coarse one), so the other is tried, else the general path; the heap
-   timeline's slow path for a free of n bytes; the scrub of a block of
-   more than 64 bytes. */
-static __attribute__((noinline)) void free_miss(struct rt_local *l, struct bin *b, void *p, int hinted)
+   call but the last and keeps no register across one (no saves): neither
+   slot the leaf caches gave held block p (a leaf not cached, a node over
+   FINE_NODE_MAX, the spill table, a block never recorded), so both trees
+   are walked, else the general path; the heap timeline's slow path for a
+   free of n bytes; the scrub of a block of more than 64 bytes. The leaf
+   that held p is cached for the next free only if p is the thread's own:
+   another thread's block is in that thread's arena, and caching its leaf
+   would send the thread's next free of its own here too. */
+static __attribute__((noinline)) void free_miss(struct rt_local *l, struct bin *b, void *p)
 {
 	uintptr_t ad = (uintptr_t)p;
+	char *sl = radix_slot(0, ad, 0);
+	const struct rt_node *nd;
+	int t = 0;
 	u32 ni;
 	u64 n;
-	if (!(hinted ? fine_take(fine_slot(ad), ad, &ni, &n) : coarse_take(radix_slot(1, ad, 0), ad, &ni, &n))) {
+	if (!fine_take((u32 *)(void *)sl, ad, &ni, &n) && (t = 1, !coarse_take((u64 *)(void *)(sl = radix_slot(1, ad, 0)), ad, &ni, &n))) {
 		rt_exit(l);
 		free_general(p);
 		return;
 	}
-	free_count(l, node_at(ni), b, n);
+	nd = node_at(ni);
+	if (nd->thread == l->num) {
+		l->leaf[t].tag = ad >> ((t ? GRAN_COARSE : GRAN_FINE) + LEAF_BITS);
+		l->leaf[t].at = sl - (slot_index(t, ad) << slot_shift(t));
+	}
+	free_count(l, nd, b, n);
 	vm_free_in(l->vm, n);
 	scrub_freed(p, n);
 	free_done(l, p);
@@ -428,23 +434,40 @@ static __attribute__((noinline)) void free_scrub_big(struct rt_local *l, void *p
 }
 
 /* The fast path of a free (see above) from in_rt set to the real free:
-   the slot of block p in the tree coarse_hint names, its node and size,
-   counted as free_count counts it. */
+   block p's slots in both trees, read at once through the leaf caches
+   (leaf_slot), the one that holds it cleared, its node and size counted
+   as free_count counts them. Under the fast paths' allocator no two
+   recorded blocks share an address (frees do not bypass the runtime), so
+   at most one of the two holds p. Before, a free read glibc's chunk
+   header first to choose one tree: on mixed sizes that choice went
+   either way at random and was made only once the header's line came,
+   in the common case of a block freed long after it was written a miss
+   (server: 40% of __weave_free's time); now the branch waits for the
+   slots, whose lines are dense and warm, and the header, which the real
+   free reads first, is prefetched. */
 static inline __attribute__((always_inline)) void free_fast(struct rt_local *l, struct bin *b, void *p)
 {
 	uintptr_t ad = (uintptr_t)p;
-	const struct rt_node *nd;
-	u32 ni;
-	u64 n;
-	/* One tree's walk, not both: the fine slot's loads, predicted,
-	   overlap the chunk header's all the same. */
-	int hinted = coarse_hint(ad);
-	if (__builtin_expect(!(__builtin_expect(hinted, 0) ? coarse_take(cached_slot(l, 1, ad), ad, &ni, &n) : fine_take(cached_slot(l, 0, ad), ad, &ni, &n)), 0)) {
-		free_miss(l, b, p, hinted);
+	const u32 *fs = leaf_slot(l, 0, ad);
+	const u64 *cs = leaf_slot(l, 1, ad);
+	u32 vf, ni;
+	u64 vc, n;
+	__builtin_prefetch((char *)p - sizeof(wsize));
+	vf = __atomic_load_n(fs, __ATOMIC_RELAXED);
+	vc = __atomic_load_n(cs, __ATOMIC_RELAXED);
+	if (__builtin_expect(fine_holds(vf, ad), 1)) {
+		__atomic_store_n((u32 *)fs, 0, __ATOMIC_RELAXED);
+		ni = fine_node(vf);
+		n = fine_size(vf);
+	} else if (__builtin_expect(coarse_holds(vc, ad), 1)) {
+		__atomic_store_n((u64 *)cs, 0, __ATOMIC_RELAXED);
+		ni = coarse_node(vc);
+		n = coarse_size(vc);
+	} else {
+		free_miss(l, b, p);
 		return;
 	}
-	nd = node_at(ni);
-	free_count(l, nd, b, n);
+	free_count(l, node_at(ni), b, n);
 	if (__builtin_expect(!vm_free_try(l->vm, n), 0)) {
 		free_down(l, p, n);
 		return;

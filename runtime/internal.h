@@ -328,8 +328,6 @@ static int g_multi;
    threads. Written once by real_resolve, before g_real_state is 2. */
 static int g_spaced;
 
-/* All ones if g_spaced, else 0: advice.c's coarse_hint. */
-static uintptr_t g_hint_mask;
 
 /* Two threads may race for an empty slot of the side table: set when a
    second thread is set up, unless g_spaced; slot inserts use CAS then. */

@@ -124,9 +124,7 @@ static void free_covered(void *p)
    drd, dhat: blocks of its own, with no glibc chunk header before them).
    Each such tool preloads vgpreload_<tool>; callgrind, cachegrind and the
    rest preload vgpreload_core only, and their runs then take the native
-   paths (the chunk header's hint: under callgrind without it, a free of
-   a coarse block went through free_miss, 49 instructions more). Yes when
-   it cannot tell. */
+   paths. Yes when it cannot tell. */
 static int vg_replaces_malloc(void)
 {
 	const char *s = getenv("LD_PRELOAD");
@@ -260,8 +258,6 @@ static void real_resolve(void)
 	} while (0)
 	NEXT(malloc, __libc_malloc);
 	g_spaced = g_real.malloc == __libc_malloc; /* the C library's: blocks 32 bytes apart or more */
-	/* Under memcheck the blocks are its own: no chunk header to read. */
-	g_hint_mask = g_spaced && (!rt_on_valgrind() || !vg_replaces_malloc()) ? ~(uintptr_t)0 : 0;
 	NEXT(free, __libc_free);
 	g_real.free_last = g_spaced && g_real.free == __libc_free ? g_real.free : free_covered;
 	NEXT(calloc, __libc_calloc);

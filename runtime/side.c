@@ -14,8 +14,8 @@
      to the coarse tree, 128-byte granules, which no two of them can
      share whatever the allocator, and 8-byte slots. A
      lookup is three dependent loads and no hashing (a free's fast path
-     tries the tree the C library's chunk header suggests first: advice.c's
-     coarse_hint), and blocks allocated together have neighbouring
+     reads both trees' slots at once through its thread's leaf caches:
+     advice.c's free_fast), and blocks allocated together have neighbouring
      slots, so the table's working set follows the program's: this is
      what makes malloc/free advice cheap (binary-trees: 3.2x faster than
      the hash table it replaced). Slots are written without a lock: a

@@ -303,3 +303,31 @@ func TestSideTableArenas(t *testing.T) {
 	checkConsistent(t, p, got)
 	checkValgrind(t, got, exe, nil, "8")
 }
+
+// TestCrossFree: threads free each other's blocks of both trees, and the
+// C library's tcache then gives each thread blocks in the others' arenas
+// (crossfree.c): a free whose slot the thread's leaf caches do not give
+// walks both trees (free_miss), and caches the leaf only for its own
+// block. Totals equal the program's tally and valgrind's; each thread's
+// last block is definitely lost.
+func TestCrossFree(t *testing.T) {
+	t.Parallel()
+	exe := build(t, "gcc", "crossfree")
+	for _, threads := range []string{"1", "4"} {
+		r := run(t, exe, nil, threads, "20000")
+		if r.code != 0 {
+			t.Fatalf("%s threads: exit %d\n%s", threads, r.code, r.stderr)
+		}
+		p := readProfile(t, r.profile())
+		got := weaveSummary(t, r)
+		if w, want := p.wovenTotals(), summaryOf(t, r.stdout, ""); w != want {
+			t.Errorf("%s threads: woven allocations %+v, the program's tally %+v", threads, w, want)
+		}
+		lost := regexp.MustCompile(`definitely lost: [\d,]+ bytes in [\d,]+ blocks`)
+		if m := lost.FindString(r.stdout); m == "" || !strings.Contains(strings.ReplaceAll(r.stderr, ",", ""), m) {
+			t.Errorf("%s threads: the program says %q; the summary:\n%s", threads, m, r.stderr)
+		}
+		checkConsistent(t, p, got)
+		checkValgrind(t, got, exe, nil, threads, "20000")
+	}
+}

@@ -1,7 +1,8 @@
-/* The ends of the advice's fast paths under the C library's malloc: a
-   free in the tree the chunk header does not name (coarse_hint: requests
-   of 128-136 bytes in chunks under 160, and, without the tcache, a
-   request of 125 given a whole free chunk of 160), frees that take the
+/* The ends of the advice's fast paths under the C library's malloc:
+   blocks at the edge of the two trees (requests of 128-136 bytes in
+   chunks under 160, and, without the tcache, a request of 125 given a
+   whole free chunk of 160: the chunk header named the wrong tree when a
+   free read it to choose one), frees that take the
    heap timeline's slow path (the heap falls from its peak), blocks
    scrubbed whole (65-256 bytes) or in part, and the real free after the
    record is gone. The program keeps its own tally of its woven calls
