@@ -34,6 +34,9 @@ type Unit struct {
 	// pruner is the pruned parse's (nil if cc/v4 was given the text
 	// whole): CompilerText asks it again.
 	pruner *pruner
+	// squeezed maps the offsets of the pruned text cc/v4 was given, its
+	// blank lines emptied (squeeze), to the text's.
+	squeezed offsetMap
 	// c23 are the unit's C23 attributes and static assertions
 	// (AttributesBefore), found once.
 	c23     []c23Span
@@ -122,10 +125,14 @@ func parseUnit(name string, text []byte, d Dialect, pruned bool, keep []string) 
 		// On an error (or a panic), the text is parsed whole, for the
 		// error a full parse gives.
 		if p, pr := prune(src, keep); p != nil {
-			if joined := joinLines(p); joined != nil {
+			sq, m := squeeze(p)
+			if sq == nil {
+				sq = p
+			}
+			if joined := joinLines(sq); joined != nil {
 				ast = translateJoined(st, name, joined, builtinFor(pr.names))
 				if u.Pruned = ast != nil; u.Pruned {
-					u.pruner = pr
+					u.pruner, u.squeezed = pr, m
 				}
 			}
 		}
@@ -230,7 +237,7 @@ func (u *Unit) Location(n cc.Node) (loc Location, col int) {
 	p := n.Position()
 	line, col := p.Line, p.Column
 	if start, ok := u.sources[p.Filename]; ok {
-		line, col = u.Lines.LineCol(start + p.Offset)
+		line, col = u.Lines.LineCol(start + u.squeezed.orig(p.Offset))
 	}
 	return u.Lines.Lookup(line), col
 }
@@ -241,7 +248,7 @@ func (u *Unit) Location(n cc.Node) (loc Location, col int) {
 func (u *Unit) Offset(n cc.Node) int {
 	p := n.Position()
 	if start, ok := u.sources[p.Filename]; ok {
-		return start + p.Offset
+		return start + u.squeezed.orig(p.Offset)
 	}
 	return p.Offset
 }
