@@ -4,12 +4,11 @@
    __weave_leave are inlined into woven code; their out-of-line copies,
    for code that takes their address or is built without inlining, are
    generated from weave.h (pseudostack.OutOfLine). __weave_enter_slow
-   sets the thread up, grows its stack and looks the child up when the
-   caches miss; __weave_setjmp_return re-synchronises after a longjmp.
+   sets the thread up and looks the child up when the caches miss; __weave_setjmp_return re-synchronises after a longjmp.
 
    __weave_setjmp_return also re-synchronises for a frame whose enter did
-   not push (parent == 0): its depth field then holds the depth the
-   function ran at.
+   not push (__WEAVE_NOT_PUSHED): its word then holds cur as the enter
+   found it.
 
    __weave_register_unit counts the frameless functions of every woven
    unit (--frames auto), for the profile, and keeps the units, for the
@@ -53,10 +52,9 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 {
 	struct __weave_thread *t = &__weave_tls;
 	struct rt_local *l = &rt_local;
-	struct __weave_frame f = {0, t->depth};
+	struct __weave_frame f = {(__weave_size_t)t->cur | __WEAVE_NOT_PUSHED};
 	struct rt_thread *T;
 	struct __weave_node *p, *c;
-	unsigned d;
 
 	if (l->in_rt)
 		return f;
@@ -68,25 +66,20 @@ struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn)
 		goto out;
 	if (__builtin_expect(__atomic_load_n(&g_tp_unframed, __ATOMIC_RELAXED), 0))
 		tp_unframed_start();
-	d = t->depth;
-	f.depth = d;
-	if (d + 1 >= t->cap && !stack_grow(T, t))
-		goto out;
 	p = t->cur;
 	if (!(c = fn_child(T, p, fn)))
 		goto out;
+	if (t->timing && time_exact()) {
+		time_push(T, t, p, c, &f); /* exact mode: a timed frame */
+		goto out;
+	}
 	/* The push, exactly as in __weave_enter. */
 	c->calls++;
-	t->depth = d + 1;
-	fence();
-	t->stack[d + 1].node = c;
 	fence();
 	__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED); /* the sampler reads it */
-	f.parent = p;
+	f.v = (__weave_size_t)p;
 	if (t->lim != lim_of(t->cap) && !t->timing)
 		lim_update(t); /* tracing was turned off */
-	if (t->timing && time_exact())
-		time_push_stamp(t, d, &f); /* exact mode: a timed frame */
 out:
 	rt_exit(l);
 	return f;
@@ -197,7 +190,7 @@ _Static_assert(OFF(__weave_thread, cur, 0) && OFF(__weave_thread, stack, 8) && O
 		       OFF(__weave_node, cache, 8) &&
 		       OFF(__weave_node, calls, 16) && OFF(__weave_node, up, 24) &&
 		       OFF(__weave_cc, parent, 0) && OFF(__weave_cc, key, 8) && OFF(__weave_cc, child, 16) &&
-		       sizeof(struct __weave_cc) == 24 && sizeof(struct __weave_slot) == 16,
+		       sizeof(struct __weave_cc) == 24 && sizeof(struct __weave_frame) == 8,
 	       "weave.h's x86-64 asm has the old layout written in");
 #undef OFF
 #endif
@@ -236,11 +229,11 @@ STUB struct __weave_frame __weave_enter_stub(const struct __weave_fn *fn)
 	return f;
 }
 
-STUB void __weave_leave_stub(unsigned depth)
+STUB void __weave_leave_stub(__weave_size_t v)
 {
 	unsigned char x[256];
 	__asm__ volatile(XMM_ALL(XMM_TO) : : "r"(x) : "memory");
-	__weave_leave_timed(depth);
+	__weave_leave_timed(v);
 	__asm__ volatile(XMM_ALL(XMM_FROM) : : "r"(x) : "memory");
 }
 #endif
@@ -384,23 +377,68 @@ struct __weave_frame __weave_enter_ptr_call(const struct __weave_fn *fn, __weave
 	return __weave_enter_ptr(fn, t);
 }
 
+/* Room for one more slot on the calling thread's timed stack. */
+static int slot_room(struct __weave_thread *t)
+{
+	struct rt_local *l = &rt_local;
+	int ok;
+	if (t->depth + 1 < t->cap)
+		return 1;
+	if (l->in_rt || l->state != ST_LIVE || !l->thr)
+		return 0;
+	rt_enter(l);
+	ok = stack_grow(l->thr, t);
+	rt_exit(l);
+	return ok;
+}
+
+struct __weave_frame __weave_enter_slot(const struct __weave_fn *fn)
+{
+	struct __weave_thread *t = &__weave_tls;
+	struct __weave_frame f = __weave_enter(fn);
+	unsigned d;
+	if ((f.v & __WEAVE_TAGS) || !slot_room(t))
+		return f; /* timed (its slot pushed), not pushed, or no room */
+	d = t->depth;
+	t->depth = d + 1;
+	fence();
+	t->stack[d + 1].node = t->cur;
+	t->stack[d + 1].parent = (struct __weave_node *)f.v;
+	t->stack[d + 1].t0 = 0;
+	f.v = time_word(d);
+	return f;
+}
+
 int __weave_setjmp_return(struct __weave_frame *f, int v)
 {
 	struct __weave_thread *t = &__weave_tls;
-	unsigned d = f->parent ? f->depth + 1
-		     : f->depth & __WEAVE_TIMED ? (f->depth & ~(unsigned)(__WEAVE_TIMED | TP_TRACED)) + 1
-					       : f->depth;
-	/* cap == 0 (thread not set up, or exited): nothing to re-synchronise. */
-	if (d < t->cap) {
-		if (t->timing && time_exact())
-			time_drop(t, d); /* exact mode: close the frames dropped */
-		t->depth = d;
-		fence();
-		__atomic_store_n(&t->cur, t->stack[d].node, __ATOMIC_RELAXED);
+	__weave_size_t x = f->v;
+	struct __weave_node *c = NULL;
+	if (x & __WEAVE_TIMED) {
+		unsigned d = (unsigned)(x >> __WEAVE_DEPTH_SHIFT) + 1;
+		/* cap == 0 (thread not set up, or exited): nothing to re-synchronise. */
+		if (d < t->cap) {
+			if (t->timing && time_exact())
+				time_drop(t, d); /* exact mode: close the frames dropped */
+			t->depth = d;
+			c = t->stack[d].node;
+		}
+	} else if (x & __WEAVE_NOT_PUSHED) {
+		c = (struct __weave_node *)(x & ~(__weave_size_t)__WEAVE_TAGS);
+	} else {
+		/* The enter found no room for the slot: the child the parent
+		   entered last, this frame's unless a signal handler's woven
+		   code entered another since. */
+		c = ((struct __weave_node *)x)->cache;
 	}
-	/* A longjmp out of a declared allocator's call (its caller at depth
-	   d or deeper) ended it. */
-	if (rt_local.outer > d)
+	if (c) {
+		fence();
+		__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
+	}
+	/* A longjmp out of a declared allocator's call (its caller the frame
+	   that called setjmp or one outer: its guard at or above the stack
+	   address the call's frame ends at) ended it. */
+	if (rt_local.outer && (uintptr_t)f >= rt_local.outer)
 		rt_local.outer = 0;
 	return v;
 }

@@ -64,6 +64,12 @@ static inline u32 node_parent(const struct rt_node *n)
 	return n->pub.up ? ((const struct rt_node *)(const void *)n->pub.up)->self : 0;
 }
 
+/* The word of a frame whose slot is stack[d + 1] (weave.h). */
+static inline __weave_size_t time_word(unsigned d)
+{
+	return (__weave_size_t)d << __WEAVE_DEPTH_SHIFT | __WEAVE_TIMED;
+}
+
 /* pseudostack/cct.c */
 static struct rt_node *node_new(struct rt_thread *T, const struct rt_node *parent, const void *key, int kind);
 static int chash_grow(struct rt_thread *T, int locked);
@@ -75,7 +81,8 @@ static u64 frameless_count(void);
 
 /* pseudostack/timed.c */
 static int time_exact(void);
-static void time_push_stamp(struct __weave_thread *t, unsigned d, struct __weave_frame *f);
+static void time_push(struct rt_thread *T, struct __weave_thread *t, struct __weave_node *p, struct __weave_node *c,
+		      struct __weave_frame *f);
 static void time_drop(struct __weave_thread *t, unsigned d);
 
 #endif

@@ -5,9 +5,10 @@
    __weave_enter_timed and __weave_leave_timed while the thread's timing
    byte is set; they stamp each slot's entry tick (t0) and, at the pop, add
    the slot's ticks to its node's inclusive time if it is the node's
-   outermost open activation (rt_node.tdepth). The pseudo-stack's own
-   paths (enter.c's slow enter and setjmp resync) stamp and close frames
-   through time_push_stamp and time_drop here. What is done with the
+   outermost open activation (rt_node.tdepth). The slot keeps the node
+   the pop goes back to (the frame's word holds its depth). The
+   pseudo-stack's own paths (enter.c's slow enter and setjmp resync) push
+   and close timed frames through time_push and time_drop here. What is done with the
    times (calibration, sampling, the profile's D records) is the
    runtime's: runtime/timing.c, which sets the mode and the clock at
    start-up. */
@@ -84,16 +85,54 @@ static void time_close(struct __weave_thread *t, u64 now)
 	}
 }
 
-/* __weave_enter_slow pushed at depth d + 1 in exact mode: stamp it. */
-static void time_push_stamp(struct __weave_thread *t, unsigned d, struct __weave_frame *f)
+/* The timed push and pop, for a clock known at compile time (tsc: the TSC;
+   else time_tick_mono), so that the TSC versions need no stack frame. */
+static inline __attribute__((always_inline)) u64 time_tick_is(int tsc)
 {
-	time_mark_open(t, t->stack[d + 1].node, d + 1);
-	t->stack[d + 1].t0 = time_tick();
-	f->parent = NULL;
-	f->depth = d | __WEAVE_TIMED;
-	if (__builtin_expect(g_tp_on, 0) && ((struct rt_node *)(void *)t->stack[d + 1].node)->traced) {
-		tp_timed_enter(t->stack[d + 1].node, d + 1, 1);
-		f->depth |= TP_TRACED;
+#if defined(__x86_64__) || defined(__i386__)
+	if (tsc)
+		return __builtin_ia32_rdtsc();
+#endif
+	(void)tsc;
+	return time_tick_mono();
+}
+
+/* The push of c from p into slot d + 1, stamped: the depth first, cur
+   last (a signal handler's woven code in between pushes above it). */
+static inline __attribute__((always_inline)) void
+time_slot_push(struct __weave_thread *t, unsigned d, struct __weave_node *p, struct __weave_node *c, int tsc)
+{
+	struct __weave_slot *s;
+	t->depth = d + 1;
+	fence();
+	s = &t->stack[d + 1];
+	s->node = c;
+	s->parent = p;
+	time_mark_open(t, c, d + 1);
+	s->t0 = time_tick_is(tsc);
+	fence();
+	__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
+}
+
+/* __weave_enter_slow's push of c from p in exact mode (in_rt): a timed
+   frame, if the stack has room (else an untimed one, whose time is its
+   caller's). */
+static void time_push(struct rt_thread *T, struct __weave_thread *t, struct __weave_node *p, struct __weave_node *c,
+		      struct __weave_frame *f)
+{
+	unsigned d = t->depth;
+	c->calls++;
+	f->v = (__weave_size_t)p;
+	if (d + 1 >= t->cap && !stack_grow(T, t)) {
+		fence();
+		__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
+		return;
+	}
+	time_slot_push(t, d, p, c, g_time_tsc);
+	f->v = time_word(d);
+	if (__builtin_expect(g_tp_on, 0) && ((struct rt_node *)(void *)c)->traced) {
+		tp_timed_enter(c, d + 1, 1);
+		f->v |= TP_TRACED;
 	}
 }
 
@@ -109,18 +148,6 @@ static void time_drop(struct __weave_thread *t, unsigned d)
 		time_slot_end(&t->stack[i], i, now, 1);
 }
 
-/* The timed push and pop, for a clock known at compile time (tsc: the TSC;
-   else time_tick_mono), so that the TSC versions need no stack frame. */
-static inline __attribute__((always_inline)) u64 time_tick_is(int tsc)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	if (tsc)
-		return __builtin_ia32_rdtsc();
-#endif
-	(void)tsc;
-	return time_tick_mono();
-}
-
 static inline __attribute__((always_inline)) struct __weave_frame
 time_enter(const struct __weave_fn *fn, int tsc)
 {
@@ -128,33 +155,24 @@ time_enter(const struct __weave_fn *fn, int tsc)
 	struct __weave_node *p = t->cur;
 	struct __weave_node *c = p->cache;
 	unsigned d = t->depth;
-	struct __weave_slot *s;
 	struct __weave_frame f;
 	if (__builtin_expect(c->key != fn || d + 1 >= t->cap, 0))
-		return __weave_enter_slow(fn); /* stamps the push itself */
+		return __weave_enter_slow(fn); /* pushes a timed frame itself */
 	c->calls++;
-	t->depth = d + 1;
-	fence();
-	s = &t->stack[d + 1];
-	s->node = c;
-	time_mark_open(t, c, d + 1);
-	s->t0 = time_tick_is(tsc);
-	fence();
-	__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
-	f.parent = NULL;
-	f.depth = d | __WEAVE_TIMED;
+	time_slot_push(t, d, p, c, tsc);
+	f.v = time_word(d);
 	if (__builtin_expect(g_tp_on, 0) && ((struct rt_node *)(void *)c)->traced) {
 		tp_timed_enter(c, d + 1, 0);
-		f.depth |= TP_TRACED;
+		f.v |= TP_TRACED;
 	}
 	return f;
 }
 
-static inline __attribute__((always_inline)) void time_leave(unsigned depth, int tsc)
+static inline __attribute__((always_inline)) void time_leave(__weave_size_t v, int tsc)
 {
 	u64 now = time_tick_is(tsc);
 	struct __weave_thread *t = &__weave_tls;
-	unsigned d = depth & ~(unsigned)(__WEAVE_TIMED | TP_TRACED);
+	unsigned d = (unsigned)(v >> __WEAVE_DEPTH_SHIFT);
 	struct __weave_slot *st;
 	/* Opaque, so that the fence below does not make the compiler compute
 	   the thread's address again. */
@@ -166,7 +184,7 @@ static inline __attribute__((always_inline)) void time_leave(unsigned depth, int
 	time_slot_end(&st[d + 1], d + 1, now, 1);
 	t->depth = d;
 	fence();
-	__atomic_store_n(&t->cur, st[d].node, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->cur, st[d + 1].parent, __ATOMIC_RELAXED);
 }
 
 __attribute__((noinline)) static struct __weave_frame time_enter_mono(const struct __weave_fn *fn)
@@ -174,9 +192,9 @@ __attribute__((noinline)) static struct __weave_frame time_enter_mono(const stru
 	return time_enter(fn, 0);
 }
 
-__attribute__((noinline)) static void time_leave_mono(unsigned depth)
+__attribute__((noinline)) static void time_leave_mono(__weave_size_t v)
 {
-	time_leave(depth, 0);
+	time_leave(v, 0);
 }
 
 /* noinline: the calibration must time these as woven code calls them. */
@@ -189,18 +207,18 @@ __attribute__((noinline)) struct __weave_frame __weave_enter_timed(const struct 
 	return time_enter(fn, 1);
 }
 
-__attribute__((noinline)) void __weave_leave_timed(unsigned depth)
+__attribute__((noinline)) void __weave_leave_timed(__weave_size_t v)
 {
-	if (__builtin_expect(depth & TP_TRACED, 0)) {
+	if (__builtin_expect(v & TP_TRACED, 0)) {
 		if (g_time_mode != TIME_EXACT) {
-			tp_leave(depth);
+			tp_leave(v);
 			return;
 		}
-		tp_timed_exit(depth);
+		tp_timed_exit(v);
 	}
 	if (__builtin_expect(!g_time_tsc, 0))
-		time_leave_mono(depth);
+		time_leave_mono(v);
 	else
-		time_leave(depth, 1);
+		time_leave(v, 1);
 }
 

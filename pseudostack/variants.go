@@ -68,10 +68,10 @@ func initialExec(name, def string) string {
 		"return __weave_enter_x64o(fn, o);", "return __weave_enter_iex64(fn);",
 		"__weave_size_t x, y;", "__weave_size_t x, y, o;",
 		`"movq %%fs:0(%[o]), %[p]\n\t"`, gotTPOff+"\n\t\t"+`"movq %%fs:0(%[o]), %[p]\n\t"`,
-		`"jz 1f\n\t"`, `"jz 1f\n\t"`+"\n\t\t"+gotTPOff,
+		`"jnz 1f\n\t"`, `"jnz 1f\n\t"`+"\n\t\t"+gotTPOff,
 		`[y] "=&r"(y)`, `[y] "=&r"(y), [o] "=&r"(o)`,
 		", [o] \"r\"(o)", "",
-		"\t\t:\n\t\t: [d]", "\t\t: [o] \"=&r\"(o)\n\t\t: [d]",
+		"\t\t:\n\t\t: [v]", "\t\t: [o] \"=&r\"(o)\n\t\t: [v]",
 	).Replace(def)
 }
 

@@ -1,4 +1,4 @@
-/* weave.h: the interface between woven code and the weave runtime (ABI 1).
+/* weave.h: the interface between woven code and the weave runtime (ABI 2).
 
    The weaver pastes this file, unchanged, at the top of every woven
    translation unit, before its first linemarker (for the compiler alone,
@@ -12,30 +12,34 @@
    defines and every woven x86-64 object references: raise it when a change
    here is not append-only, so that objects woven before fail to link.
 
-   Per thread the runtime keeps a pseudo-stack of calling-context-tree nodes:
-   stack[0] is the thread's root, stack[depth] == cur is the node of the
+   Per thread the runtime keeps cur, the calling-context-tree node of the
    innermost woven function. Each woven function body starts with
 
      struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave), unused))
          = __weave_enter(&FNS[k]);
 
-   __weave_enter moves to the child of cur for that function (created on
-   first use) and returns where to go back to; the cleanup guard goes back
-   on every return path, after the return value is computed. After setjmp
-   returns (either time) the woven code calls __weave_setjmp_return so the
-   stack re-synchronises to the frame that called setjmp. Allocation calls
-   go to __weave_malloc & co. with a static site record.
+   __weave_enter moves cur to its child for that function (created on
+   first use) and returns the node to go back to, which the guard holds
+   (the frame, one word); the cleanup guard goes back on every return
+   path, after the return value is computed. The calls that are on the
+   way are the frames' own: the woven code keeps no stack of them (a
+   frame is one store at its entry and one at its exit, and one register
+   or stack word across the function). After setjmp returns (either time)
+   the woven code calls __weave_setjmp_return so that cur re-synchronises
+   to the frame that called setjmp. Allocation calls go to __weave_malloc
+   & co. with a static site record.
 
-   Timing (WEAVE_TIME; runtime/timing.c). In exact mode the
-   runtime sets the thread's timing byte, which sends every enter to
-   __weave_enter_timed: the same push, plus an entry timestamp in the slot's
-   t0. Such a frame comes back with parent == 0 and __WEAVE_TIMED set in
-   depth, so that the untimed pop costs nothing more than before: only when
-   its one branch (parent != 0) fails does it look for timed frames, which
-   go to __weave_leave_timed. In sampled and off modes the fast paths take
-   no timestamps, and the timing byte costs one predictable branch per
-   enter. cur is stored with relaxed atomic stores, so that other threads
-   may read it without a data race.
+   Timing (WEAVE_TIME; runtime/timing.c) and function tracepoints keep a
+   stack of the frames they time, stack[1..depth] (stack[0] the thread's
+   root): in exact mode the runtime sets the thread's timing byte, which
+   sends every enter to __weave_enter_timed: the same move of cur, plus a
+   slot with the node, its parent and an entry timestamp. Such a frame
+   comes back tagged __WEAVE_TIMED, so that the untimed pop costs nothing
+   more than before: only when its one test fails does it look for timed
+   frames, which go to __weave_leave_timed. In sampled and off modes the
+   fast paths take no timestamps, and the timing byte costs one
+   predictable branch per enter. cur is stored with relaxed atomic
+   stores, so that other threads may read it without a data race.
 
    The fast paths below are gnu_inline + always_inline: they are inlined into
    woven code and never emitted there; the runtime defines the same functions
@@ -137,9 +141,12 @@ struct __weave_node {
 	struct __weave_node *up;
 };
 
-/* One pseudo-stack entry. t0 is reserved for entry timestamps. */
+/* One entry of the timed frames' stack (the runtime's: woven code does
+   not read it): the frame's node, the node its pop goes back to, and its
+   entry timestamp. */
 struct __weave_slot {
 	struct __weave_node *node;
+	struct __weave_node *parent;
 	unsigned long long t0;
 };
 
@@ -164,17 +171,17 @@ struct __weave_cc {
 
 enum { __WEAVE_CC_SIZE = 1024 }; /* the largest */
 
-/* Per-thread state. cap == 0 until the thread is set up, which sends the
+/* Per-thread state. lim == 0 until the thread is set up, which sends the
    first __weave_enter of every thread to the slow path. timing != 0 (set by
-   the runtime in exact mode) sends every enter to __weave_enter_timed. lim
-   is the x86-64 guard's bound, the depth from which an enter takes the
-   rare path: cap - 1 (0 while cap is), or 0 while timing is set, so that
-   its fast path tests one bound for both; whoever sets timing zeroes lim
-   after it, and the owner's slow path sets it back (runtime/internal.h,
-   lim_update). cc holds ccmask + 1 entries, a power of two (one, empty,
-   until the thread is set up). */
+   the runtime in exact mode, and while function tracepoints are on) sends
+   every enter to __weave_enter_timed. lim is what the fast paths test for
+   both: 0 while the thread is not set up or timing is set, else not 0
+   (cap - 1); whoever sets timing zeroes lim after it, and the owner's
+   slow path sets it back (runtime/internal.h, lim_update). stack, depth
+   and cap are the timed frames' stack (the runtime's). cc holds ccmask +
+   1 entries, a power of two (one, empty, until the thread is set up). */
 struct __weave_thread {
-	struct __weave_node *cur;    /* == stack[depth].node */
+	struct __weave_node *cur;    /* the innermost frame's node */
 	struct __weave_slot *stack;
 	unsigned depth, cap;
 	unsigned char timing;
@@ -192,24 +199,27 @@ __weave_cc_index(const struct __weave_node *p, const struct __weave_fn *fn, unsi
 	return (unsigned)(x ^ (x >> 10)) & mask;
 }
 
-/* What a woven function's guard holds: the node and depth to go back to.
-   parent == 0 means the enter did not push (runtime off, depth cap), unless
-   depth has __WEAVE_TIMED set: then it was a timed push (exact mode), at
-   depth (depth & ~__WEAVE_TIMED) + 1. Keeping both here, not only in the
-   stack, makes a pop correct even when a signal handler ran woven code
-   between the stores of an enter. */
+/* What a woven function's guard holds, one word v:
+   - a node (64-byte aligned: its low six bits, __WEAVE_TAGS, are 0): the
+     enter moved cur from that node, and the pop moves it back;
+   - __WEAVE_NOT_PUSHED set: the enter did not move cur (the runtime off
+     or busy); v & ~__WEAVE_TAGS is cur as it found it (0 if unknown);
+   - __WEAVE_TIMED set: a timed frame (exact mode, a traced function),
+     whose slot is stack[(v >> __WEAVE_DEPTH_SHIFT) + 1]; its pop goes to
+     __weave_leave_timed. Bit 2 is the runtime's (a traced frame).
+   One word, so the pop is one store, and a signal handler's woven code
+   between the enter's loads and its store leaves it right. */
 struct __weave_frame {
-	struct __weave_node *parent;
-	unsigned depth;
+	__weave_size_t v;
 };
 
-enum { __WEAVE_TIMED = 0x40000000 };
+enum { __WEAVE_NOT_PUSHED = 1, __WEAVE_TIMED = 2, __WEAVE_TAGS = 63, __WEAVE_DEPTH_SHIFT = 6 };
 
 extern __thread struct __weave_thread __weave_tls;
 
 struct __weave_frame __weave_enter_slow(const struct __weave_fn *fn);
 struct __weave_frame __weave_enter_timed(const struct __weave_fn *fn);
-void __weave_leave_timed(unsigned depth); /* a timed frame's depth field */
+void __weave_leave_timed(__weave_size_t v); /* a timed frame's word */
 
 /* The guard as calls, for code compiled without optimisation (no
    __OPTIMIZE__: the weaver picks them, guardVariant). There the inline
@@ -227,13 +237,13 @@ __weave_enter(const struct __weave_fn *fn)
 {
 	struct __weave_thread *t = &__weave_tls;
 	struct __weave_node *p, *c;
-	unsigned d;
 	struct __weave_frame f;
 	if (__builtin_expect(t->timing, 0))
 		return __weave_enter_timed(fn);
+	if (__builtin_expect(__atomic_load_n(&t->lim, 0 /* __ATOMIC_RELAXED */) == 0, 0))
+		return __weave_enter_slow(fn);
 	p = t->cur;
 	c = p->cache;
-	d = t->depth;
 	if (__builtin_expect(c->key != fn, 0)) {
 		/* The mask before the cache (acquire: the compiler keeps the
 		   order). */
@@ -245,20 +255,14 @@ __weave_enter(const struct __weave_fn *fn)
 			return __weave_enter_slow(fn);
 		p->cache = c;
 	}
-	if (__builtin_expect(d + 1 >= t->cap, 0))
-		return __weave_enter_slow(fn);
 	c->calls++;
-	t->depth = d + 1;
-	__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
-	t->stack[d + 1].node = c;
 	__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
 	__atomic_store_n(&t->cur, c, 0 /* __ATOMIC_RELAXED */);
 	/* Hide from the optimiser that p is non-null here: otherwise it may
 	   duplicate the rest of the woven function onto the fast and slow
 	   paths (code growth, and calls from two return addresses). */
 	__asm__("" : "+r"(p));
-	f.parent = p;
-	f.depth = d;
+	f.v = (__weave_size_t)p;
 	return f;
 }
 
@@ -266,14 +270,12 @@ extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
 __weave_leave(struct __weave_frame *f)
 {
 	struct __weave_thread *t = &__weave_tls;
-	if (__builtin_expect(f->parent != 0, 1)) {
-		t->depth = f->depth;
-		__atomic_signal_fence(5 /* __ATOMIC_SEQ_CST */);
-		__atomic_store_n(&t->cur, f->parent, 0 /* __ATOMIC_RELAXED */);
-	} else if (f->depth & __WEAVE_TIMED) {
+	if (__builtin_expect((f->v & __WEAVE_TAGS) == 0, 1)) {
+		__atomic_store_n(&t->cur, (struct __weave_node *)f->v, 0 /* __ATOMIC_RELAXED */);
+	} else if (f->v & __WEAVE_TIMED) {
 		/* By value: the frame's address must not escape, or the
 		   untimed path above would keep it in memory. */
-		__weave_leave_timed(f->depth);
+		__weave_leave_timed(f->v);
 	}
 }
 
@@ -296,9 +298,8 @@ __weave_leave(struct __weave_frame *f)
    runtime's code that does runs in calls, which the compilers do not
    move across a volatile asm (a scheduling barrier).
 
-   The enter differs from the C one in two ways. It tests the depth
-   against lim, not the timing byte and cap (and adds 1 to the depth in
-   place). And it looks its node up in a site cache first:
+   The enter differs from the C one in two ways. It tests lim alone, not
+   the timing byte too. And it looks its node up in a site cache first:
    a word in .data per copy of the asm (per framed function, and per
    place it is inlined into), the node it entered last, which it takes
    when that node's up is cur: nodes are per thread and never freed, so
@@ -317,12 +318,12 @@ __weave_leave(struct __weave_frame *f)
    rare paths (it would fall into them: an endless loop). They call the
    runtime's __weave_enter_stub and __weave_leave_stub from the asm, below
    the red zone: they keep every
-   register but rax and rdx (the enter's result) and the vector
+   register but rax (the enter's result) and the vector
    registers xmm0-15, which is all that code compiled without AVX keeps
    in registers (the weaver takes the C fast paths under __AVX__). The
-   enter's rare path saves rax and rdx itself, so that the compiler may
-   put the frame in any register: pinned to rax and rdx (the stub's
-   result), it was moved out of them in most framed functions (sqlite3
+   enter's rare path saves rax itself, so that the compiler may
+   put the frame in any register: pinned to rax (the stub's
+   result), it was moved out of it in most framed functions (sqlite3
    and Lua: two instructions more a call). Not
    declared here: they are the runtime's, with attributes (enter.c) that
    only their definitions need.
@@ -351,7 +352,6 @@ __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 {
 	struct __weave_node *p, *c;
 	__weave_size_t x, y;
-	unsigned d;
 	struct __weave_frame f;
 	__asm__ volatile __inline__(
 		/* the site cache (5:), first a pseudo-node whose up (at 24) is
@@ -362,19 +362,14 @@ __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 		".quad 5b-24\n\t"
 		".popsection\n\t"
 		"movq %%fs:0(%[o]), %[p]\n\t"
-		"movl %%fs:16(%[o]), %[d]\n\t"
-		"cmpl %%fs:28(%[o]), %[d]\n\t"
-		"jae 8f\n\t"
+		"cmpl $0, %%fs:28(%[o])\n\t"
+		"je 8f\n\t"
 		"movq 5b(%%rip), %[c]\n\t"
 		"cmpq %[p], 24(%[c])\n\t"
 		"jne 7f\n"
-		/* the push */
+		/* the move */
 		"1:\n\t"
 		"incq 16(%[c])\n\t"
-		"incl %%fs:16(%[o])\n\t"
-		"movq %%fs:8(%[o]), %[y]\n\t"
-		"leal 2(%q[d],%q[d]), %k[x]\n\t"
-		"movq %[c], (%[y],%[x],8)\n\t"
 		"movq %[c], %%fs:0(%[o])\n"
 		"9:\n\t"
 		".pushsection .text.unlikely.__weave,\"ax\",@progbits\n"
@@ -417,31 +412,26 @@ __weave_enter_x64o(const struct __weave_fn *fn, __weave_size_t o)
 		"jne 8f\n\t"
 		"movq %[c], 8(%[p])\n\t"
 		"jmp 4b\n"
-		/* the rare paths: __weave_enter_stub(fn), its result (rax,
-		   edx) moved to p and d through the stack after the
-		   registers it may change are back, whichever p and d are */
+		/* the rare paths: __weave_enter_stub(fn), its result (rax)
+		   moved to p through the stack after the registers it may
+		   change are back, whichever p is */
 		"8:\n\t"
 		"leaq -128(%%rsp), %%rsp\n\t"
 		"pushq %%rax\n\t"
-		"pushq %%rdx\n\t"
 		"pushq %%rdi\n\t"
 		"leaq %[fn], %%rdi\n\t"
 		"call __weave_enter_stub@PLT\n\t"
 		"pushq %%rax\n\t"
-		"pushq %%rdx\n\t"
-		"movq 16(%%rsp), %%rdi\n\t"
-		"movq 24(%%rsp), %%rdx\n\t"
-		"movq 32(%%rsp), %%rax\n\t"
-		"movq 8(%%rsp), %[p]\n\t"
-		"movl (%%rsp), %[d]\n\t"
-		"leaq 168(%%rsp), %%rsp\n\t"
+		"movq 8(%%rsp), %%rdi\n\t"
+		"movq 16(%%rsp), %%rax\n\t"
+		"movq (%%rsp), %[p]\n\t"
+		"leaq 152(%%rsp), %%rsp\n\t"
 		"jmp 9b\n\t"
 		".popsection"
-		: [p] "=&r"(p), [d] "=&r"(d), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y)
+		: [p] "=&r"(p), [c] "=&r"(c), [x] "=&r"(x), [y] "=&r"(y)
 		: [fn] "m"(*fn), [o] "r"(o)
 		: "cc");
-	f.parent = p;
-	f.depth = d;
+	f.v = (__weave_size_t)p;
 	return f;
 }
 
@@ -449,26 +439,25 @@ extern __inline __attribute__((__gnu_inline__, __always_inline__)) void
 __weave_leave_x64o(struct __weave_frame *f, __weave_size_t o)
 {
 	__asm__ volatile __inline__(
-		"testq %[p], %[p]\n\t"
-		"jz 1f\n\t"
-		"movl %[d], %%fs:16(%[o])\n\t"
-		"movq %[p], %%fs:0(%[o])\n"
+		"testb %[tags], %b[v]\n\t"
+		"jnz 1f\n\t"
+		"movq %[v], %%fs:0(%[o])\n"
 		"2:\n\t"
-		/* out of the way: not pushed; a timed frame: __weave_leave_stub(depth) */
+		/* out of the way: not pushed; a timed frame: __weave_leave_stub(v) */
 		".pushsection .text.unlikely.__weave,\"ax\",@progbits\n"
 		"1:\n\t"
-		"testl %[timed], %[d]\n\t"
+		"testb %[timed], %b[v]\n\t"
 		"jz 2b\n\t"
 		"leaq -128(%%rsp), %%rsp\n\t"
 		"pushq %%rdi\n\t"
-		"movl %[d], %%edi\n\t"
+		"movq %[v], %%rdi\n\t"
 		"call __weave_leave_stub@PLT\n\t"
 		"popq %%rdi\n\t"
 		"leaq 128(%%rsp), %%rsp\n\t"
 		"jmp 2b\n\t"
 		".popsection"
 		:
-		: [d] "r"(f->depth), [p] "r"(f->parent), [o] "r"(o), [timed] "i"(__WEAVE_TIMED)
+		: [v] "r"(f->v), [o] "r"(o), [tags] "i"(__WEAVE_TAGS), [timed] "i"(__WEAVE_TIMED)
 		: "cc");
 }
 
@@ -506,9 +495,13 @@ __weave_leave_fsx64(struct __weave_frame *f)
 	__weave_leave_x64o(f, __weave_tls_offset(tp));
 }
 
-/* Called with setjmp's result, in the frame that called setjmp, whose
-   guard is f; returns v. Re-synchronises the pseudo-stack after a longjmp
-   dropped frames: the caller is again the innermost frame. */
+/* A function that calls setjmp enters through __weave_enter_slot, which
+   also gives its frame a slot on the timed frames' stack (a timed frame's
+   word, whether timed or not), and calls __weave_setjmp_return with
+   setjmp's result and its guard f; it returns v. It re-synchronises cur
+   and the stack's depth after a longjmp dropped frames: the caller is
+   again the innermost frame. */
+struct __weave_frame __weave_enter_slot(const struct __weave_fn *fn);
 int __weave_setjmp_return(struct __weave_frame *f, int v);
 
 /* Allocation advice. Each behaves exactly like the library function it
@@ -636,8 +629,7 @@ extern __inline __attribute__((__gnu_inline__, __always_inline__)) struct __weav
 __weave_no_frame(void)
 {
 	struct __weave_frame f;
-	f.parent = 0;
-	f.depth = 0;
+	f.v = __WEAVE_NOT_PUSHED;
 	return f;
 }
 
@@ -727,12 +719,13 @@ __weave_enter_ptr_fsx64(const struct __weave_fn *fn, __weave_size_t t)
    it stays until the function returns: one push an activation at most,
    and none when no such call runs (sqlite's vdbeSorterMerge compared
    through a pointer a dozen times an activation, each a push). A guard
-   is pushed if its parent is set or it is a timed frame; one that the
-   enter did not push (runtime off, depth cap) is tried again. */
+   is pushed unless tagged __WEAVE_NOT_PUSHED (its word is its parent
+   node, or a timed frame's); one that the enter did not push (runtime
+   off or busy) is tried again. */
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) int
 __weave_pushed(const struct __weave_frame *f)
 {
-	return f->parent != 0 || (f->depth & __WEAVE_TIMED) != 0;
+	return (f->v & __WEAVE_NOT_PUSHED) == 0;
 }
 
 /* The same for the x86-64 guards, as one `asm inline goto`, which the
@@ -740,12 +733,10 @@ __weave_pushed(const struct __weave_frame *f)
 extern __inline __attribute__((__gnu_inline__, __always_inline__)) int
 __weave_pushed_x64(const struct __weave_frame *f)
 {
-	__asm__ __inline__ goto("testq %[p], %[p]\n\t"
-				"jnz %l[yes]\n\t"
-				"testl %[timed], %[d]\n\t"
-				"jnz %l[yes]"
+	__asm__ __inline__ goto("testb %[no], %b[v]\n\t"
+				"jz %l[yes]"
 				:
-				: [p] "r"(f->parent), [d] "r"(f->depth), [timed] "i"(__WEAVE_TIMED)
+				: [v] "r"(f->v), [no] "i"(__WEAVE_NOT_PUSHED)
 				: "cc"
 				: yes);
 	return 0;
@@ -762,7 +753,7 @@ yes:
    suspends keeps its own frames: the context resumed pushes and pops
    over the same slots, and comes back to this call with its own cur and
    depth. The save, on the suspended context's stack, keeps the caller's
-   cur, depth and top slots; the restore, when a swapcontext or
+   cur and the timed stack's depth and top slots; the restore, when a swapcontext or
    setcontext of another context resumes this one, puts them back, so the
    calls and allocations that follow are charged under this context's
    chain, not under the other's (TestUcontext). A context resumed on

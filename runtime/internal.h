@@ -161,8 +161,8 @@ struct rt_local {
 	int state;             /* ST_* */
 	int in_rt;             /* inside the runtime: see "Re-entrancy" */
 	int resolving;         /* looking up the real allocator (dlsym) */
-	unsigned outer;        /* in a declared allocator's outermost call: its caller's depth + 1; else 0 (outer.c) */
 	unsigned outer_allocs; /* blocks the outermost call's allocators made (not recorded) */
+	uintptr_t outer;       /* in a declared allocator's outermost call: where its caller's frame ends (outer.c); else 0 */
 	int *errp;             /* &errno, once the thread is set up (rt_errno) */
 	struct bin *bins;      /* thr->bins while the thread is live, else 0 (advice.c's fast paths) */
 	u32 num;               /* thr->num (advice.c's fast paths: whose node a block is) */
@@ -287,7 +287,7 @@ static struct rt_node rt_boot = {
 static struct __weave_cc rt_cc_none[1];
 
 /* Per thread: the woven code's view (weave.h). Initial value: cur =
-   &rt_boot, cap = 0, so the first enter of every thread takes the slow
+   &rt_boot, lim = 0, so the first enter of every thread takes the slow
    path. */
 __thread struct __weave_thread __weave_tls RT_TLS = {.cur = &rt_boot.pub, .cc = rt_cc_none};
 
@@ -754,7 +754,7 @@ static void time_fork_child_late(void);
 static void time_finish(void);
 static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
 
-/* tracepoints/trace.c. A traced frame's depth field has TP_TRACED with
+/* tracepoints/trace.c. A traced frame's word has TP_TRACED with
    __WEAVE_TIMED (its pop goes to __weave_leave_timed). g_tp_on: some
    tracepoint is selected (node creation marks nodes). g_tp_attn: what
    keeps the allocation advice off its fast paths (advice.c), one word so
@@ -767,7 +767,7 @@ static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm);
    that may put two blocks in a granule); ATTN_HELD, freed blocks are held
    back (scrub.c: WEAVE_QUARANTINE). Atomic; only the TP bits and
    ATTN_LIB are ever cleared. */
-#define TP_TRACED 0x20000000u
+#define TP_TRACED 4u
 enum { TP_ATTN_ALLOCS = 1, ATTN_GEN = 8, ATTN_LIB = 16, ATTN_CLAIM = 32, ATTN_HELD = 64 };
 struct tp_buf;
 static int g_tp_on, g_tp_attn = ATTN_LIB;
@@ -776,9 +776,9 @@ static void tp_node_new(struct rt_node *n);
 static void tp_attention(struct rt_local *l, const struct rt_node *a, void *p, u64 n);
 static void tp_free(struct rt_thread *T, const struct rt_node *a, uintptr_t p, u64 n);
 static struct __weave_frame tp_enter(const struct __weave_fn *fn);
-static void tp_leave(unsigned depth);
+static void tp_leave(__weave_size_t v);
 static void tp_timed_enter(struct __weave_node *c, unsigned depth, int in_rt);
-static void tp_timed_exit(unsigned depth);
+static void tp_timed_exit(__weave_size_t v);
 static void tp_thread_setup(struct __weave_thread *t);
 static void tp_write(struct out *o, const u32 *ids);
 static void tp_finish(const char *path), tp_fork_child(void);

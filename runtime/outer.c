@@ -35,7 +35,7 @@ struct __weave_outer __weave_outer_begin(const struct __weave_site *s)
 		return o;
 	}
 	o.state = OUTER_TOP;
-	l->outer = __weave_tls.depth + 1;
+	l->outer = (uintptr_t)__builtin_dwarf_cfa(); /* where the caller's frame ends */
 	l->outer_allocs = 0;
 	return o;
 }

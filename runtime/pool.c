@@ -185,7 +185,7 @@ int __weave_pool_backing_begin(void)
 	struct rt_local *l = &rt_local;
 	if (l->outer)
 		return 0;
-	l->outer = __weave_tls.depth + 1;
+	l->outer = (uintptr_t)__builtin_dwarf_cfa(); /* where the caller's frame ends (outer.c) */
 	return 1;
 }
 

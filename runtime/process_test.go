@@ -317,8 +317,11 @@ func TestDeep(t *testing.T) {
 			}
 		}
 	}
-	// Calls: deep once from run, then from deep until the pseudo-stack is
-	// full (1<<20 entries; deeper calls are not pushed).
+	// Calls: deep once from run, then from deep at every level: an
+	// untimed frame takes no slot on the timed frames' stack, so no depth
+	// is too deep (before ABI 2, levels beyond its 1<<20 slots were not
+	// pushed).
+	const depth = 1<<20 + 1000
 	for _, n := range p.called() {
 		switch c := n.Calls; chain(n) {
 		case "run":
@@ -326,8 +329,8 @@ func TestDeep(t *testing.T) {
 				t.Errorf("run > deep called %d times", c)
 			}
 		case "deep<run":
-			if c < 1<<20-4 || c >= 1<<20 {
-				t.Errorf("deep > deep called %d times", c)
+			if c != depth {
+				t.Errorf("deep > deep called %d times, want %d", c, depth)
 			}
 		}
 	}
@@ -335,13 +338,12 @@ func TestDeep(t *testing.T) {
 	if m == nil || atoi(t, strings.ReplaceAll(m[1], ",", "")) > 20 {
 		t.Errorf("runtime stats:\n%s", r.stderr)
 	}
-	// Per level, the deep run may cost its C stack frame and a 16-byte
-	// pseudo-stack entry; a calling-context node per level (32 bytes or
+	// Per level, the deep run may cost its C stack frame; a pseudo-stack
+	// entry (16 bytes) or a calling-context node per level (32 bytes or
 	// more) would exceed the 8 MiB of slack several times over.
-	const depth = 1<<20 + 1000
 	frame := stackUsage(t, "overdeep", "deep")
 	deep, shallow := maxRSS(t, exe), maxRSS(t, exe, "10")
-	limit := shallow + depth*(frame+16)/1024 + 8<<10
+	limit := shallow + depth*frame/1024 + 8<<10
 	if deep > limit {
 		t.Errorf("peak RSS %d KiB at depth %d, %d KiB at depth 10: more than %d KiB (C frames of %d bytes and the pseudo-stack)",
 			deep, depth, shallow, limit, frame)

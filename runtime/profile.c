@@ -366,10 +366,13 @@ RT_RARE static int keep_nodes(struct writer *w)
 			if (nz || n->seen)
 				keep_chain(w->ids, i);
 		}
-		if (T->tls) { /* the frames open: where the thread is */
+		if (T->tls) { /* the frames open: where the thread is (cur and its path), the timed ones' slots */
 			struct __weave_thread *t = T->tls;
 			struct __weave_slot *st = t->stack;
 			unsigned d = __atomic_load_n(&t->depth, __ATOMIC_RELAXED), j;
+			struct rt_node *cur = (struct rt_node *)(void *)__atomic_load_n(&t->cur, __ATOMIC_RELAXED);
+			if (cur && cur != &rt_boot && cur->self < w->nids)
+				keep_chain(w->ids, cur->self);
 			for (j = 1; st && j <= d && j < t->cap; j++) {
 				struct rt_node *m = (struct rt_node *)(void *)st[j].node;
 				if (m && m->self < w->nids)

@@ -8,8 +8,10 @@
 
    A label's function record is interned once (g_rg: by content, so the
    same label anywhere is one function; copied into the runtime's memory,
-   never freed). The push and the pop are a woven function's, __weave_enter
-   and __weave_leave, so timing and tracepoints treat a region as one. Each
+   never freed). The push and the pop are a woven function's that calls
+   setjmp, __weave_enter_slot and __weave_leave, so timing and
+   tracepoints treat a region as one, and its frame has a slot on the
+   timed frames' stack, by which an end knows it is still there. Each
    thread keeps its open regions (rt_regions); an end pops the innermost
    one if its frame is still the thread's innermost (the function that
    opened it still runs there), and otherwise only forgets it: its frame
@@ -26,7 +28,7 @@
 struct region_open {
 	struct __weave_frame f;
 	const struct __weave_fn *fn;
-	unsigned depth; /* the pseudo-stack's depth before the push */
+	unsigned depth; /* the timed frames' stack's depth before the push */
 	int pushed;
 	u64 t0;
 };
@@ -168,8 +170,10 @@ RT_RARE int __weave_region_begin(const char *label)
 	r = &g->r[g->n];
 	r->fn = fn;
 	r->depth = __weave_tls.depth;
-	r->f = __weave_enter(fn);
-	r->pushed = __weave_tls.depth == r->depth + 1 && __weave_tls.cur->key == fn;
+	r->f = __weave_enter_slot(fn);
+	r->pushed = (r->f.v & __WEAVE_TIMED) && __weave_tls.depth == r->depth + 1 && __weave_tls.cur->key == fn;
+	if (!(r->f.v & __WEAVE_TAGS))
+		__weave_leave(&r->f); /* pushed with no slot (none to be had): not kept */
 	r->t0 = vm_now();
 	g->n++;
 	errno = e;

@@ -125,14 +125,14 @@ static const struct __weave_fn time_cal_fn = {"<calibration>", "timing.c", 0, 0}
 __attribute__((noinline)) static void time_cal_woven(void)
 {
 	struct __weave_thread *t = &__weave_tls;
-	struct __weave_frame f = {0, 0};
+	struct __weave_frame f = {__WEAVE_NOT_PUSHED};
 	if (__builtin_expect(t->timing, 1))
 		f = CAL_ENTER(&time_cal_fn);
 	__asm__ volatile("" : : "r"(&f) : "memory");
-	if (__builtin_expect(f.parent != 0, 0))
+	if (__builtin_expect((f.v & __WEAVE_TAGS) == 0, 0))
 		__weave_leave(&f);
-	else if (f.depth & __WEAVE_TIMED)
-		CAL_LEAVE(f.depth);
+	else if (f.v & __WEAVE_TIMED)
+		CAL_LEAVE(f.v);
 }
 
 __attribute__((noinline)) static void time_cal_plain(void)

@@ -281,48 +281,48 @@ RT_RARE static void tp_fn_event(u32 kind, struct __weave_node *c, unsigned depth
 }
 
 /* __weave_enter_timed outside exact mode: function tracing is on. A
-   traced function's frame comes back timed (parent 0) with TP_TRACED, so
-   that its pop comes to tp_leave. */
+   traced function's frame goes on the timed frames' stack and comes back
+   timed with TP_TRACED, so that its pop comes to tp_leave; the others
+   move cur as the fast path does. */
 RT_RARE static struct __weave_frame tp_enter(const struct __weave_fn *fn)
 {
 	struct __weave_thread *t = &__weave_tls;
 	struct __weave_node *p = t->cur, *c = p->cache;
 	unsigned d = t->depth;
 	struct __weave_frame f;
-	if (c->key != fn || d + 1 >= t->cap) {
+	if (c->key != fn) {
 		f = __weave_enter_slow(fn);
-		if (!f.parent)
+		if (f.v & __WEAVE_TAGS)
 			return f;
 		c = t->cur;
 	} else {
 		c->calls++;
+		fence();
+		__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
+		f.v = (__weave_size_t)p;
+	}
+	if (((struct rt_node *)(void *)c)->traced && d + 1 < t->cap) {
 		t->depth = d + 1;
 		fence();
 		t->stack[d + 1].node = c;
-		fence();
-		__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
-		f.parent = p;
-		f.depth = d;
-	}
-	if (((struct rt_node *)(void *)c)->traced) {
+		t->stack[d + 1].parent = p;
 		tp_fn_event(TP_ENTER, c, d + 1);
-		f.parent = NULL;
-		f.depth = d | __WEAVE_TIMED | TP_TRACED;
+		f.v = (__weave_size_t)d << __WEAVE_DEPTH_SHIFT | __WEAVE_TIMED | TP_TRACED;
 	}
 	return f;
 }
 
 /* The pop of a frame tp_enter traced. */
-RT_RARE static void tp_leave(unsigned depth)
+RT_RARE static void tp_leave(__weave_size_t v)
 {
 	struct __weave_thread *t = &__weave_tls;
-	unsigned d = depth & ~(unsigned)(__WEAVE_TIMED | TP_TRACED);
+	unsigned d = (unsigned)(v >> __WEAVE_DEPTH_SHIFT);
 	if (d + 1 >= t->cap)
 		return;
 	tp_fn_event(TP_EXIT, t->stack[d + 1].node, d + 1);
 	t->depth = d;
 	fence();
-	__atomic_store_n(&t->cur, t->stack[d].node, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->cur, t->stack[d + 1].parent, __ATOMIC_RELAXED);
 }
 
 /* Exact mode's timed push and pop call these for traced nodes. in_rt:
@@ -336,10 +336,10 @@ RT_RARE static void tp_timed_enter(struct __weave_node *c, unsigned depth, int i
 		tp_fn_event(TP_ENTER, c, depth);
 }
 
-RT_RARE static void tp_timed_exit(unsigned depth)
+RT_RARE static void tp_timed_exit(__weave_size_t v)
 {
 	struct __weave_thread *t = &__weave_tls;
-	unsigned d = depth & ~(unsigned)(__WEAVE_TIMED | TP_TRACED);
+	unsigned d = (unsigned)(v >> __WEAVE_DEPTH_SHIFT);
 	if (d + 1 < t->cap)
 		tp_fn_event(TP_EXIT, t->stack[d + 1].node, d + 1);
 }

@@ -341,6 +341,9 @@ func (w *weaver) function(def cc.Node, d *cc.Declarator, body *cc.CompoundStatem
 	}
 	if fn.Reason != "" {
 		w.res.Skipped = append(w.res.Skipped, fn)
+	} else if framed && w.namesSetjmp(body) {
+		// Its frame gets a slot, for __weave_setjmp_return (weave.h).
+		guards += fmt.Sprintf(" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave%s), unused)) = __weave_enter_slot(%s);", w.guard, fnRef)
 	} else if framed {
 		guards += fmt.Sprintf(" struct __weave_frame __weave_f __attribute__((cleanup(__weave_leave%s), unused)) = __weave_enter%[1]s(%s);", w.guard, fnRef)
 	} else if fn.Kept {
@@ -517,6 +520,24 @@ func (w *weaver) mayAdvise(body *cc.CompoundStatement) bool {
 		return true
 	}
 	return declaresFunction(body.LexicalScope())
+}
+
+// namesSetjmp reports whether a function body's text names one of
+// setjmpNames (a call the body walk may advise with
+// __weave_setjmp_return, which needs the frame's slot).
+func (w *weaver) namesSetjmp(body *cc.CompoundStatement) bool {
+	lb, rb := w.u.Offset(body.Token), w.u.Offset(body.Token2)
+	code := w.u.Text
+	for i := sort.SearchInts(w.names, lb); i < len(w.names) && w.names[i] < rb; i++ {
+		j := w.names[i]
+		for j < len(code) && identBytes[code[j]] {
+			j++
+		}
+		if setjmpNames[string(code[w.names[i]:j])] {
+			return true
+		}
+	}
+	return false
 }
 
 // declaresFunction reports whether a scope or one below it declares

@@ -1,6 +1,7 @@
-/* Recursion deeper than the runtime's maximum pseudo-stack depth (in a
-   thread with a large stack): enters beyond it do not push; nothing
-   breaks, and the stack is right again once the recursion unwinds. */
+/* Recursion deeper than the timed frames' stack's maximum depth (in a
+   thread with a large stack): untimed frames take no slot, so every
+   level is pushed and counted; nothing breaks, and cur is right again
+   once the recursion unwinds. */
 #include "woven.h"
 #include <pthread.h>
 #include <stdlib.h>
