@@ -663,16 +663,10 @@ static inline __attribute__((always_inline)) int side_remove(uintptr_t a, struct
 }
 
 /* The fine tree as advice.c's fast paths use it, slots read and written
-   straight: a's slot, NULL if its mid or leaf is not there yet; the slot
-   of block a of n bytes (under COARSE_MIN) charged to node ni (at most
-   FINE_NODE_MAX); whether slot value v holds block a, of a node other
-   than 0 (a fork child's inherited blocks, which side_remove's callers
-   count apart); the size and node that v holds. */
-static inline u32 *fine_slot(uintptr_t a)
-{
-	return radix_slot(0, a, 0);
-}
-
+   straight: the slot of block a of n bytes (under COARSE_MIN) charged to
+   node ni (at most FINE_NODE_MAX); whether slot value v holds block a, of
+   a node other than 0 (a fork child's inherited blocks, which
+   side_remove's callers count apart); the size and node that v holds. */
 static inline u32 fine_make(uintptr_t a, u32 n, u32 ni)
 {
 	return (ni + 1) << FINE_NODE_SHIFT | n << FINE_SIZE_SHIFT | (u32)(a & ((1u << GRAN_FINE) - 1));
