@@ -31,8 +31,10 @@
    main > f > f > f ... the tree is main > f > f', where f' counts every
    call of f from f (the report's recursive calls) and holds the
    allocations of all deeper levels. So the tree stays bounded by the
-   program's functions, not its recursion depth; the pseudo-stack (16
-   bytes a level, committed on demand) is the only per-level memory. */
+   program's functions, not its recursion depth; the frames' words (one
+   a level, in the program's own stack) and the timed frames' slots (24
+   bytes a timed level, committed on demand) are the only per-level
+   memory. */
 
 #include "internal.h"
 

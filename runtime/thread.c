@@ -18,14 +18,14 @@
 
 /* A thread's map holds its bins (TBINS_BYTES, rows in reverse order:
    internal.h), its first child cache (CC_FIRST entries, at CC_AT) and
-   its pseudo-stack, in that order, so that a thread that allocates sizes
-   up to 511 bytes and calls functions 32 deep or less makes one page
-   resident: the map's second, which holds bins 0-511, the cache and the
-   stack's first 32 levels (apart, the cache's entries alone, spread by
+   its stack of timed frames, in that order, so that a thread that
+   allocates sizes up to 511 bytes (and times frames 21 deep or less)
+   makes one page resident: the map's second, which holds bins 0-511,
+   the cache and the stack's first levels (apart, the cache's entries alone, spread by
    their hash, took 2-3 pages of a thread's 24 KiB, the stack one, and
    64-bit bins of 16 bytes a row two pages more: with 64 threads alive,
    the runtime's maps were 35 KiB a thread; now 4). Larger sizes write
-   the first page, deeper calls the next ones, as they come: the pages
+   the first page, deeper timed frames the next ones, as they come: the pages
    become resident as they are written. The
    larger cache that replaces the first when it keeps missing (cc_grow)
    is a map of its own, TMAP_BYTES. Entries are written only inside
