@@ -435,7 +435,9 @@ static __attribute__((noinline)) void free_scrub_big(struct rt_local *l, void *p
 
 /* The fast path of a free (see above) from in_rt set to the real free:
    block p's slots in both trees, read at once through the leaf caches
-   (leaf_slot), the one that holds it cleared, its node and size counted
+   (the fine tree's set here when it misses, as an allocation sets them:
+   a heap of several MiB moves between leaves; the coarse tree's in
+   free_miss), the one that holds it cleared, its node and size counted
    as free_count counts them. Under the fast paths' allocator no two
    recorded blocks share an address (frees do not bypass the runtime), so
    at most one of the two holds p. Before, a free read glibc's chunk
@@ -448,11 +450,13 @@ static __attribute__((noinline)) void free_scrub_big(struct rt_local *l, void *p
 static inline __attribute__((always_inline)) void free_fast(struct rt_local *l, struct bin *b, void *p)
 {
 	uintptr_t ad = (uintptr_t)p;
-	const u32 *fs = leaf_slot(l, 0, ad);
+	const u32 *fs = cached_slot(l, 0, ad);
 	const u64 *cs = leaf_slot(l, 1, ad);
 	u32 vf, ni;
 	u64 vc, n;
 	__builtin_prefetch((char *)p - sizeof(wsize));
+	if (__builtin_expect(!fs, 0))
+		fs = (const u32 *)(const void *)&g_no_slot;
 	vf = __atomic_load_n(fs, __ATOMIC_RELAXED);
 	vc = __atomic_load_n(cs, __ATOMIC_RELAXED);
 	if (__builtin_expect(fine_holds(vf, ad), 1)) {
