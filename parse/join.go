@@ -226,14 +226,40 @@ func blankMacroLines(text []byte) []byte {
 			return text
 		}
 		if !inComment && lineKind(line, false) == otherDirective && macroDirective(line) {
-			if ok, open, _ := scanLine(line, false); !ok || open {
+			ok, open, _ := scanLine(line, false)
+			if !ok {
 				return text
 			}
 			if out == nil {
 				out = append([]byte(nil), text...)
 			}
-			for i := off; i < end; i++ {
-				out[i] = ' '
+			for {
+				for i := off; i < end; i++ {
+					if out[i] != '\n' {
+						out[i] = ' '
+					}
+				}
+				if !open {
+					break
+				}
+				// A comment the directive opened (-CC keeps those of
+				// #define lines) goes on: so does the directive, to the
+				// end of the line the comment closes on.
+				if end >= len(text) {
+					return text
+				}
+				off = end + 1
+				if end = bytes.IndexByte(text[off:], '\n'); end < 0 {
+					end = len(text)
+				} else {
+					end += off
+				}
+				if line = text[off:end]; len(line) > 0 && line[len(line)-1] == '\\' {
+					return text
+				}
+				if ok, open, _ = scanLine(line, true); !ok {
+					return text
+				}
 			}
 		} else {
 			ok, open, _ := scanLine(line, inComment)

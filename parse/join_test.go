@@ -53,8 +53,9 @@ func TestJoinLines(t *testing.T) {
 
 // TestBlankMacroLines: -g3's and -dD's #define and #undef lines and -dI's
 // #include lines are blanked for cc/v4 (their expansion is the text
-// already), every other byte where it was; none inside a comment or after
-// one, and none where a line's state is not sure.
+// already), every other byte where it was (with the lines of a comment a
+// #define opens: -CC); none inside a comment or after one, and none where
+// a line's state is not sure.
 func TestBlankMacroLines(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, want string // want "" for the text itself
@@ -65,7 +66,11 @@ func TestBlankMacroLines(t *testing.T) {
 		{"in a comment", "/*\n#define X 1 */ int a;\n", ""},
 		{"after a comment", "/* c */ #define X 1\nint a;\n", ""},
 		{"after a closed comment", "/* c */\n#define X /* d */ 1\nint a;\n", "/* c */\n                   \nint a;\n"},
-		{"opens a comment", "#define X 1 /*\n*/ int a;\n", ""},
+		// -CC keeps a #define's comments, which may go over lines: the
+		// directive goes on to the line the comment closes on.
+		{"opens a comment", "#define X 1 /*\n*/ int a;\n", "              \n         \n"},
+		{"a comment over lines", "#define W 2 /* a\n   b\n c */\nint fw;\n", "                \n    \n     \nint fw;\n"},
+		{"a comment not closed", "#define X 1 /*\nint a;\n", ""},
 		{"splice", "#define X \\\n 1\n", ""},
 		{"in a literal", "char *s = \"\n#define X\";\n", ""},
 		{"none", "int define;\n", ""},

@@ -369,8 +369,10 @@ static const u64 g_no_slot;
 static inline __attribute__((always_inline)) const void *leaf_slot(const struct rt_local *l, int t, uintptr_t a)
 {
 	unsigned g = t ? GRAN_COARSE : GRAN_FINE;
-	const char *sl = l->leaf[t].at + (slot_index(t, a) << slot_shift(t));
-	return a >> (g + LEAF_BITS) == l->leaf[t].tag ? sl : (const char *)&g_no_slot;
+	/* In integers: the leaf's address is NULL until cached (an offset
+	   from NULL is undefined, and -fsanitize=undefined says so). */
+	uintptr_t sl = (uintptr_t)l->leaf[t].at + (slot_index(t, a) << slot_shift(t));
+	return a >> (g + LEAF_BITS) == l->leaf[t].tag ? (const void *)sl : (const void *)&g_no_slot;
 }
 
 /* The end of a fast-path free: in_rt cleared, then the real free, the
