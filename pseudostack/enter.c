@@ -444,18 +444,47 @@ int __weave_setjmp_return(struct __weave_frame *f, int v)
 }
 
 
+/* A context suspended deeper than __WEAVE_CTX_SLOTS timed frames keeps
+   the slots below its top CTX_WIN in a map of the runtime's, whose address
+   takes slot[0] (c->n is then CTX_SPILLED): the contexts share the thread's
+   stack, and one resumed in between pushes its own frames over those slots
+   (in exact mode a coroutine's frames are all timed, each pop's parent
+   comes from its slot: 17 deep, the frames under the top 16 went back to
+   the other side's nodes and its calls were charged there). The restore
+   puts them back and unmaps the copy; a context never resumed keeps it. */
+enum { CTX_WIN = __WEAVE_CTX_SLOTS - 1, CTX_SPILLED = __WEAVE_CTX_SLOTS + 1 };
+
+/* The bytes of the copy of a context suspended at depth d. */
+static wsize ctx_spill_bytes(unsigned d)
+{
+	return page_up((wsize)(d - CTX_WIN) * sizeof(struct __weave_slot));
+}
+
 void __weave_ctx_save(struct __weave_ctx *c)
 {
 	struct __weave_thread *t = &__weave_tls;
 	unsigned d = t->depth;
+	struct __weave_slot *spill;
 	c->t = t;
 	c->cur = t->cur;
 	c->depth = d;
 	c->n = 0;
-	if (d < t->cap) {
-		c->n = d < __WEAVE_CTX_SLOTS ? d + 1 : __WEAVE_CTX_SLOTS;
-		memcpy(c->slot, &t->stack[d + 1 - c->n], c->n * sizeof c->slot[0]);
+	if (d >= t->cap)
+		return;
+	if (d < __WEAVE_CTX_SLOTS) {
+		c->n = d + 1;
+		memcpy(c->slot, &t->stack[0], c->n * sizeof c->slot[0]);
+		return;
 	}
+	/* Slots 1..d - CTX_WIN to the map, d - CTX_WIN + 1..d to slot[1..]. */
+	c->n = CTX_SPILLED;
+	spill = rt_map(ctx_spill_bytes(d));
+	if (spill)
+		memcpy(spill, &t->stack[1], (d - CTX_WIN) * sizeof *spill);
+	c->slot[0].node = (struct __weave_node *)(void *)spill;
+	c->slot[0].parent = 0;
+	c->slot[0].t0 = 0;
+	memcpy(&c->slot[1], &t->stack[d + 1 - CTX_WIN], CTX_WIN * sizeof c->slot[0]);
 }
 
 /* noinline: &__weave_tls is this thread's, read after the switch. */
@@ -463,11 +492,24 @@ __attribute__((noinline)) int __weave_ctx_restore(struct __weave_ctx *c, int v)
 {
 	struct __weave_thread *t = &__weave_tls;
 	unsigned d = c->depth;
-	if (t != c->t || !c->n || d >= t->cap)
-		return v;
-	memcpy(&t->stack[d + 1 - c->n], c->slot, c->n * sizeof c->slot[0]);
-	t->depth = d;
-	fence();
-	__atomic_store_n(&t->cur, c->cur, __ATOMIC_RELAXED);
+	struct __weave_slot *spill = NULL;
+	if (c->n == CTX_SPILLED) {
+		spill = (struct __weave_slot *)(void *)c->slot[0].node;
+		c->slot[0].node = 0; /* resumed again: the top alone */
+	}
+	if (t == c->t && c->n && d < t->cap) {
+		if (c->n != CTX_SPILLED) {
+			memcpy(&t->stack[d + 1 - c->n], c->slot, c->n * sizeof c->slot[0]);
+		} else {
+			memcpy(&t->stack[d + 1 - CTX_WIN], &c->slot[1], CTX_WIN * sizeof c->slot[0]);
+			if (spill)
+				memcpy(&t->stack[1], spill, (d - CTX_WIN) * sizeof *spill);
+		}
+		t->depth = d;
+		fence();
+		__atomic_store_n(&t->cur, c->cur, __ATOMIC_RELAXED);
+	}
+	if (spill)
+		rt_unmap(spill, ctx_spill_bytes(d));
 	return v;
 }

@@ -753,7 +753,8 @@ yes:
    suspends keeps its own frames: the context resumed pushes and pops
    over the same slots, and comes back to this call with its own cur and
    depth. The save, on the suspended context's stack, keeps the caller's
-   cur and the timed stack's depth and top slots; the restore, when a swapcontext or
+   cur and the timed stack's depth and top slots (the slots below the top
+   __WEAVE_CTX_SLOTS - 1 in a map of the runtime's, enter.c); the restore, when a swapcontext or
    setcontext of another context resumes this one, puts them back, so the
    calls and allocations that follow are charged under this context's
    chain, not under the other's (TestUcontext). A context resumed on

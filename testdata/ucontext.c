@@ -1,7 +1,12 @@
 /* A generator on a ucontext coroutine (makecontext/swapcontext): the
    generator and its consumer allocate between the switches, each under
    its own chain. The consumer resumes the generator from two depths
-   (drive, and drive's resume_deep), the generator ends through uc_link. */
+   (drive, and drive's resume_deep), the generator ends through uc_link.
+   Every other item is produced 20 calls deep (descend): in exact mode
+   each is a timed frame with a slot on the thread's timed stack, more
+   than the 16 that swapcontext's save keeps in its frame; the consumer
+   pushes its own over the lower ones (tick, tock), and the generator's
+   tally after descend returns must still be charged under the generator. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <ucontext.h>
@@ -35,10 +40,32 @@ __attribute__((noinline)) static void produce(int i)
 	yield(i * i);
 }
 
+__attribute__((noinline)) static void descend(int k, int i)
+{
+	if (k)
+		descend(k - 1, i);
+	else
+		produce(i);
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
+}
+
+__attribute__((noinline)) static void tally(int i)
+{
+	struct item *it = item(sizeof *it);
+	it->v = -i;
+	it->next = items;
+	items = it;
+}
+
 static void generator(void)
 {
-	for (int i = 0; i < 6; i++)
-		produce(i);
+	for (int i = 0; i < 6; i++) {
+		if (i % 2)
+			descend(20, i);
+		else
+			produce(i);
+		tally(i);
+	}
 	finished = 1;
 }
 
@@ -47,6 +74,16 @@ __attribute__((noinline)) static int consume(int v)
 	char *p = item(1000); /* dropped: definitely lost */
 	p[0] = (char)v;
 	return p[0];
+}
+
+__attribute__((noinline)) static void *tock(void)
+{
+	return item(8);
+}
+
+__attribute__((noinline)) static void tick(void)
+{
+	free(tock());
 }
 
 __attribute__((noinline)) static void resume_deep(void)
@@ -71,6 +108,7 @@ __attribute__((noinline)) static int drive(void)
 		if (finished)
 			break;
 		sum += consume(value);
+		tick();
 	}
 	return sum;
 }
