@@ -17,6 +17,13 @@ func TestMaps(t *testing.T) {
 	}
 	defer sleep.Wait()
 	defer sleep.Process.Kill()
+	// Once the dynamic loader has mapped the C library: read at once, a
+	// process just started (under load) had only ld.so's maps.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if m, _ := os.ReadFile("/proc/" + strconv.Itoa(sleep.Process.Pid) + "/maps"); strings.Contains(string(m), "libc.so") {
+			break
+		}
+	}
 	r := mustRun(t, "", nil, weaveBin, "maps", strconv.Itoa(sleep.Process.Pid))
 	for _, want := range []string{"segment", "text", "stack", "libc.so.6 text", "total"} {
 		if !strings.Contains(r.stdout, want) {
