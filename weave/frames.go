@@ -500,7 +500,7 @@ func (w *weaver) classify(e cc.ExpressionNode) (calleeKind, string) {
 			return calleeSeed, name
 		case w.defined[name]:
 			return calleeLocal, name
-		case name == "free" || isBuiltin(name) || nonAllocating()[name]:
+		case name == "free" || isBuiltin(name) && name != builtinSetjmp || nonAllocating()[name]:
 			return calleeNone, name // free does not look at the pseudo-stack
 		case allocOps[name].op != "" && d != nil && d.Linkage() == cc.External:
 			return calleeAlloc, name // advised (isLibraryFunction)

@@ -161,10 +161,19 @@ var allocOps = map[string]struct {
 
 // setjmpNames are the functions after whose return the pseudo-stack must
 // re-synchronise (glibc's setjmp and sigsetjmp macros expand to _setjmp and
-// __sigsetjmp).
+// __sigsetjmp), and the compilers' __builtin_setjmp.
 var setjmpNames = map[string]bool{
-	"setjmp": true, "_setjmp": true, "sigsetjmp": true, "__sigsetjmp": true,
+	"setjmp": true, "_setjmp": true, "sigsetjmp": true, "__sigsetjmp": true, builtinSetjmp: true,
 }
+
+// builtinSetjmp is the compilers' own setjmp (__builtin_longjmp's), which
+// no header declares. Not one of setjmpNames before, its caller had no
+// frame at its entry (--frames auto framed it around its calls) and no
+// re-synchronisation: after a __builtin_longjmp it pushed its later calls
+// under the frames the jump had dropped, and cur stayed there after it
+// returned, so that every later call of the program was charged under
+// them (testdata/longjmp.c's builtin_prot).
+const builtinSetjmp = "__builtin_setjmp"
 
 // swapcontext's calls keep the suspended context's pseudo-stack across the
 // switch (weave.h, __weave_ctx_save).
@@ -647,7 +656,7 @@ func (w *weaver) call(x *cc.PostfixExpression, fnName, fnRef, siteFlags string, 
 		return
 	}
 	a, isAlloc := allocOps[name]
-	if !isAlloc && !setjmpNames[name] || !w.isLibraryFunction(pe, name) {
+	if !isAlloc && !setjmpNames[name] || name != builtinSetjmp && !w.isLibraryFunction(pe, name) {
 		return
 	}
 	if !isAlloc {

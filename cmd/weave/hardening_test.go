@@ -399,8 +399,10 @@ func TestHardeningExec(t *testing.T) {
 	}
 }
 
-// TestHardeningJumps: after longjmp out of nested calls and siglongjmp
-// out of a signal handler, allocations are charged to the right chains.
+// TestHardeningJumps: after longjmp out of nested calls, siglongjmp out
+// of a signal handler and __builtin_longjmp, allocations are charged to
+// the right chains (after __builtin_longjmp, guard_builtin's and main's
+// were charged under bthrower's frames: weave.go, builtinSetjmp).
 func TestHardeningJumps(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -418,6 +420,8 @@ func TestHardeningJumps(t *testing.T) {
 		4 * 102: "hold<guard_long<main",
 		4 * 103: "hold<after_sig<guard_sig<main",
 		4 * 104: "hold<guard_sig<main",
+		4 * 106: "hold<guard_builtin<main",
+		4 * 107: "hold<after_builtin<guard_builtin<main",
 		105:     "hold<main",
 	} {
 		if c := ch[size]; len(c) != 1 || c[0] != want {
