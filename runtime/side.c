@@ -383,6 +383,16 @@ RT_RARE static void resident_pages(const void *p, wsize n, unsigned char *in)
 		memset(in, 1, (n + 4095) / 4096);
 }
 
+/* Whether a page of a mid holds a leaf (mids are never cleared). */
+RT_RARE static unsigned char mid_page_written(void *const *pg)
+{
+	u32 i;
+	for (i = 0; i < MID_PAGE_LEAVES; i++)
+		if (__atomic_load_n(&pg[i], __ATOMIC_RELAXED))
+			return 1;
+	return 0;
+}
+
 /* A walk over the leaves of tree t in address order that reads only the
    parts of the table that were written: the roots in use
    (radix_next_root), the resident pages of each mid, and for each leaf
@@ -419,8 +429,15 @@ RT_RARE static char *radix_leaves_next(struct radix_leaves *c)
 			continue;
 		if (!c->m) {
 			resident_pages(mid, sizeof(void *) << MID_BITS, c->in_mid);
-			for (k = 0; k < MID_PAGES; k++)
-				c->mid_pages += c->in_mid[k] & 1;
+			for (k = 0; k < MID_PAGES; k++) {
+				/* A page only read (a lookup of an address
+				   no block was ever at: the leak scan's
+				   candidates) maps the zero page, resident to
+				   mincore; a written one holds a leaf. */
+				if (c->in_mid[k] & 1)
+					c->in_mid[k] = mid_page_written(mid + k * MID_PAGE_LEAVES);
+				c->mid_pages += c->in_mid[k];
+			}
 			if (c->on_mid)
 				c->on_mid(mid, sizeof(void *) << MID_BITS);
 		}
