@@ -142,12 +142,12 @@ func (cfg *Config) WeaveSource(src string, flags []string) (*weave.Result, error
 	}
 	var stderr bytes.Buffer
 	flags = append(append([]string{}, flags...), api.Flags(true)...)
-	text, err := parse.Preprocess(cfg.Compiler, flags, src, &stderr)
+	// Each token at its source column, for diagnostics (parse.Respace).
+	text, err := parse.PreprocessRespaced(cfg.Compiler, flags, src, &stderr)
 	cfg.Stderr.Write(stderr.Bytes())
 	if err != nil {
 		return nil, &ExitError{Code: 1, Err: fmt.Errorf("%s: preprocessing failed", src)}
 	}
-	text = parse.Respace(text, nil) // each token at its source column, for diagnostics
 	cfg.unoptimized = !optimised(flags)
 	cfg.portableGuard, cfg.callGuard = portableGuard(flags), cfg.unoptimized
 	cfg.builtins = parseCmdline(flags).builtins()

@@ -28,14 +28,8 @@ import (
 // none moves. read reads a source file named by a linemarker (nil:
 // os.ReadFile); a file it cannot read is left as it is.
 func Respace(text []byte, read func(string) ([]byte, error)) []byte {
-	if read == nil {
-		read = os.ReadFile
-	}
-	r := respacer{read: read, files: map[string][][]byte{}}
+	r := newLineRespacer(read)
 	var out []byte // nil until a line moves
-	var file string
-	var lines [][]byte
-	line, system := 0, true
 	for off := 0; off < len(text); {
 		end := bytes.IndexByte(text[off:], '\n')
 		if end < 0 {
@@ -43,33 +37,12 @@ func Respace(text []byte, read func(string) ([]byte, error)) []byte {
 		} else {
 			end += off
 		}
-		ln := text[off:end]
 		next := end + 1
-		if len(ln) > 0 && ln[0] == '#' {
-			if mk, ok := parseMarker(ln); ok {
-				if mk.file != "\x00" && mk.file != file {
-					file, lines = mk.file, nil
-					if !mk.system && file != "" && file[0] != '<' {
-						lines = r.source(file)
-					}
-				}
-				line, system = mk.line, mk.system
-				if out != nil {
-					out = append(out, text[off:min(next, len(text))]...)
-				}
-				off = next
-				continue
-			}
-		}
-		var moved []byte
-		if !system && line >= 1 && line <= len(lines) && len(ln) > 0 && ln[0] != '#' {
-			moved = respaceLine(ln, lines[line-1], r.buf[:0])
-		}
+		moved := r.respace(text[off:end])
 		if moved != nil && out == nil {
 			out = append(make([]byte, 0, len(text)+len(text)/16), text[:off]...)
 		}
 		if moved != nil {
-			r.buf = moved
 			out = append(out, moved...)
 			if end < len(text) {
 				out = append(out, '\n')
@@ -77,13 +50,57 @@ func Respace(text []byte, read func(string) ([]byte, error)) []byte {
 		} else if out != nil {
 			out = append(out, text[off:min(next, len(text))]...)
 		}
-		line++
 		off = next
 	}
 	if out == nil {
 		return text
 	}
 	return out
+}
+
+// A lineRespacer respaces a text one line at a time, in order (Respace;
+// the speculative parse respaces the compiler's output as it comes).
+type lineRespacer struct {
+	respacer
+	file   string   // the linemarkers' current file
+	lines  [][]byte // its lines, if it is the program's
+	line   int      // the next line's number in it
+	system bool     // it is a system header
+}
+
+// newLineRespacer returns a lineRespacer at the start of a text; read is
+// Respace's.
+func newLineRespacer(read func(string) ([]byte, error)) *lineRespacer {
+	if read == nil {
+		read = os.ReadFile
+	}
+	return &lineRespacer{respacer: respacer{read: read, files: map[string][][]byte{}}, system: true}
+}
+
+// respace takes the text's next line ln (without its newline) and returns
+// it respaced, or nil if it stays as it is. The result is valid until the
+// next call.
+func (r *lineRespacer) respace(ln []byte) []byte {
+	if len(ln) > 0 && ln[0] == '#' {
+		if mk, ok := parseMarker(ln); ok {
+			if mk.file != "\x00" && mk.file != r.file {
+				r.file, r.lines = mk.file, nil
+				if !mk.system && r.file != "" && r.file[0] != '<' {
+					r.lines = r.source(r.file)
+				}
+			}
+			r.line, r.system = mk.line, mk.system
+			return nil
+		}
+	}
+	var moved []byte
+	if !r.system && r.line >= 1 && r.line <= len(r.lines) && len(ln) > 0 && ln[0] != '#' {
+		if moved = respaceLine(ln, r.lines[r.line-1], r.buf[:0]); moved != nil {
+			r.buf = moved
+		}
+	}
+	r.line++
+	return moved
 }
 
 // respacer holds Respace's source files, read once each, as lines.

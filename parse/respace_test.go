@@ -118,3 +118,34 @@ func checkOnlyBlanksAdded(t *testing.T, in, out []byte) {
 		t.Fatalf("respaced text ends at %d of %d, the text at %d of %d", j, len(out), i, len(in))
 	}
 }
+
+// TestRespaceAsItComes: the output respaced as it comes, in pieces that
+// split lines anywhere, is Respace's of the whole, with or without a
+// last newline.
+func TestRespaceAsItComes(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.c")
+	if err := os.WriteFile(file, []byte("#include <stddef.h>\nint a;      int   b;\t/* aligned */\nsize_t  c;\nint   d;"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, want := respaced(t, nil, file)
+	if bytes.Equal(text, want) {
+		t.Fatal("nothing moved: the test tests nothing")
+	}
+	for _, whole := range [][]byte{text, bytes.TrimSuffix(text, []byte("\n"))} {
+		want := Respace(whole, nil)
+		for _, piece := range []int{1, 2, 7, 64, len(whole)} {
+			s := startSpeculation(nil)
+			s.rs = newLineRespacer(nil)
+			for i := 0; i < len(whole); i += piece {
+				if n, err := s.Write(whole[i:min(i+piece, len(whole))]); err != nil || n != min(piece, len(whole)-i) {
+					t.Fatalf("Write: %d, %v", n, err)
+				}
+			}
+			if got := s.finish(); !bytes.Equal(got, want) {
+				t.Errorf("pieces of %d bytes: %q, want %q", piece, got, want)
+			}
+		}
+	}
+}

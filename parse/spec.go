@@ -56,6 +56,12 @@ type speculation struct {
 	cut    int   // the text before it is in sources
 	starts []int // offset of each source in the text
 
+	// Used by Write and finish only: the output respaced as it comes
+	// (nil: not), and the part of a line it has not had yet.
+	rs      *lineRespacer
+	partial []byte
+	spaced  []byte
+
 	result   chan specResult
 	sum      uint64 // hash of the final text (seed specSeed)
 	st       *dialectState
@@ -112,6 +118,10 @@ func specName(i int) string { return fmt.Sprintf("<text part %d>", i) }
 // once it is all there (prune.go), which takes less time than parsing it
 // whole as it comes.
 func (s *speculation) Write(p []byte) (int, error) {
+	n := len(p)
+	if s.rs != nil {
+		p = s.respaced(p)
+	}
 	s.mu.Lock()
 	s.text = append(s.text, p...)
 	if !s.started && !s.declined && len(s.text) >= specStart {
@@ -125,13 +135,44 @@ func (s *speculation) Write(p []byte) (int, error) {
 	}
 	s.cond.Broadcast()
 	s.mu.Unlock()
-	return len(p), nil
+	return n, nil
+}
+
+// respaced returns the lines p completes respaced (rs), and keeps what
+// follows the last newline for the next Write or finish. The result is
+// valid until the next call.
+func (s *speculation) respaced(p []byte) []byte {
+	if len(s.partial) > 0 {
+		s.partial = append(s.partial, p...)
+		p = s.partial
+	}
+	last := bytes.LastIndexByte(p, '\n')
+	out := s.spaced[:0]
+	for off := 0; off <= last; {
+		end := off + bytes.IndexByte(p[off:], '\n')
+		if moved := s.rs.respace(p[off:end]); moved != nil {
+			out = append(append(out, moved...), '\n')
+		} else {
+			out = append(out, p[off:end+1]...)
+		}
+		off = end + 1
+	}
+	s.partial = append(s.partial[:0], p[last+1:]...)
+	s.spaced = out
+	return out
 }
 
 // finish records that the compiler is done and returns its output.
 func (s *speculation) finish() []byte {
+	var tail []byte // the last line, if the output does not end with a newline
+	if s.rs != nil && len(s.partial) > 0 {
+		if tail = s.rs.respace(s.partial); tail == nil {
+			tail = s.partial
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.text = append(s.text, tail...)
 	s.eof = true
 	s.cond.Broadcast()
 	s.sum = maphash.Bytes(specSeed, s.text)

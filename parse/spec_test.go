@@ -29,6 +29,10 @@ func TestSpeculation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	spaced := filepath.Join(dir, "spaced.c") // good, with lines respaced (Respace)
+	if err := os.WriteFile(spaced, []byte("int  a;      int   b;\t/* aligned */\n"+fns.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gcc := []string{"gcc"}
 	d := NewDialect(gcc, nil)
 	preprocess := func(src string, flags ...string) []byte {
@@ -95,6 +99,21 @@ func TestSpeculation(t *testing.T) {
 	}
 	if u, err := Parse("good.i", preprocess(good), d); err != nil || !speculative(u) {
 		t.Errorf("Parse after a failed Preprocess: speculative %v, %v", u != nil && speculative(u), err)
+	}
+
+	// PreprocessRespaced respaces the text as it comes: Respace's text,
+	// whose parse Parse takes over (before, weave -o of sqlite3.c
+	// respaced Preprocess's text and parsed the unit a second time).
+	plain := preprocess(spaced)
+	text, err = PreprocessRespaced(gcc, nil, spaced, &stderr)
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	if want := Respace(plain, nil); !bytes.Equal(text, want) || bytes.Equal(want, plain) {
+		t.Errorf("PreprocessRespaced's text is Respace's: %v; Respace moved a token: %v", bytes.Equal(text, want), !bytes.Equal(want, plain))
+	}
+	if u, err := Parse("spaced.i", text, d); err != nil || !speculative(u) {
+		t.Errorf("Parse after PreprocessRespaced: speculative %v, %v", u != nil && speculative(u), err)
 	}
 
 	// A small unit is parsed pruned once it is all there.
