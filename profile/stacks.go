@@ -1,5 +1,7 @@
 package profile
 
+import "slices"
+
 // StackFrame is a frame of an exact stack: a woven function, or one of two
 // pseudo-frames: the allocator called by unwoven code (Hidden), and the
 // time a thread spent outside woven functions (Outside).
@@ -21,87 +23,160 @@ type Stack struct {
 	Frames []StackFrame // outermost first
 }
 
+// FoldDepth is how many activations of one function a stack or a tree of
+// the reports shows on a path: a deeper activation is counted in the
+// nearest of them, its callees under it. A sampled-mode profile comes
+// folded from the second (pseudostack/cct.c); an exact-mode one has a node
+// per depth, and a million-deep recursion would otherwise give a million
+// stacks of up to a million frames (quadratic: reports that did not end).
+const FoldDepth = 64
+
+// Folded is the profile's calling contexts with deep recursion folded
+// (FoldDepth): a trie of function frames that every function node maps
+// to. Built once, it gives each node's folded path in time linear in its
+// length.
+type Folded struct {
+	up   []int32 // an entry's parent entry, -1 at a root
+	fn   []*Func
+	node []int32 // node id -> its entry (function nodes), or -1
+}
+
+// Fold builds the profile's Folded paths.
+func (p *Profile) Fold() *Folded {
+	f := &Folded{node: make([]int32, len(p.Nodes))}
+	for i := range f.node {
+		f.node[i] = -1
+	}
+	type item struct {
+		n  *Node
+		at int32 // the entry of n's parent's path
+	}
+	for _, t := range p.Threads {
+		if t.Root == nil {
+			continue
+		}
+		todo := []item{{t.Root, -1}}
+		for len(todo) > 0 {
+			it := todo[len(todo)-1]
+			todo = todo[:len(todo)-1]
+			n, at := it.n, it.at
+			if n.Kind == KindFunc {
+				if at = f.fold(it.at, n.Func); at < 0 {
+					f.up = append(f.up, it.at)
+					f.fn = append(f.fn, n.Func)
+					at = int32(len(f.up) - 1)
+				}
+				f.node[n.ID] = at
+			}
+			for i := len(n.Children) - 1; i >= 0; i-- {
+				if c := n.Children[i]; c.Kind != KindAlloc {
+					todo = append(todo, item{c, at})
+				}
+			}
+		}
+	}
+	return f
+}
+
+// fold returns the nearest entry of fn on i's path if the path holds
+// FoldDepth of them, or -1.
+func (f *Folded) fold(i int32, fn *Func) int32 {
+	near, k := int32(-1), 0
+	for ; i >= 0; i = f.up[i] {
+		if !sameFunc(f.fn[i], fn) {
+			continue
+		}
+		if k++; near < 0 {
+			near = i
+		}
+		if k == FoldDepth {
+			return near
+		}
+	}
+	return -1
+}
+
+// Path calls fn for the functions of n's folded path, innermost first,
+// until fn returns false; n is a function node, or an allocation leaf or
+// a root, whose path is its parent's (none for a root).
+func (f *Folded) Path(n *Node, fn func(*Func) bool) {
+	if n.Kind != KindFunc {
+		if n = n.Parent; n == nil || n.Kind != KindFunc {
+			return
+		}
+	}
+	for i := f.node[n.ID]; i >= 0 && fn(f.fn[i]); i = f.up[i] {
+	}
+}
+
 // WalkStacks calls fn for every node with values, with its exact stack
 // (the context tree is a set of stacks: no unwinding, nothing guessed).
 // The innermost frame of an allocation stack is the allocating function at
 // the allocation call's line, added when the runtime's depth cap dropped
 // its node; a hidden allocation's stack ends with the allocator's
 // pseudo-frame under the woven function it is charged to; a root's time
-// is a stack of the Outside pseudo-frame alone. fn must not keep the
-// Stack, which is reused.
+// is a stack of the Outside pseudo-frame alone. Deep recursion is folded
+// (Folded), so that several nodes of an exact-mode profile may give one
+// stack. fn must not keep the Stack, which is reused.
 func (p *Profile) WalkStacks(fn func(s *Stack)) {
 	var s Stack
-	type item struct {
-		n     *Node
-		depth int // frames above n
-	}
+	folded := p.Fold()
 	for _, t := range p.Threads {
 		if t.Root == nil {
 			continue
 		}
 		s.Thread = t
-		todo := []item{{t.Root, 0}}
-		for len(todo) > 0 {
-			it := todo[len(todo)-1]
+		for todo := []*Node{t.Root}; len(todo) > 0; {
+			n := todo[len(todo)-1]
 			todo = todo[:len(todo)-1]
-			n := it.n
+			for i := len(n.Children) - 1; i >= 0; i-- {
+				todo = append(todo, n.Children[i])
+			}
 			s.Node = n
-			s.Frames = s.Frames[:it.depth]
-			depth := it.depth
-			switch n.Kind {
-			case KindRoot:
-				if n.Time != 0 {
-					s.Frames = append(s.Frames, StackFrame{Outside: true})
-					fn(&s)
+			switch {
+			case n.Kind == KindRoot && n.Time != 0:
+				s.Frames = append(s.Frames[:0], StackFrame{Outside: true})
+			case n.Kind == KindFunc && (n.Calls != 0 || n.Time != 0),
+				n.Kind == KindAlloc && !n.Heap.IsZero():
+				s.Frames = s.Frames[:0]
+				folded.Path(n, func(f *Func) bool {
+					s.Frames = append(s.Frames, StackFrame{Func: f, Line: f.Line})
+					return true
+				})
+				slices.Reverse(s.Frames)
+				if n.Kind == KindAlloc {
+					allocStack(&s)
 				}
-			case KindFunc:
-				s.Frames = append(s.Frames, StackFrame{Func: n.Func, Line: n.Func.Line})
-				depth++
-				if n.Calls != 0 || n.Time != 0 {
-					fn(&s)
-				}
-			case KindAlloc:
-				if !n.Heap.IsZero() {
-					k, parent := allocStack(&s)
-					fn(&s)
-					if k >= 0 {
-						s.Frames[k] = parent
-					}
-				}
+			default:
 				continue
 			}
-			for i := len(n.Children) - 1; i >= 0; i-- {
-				todo = append(todo, item{n.Children[i], depth})
-			}
+			fn(&s)
 		}
 	}
 }
 
 // allocStack ends s.Frames, the stack of an allocation leaf's parent, with
-// the allocation's frame. When the parent is the allocating function, its
-// frame is replaced; allocStack then returns its index and the frame to put
-// back (siblings share it), else -1.
-func allocStack(s *Stack) (int, StackFrame) {
+// the allocation's frame: the parent's frame at the allocation's line when
+// the parent is the allocating function.
+func allocStack(s *Stack) {
 	site := s.Node.Site
+	k := len(s.Frames) - 1
 	if site.Func == nil {
-		if k := len(s.Frames) - 1; site.Caller && k >= 0 && s.Frames[k].Func != nil {
+		if site.Caller && k >= 0 && s.Frames[k].Func != nil {
 			// Charged to the caller (a region's own, --exclude): the
 			// parent's frame, at the allocation's line.
-			old := s.Frames[k]
 			s.Frames[k].Line = site.Line
-			return k, old
+			return
 		}
 		s.Frames = append(s.Frames, StackFrame{Hidden: site})
-		return -1, StackFrame{}
+		return
 	}
 	leaf := StackFrame{Func: site.Func, Line: site.Line}
-	if k := len(s.Frames) - 1; k >= 0 && sameFunc(s.Frames[k].Func, site.Func) {
-		old := s.Frames[k]
+	if k >= 0 && sameFunc(s.Frames[k].Func, site.Func) {
 		s.Frames[k] = leaf
-		return k, old
+		return
 	}
 	s.Frames = append(s.Frames, leaf) // the depth cap dropped the function's node
-	return -1, StackFrame{}
 }
 
 // sameFunc reports whether two F records are one function (a static

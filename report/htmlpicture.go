@@ -78,9 +78,10 @@ func (r *Report) pictureCtx(n *profile.Node) pictureCtx {
 	case up == nil || up.Kind != profile.KindFunc || up.Func.Name != s.Func.Name || up.Func.File != s.Func.File:
 		chain = append(chain, r.Label(Func{s.Func.Name, s.Func.File})) // the depth cap dropped its node
 	}
-	for ; up != nil && up.Kind == profile.KindFunc; up = up.Parent {
-		chain = append(chain, r.Label(Func{up.Func.Name, up.Func.File}))
-	}
+	r.folded.Path(n, func(f *profile.Func) bool {
+		chain = append(chain, r.Label(Func{f.Name, f.File}))
+		return true
+	})
 	c.Chain = strings.Join(chain, " <- ")
 	if n.Leaks != nil {
 		for k, lc := range n.Leaks {

@@ -104,39 +104,77 @@ func (pprofRenderer) Render(w io.Writer, r *Report) error {
 	}
 	threads := len(r.prof.Threads) > 1
 	atCalls := map[string]bool{} // the labels of functions framed at their calls
+	// Samples with the same stack and labels are one (an exact-mode
+	// profile's folded recursion gives many), in the order first seen.
+	type sample struct {
+		ids     []uint64
+		vals    []uint64
+		typ     string
+		atCalls bool
+		thread  int
+	}
+	var samples []*sample
+	byKey := map[string]*sample{}
+	var key []byte
 	r.WalkStacks(func(thread int, frames []StackFrame, v *Values) {
-		var s pbuf
-		ids := make([]uint64, len(frames))
+		sm := &sample{ids: make([]uint64, len(frames)), thread: -1}
 		for i := range frames {
-			ids[len(frames)-1-i] = location(&frames[i]) // innermost first
+			sm.ids[len(frames)-1-i] = location(&frames[i]) // innermost first
 		}
-		s.packed(1, ids)
+		if len(frames) > 0 {
+			sm.typ = frames[len(frames)-1].Type // what the site's size expression names
+		}
+		if inner := len(frames) - 1; inner >= 0 && v.Calls != 0 && frames[inner].AtCalls {
+			atCalls[frames[inner].Label] = true
+			sm.atCalls = true
+		}
+		if threads {
+			sm.thread = thread
+		}
 		vals := []uint64{uint64(v.Allocs), uint64(v.Bytes), uint64(v.InUseBlocks), uint64(v.InUse), uint64(v.Calls)}
 		if hasTime {
 			vals = append(vals, uint64(int64(v.TimeNS)))
 		}
-		s.packed(2, vals)
-		if len(frames) > 0 && frames[len(frames)-1].Type != "" {
-			var l pbuf // what the site's size expression names
+		key = key[:0]
+		for _, id := range sm.ids {
+			key = binary.AppendUvarint(key, id)
+		}
+		key = append(append(key, 0), sm.typ...)
+		key = strconv.AppendBool(strconv.AppendInt(append(key, 0), int64(sm.thread), 10), sm.atCalls)
+		if old := byKey[string(key)]; old != nil {
+			for i := range vals {
+				old.vals[i] += vals[i]
+			}
+			return
+		}
+		sm.vals = vals
+		byKey[string(key)] = sm
+		samples = append(samples, sm)
+	})
+	for _, sm := range samples {
+		var s pbuf
+		s.packed(1, sm.ids)
+		s.packed(2, sm.vals)
+		if sm.typ != "" {
+			var l pbuf
 			l.int(1, pw.str("type"))
-			l.int(2, pw.str(frames[len(frames)-1].Type))
+			l.int(2, pw.str(sm.typ))
 			s.message(3, l)
 		}
-		if inner := len(frames) - 1; inner >= 0 && v.Calls != 0 && frames[inner].AtCalls {
-			atCalls[frames[inner].Label] = true
+		if sm.atCalls {
 			var l pbuf
 			l.int(1, pw.str("calls_at_calls"))
 			l.int(2, pw.str("true"))
 			s.message(3, l)
 		}
-		if threads {
+		if sm.thread >= 0 {
 			var l pbuf
 			l.int(1, pw.str("thread"))
-			l.int(3, int64(thread))
+			l.int(3, int64(sm.thread))
 			s.message(3, l)
 		}
 		body.message(2, s)
-	})
+	}
 	body.message(3, m)
 	body = append(body, locBufs...)
 	for _, fn := range funcList {

@@ -140,6 +140,7 @@ type Report struct {
 
 	labels map[Func]string
 	prof   *profile.Profile // for the stack exports (WalkStacks)
+	folded *profile.Folded  // the heap picture's chains
 	trace  string           // Options.Trace
 }
 
@@ -401,6 +402,7 @@ func New(p *profile.Profile, opt Options) (*Report, error) {
 	r.MainUnframed = slices.ContainsFunc(p.Funcs, func(f *profile.Func) bool { return f.Name == "main" && (f.Frameless || f.CallFramed) })
 
 	b := newBuilder(p)
+	r.folded = b.folded
 	for name, fs := range b.byName {
 		if len(fs) > 1 {
 			for _, f := range fs {
@@ -472,6 +474,8 @@ type builder struct {
 	// atCalls marks the functions framed at their calls (--frames auto):
 	// their calls counted are those calls.
 	atCalls []bool
+	funcFid []int           // F record id -> fid
+	folded  *profile.Folded // the chains with deep recursion folded
 }
 
 // notCounted reports whether function fid's calls were not counted.
@@ -513,6 +517,7 @@ func newBuilder(p *profile.Profile) *builder {
 	for i, c := range counted {
 		b.uncounted[i] = b.uncounted[i] && !c
 	}
+	b.funcFid, b.folded = funcFid, p.Fold()
 	n := len(p.Nodes)
 	b.nodeFid = make([]int, n)
 	b.leafFid = make([]int, n)
@@ -692,13 +697,18 @@ func (b *builder) leaks(depth int, sites bool, totalKept uint64, want []profile.
 // for leaves of the same chain, site and hiddenness.
 func (b *builder) leafChain(l *profile.Node, depth int, sites bool) (chain []int, site, key string) {
 	chain = []int{b.leafFid[l.ID]}
-	up := l.Parent
-	if !b.virtual[l.ID] {
-		up = up.Parent // the parent is the allocating function itself
-	}
-	for ; up != nil && up.Kind == profile.KindFunc && (depth <= 0 || len(chain) < depth); up = up.Parent {
-		chain = append(chain, b.nodeFid[up.ID])
-	}
+	skip := !b.virtual[l.ID] // the parent is the allocating function itself
+	b.folded.Path(l, func(f *profile.Func) bool {
+		switch {
+		case skip:
+			skip = false
+		case depth > 0 && len(chain) >= depth:
+			return false
+		default:
+			chain = append(chain, b.funcFid[f.ID])
+		}
+		return true
+	})
 	var k strings.Builder
 	for _, f := range chain {
 		fmt.Fprintf(&k, "%d,", f)

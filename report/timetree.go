@@ -29,9 +29,35 @@ type TreeNode struct {
 	Children []*TreeNode `json:"children,omitempty"`
 	Hidden   int         `json:"hidden,omitempty"`
 	HiddenNS uint64      `json:"hidden_ns,omitempty"`
+
+	up  *TreeNode // the parent; nil at the root
+	fid int       // the function's index in the builder
 }
 
-// tree merges the threads' trees by path.
+// foldTarget returns, when the path from the root to t holds function fid
+// profile.FoldDepth times, the nearest of them, else nil: the tree folds
+// deep recursion as the stacks do (profile.WalkStacks).
+func foldTarget(t *TreeNode, fid int) *TreeNode {
+	var near *TreeNode
+	k := 0
+	for ; t != nil && t.Func != nil; t = t.up {
+		if t.fid != fid {
+			continue
+		}
+		if k++; near == nil {
+			near = t
+		}
+		if k == profile.FoldDepth {
+			return near
+		}
+	}
+	return nil
+}
+
+// tree merges the threads' trees by path, recursion folded (foldTarget).
+// A node's total is its self time and its children's totals: a folded
+// activation's time is in its target's self time, so that no instant
+// counts twice.
 func (tb *timeBuilder) tree(r *Report, tm *Time) *TreeNode {
 	b := tb.b
 	root := &TreeNode{Name: "<all threads>"}
@@ -46,24 +72,25 @@ func (tb *timeBuilder) tree(r *Report, tm *Time) *TreeNode {
 		case profile.KindRoot:
 			at[n] = root
 			root.SelfNS += n.Time
-			root.TotalNS += tb.incl[n.ID]
 		case profile.KindFunc:
 			parent := at[n.Parent]
 			fid := b.nodeFid[n.ID]
-			k := key{parent, fid}
-			t := nodes[k]
+			t := foldTarget(parent, fid)
 			if t == nil {
-				f := b.funcs[fid]
-				t = &TreeNode{Name: r.Label(f), Func: &f, NotCounted: b.notCounted(fid), AtCalls: b.framedAtCalls(fid)}
-				nodes[k] = t
-				parent.Children = append(parent.Children, t)
+				k := key{parent, fid}
+				if t = nodes[k]; t == nil {
+					f := b.funcs[fid]
+					t = &TreeNode{Name: r.Label(f), Func: &f, NotCounted: b.notCounted(fid), AtCalls: b.framedAtCalls(fid), up: parent, fid: fid}
+					nodes[k] = t
+					parent.Children = append(parent.Children, t)
+				}
 			}
 			t.Calls += n.Calls
 			t.SelfNS += n.Time
-			t.TotalNS += tb.incl[n.ID]
 			at[n] = t
 		}
 	}
+	treeTotals(root)
 	// Sort and prune, top-down.
 	stack := []*TreeNode{root}
 	for len(stack) > 0 {
@@ -88,4 +115,23 @@ func (tb *timeBuilder) tree(r *Report, tm *Time) *TreeNode {
 		}
 	}
 	return root
+}
+
+// treeTotals sets each node's TotalNS to its self time and its children's
+// totals, children first (no recursion: a tree may be deep).
+func treeTotals(root *TreeNode) {
+	var order []*TreeNode
+	for stack := []*TreeNode{root}; len(stack) > 0; {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		order = append(order, t)
+		stack = append(stack, t.Children...)
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		t := order[i]
+		t.TotalNS = t.SelfNS
+		for _, c := range t.Children {
+			t.TotalNS += c.TotalNS
+		}
+	}
 }

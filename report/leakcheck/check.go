@@ -56,11 +56,12 @@ func Check(p *profile.Profile, kinds []profile.LeakKind, supp Suppressions) (*Re
 	}
 	groups := map[key]*Leak{}
 	var order []key
+	folded := p.Fold()
 	for _, n := range p.Nodes {
 		if n.Kind != profile.KindAlloc || n.Leaks == nil {
 			continue
 		}
-		chain, site := chainOf(p, n)
+		chain, site := chainOf(p, folded, n)
 		ck := site + "\x00" + chainKey(chain)
 		for _, k := range kinds {
 			c := n.Leaks[k]
@@ -97,11 +98,11 @@ func Check(p *profile.Profile, kinds []profile.LeakKind, supp Suppressions) (*Re
 	return r, nil
 }
 
-// chainOf returns a leaf's frames (its function nodes up to the root) and
-// its site. A hidden site's chain starts with a frame of only the object
+// chainOf returns a leaf's frames (its function nodes up to the root,
+// deep recursion folded) and its site. A hidden site's chain starts with a frame of only the object
 // its allocator was called from (a library that was not woven, the C
 // library), when the profile knows it: suppressions match its name.
-func chainOf(p *profile.Profile, n *profile.Node) ([]Frame, string) {
+func chainOf(p *profile.Profile, folded *profile.Folded, n *profile.Node) ([]Frame, string) {
 	var chain []Frame
 	s := n.Site
 	obj := ""
@@ -110,9 +111,10 @@ func chainOf(p *profile.Profile, n *profile.Node) ([]Frame, string) {
 			chain = append(chain, Frame{Module: obj})
 		}
 	}
-	for up := n.Parent; up != nil && up.Kind == profile.KindFunc; up = up.Parent {
-		chain = append(chain, Frame{Name: up.Func.Name, File: up.Func.File, Module: up.Func.Module})
-	}
+	folded.Path(n, func(f *profile.Func) bool {
+		chain = append(chain, Frame{Name: f.Name, File: f.File, Module: f.Module})
+		return true
+	})
 	if s.Hidden {
 		if obj != "" {
 			return chain, "(hidden " + s.Op + " in " + filepath.Base(obj) + ")"
