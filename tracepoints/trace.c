@@ -280,6 +280,22 @@ RT_RARE static void tp_fn_event(u32 kind, struct __weave_node *c, unsigned depth
 	rt_exit(l);
 }
 
+/* Grows the thread's stack of timed frames for a traced frame deeper than
+   it holds (as exact mode's push does): a traced recursion is traced at
+   every level the thread's reservation holds, not only its first 4,096. */
+RT_RARE static int tp_grow(struct __weave_thread *t)
+{
+	struct rt_local *l = &rt_local;
+	int ok, e = errno;
+	if (l->in_rt || !l->thr)
+		return 0;
+	rt_enter(l);
+	ok = stack_grow(l->thr, t);
+	rt_exit(l);
+	errno = e;
+	return ok;
+}
+
 /* __weave_enter_timed outside exact mode: function tracing is on. A
    traced function's frame goes on the timed frames' stack and comes back
    timed with TP_TRACED, so that its pop comes to tp_leave; the others
@@ -301,7 +317,7 @@ RT_RARE static struct __weave_frame tp_enter(const struct __weave_fn *fn)
 		__atomic_store_n(&t->cur, c, __ATOMIC_RELAXED);
 		f.v = (__weave_size_t)p;
 	}
-	if (((struct rt_node *)(void *)c)->traced && d + 1 < t->cap) {
+	if (((struct rt_node *)(void *)c)->traced && (d + 1 < t->cap || tp_grow(t))) {
 		t->depth = d + 1;
 		fence();
 		t->stack[d + 1].node = c;
