@@ -102,27 +102,58 @@ func (pprofRenderer) Render(w io.Writer, r *Report) error {
 		locBufs.message(4, loc)
 		return id
 	}
-	threads := len(r.prof.Threads) > 1
-	atCalls := map[string]bool{} // the labels of functions framed at their calls
-	// Samples with the same stack and labels are one (an exact-mode
-	// profile's folded recursion gives many), in the order first seen.
-	type sample struct {
-		ids     []uint64
-		vals    []uint64
-		typ     string
-		atCalls bool
-		thread  int
+	samples, atCalls := pprofSamples(r, location, hasTime)
+	for _, sm := range samples {
+		body.message(2, sm.encode(&pw))
 	}
-	var samples []*sample
-	byKey := map[string]*sample{}
+	body.message(3, m)
+	body = append(body, locBufs...)
+	for _, fn := range funcList {
+		var f pbuf
+		f.uint(1, fn.id)
+		f.int(2, fn.name)
+		f.int(3, fn.system)
+		f.int(4, fn.file)
+		f.int(5, fn.start)
+		body.message(5, f)
+	}
+	pw.profile = append(pw.profile, body...)
+
+	pw.trailer(r, atCallsComment(slices.Sorted(maps.Keys(atCalls))))
+	zw := gzip.NewWriter(w)
+	if _, err := zw.Write(pw.profile); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// pprofSample is a sample of the pprof export: a stack (location ids,
+// innermost first), its values and its labels.
+type pprofSample struct {
+	ids     []uint64
+	vals    []uint64
+	typ     string // what the allocation site's size expression names
+	atCalls bool   // calls of a function framed at its calls
+	thread  int    // -1: one thread
+}
+
+// pprofSamples returns the report's stacks as samples, those with the
+// same stack and labels summed into one (an exact-mode profile's folded
+// recursion gives many), in the order first seen, and the labels of the
+// functions framed at their calls.
+func pprofSamples(r *Report, location func(*StackFrame) uint64, hasTime bool) ([]*pprofSample, map[string]bool) {
+	threads := len(r.prof.Threads) > 1
+	atCalls := map[string]bool{}
+	var samples []*pprofSample
+	byKey := map[string]*pprofSample{}
 	var key []byte
 	r.WalkStacks(func(thread int, frames []StackFrame, v *Values) {
-		sm := &sample{ids: make([]uint64, len(frames)), thread: -1}
+		sm := &pprofSample{ids: make([]uint64, len(frames)), thread: -1}
 		for i := range frames {
 			sm.ids[len(frames)-1-i] = location(&frames[i]) // innermost first
 		}
 		if len(frames) > 0 {
-			sm.typ = frames[len(frames)-1].Type // what the site's size expression names
+			sm.typ = frames[len(frames)-1].Type
 		}
 		if inner := len(frames) - 1; inner >= 0 && v.Calls != 0 && frames[inner].AtCalls {
 			atCalls[frames[inner].Label] = true
@@ -151,49 +182,34 @@ func (pprofRenderer) Render(w io.Writer, r *Report) error {
 		byKey[string(key)] = sm
 		samples = append(samples, sm)
 	})
-	for _, sm := range samples {
-		var s pbuf
-		s.packed(1, sm.ids)
-		s.packed(2, sm.vals)
-		if sm.typ != "" {
-			var l pbuf
-			l.int(1, pw.str("type"))
-			l.int(2, pw.str(sm.typ))
-			s.message(3, l)
-		}
-		if sm.atCalls {
-			var l pbuf
-			l.int(1, pw.str("calls_at_calls"))
-			l.int(2, pw.str("true"))
-			s.message(3, l)
-		}
-		if sm.thread >= 0 {
-			var l pbuf
-			l.int(1, pw.str("thread"))
-			l.int(3, int64(sm.thread))
-			s.message(3, l)
-		}
-		body.message(2, s)
-	}
-	body.message(3, m)
-	body = append(body, locBufs...)
-	for _, fn := range funcList {
-		var f pbuf
-		f.uint(1, fn.id)
-		f.int(2, fn.name)
-		f.int(3, fn.system)
-		f.int(4, fn.file)
-		f.int(5, fn.start)
-		body.message(5, f)
-	}
-	pw.profile = append(pw.profile, body...)
+	return samples, atCalls
+}
 
-	pw.trailer(r, atCallsComment(slices.Sorted(maps.Keys(atCalls))))
-	zw := gzip.NewWriter(w)
-	if _, err := zw.Write(pw.profile); err != nil {
-		return err
+// encode returns the sample's message, its strings in pw's table.
+func (sm *pprofSample) encode(pw *pprofWriter) pbuf {
+	var s pbuf
+	s.packed(1, sm.ids)
+	s.packed(2, sm.vals)
+	label := func(k string, str string, num int64) {
+		var l pbuf
+		l.int(1, pw.str(k))
+		if str != "" {
+			l.int(2, pw.str(str))
+		} else {
+			l.int(3, num)
+		}
+		s.message(3, l)
 	}
-	return zw.Close()
+	if sm.typ != "" {
+		label("type", sm.typ, 0)
+	}
+	if sm.atCalls {
+		label("calls_at_calls", "true", 0)
+	}
+	if sm.thread >= 0 {
+		label("thread", "", int64(sm.thread))
+	}
+	return s
 }
 
 // pprofWriter builds a profile.proto message (github.com/google/pprof's
