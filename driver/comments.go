@@ -73,6 +73,17 @@ func (cfg *Config) preprocessC(c *cmdline, in *input, flags []string, stdinText 
 		ppErr.Reset()
 		return cfg.preprocessDirect(flags, in.name, stdinText, ppErr, running)
 	}
+	if err == nil && keep && ppErr.Len() > 0 {
+		// -CC keeps a comment in a macro's body, so "#define X /* c */"
+		// then "#define X" is a redefinition to gcc (zstd's units each
+		// warned), where without comments it is none: the diagnostics
+		// are those of the -E step without them.
+		var pe bytes.Buffer
+		if _, perr := cfg.preprocessDirect(flags, in.name, stdinText, &pe, running); perr == nil {
+			ppErr.Reset()
+			ppErr.Write(pe.Bytes())
+		}
+	}
 	if err == nil && keep {
 		if lits, commented := literals(text); commented {
 			// A comment in a macro's argument (-C) or body (-CC) is in

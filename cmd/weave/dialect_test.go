@@ -100,6 +100,34 @@ func TestCommentedDirective(t *testing.T) {
 	}
 }
 
+// TestCommentedRedefinition: where the -E step keeps comments (-Wextra,
+// a fallthrough comment in the unit), a macro defined again with the
+// same body but for a comment (zstd's "#define FSE_STATIC_LINKING_ONLY
+// /* FSE_MIN_TABLELOG */", then the same without in huf.h) is no
+// redefinition, as for gcc: -CC's warning at each unit was weave's
+// alone. A real one still warns as gcc does.
+func TestCommentedRedefinition(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "h.h"), []byte("#define LINKING_ONLY\n"), 0o644)
+	body := "#include <stdlib.h>\n#define LINKING_ONLY  /* the comment */\n#include \"h.h\"\n%s" +
+		"int f(int x)\n{\n\tchar *p = malloc(4);\n\tswitch (x) {\n\tcase 1:\n\t\tx++;\n\t\t/* fall through */\n\tcase 2:\n\t\tx++;\n\t}\n\tfree(p);\n\treturn x;\n}\n"
+	os.WriteFile(filepath.Join(dir, "same.c"), []byte(fmt.Sprintf(body, "")), 0o644)
+	os.WriteFile(filepath.Join(dir, "real.c"), []byte(fmt.Sprintf(body, "#define N 1 /* one */\n#define N 2\n")), 0o644)
+	env := []string{"WEAVE_CC=gcc", "WEAVE_CACHE=off"}
+	for _, werror := range []string{"-Werror", "-Wall"} {
+		r := run(t, dir, env, weaveBin, "cc", "-O2", "-Wextra", werror, "-c", "same.c")
+		if r.code != 0 || r.stderr != "" || !isWoven(t, filepath.Join(dir, "same.o")) {
+			t.Errorf("same.c %s: exit %d, stderr %q (want a woven same.o, no warning)", werror, r.code, r.stderr)
+		}
+	}
+	w := run(t, dir, env, weaveBin, "cc", "-O2", "-Wextra", "-c", "real.c")
+	p := run(t, dir, nil, "gcc", "-O2", "-Wextra", "-c", "real.c")
+	if w.code != p.code || w.stderr != p.stderr || !strings.Contains(p.stderr, `"N" redefined`) {
+		t.Errorf("real.c: weave cc exit %d, stderr %q; gcc exit %d, stderr %q", w.code, w.stderr, p.code, p.stderr)
+	}
+}
+
 // TestCommentedMacros: where the -E step keeps comments (-Wextra, a
 // fallthrough comment in the unit), a comment in a stringized macro
 // argument (an assertion's message) or in a macro's body is not in the
