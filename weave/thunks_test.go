@@ -80,3 +80,71 @@ int all(const struct known *k, int *a, struct fresh *p, int x)
 		t.Errorf("the woven text does not compile cleanly: %v\n%s", err, b)
 	}
 }
+
+// TestAsmThunks: under Options.AsmThunks, which call thunks are assembly
+// (asmthunk.go) and which stay C, and the woven text compiles cleanly at
+// -O2 -Wall -Wextra to an object whose asm thunks are weak hidden
+// functions; without the option (an LTO compile) every thunk is C.
+func TestAsmThunks(t *testing.T) {
+	testtool.Need(t, "gcc", "nm")
+	src := filepath.Join(t.TempDir(), "a.c")
+	if err := os.WriteFile(src, []byte(`struct pair { long a, b, c; };
+int ext_int(int, const char *);
+double ext_double(double, int, float);
+void ext_void(void);
+struct pair ext_struct(int);
+long double ext_ld(long double);
+int ext_six(int, int, int, int, int, long);
+int ext_label(int) __asm__("ext_other");
+static int a_int(int x) { return x > 3 ? ext_int(x, "s") : x; }
+static double a_double(int x) { return x > 3 ? ext_double(x, x, 1.0f) : x; }
+static void a_void(int x) { if (x) ext_void(); }
+static int c_struct(int x) { return x > 3 ? (int)ext_struct(x).a : x; }
+static int c_ld(int x) { return x > 3 ? (int)ext_ld(x) : x; }
+static int c_six(int x) { return x > 3 ? ext_six(x, x, x, x, x, x) : x; }
+static int c_label(int x) { return x > 3 ? ext_label(x) : x; }
+int all(int x)
+{
+	a_void(x);
+	return a_int(x) + (int)a_double(x) + c_struct(x) + c_ld(x) + c_six(x) + c_label(x);
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, asm := range []bool{true, false} {
+		res := weaveFileOpts(t, src, Options{Frames: FramesAuto, AsmThunks: asm})
+		text := string(res.Text)
+		fn := regexp.MustCompile(`(?m)^static (?:int|void|double) ([ac]_\w+)\(.*`)
+		ms := fn.FindAllStringSubmatch(text, -1)
+		if len(ms) != 7 {
+			t.Fatalf("asm %v: %d of the 7 functions found in the woven text", asm, len(ms))
+		}
+		for _, m := range ms {
+			thunk := regexp.MustCompile(`__weave_t\d+\w*`).FindString(m[0])
+			if thunk == "" {
+				t.Errorf("asm %v: %s takes no thunk:\n%s", asm, m[1], m[0])
+				continue
+			}
+			defined := regexp.MustCompile(`__asm__\(".*\\n` + thunk + `:\\n`).MatchString(text)
+			extern := strings.Contains(text, "extern __typeof__(ext_"+strings.TrimPrefix(strings.TrimPrefix(m[1], "a_"), "c_")+") "+thunk+" ")
+			if want := asm && strings.HasPrefix(m[1], "a_"); defined != want || extern != want {
+				t.Errorf("asm %v: %s's thunk %s in assembly %v (declared extern %v), want %v:\n%s", asm, m[1], thunk, defined, extern, want, m[0])
+			}
+		}
+		out := filepath.Join(t.TempDir(), "a.woven.c")
+		if err := os.WriteFile(out, res.Text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("gcc", "-O2", "-Wall", "-Wextra", "-c", "-x", "cpp-output", out, "-o", out+".o")
+		if b, err := cmd.CombinedOutput(); err != nil || len(b) > 0 {
+			t.Fatalf("asm %v: the woven text does not compile cleanly: %v\n%s", asm, err, b)
+		}
+		b, err := exec.Command("nm", out+".o").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(regexp.MustCompile(`(?m) W __weave_t\d+_[0-9a-f]+$`).FindAll(b, -1)); asm && n != 3 || !asm && n != 0 {
+			t.Errorf("asm %v: %d weak thunk symbols, want 3 with asm thunks (a_*), 0 without:\n%s", asm, n, b)
+		}
+	}
+}
