@@ -81,7 +81,6 @@ func (cfg *Config) CC(args []string) error {
 	cfg.portableGuard, cfg.callGuard = portableGuard(c.compileFlags()), cfg.unoptimized
 	cfg.executable = c.forExecutable()
 	cfg.forCompiler = c.compilerPrune() && isGCC(cfg.bareCompiler()[0])
-	cfg.asmThunks = cfg.forCompiler && !lto(c.compileFlags())
 	cfg.builtins = c.builtins()
 	if c.coverage() && c.woven() > 0 {
 		cfg.coverageFile = coverageHeader()

@@ -58,9 +58,6 @@ type Config struct {
 	// forCompiler: weave.Options.ForCompiler, for weave cc's units that
 	// gcc compiles (cmdline.compilerPrune).
 	forCompiler bool
-	// asmThunks: weave.Options.AsmThunks, for weave cc's units that gcc
-	// compiles (forCompiler) without -flto.
-	asmThunks bool
 	// coverageFile: weave.Options.CoverageFile (coverageHeader), for a
 	// unit compiled for gcov.
 	coverageFile string
@@ -266,8 +263,7 @@ func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
 func (cfg *Config) keyOptions() weave.Options {
 	return weave.Options{Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
 		PortableGuard: cfg.portableGuard, CallGuard: cfg.callGuard, Executable: cfg.executable,
-		ForCompiler: cfg.forCompiler, CoverageFile: cfg.coverageFile, Builtins: cfg.builtins, Unoptimized: cfg.unoptimized,
-		AsmThunks: cfg.asmThunks}
+		ForCompiler: cfg.forCompiler, CoverageFile: cfg.coverageFile, Builtins: cfg.builtins, Unoptimized: cfg.unoptimized}
 }
 
 // weaveText weaves the preprocessed text of src for the compile step and
@@ -417,16 +413,4 @@ func optimised(flags []string) bool {
 		}
 	}
 	return opt
-}
-
-// lto reports whether a compile with flags makes LTO bytecode: the last
-// of -flto* and -fno-lto decides.
-func lto(flags []string) bool {
-	on := false
-	for _, f := range flags {
-		if strings.HasPrefix(f, "-flto") || f == "-fno-lto" {
-			on = f != "-fno-lto" && f != "-flto=none"
-		}
-	}
-	return on
 }

@@ -147,17 +147,3 @@ func TestPortableGuard(t *testing.T) {
 		}
 	}
 }
-
-// TestLTO: a compile makes LTO bytecode, whose calls from a top-level asm
-// LTO would not see (no asm call thunks), when the last of -flto* and
-// -fno-lto is an -flto.
-func TestLTO(t *testing.T) {
-	for flags, want := range map[string]bool{
-		"-O2": false, "-O2 -flto": true, "-flto=auto -O2": true, "-flto=4": true, "-flto -fno-lto": false,
-		"-fno-lto -flto=jobserver": true, "-flto=none": false, "-ffat-lto-objects": false,
-	} {
-		if got := lto(strings.Fields(flags)); got != want {
-			t.Errorf("lto(%q) = %v, want %v", flags, got, want)
-		}
-	}
-}

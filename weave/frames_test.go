@@ -259,12 +259,9 @@ int main(int argc, char **argv)
 // thunkFramed reports whether fn (a function's woven text) calls a call
 // thunk (thunks.go) whose definition in text pushes a frame.
 func thunkFramed(text, fn string) bool {
-	for _, m := range regexp.MustCompile(`__weave_t\d+(_[0-9a-f]+)?\(`).FindAllString(fn, -1) {
+	for _, m := range regexp.MustCompile(`__weave_t\d+\(`).FindAllString(fn, -1) {
 		def := regexp.MustCompile(`\) ` + regexp.QuoteMeta(m) + `(__typeof__|void).*\n`).FindString(text)
-		// or the thunk as assembly (asmthunk.go): its enter's rare path
-		// calls __weave_enter_stub.
-		asm := regexp.MustCompile(`__asm__\(".*\\n` + regexp.QuoteMeta(strings.TrimSuffix(m, "(")) + `:\\n.*\n`).FindString(text)
-		return strings.Contains(def, "__weave_enter") || strings.Contains(asm, "__weave_enter_stub")
+		return strings.Contains(def, "__weave_enter")
 	}
 	return false
 }

@@ -56,16 +56,8 @@ func (w *weaver) thunkCall(x *cc.PostfixExpression, id *cc.PrimaryExpression) bo
 	}
 	w.thunks++
 	t := fmt.Sprintf("__weave_t%d", w.thunks)
-	start := w.u.Offset(id.Token)
-	if a := w.asmThunk(t, name, ft, d, id); a != "" {
-		t += "_" + w.tag
-		w.buf.Insert(w.defStart, fmt.Sprintf("extern __typeof__(%s) %s %s; ", name, t,
-			strings.Replace(attrs, "__attribute__((", "__attribute__((__visibility__(\"hidden\"), ", 1)))
-		w.buf.Replace(start, start+len(name), t)
-		w.thunkDefs = append(w.thunkDefs, a)
-		return true
-	}
 	w.buf.Insert(w.defStart, fmt.Sprintf("static __typeof__(%s) %s %s; ", name, t, attrs))
+	start := w.u.Offset(id.Token)
 	w.buf.Replace(start, start+len(name), t)
 
 	var b strings.Builder
