@@ -673,6 +673,7 @@ static uintptr_t rt_exit_wrapper(void); /* exit.c: the runtime's exit on x86-64,
 static int ls_proc_open(const char *name);
 static void ls_config(void);
 static void ls_thread_exit(uintptr_t hook, uintptr_t ret);
+static int ls_may_run(void); /* leakreport.c */
 static void ls_leak_scan(uintptr_t self_sp);
 static int ls_ok(void), ls_nomem(void);
 

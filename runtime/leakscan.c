@@ -49,11 +49,14 @@
 /* ------------------------------------------------------- thread notes */
 
 /* A thread set up by the runtime is exiting: note where its stack ends
-   (its descriptor and TLS lie above; the frames below are dead). */
+   (its descriptor and TLS lie above; the frames below are dead). Only if
+   a scan may run: under valgrind its reads of dead frames were errors. */
 static void ls_thread_exit(uintptr_t hook, uintptr_t ret)
 {
 	uintptr_t *ring = __atomic_load_n(&g_ls_dead, __ATOMIC_ACQUIRE);
 	u32 i;
+	if (!ls_may_run())
+		return;
 	if (!ring) {
 		uintptr_t *p = rt_map(LS_DEAD_CAP * sizeof *p), *want = NULL;
 		if (!p)
@@ -771,12 +774,7 @@ RT_RARE static __attribute__((noinline)) void ls_leak_scan(uintptr_t self_sp)
 {
 	struct tmpmem tm = {.k = 0};
 	u64 t0 = now_ns(), c;
-	/* Under valgrind memcheck's leak check is the one to read: the scan
-	   would read its memory (its records of the blocks make them all
-	   reachable), leave the blocks' addresses in ours for memcheck's own
-	   check to find, and read stacks and unwritten blocks, which it
-	   reports as errors. */
-	if (g_ls.done || !g_cfg_leak_scan || !hidden_on() || rt_on_valgrind())
+	if (g_ls.done || !ls_may_run())
 		return;
 	if (g_cfg_summary == 0 && g_cfg_out_set && !g_cfg_out[0] && g_cfg_leak_exitcode < 0)
 		return; /* nobody would see the result */

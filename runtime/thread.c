@@ -16,8 +16,6 @@
 
 #include "internal.h"
 
-static int rt_on_valgrind(void); /* init.c */
-
 /* A thread's map holds its bins (TBINS_BYTES, rows in reverse order:
    internal.h), its first child cache (CC_FIRST entries, at CC_AT) and
    its stack of timed frames, in that order, so that a thread that
@@ -219,12 +217,7 @@ static void rt_thread_exit(void *arg)
 		return;
 	rt_enter(l);
 	own_note(); /* its maps go below */
-	/* No leak scan runs under valgrind (ls_leak_scan): the note's read
-	   of the dead frames, words never written, was memcheck's
-	   "Conditional jump ... uninitialised" at each thread's exit
-	   (lbzip2 -n 2, woven, under valgrind). */
-	if (!rt_on_valgrind())
-		ls_thread_exit((uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
+	ls_thread_exit((uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
 	time_thread_exit(T, t);
 	vm_thread_exit(T);
 	t->lim = 0;
