@@ -36,6 +36,7 @@ const FoldDepth = 64
 // to. Built once, it gives each node's folded path in time linear in its
 // length.
 type Folded struct {
+	p    *Profile
 	up   []int32 // an entry's parent entry, -1 at a root
 	fn   []*Func
 	node []int32 // node id -> its entry (function nodes), or -1
@@ -43,7 +44,7 @@ type Folded struct {
 
 // Fold builds the profile's Folded paths.
 func (p *Profile) Fold() *Folded {
-	f := &Folded{node: make([]int32, len(p.Nodes))}
+	f := &Folded{p: p, node: make([]int32, len(p.Nodes))}
 	for i := range f.node {
 		f.node[i] = -1
 	}
@@ -109,6 +110,16 @@ func (f *Folded) Path(n *Node, fn func(*Func) bool) {
 	}
 }
 
+// Entry returns function node n's entry in the trie and its parent entry
+// (-1 at a root): nodes of one folded path share an entry.
+func (f *Folded) Entry(n *Node) (e, up int32) {
+	e = f.node[n.ID]
+	return e, f.up[e]
+}
+
+// WalkStacks is Folded.WalkStacks of the profile's Fold.
+func (p *Profile) WalkStacks(fn func(s *Stack)) { p.Fold().WalkStacks(fn) }
+
 // WalkStacks calls fn for every node with values, with its exact stack
 // (the context tree is a set of stacks: no unwinding, nothing guessed).
 // The innermost frame of an allocation stack is the allocating function at
@@ -118,10 +129,9 @@ func (f *Folded) Path(n *Node, fn func(*Func) bool) {
 // is a stack of the Outside pseudo-frame alone. Deep recursion is folded
 // (Folded), so that several nodes of an exact-mode profile may give one
 // stack. fn must not keep the Stack, which is reused.
-func (p *Profile) WalkStacks(fn func(s *Stack)) {
+func (folded *Folded) WalkStacks(fn func(s *Stack)) {
 	var s Stack
-	folded := p.Fold()
-	for _, t := range p.Threads {
+	for _, t := range folded.p.Threads {
 		if t.Root == nil {
 			continue
 		}

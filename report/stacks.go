@@ -35,7 +35,7 @@ const OutsideLabel = "(outside woven functions)"
 // reused.
 func (r *Report) WalkStacks(fn func(thread int, frames []StackFrame, v *Values)) {
 	var frames []StackFrame
-	r.prof.WalkStacks(func(s *profile.Stack) {
+	r.folded.WalkStacks(func(s *profile.Stack) {
 		frames = frames[:0]
 		for _, f := range s.Frames {
 			var fr StackFrame

@@ -29,32 +29,9 @@ type TreeNode struct {
 	Children []*TreeNode `json:"children,omitempty"`
 	Hidden   int         `json:"hidden,omitempty"`
 	HiddenNS uint64      `json:"hidden_ns,omitempty"`
-
-	up  *TreeNode // the parent; nil at the root
-	fid int       // the function's index in the builder
 }
 
-// foldTarget returns, when the path from the root to t holds function fid
-// profile.FoldDepth times, the nearest of them, else nil: the tree folds
-// deep recursion as the stacks do (profile.WalkStacks).
-func foldTarget(t *TreeNode, fid int) *TreeNode {
-	var near *TreeNode
-	k := 0
-	for ; t != nil && t.Func != nil; t = t.up {
-		if t.fid != fid {
-			continue
-		}
-		if k++; near == nil {
-			near = t
-		}
-		if k == profile.FoldDepth {
-			return near
-		}
-	}
-	return nil
-}
-
-// tree merges the threads' trees by path, recursion folded (foldTarget).
+// tree merges the threads' folded paths (profile.Folded) by path.
 // A node's total is its self time and its children's totals: a folded
 // activation's time is in its target's self time, so that no instant
 // counts twice.
@@ -66,28 +43,31 @@ func (tb *timeBuilder) tree(r *Report, tm *Time) *TreeNode {
 		fid    int
 	}
 	nodes := map[key]*TreeNode{}
-	at := make(map[*profile.Node]*TreeNode)
+	byEntry := map[int32]*TreeNode{} // a folded path's node
 	for _, n := range b.order {
 		switch n.Kind {
 		case profile.KindRoot:
-			at[n] = root
 			root.SelfNS += n.Time
 		case profile.KindFunc:
-			parent := at[n.Parent]
-			fid := b.nodeFid[n.ID]
-			t := foldTarget(parent, fid)
+			e, up := b.folded.Entry(n)
+			t := byEntry[e]
 			if t == nil {
+				parent := root
+				if up >= 0 {
+					parent = byEntry[up]
+				}
+				fid := b.nodeFid[n.ID]
 				k := key{parent, fid}
 				if t = nodes[k]; t == nil {
 					f := b.funcs[fid]
-					t = &TreeNode{Name: r.Label(f), Func: &f, NotCounted: b.notCounted(fid), AtCalls: b.framedAtCalls(fid), up: parent, fid: fid}
+					t = &TreeNode{Name: r.Label(f), Func: &f, NotCounted: b.notCounted(fid), AtCalls: b.framedAtCalls(fid)}
 					nodes[k] = t
 					parent.Children = append(parent.Children, t)
 				}
+				byEntry[e] = t
 			}
 			t.Calls += n.Calls
 			t.SelfNS += n.Time
-			at[n] = t
 		}
 	}
 	treeTotals(root)
