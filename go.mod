@@ -8,7 +8,7 @@ require (
 	github.com/dave/dst v0.28.0
 	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/urfave/cli/v2 v2.27.7
-	modernc.org/cc/v4 v4.31.0
+	modernc.org/cc/v4 v4.34.0
 	modernc.org/ccorpus2 v1.6.0
 )
 
