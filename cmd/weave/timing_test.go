@@ -341,9 +341,6 @@ func TestTimingFrames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	exe := timingBuild(t, dir, "frames")
-	within := func(a, b uint64, frac float64) bool {
-		return math.Abs(float64(a)-float64(b)) <= frac*float64(max(a, b))
-	}
 	for _, mode := range []string{"exact", "sampled"} {
 		for attempt := 1; ; attempt++ {
 			r, cpu := timingRun(t, dir, exe, mode, "exit", "100")
@@ -359,20 +356,49 @@ func TestTimingFrames(t *testing.T) {
 			}
 			t.Log(msg)
 		}
-		r, _ := timingRun(t, dir, exe, mode, "longjmp", "100")
-		jumper, deep, after, m := r.fn(t, "jumper"), r.fn(t, "deep"), r.fn(t, "after"), r.fn(t, "main")
-		if deep.TotalNS == 0 || after.TotalNS == 0 || !within(jumper.TotalNS, deep.TotalNS, 0.1) {
-			t.Errorf("%s longjmp: jumper %d, deep %d, after %d ns", mode, jumper.TotalNS, deep.TotalNS, after.TotalNS)
-		}
-		// The same work: in CPU time, about the same time (wall-clock
-		// time, exact mode's, depends on how busy the machine is).
-		if mode == "sampled" && !within(after.TotalNS, deep.TotalNS, 0.5) {
-			t.Errorf("sampled longjmp: deep %d, after %d ns", deep.TotalNS, after.TotalNS)
-		}
-		if !within(m.TotalNS, jumper.TotalNS+after.TotalNS, 0.1) {
-			t.Errorf("%s longjmp: main %d, jumper + after %d", mode, m.TotalNS, jumper.TotalNS+after.TotalNS)
+		for attempt := 1; ; attempt++ {
+			r, cpu := timingRun(t, dir, exe, mode, "longjmp", "100")
+			problems := longjmpProblems(t, r, mode)
+			if len(problems) == 0 {
+				break
+			}
+			msg := fmt.Sprintf("%s (the run had the CPU %.0f%% of its time)", strings.Join(problems, "; "), 100*cpu)
+			if attempt == 3 {
+				t.Error(msg)
+				break
+			}
+			t.Log(msg)
 		}
 	}
+}
+
+// within reports whether a and b differ by at most frac of the larger.
+func within(a, b uint64, frac float64) bool {
+	return math.Abs(float64(a)-float64(b)) <= frac*float64(max(a, b))
+}
+
+// longjmpProblems checks a run of frames longjmp: the frames the longjmp
+// dropped are charged (jumper as deep, after some), and main's total is
+// theirs. In sampled mode main also gets the thread's tail, the CPU time
+// since the sampler's last reading, which the exit charges to the root's
+// last child: a sampler that a loaded machine kept from running makes it
+// long (a CI run: main 222 ms, jumper + after 199 ms), so TestTimingFrames
+// gives the case three runs, as the exit case.
+func longjmpProblems(t *testing.T, r *timingReport, mode string) []string {
+	jumper, deep, after, m := r.fn(t, "jumper"), r.fn(t, "deep"), r.fn(t, "after"), r.fn(t, "main")
+	var problems []string
+	if deep.TotalNS == 0 || after.TotalNS == 0 || !within(jumper.TotalNS, deep.TotalNS, 0.1) {
+		problems = append(problems, fmt.Sprintf("%s longjmp: jumper %d, deep %d, after %d ns", mode, jumper.TotalNS, deep.TotalNS, after.TotalNS))
+	}
+	// The same work: in CPU time, about the same time (wall-clock
+	// time, exact mode's, depends on how busy the machine is).
+	if mode == "sampled" && !within(after.TotalNS, deep.TotalNS, 0.5) {
+		problems = append(problems, fmt.Sprintf("sampled longjmp: deep %d, after %d ns", deep.TotalNS, after.TotalNS))
+	}
+	if !within(m.TotalNS, jumper.TotalNS+after.TotalNS, 0.1) {
+		problems = append(problems, fmt.Sprintf("%s longjmp: main %d, jumper + after %d", mode, m.TotalNS, jumper.TotalNS+after.TotalNS))
+	}
+	return problems
 }
 
 // TestTimingThreads: every thread's time is kept; the report sums them.
