@@ -81,6 +81,7 @@ func (cfg *Config) CC(args []string) error {
 	cfg.portableGuard, cfg.callGuard = portableGuard(c.compileFlags()), cfg.unoptimized
 	cfg.executable = c.forExecutable()
 	cfg.forCompiler = c.compilerPrune() && isGCC(cfg.bareCompiler()[0])
+	cfg.asmThunks = cfg.forCompiler && asmThunkFlags(c.compileFlags())
 	cfg.builtins = c.builtins()
 	if c.coverage() && c.woven() > 0 {
 		cfg.coverageFile = coverageHeader()

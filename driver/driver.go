@@ -58,6 +58,9 @@ type Config struct {
 	// forCompiler: weave.Options.ForCompiler, for weave cc's units that
 	// gcc compiles (cmdline.compilerPrune).
 	forCompiler bool
+	// asmThunks: weave.Options.AsmThunks, for weave cc's units that gcc
+	// compiles (forCompiler) with flags asmThunkFlags allows.
+	asmThunks bool
 	// coverageFile: weave.Options.CoverageFile (coverageHeader), for a
 	// unit compiled for gcov.
 	coverageFile string
@@ -263,7 +266,8 @@ func (cfg *Config) weaveOptions(extern map[string]bool) weave.Options {
 func (cfg *Config) keyOptions() weave.Options {
 	return weave.Options{Frames: cfg.Frames, Allocators: cfg.Allocators, Select: cfg.Select,
 		PortableGuard: cfg.portableGuard, CallGuard: cfg.callGuard, Executable: cfg.executable,
-		ForCompiler: cfg.forCompiler, CoverageFile: cfg.coverageFile, Builtins: cfg.builtins, Unoptimized: cfg.unoptimized}
+		ForCompiler: cfg.forCompiler, CoverageFile: cfg.coverageFile, Builtins: cfg.builtins, Unoptimized: cfg.unoptimized,
+		AsmThunks: cfg.asmThunks}
 }
 
 // weaveText weaves the preprocessed text of src for the compile step and
@@ -413,4 +417,33 @@ func optimised(flags []string) bool {
 		}
 	}
 	return opt
+}
+
+// asmThunkFlags reports whether a gcc compile with flags may take call
+// thunks as assembly (weave.Options.AsmThunks): not one making LTO
+// bytecode (LTO does not see the thunk's call of the callee: it dropped
+// the callee), keeping frame pointers (-pg too: the thunk makes none),
+// splitting stacks (it checks none), with CFI written by gcc itself
+// rather than the assembler's directives (the thunk's), or changing what
+// its code assumes: the code model, the calling convention, the
+// registers, the return.
+func asmThunkFlags(flags []string) bool {
+	last := map[string]bool{}
+	for _, f := range flags {
+		switch {
+		case f == "-pg" || f == "-fsplit-stack" || strings.HasPrefix(f, "-ffixed-") ||
+			strings.HasPrefix(f, "-fcall-used-") || strings.HasPrefix(f, "-fcall-saved-") ||
+			strings.HasPrefix(f, "-mharden-sls") || f == "-mabi=ms" || f == "-fno-dwarf2-cfi-asm":
+			return false
+		case strings.HasPrefix(f, "-flto") || f == "-fno-lto":
+			last["lto"] = f != "-fno-lto" && f != "-flto=none"
+		case strings.HasPrefix(f, "-mcmodel="):
+			last["cmodel"] = f != "-mcmodel=small"
+		case strings.HasPrefix(f, "-mfunction-return="):
+			last["return"] = f != "-mfunction-return=keep"
+		case f == "-fno-omit-frame-pointer" || f == "-fomit-frame-pointer":
+			last["fp"] = f == "-fno-omit-frame-pointer"
+		}
+	}
+	return !last["lto"] && !last["cmodel"] && !last["return"] && !last["fp"]
 }

@@ -147,3 +147,24 @@ func TestPortableGuard(t *testing.T) {
 		}
 	}
 }
+
+// TestAsmThunkFlags: which compiles may take asm call thunks: not one
+// making LTO bytecode (the last of -flto* and -fno-lto decides), keeping
+// frame pointers, splitting stacks or with gcc's own CFI, nor one with
+// another code model, convention, registers or return.
+func TestAsmThunkFlags(t *testing.T) {
+	for flags, want := range map[string]bool{
+		"-O2": true, "-O2 -g -Wall -fPIE -fcf-protection -fstack-protector-strong -fsanitize=address": true,
+		"-O2 -flto": false, "-flto=auto -O2": false, "-flto=4": false, "-flto -fno-lto": true,
+		"-fno-lto -flto=jobserver": false, "-flto=none": true, "-ffat-lto-objects": true,
+		"--coverage -fprofile-update=atomic": true, "-fprofile-generate": true, "-fsanitize-coverage=trace-pc": true, "-pg": false,
+		"-fsplit-stack": false, "-fno-omit-frame-pointer": false, "-fno-omit-frame-pointer -fomit-frame-pointer": true,
+		"-fno-asynchronous-unwind-tables": true, "-fno-dwarf2-cfi-asm": false, "-mcmodel=large": false, "-mcmodel=medium": false, "-mcmodel=small": true,
+		"-mabi=ms": false, "-ffixed-r11": false, "-fcall-used-rbx": false, "-mfunction-return=thunk": false,
+		"-mfunction-return=keep": true, "-mharden-sls=all": false,
+	} {
+		if got := asmThunkFlags(strings.Fields(flags)); got != want {
+			t.Errorf("asmThunkFlags(%q) = %v, want %v", flags, got, want)
+		}
+	}
+}

@@ -19,9 +19,9 @@ import (
 
 // KeptMacros are the predefined macros a pruned parse always defines:
 // those the weaver reads from the AST (weave's guardVariant,
-// needsRuntime, thunkAttrs). weave's TestPruneSameWeave compares its
+// needsRuntime, thunkAttrs, asmThunk). weave's TestPruneSameWeave compares its
 // woven text with a whole parse's.
-var KeptMacros = []string{"__x86_64__", "__LP64__", "__AVX__", "__GNUC__", "__clang__", "__clang_major__", "__PIE__", "__PIC__", "__STRICT_ANSI__"}
+var KeptMacros = []string{"__x86_64__", "__LP64__", "__AVX__", "__GNUC__", "__clang__", "__clang_major__", "__PIE__", "__PIC__", "__STRICT_ANSI__", "__GCC_HAVE_DWARF2_CFI_ASM"}
 
 // A predefinedMacro is one #define line of the predefined macros.
 type predefinedMacro struct {

@@ -67,6 +67,11 @@ type Options struct {
 	// Unoptimized: the unit is compiled without optimising (-O0): calls
 	// take no thunk (thunkAttrs).
 	Unoptimized bool
+	// AsmThunks: the woven text is compiled by gcc to an object (not LTO
+	// bytecode: LTO would not see the calls in asm) with flags the
+	// thunks' assembly suits (driver's asmThunkFlags): call thunks may be
+	// assembly (asmthunk.go).
+	AsmThunks bool
 }
 
 // Result is a woven translation unit.
@@ -217,6 +222,7 @@ type weaver struct {
 	unusedResult map[string]bool
 	builtins     bool   // Options.Builtins
 	unoptimized  bool   // Options.Unoptimized
+	asmThunks    bool   // Options.AsmThunks
 	codeText     []byte // code(): the text without comments, literals, directives
 }
 
@@ -246,6 +252,7 @@ func Weave(u *parse.Unit, opts Options) (res *Result, err error) {
 		unusedResult: map[string]bool{},
 		builtins:     opts.Builtins,
 		unoptimized:  opts.Unoptimized,
+		asmThunks:    opts.AsmThunks,
 	}
 	w.buf.bodyEnds = map[int]bool{}
 	w.buf.realign = func(phys int) (string, int, bool) {
