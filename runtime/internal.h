@@ -139,6 +139,7 @@ struct rt_thread {
 	struct __weave_thread *tls; /* its __weave_tls while it runs, then 0: g_lock */
 	u64 t_start, t_end;         /* exact: ticks at set-up, at exit (0: running): g_lock */
 	u64 cpu_last;               /* sampled: thread CPU ns charged so far: whoever holds samp */
+	struct rt_node *smp_node;   /* sampled: the node the last sample charged, or 0: the same */
 	int timer;                  /* sampled: kernel timer id, -1 for none */
 	int samp;                   /* sampled: who charges it, sampler or owner (sampler.c): atomic */
 	struct tp_buf *tp;          /* tracepoint events, owner (exit writer: g_lock) */

@@ -141,8 +141,10 @@ RT_NO_SSP static void smp_charge(struct rt_thread *T)
 		u64 now = (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 		struct rt_node *n = (struct rt_node *)(void *)__atomic_load_n(&t->cur, __ATOMIC_RELAXED);
 		if (now > T->cpu_last) {
-			if (n != &rt_boot)
+			if (n != &rt_boot) {
 				__atomic_fetch_add(&n->time, now - T->cpu_last, __ATOMIC_RELAXED);
+				T->smp_node = n;
+			}
 			T->cpu_last = now;
 		}
 		__atomic_fetch_add(&g_smp.samples, 1, __ATOMIC_RELAXED);
@@ -381,6 +383,7 @@ static void smp_timer_start(struct rt_thread *T)
 	} ev;
 	struct itimerspec its;
 	T->cpu_last = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	T->smp_node = 0;
 	T->timer = -1;
 	__atomic_store_n(&T->samp, SMP_FREE, __ATOMIC_RELEASE);
 	if (__atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) != SMP_RUNNING || T->num >= g_smp.nslot)

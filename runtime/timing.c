@@ -211,14 +211,18 @@ static void time_measure(double *oin, double *oout)
 /* Sampled mode: charges the rest of the calling thread's CPU time since
    the sampler's last reading, at thread exit or at exit, once it took the
    thread over from the sampler (smp_retire). When the thread has left
-   woven code by then (cur is its root), the time goes to the function it
-   entered last from the root (its thread function, or main), whose total
-   it belongs to more likely than to the time outside woven functions. */
+   woven code by then (cur is its root), the time goes to the node where
+   the last sample found the thread, where it most likely ran (a program's
+   work, not main's self time: with the sampler kept from running by a
+   busy machine, that tail was 10% of a run); without a sample, to the
+   function it entered last from the root (its thread function, or main). */
 static void time_charge(struct rt_thread *T)
 {
 	u64 now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	struct rt_node *n = (struct rt_node *)(void *)__atomic_load_n(&__weave_tls.cur, __ATOMIC_RELAXED);
-	if (n->kind == KIND_R && n->pub.cache != &rt_dummy.pub)
+	if (n->kind == KIND_R && T->smp_node)
+		n = T->smp_node;
+	else if (n->kind == KIND_R && n->pub.cache != &rt_dummy.pub)
 		n = (struct rt_node *)(void *)n->pub.cache;
 	if (now > T->cpu_last && n != &rt_boot)
 		__atomic_fetch_add(&n->time, now - T->cpu_last, __ATOMIC_RELAXED);
