@@ -57,16 +57,15 @@ func (w *weaver) thunkCall(x *cc.PostfixExpression, id *cc.PrimaryExpression) bo
 	w.thunks++
 	t := fmt.Sprintf("__weave_t%d", w.thunks)
 	start := w.u.Offset(id.Token)
+	w.buf.Replace(start, start+len(name), t)
 	if m := w.asmThunk(t, name, ft, d, id); m != "" {
 		// The call's symbol, as gcc prints it, expands the macro m that
 		// defines the thunk: where gcc prints no call, there is none.
 		w.buf.Insert(w.defStart, fmt.Sprintf("%sextern __typeof__(%s) %s __asm__(\"%s ; %s #\") %s; ", m, name, t, t, asmThunkMacro(t),
 			strings.Replace(attrs, "__attribute__((", "__attribute__((__visibility__(\"hidden\"), ", 1)))
-		w.buf.Replace(start, start+len(name), t)
 		return true
 	}
 	w.buf.Insert(w.defStart, fmt.Sprintf("static __typeof__(%s) %s %s; ", name, t, attrs))
-	w.buf.Replace(start, start+len(name), t)
 
 	var b strings.Builder
 	args := make([]string, len(params))
