@@ -428,7 +428,7 @@ func optimised(flags []string) bool {
 // its code assumes: the code model, the calling convention, the
 // registers, the return.
 func asmThunkFlags(flags []string) bool {
-	last := map[string]bool{}
+	var lto, cmodel, ret, fp bool // the last of each kind of flag decides
 	for _, f := range flags {
 		switch {
 		case f == "-pg" || f == "-fsplit-stack" || strings.HasPrefix(f, "-ffixed-") ||
@@ -436,14 +436,14 @@ func asmThunkFlags(flags []string) bool {
 			strings.HasPrefix(f, "-mharden-sls") || f == "-mabi=ms" || f == "-fno-dwarf2-cfi-asm":
 			return false
 		case strings.HasPrefix(f, "-flto") || f == "-fno-lto":
-			last["lto"] = f != "-fno-lto" && f != "-flto=none"
+			lto = f != "-fno-lto" && f != "-flto=none"
 		case strings.HasPrefix(f, "-mcmodel="):
-			last["cmodel"] = f != "-mcmodel=small"
+			cmodel = f != "-mcmodel=small"
 		case strings.HasPrefix(f, "-mfunction-return="):
-			last["return"] = f != "-mfunction-return=keep"
+			ret = f != "-mfunction-return=keep"
 		case f == "-fno-omit-frame-pointer" || f == "-fomit-frame-pointer":
-			last["fp"] = f == "-fno-omit-frame-pointer"
+			fp = f == "-fno-omit-frame-pointer"
 		}
 	}
-	return !last["lto"] && !last["cmodel"] && !last["return"] && !last["fp"]
+	return !lto && !cmodel && !ret && !fp
 }
