@@ -744,6 +744,8 @@ RT_RARE static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t
 		return 0;
 	if (!ls_find_gone(tm))
 		return 0;
+	/* Before the graph: its edges skip glibc's links to chunk headers too. */
+	g_ls.glibc = REAL_FN(malloc) == __libc_malloc;
 	if (ls_graph_room(tm))
 		ls_graph();
 	/* The mappings, read after the scan's own maps are made, into memory
@@ -751,7 +753,7 @@ RT_RARE static __attribute__((noinline)) int ls_run(struct tmpmem *tm, uintptr_t
 	if (!(maps = ls_maps(tm, &len)))
 		return 0;
 	self_sp = ls_exit_sp(tm, maps, len, self_sp);
-	g_ls.glibc = REAL_FN(malloc) == __libc_malloc, g_ls.root_tag = 1;
+	g_ls.root_tag = 1;
 	ls_exclude_runtime(tm);
 	ls_sort_excl();
 	ls_linker_roots(); /* before the roots: the only blocks marked yet */
