@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -111,14 +110,10 @@ func (cfg *Config) CC(args []string) error {
 	}
 	var sc scratch
 	defer sc.remove()
-	tmp, err := sc.path()
-	if err != nil {
-		return err
-	}
-
 	var stdin []byte
 	for _, in := range c.inputs {
 		if in.name == "-" && stdin == nil {
+			var err error
 			if stdin, err = io.ReadAll(cfg.stdin()); err != nil {
 				return err
 			}
@@ -126,7 +121,7 @@ func (cfg *Config) CC(args []string) error {
 	}
 
 	// Compile every input that needs it, in parallel, reporting in order.
-	jobs, objects := c.jobs(tmp)
+	jobs, objects := c.jobs(sc.name())
 	// The frame store and the link's runtime files are read while the
 	// units preprocess (each unit waits for the store before its weave).
 	var storeRead sync.WaitGroup
@@ -159,7 +154,7 @@ func (cfg *Config) CC(args []string) error {
 			}
 		}
 	}()
-	cfg.runJobs(c, jobs, tmp, stdin)
+	cfg.runJobs(c, jobs, &sc, stdin)
 	var failed error
 	for _, j := range jobs {
 		if j == nil {
@@ -492,7 +487,7 @@ func holdsWoven(path string) bool {
 }
 
 // runJobs runs the jobs, as many at a time as there are CPUs.
-func (cfg *Config) runJobs(c *cmdline, jobs []*job, tmp string, stdin []byte) {
+func (cfg *Config) runJobs(c *cmdline, jobs []*job, sc *scratch, stdin []byte) {
 	n := 0
 	for _, j := range jobs {
 		if j != nil {
@@ -510,14 +505,14 @@ func (cfg *Config) runJobs(c *cmdline, jobs []*job, tmp string, stdin []byte) {
 			continue
 		}
 		if n == 1 {
-			cfg.compile(c, j, tmp, stdin)
+			cfg.compile(c, j, sc, stdin)
 			break
 		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			cfg.compile(c, j, tmp, stdin)
+			cfg.compile(c, j, sc, stdin)
 			<-sem
 		}()
 	}
@@ -525,9 +520,15 @@ func (cfg *Config) runJobs(c *cmdline, jobs []*job, tmp string, stdin []byte) {
 }
 
 // compile compiles one input under -c or -S, or to a temporary object
-// for the link step.
-func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
+// for the link step. The scratch directory is made first, but for the
+// job of a one-step link, which may write nothing there.
+func (cfg *Config) compile(c *cmdline, j *job, sc *scratch, stdin []byte) {
 	in := j.in
+	if !j.oneStep {
+		if _, j.err = sc.path(); j.err != nil {
+			return
+		}
+	}
 	if in.kind == inOther {
 		j.err = cfg.runTo(&j.stderr, nil, cfg.otherArgv(c, in, j.out))
 		return
@@ -568,7 +569,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 		if err != nil {
 			reason = firstLine(err.Error())
 		} else {
-			wfile := filepath.Join(tmp, fmt.Sprintf("%d-%s", j.n, outputName(in.name, ".woven.i")))
+			wfile := filepath.Join(sc.name(), fmt.Sprintf("%d-%s", j.n, outputName(in.name, ".woven.i")))
 			stage := func() func(bool) bool {
 				if store != nil && res != nil && res.Summary != nil && in.name != "-" {
 					return store.stage(in.name, storeOut, res.Summary)
@@ -583,7 +584,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 				objKey = cfg.objKey(ccArgv, woven, wfile)
 			}
 			if objKey != "" {
-				if diags, ok := loadObject(objKey, j.out); ok {
+				if diags, ok := loadObject(objKey, j.out, sc); ok {
 					j.res = res
 					j.stderr.Write(ppErr.Bytes())
 					j.stderr.Write(diags)
@@ -596,7 +597,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 				// compile), the first time it is seen.
 				j.oneStep = j.oneStep && firstMiss(objKey)
 			}
-			if wfile = j.stageWoven(c, text, woven, wfile); j.err != nil {
+			if wfile = j.stageWoven(c, text, woven, wfile, sc); j.err != nil {
 				return
 			}
 			outArgs := []string{wfile, "-o", j.out}
@@ -608,7 +609,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 			finish := func() {
 				var ccErr bytes.Buffer
 				err := cfg.runTo(&ccErr, nil, append(ccArgv, outArgs...))
-				if off := macroWarnings(ccErr.String()); err != nil && off != nil && cfg.plainCompiles(c, j, deps, stdinText, tmp) {
+				if off := macroWarnings(ccErr.String()); err != nil && off != nil && cfg.plainCompiles(c, j, deps, stdinText, sc) {
 					// Warnings the compiler leaves out in a macro's
 					// expansion, which the woven text no longer marks:
 					// the plain unit draws none under the same flags.
@@ -626,7 +627,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 					save()
 					return
 				}
-				cfg.fallback(c, j, deps, stdinText, "the woven code does not compile: "+firstDiag(ccErr.String()), tmp)
+				cfg.fallback(c, j, deps, stdinText, "the woven code does not compile: "+firstDiag(ccErr.String()), sc)
 			}
 			if j.oneStep {
 				j.res, j.woven, j.wovenText, j.pp, j.save, j.stage = res, wfile, woven, ppErr.Bytes(), save, stage
@@ -644,7 +645,7 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 			return
 		}
 	}
-	cfg.fallback(c, j, deps, stdinText, reason, tmp)
+	cfg.fallback(c, j, deps, stdinText, reason, sc)
 }
 
 // stageWoven writes j's woven text to wfile for its compile and, under
@@ -652,8 +653,13 @@ func (cfg *Config) compile(c *cmdline, j *job, tmp string, stdin []byte) {
 // compile (j.err set on failure). A one-step link given the text on its
 // standard input (earlyLink) needs no file: it is written if the link is
 // run on the file after all, or the text compiled alone (j.writeWoven).
-func (j *job) stageWoven(c *cmdline, text, woven []byte, wfile string) string {
-	j.writeWoven = func() error { return os.WriteFile(wfile, woven, 0o644) }
+func (j *job) stageWoven(c *cmdline, text, woven []byte, wfile string, sc *scratch) string {
+	j.writeWoven = func() error {
+		if _, err := sc.path(); err != nil {
+			return err
+		}
+		return os.WriteFile(wfile, woven, 0o644)
+	}
 	if !j.oneStep || c.saveTemps() {
 		if j.err = j.writeWoven(); j.err != nil {
 			return wfile
@@ -749,77 +755,6 @@ func (cfg *Config) weaveStdinText(src string, text []byte, d parse.Dialect, exte
 		return nil, nil, errors.New(strings.ReplaceAll(err.Error(), "stdin#0", "<stdin>"))
 	}
 	return bytes.ReplaceAll(woven, []byte(stdinAlias), []byte(stdinName)), res, nil
-}
-
-// fallback compiles the input of j unwoven, as the user's command line
-// would. If that fails too, the failure is the compiler's to report, and
-// weave adds nothing. Otherwise weave warns (or, under Strict, fails).
-func (cfg *Config) fallback(c *cmdline, j *job, deps []string, stdin []byte, reason, tmp string) {
-	out := j.out
-	if cfg.Strict {
-		out = filepath.Join(tmp, fmt.Sprintf("%d-strict%s", j.n, filepath.Ext(j.out)))
-	}
-	var ccErr bytes.Buffer
-	err := cfg.runTo(&ccErr, stdin, cfg.plainArgv(c, j, deps, out))
-	if err != nil {
-		j.stderr.Write(ccErr.Bytes())
-		var ee *ExitError
-		if errors.As(err, &ee) {
-			ee.Quiet = true
-		}
-		j.err = err
-		return
-	}
-	name := displayName(j.in.name)
-	if cfg.Strict {
-		j.err = &ExitError{Code: 1, Err: fmt.Errorf("error: %s: not woven: %s", name, reason)}
-		return
-	}
-	fmt.Fprintf(&j.stderr, "weave: warning: %s: not woven: %s\n", name, reason)
-	j.stderr.Write(ccErr.Bytes())
-}
-
-// plainArgv is the command line compiling j's input unwoven to out.
-func (cfg *Config) plainArgv(c *cmdline, j *job, deps []string, out string) []string {
-	lang := "c"
-	if j.in.kind == inI {
-		lang = "cpp-output"
-	}
-	argv := slices.Concat(cfg.Compiler, c.fallbackFlags(), api.Flags(false), deps)
-	return append(argv, modeFlag(c), "-x", lang, j.in.name, "-o", out)
-}
-
-// plainCompiles says whether j's input compiles unwoven without error
-// (into a temporary file, its diagnostics dropped).
-func (cfg *Config) plainCompiles(c *cmdline, j *job, deps []string, stdin []byte, tmp string) bool {
-	out := filepath.Join(tmp, fmt.Sprintf("%d-plain%s", j.n, filepath.Ext(j.out)))
-	defer os.Remove(out)
-	var diags bytes.Buffer
-	return cfg.runTo(&diags, stdin, cfg.plainArgv(c, j, deps, out)) == nil
-}
-
-// macroWarningRE is an error that is a warning under -Werror: gcc's
-// "[-Werror=address]", clang's "[-Werror,-Wtautological-pointer-compare]".
-var macroWarningRE = regexp.MustCompile(`\[-Werror[=,]-?W?([a-z0-9=-]+)\]$`)
-
-// macroWarnings returns the flags turning off the warnings that make
-// every error of the compiler's diagnostics diags (-Wno-address), nil if
-// some error is not such a warning.
-func macroWarnings(diags string) []string {
-	var off []string
-	for _, l := range strings.Split(diags, "\n") {
-		if !strings.Contains(l, "error:") {
-			continue
-		}
-		m := macroWarningRE.FindStringSubmatch(strings.TrimSpace(l))
-		if m == nil {
-			return nil
-		}
-		if f := "-Wno-" + strings.TrimSuffix(m[1], "="); !slices.Contains(off, f) {
-			off = append(off, f)
-		}
-	}
-	return off
 }
 
 // otherArgv is the command line compiling an input that is not C (an

@@ -83,31 +83,6 @@ func (cfg *Config) execCompiler(argv []string) {
 	syscall.Exec(path, argv, os.Environ())
 }
 
-// scratch is a command's temporary directory, made when first needed and
-// removed by remove (or by a signal that ends weave: onInterrupt).
-type scratch struct {
-	dir  string
-	stop func()
-}
-
-func (s *scratch) path() (string, error) {
-	if s.dir == "" {
-		dir, err := os.MkdirTemp(tempDir(), "weave-cc-")
-		if err != nil {
-			return "", err
-		}
-		s.dir, s.stop = dir, onInterrupt(func() { os.RemoveAll(dir) })
-	}
-	return s.dir, nil
-}
-
-func (s *scratch) remove() {
-	if s.dir != "" {
-		s.stop()
-		os.RemoveAll(s.dir)
-	}
-}
-
 // rtFiles are the runtime object of a link and its dynamic list (""
 // for a -shared or -static link, or if the object's symbols could not be
 // listed).

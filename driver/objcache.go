@@ -283,10 +283,11 @@ func firstMiss(key string) bool {
 // objCacheDir returns the cache's directory, made if need be.
 func objCacheDir() (string, error) { return cacheSubdir("object") }
 
-// loadObject writes the object of key's entry to out and returns the
-// compile's diagnostics; ok is false if there is no entry (or it cannot be
-// written: the compiler then writes out as it would).
-func loadObject(key, out string) (stderr []byte, ok bool) {
+// loadObject writes the object of key's entry to out (in sc's directory,
+// made if need be, for a link's object) and returns the compile's
+// diagnostics; ok is false if there is no entry (or it cannot be written:
+// the compiler then writes out as it would).
+func loadObject(key, out string, sc *scratch) (stderr []byte, ok bool) {
 	dir, err := objCacheDir()
 	if err != nil {
 		return nil, false
@@ -295,7 +296,7 @@ func loadObject(key, out string) (stderr []byte, ok bool) {
 	if !loadEntry(filepath.Join(dir, key), objCacheMagic, &e) || len(e.Object) == 0 {
 		return nil, false
 	}
-	if writeObject(out, e.Object) != nil {
+	if _, err := sc.path(); err != nil || writeObject(out, e.Object) != nil {
 		return nil, false
 	}
 	return e.Stderr, true
