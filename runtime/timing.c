@@ -558,3 +558,58 @@ RT_RARE static void time_write(struct out *o, const u32 *ids, struct tmpmem *tm)
 	else if (g_time_mode == TIME_EXACT)
 		time_write_exact(o, ids, tm);
 }
+
+/* unshare and setns, interposed (weak, as exec* in exit.c): the kernel
+   refuses a CLONE_NEWUSER unshare, and a setns into a user or mount
+   namespace, with EINVAL in a process of more than one thread (a mount
+   namespace: while another thread shares the filesystem context, as the
+   sampler's clone does); a setns into a time namespace with EUSERS.
+   When the call fails so and the program has no thread but the caller
+   (Threads: 2, the sampler the other), the sampler ends, the call is
+   made again, and a new sampler starts, with a new timer for the caller
+   (its CPU time until then charged where it is):
+   util-linux's unshare -U and nsenter -m, bubblewrap, a fork child that
+   makes a user namespace, run as unwoven (TestTimingUnshare). */
+#if SMP_RAW && !defined(WEAVE_SHARED_OBJECT)
+RT_RARE static int time_alone(long nr, long a, long b)
+{
+	struct rt_thread *T = rt_local.state == ST_LIVE ? rt_local.thr : NULL;
+	struct timespec ts = {0, 100000};
+	long r = syscall(nr, a, b);
+	int e = errno, n;
+	if (r == 0 || (e != EINVAL && e != EUSERS) || __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) != SMP_RUNNING ||
+	    rt_status_number("\nThreads:", 10, 0) != 2) {
+		errno = e;
+		return (int)r;
+	}
+	if (T) {
+		smp_timer_stop(T);
+		if (smp_retire(T))
+			time_charge(T);
+	}
+	smp_stop();
+	/* Its tid cleared, the thread may still be in the thread group for a
+	   while (its exit not done): the kernel would refuse again. */
+	for (n = 0; n < 1000 && rt_status_number("\nThreads:", 10, 1) != 1; n++)
+		nanosleep(&ts, NULL);
+	r = syscall(nr, a, b);
+	e = errno;
+	if (__atomic_load_n(&g_smp.alive, __ATOMIC_ACQUIRE) == 0) { /* its stack is free */
+		smp_start(0);
+		if (T)
+			smp_timer_start(T);
+	}
+	errno = e;
+	return (int)r;
+}
+
+RT_RARE __attribute__((weak)) int unshare(int flags)
+{
+	return time_alone(SYS_unshare, flags, 0);
+}
+
+RT_RARE __attribute__((weak)) int setns(int fd, int nstype)
+{
+	return time_alone(SYS_setns, fd, nstype);
+}
+#endif

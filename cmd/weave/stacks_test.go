@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +16,8 @@ import (
 
 // This file tests the program's resources that weave shares: its
 // threads' stacks (small ones, deep recursion, the frames a woven
-// function adds) and its descriptor table.
+// function adds), its descriptor table, and its being a process of one
+// thread.
 
 // TestHardeningFDTable: under WEAVE_CONTROL's default the channel opens
 // in the program's second thread, its descriptor numbered near the top of
@@ -220,5 +223,63 @@ func TestHardeningStackUse(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTimingUnshare: a single-threaded program that makes a user
+// namespace (unshare(CLONE_NEWUSER): util-linux's unshare -U, bubblewrap),
+// in itself and in a fork child, and enters a mount and a time namespace
+// (setns: nsenter -m -T) does so woven as unwoven
+// (testdata/timing/unshare.c), and the sampler still samples after: the
+// kernel refuses these calls (EINVAL; EUSERS for a time namespace) in a
+// process of two threads, and the sampler was the second. Skipped where
+// the plain build may not make a user namespace.
+func TestTimingUnshare(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src, _ := filepath.Abs("../../testdata/timing/unshare.c")
+	plain := filepath.Join(dir, "unshare.plain")
+	mustRun(t, dir, nil, "gcc", "-O2", "-o", plain, src)
+	want := mustRun(t, dir, nil, plain)
+	if !strings.Contains(want.stdout, "setns mnt: ok\n") || !strings.Contains(want.stdout, "unshare user: ok\n") {
+		t.Skipf("the plain build cannot use namespaces here:\n%s", want.stdout)
+	}
+	exe := timingBuild(t, dir, "unshare")
+	// WEAVE_CONTROL as by default: no control thread in a single-threaded
+	// program (TestMain asks for one at start-up). A profile per process:
+	// the child's and the parent's.
+	out := filepath.Join(dir, "profiles") + "/"
+	r := mustRun(t, dir, []string{"WEAVE_OUT=" + out, "WEAVE_TIME=sampled", "WEAVE_CONTROL=auto"}, exe)
+	if r.stdout != want.stdout {
+		t.Fatalf("woven output\n%s\nunwoven\n%s", r.stdout, want.stdout)
+	}
+	profs, _ := filepath.Glob(out + "*.prof")
+	if len(profs) != 2 {
+		t.Fatalf("profiles %v: want the child's and the parent's", profs)
+	}
+	most, parent := -1, ""
+	for _, prof := range profs {
+		b, err := os.ReadFile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !regexp.MustCompile(`\nM time_sampler thread\n`).Match(b) {
+			t.Errorf("%s: the sampler is not running at exit:\n%s", prof, grepLines(string(b), "M time_sampler"))
+		}
+		if m := regexp.MustCompile(`\nM time_samples (\d+)\n`).FindSubmatch(b); m != nil {
+			if n, _ := strconv.Atoi(string(m[1])); n > most {
+				most, parent = n, prof
+			}
+		}
+	}
+	// 200 ms of CPU in after(), charged by the samples taken there (a
+	// busy machine's late samples charge some of it where the thread is
+	// later, main or its exit): with no sampler after the unshare, and
+	// so no tail charge either, it gets none.
+	if most < 1 {
+		t.Fatalf("no samples in a run of 200 ms of CPU after the unshare: the sampler was not started again")
+	}
+	if f := timingReportOf(t, parent).fn(t, "after"); f.TotalNS == 0 {
+		t.Errorf("after: no time of its 200 ms of CPU")
 	}
 }
