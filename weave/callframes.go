@@ -144,47 +144,75 @@ func (w *weaver) emitKnown() {
 // addressTaken returns, sorted, the functions defined at file scope in the
 // unit that cannot allocate (needNone), are not inline, and whose name
 // the unit uses other than as the callee of a call: whose address it
-// takes.
+// takes. The frame analysis found the names in the function bodies
+// (w.refs: a second walk of the whole unit cost 60 ms of weaving
+// sqlite3.c); the rest of the unit is walked here.
 func (w *weaver) addressTaken() []string {
-	callees := map[*cc.PrimaryExpression]bool{}
-	taken := map[string]bool{}
 	// Inline functions are left out: the reference would keep a copy of
 	// one whose address only dead code takes (a header's helpers), which
 	// the compiler would otherwise drop, with what it refers to.
 	inline := map[string]bool{}
 	for l := w.u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
-		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef && ed.FunctionDefinition.Declarator.IsInline() {
-			inline[ed.FunctionDefinition.Declarator.Name()] = true
+		ed := l.ExternalDeclaration
+		if ed == nil || ed.Case != cc.ExternalDeclarationFuncDef {
+			walk(ed, w.refs.visit)
+			continue
 		}
+		fd := ed.FunctionDefinition
+		if fd.Declarator.IsInline() {
+			inline[fd.Declarator.Name()] = true
+		}
+		walk(fd.DeclarationList, w.refs.visit)
+		walk(fd.DeclarationSpecifiers, w.refs.visit)
+		walk(fd.Declarator, w.refs.visit)
 	}
-	walk(w.u.AST.TranslationUnit, func(n cc.Node) bool {
-		switch x := n.(type) {
-		case *cc.PostfixExpression:
-			if x.Case == cc.PostfixExpressionCall {
-				if pe := calleeIdent(x.PostfixExpression); pe != nil {
-					callees[pe] = true
-				}
-			}
-		case *cc.PrimaryExpression:
-			if x.Case != cc.PrimaryExpressionIdent || callees[x] {
-				return true
-			}
-			name := x.Token.SrcStr()
-			if need, ok := w.need[name]; !ok || need != needNone || !w.defined[name] || inline[name] || strings.Contains(name, "$") {
-				return true
-			}
-			if d, ok := x.ResolvedTo().(*cc.Declarator); ok && d != nil && d.Type() != nil && d.Type().Kind() == cc.Function {
-				taken[name] = true
-			}
+	var names []string
+	for name := range w.refs.names {
+		if need, ok := w.need[name]; ok && need == needNone && !inline[name] {
+			names = append(names, name)
 		}
-		return true
-	})
-	names := make([]string, 0, len(taken))
-	for n := range taken {
-		names = append(names, n)
 	}
 	slices.Sort(names)
 	return names
+}
+
+// funcRefs collects the functions defined in the unit whose names the
+// nodes it visits use other than as the callee of a call.
+type funcRefs struct {
+	w       *weaver
+	callees map[*cc.PrimaryExpression]bool // the callees of the calls visited
+	names   map[string]bool
+	visit   func(cc.Node) bool // note, once
+}
+
+func newFuncRefs(w *weaver) *funcRefs {
+	r := &funcRefs{w: w, callees: map[*cc.PrimaryExpression]bool{}, names: map[string]bool{}}
+	r.visit = r.note
+	return r
+}
+
+// note notes n; a walk visits a call before its callee.
+func (r *funcRefs) note(n cc.Node) bool {
+	switch x := n.(type) {
+	case *cc.PostfixExpression:
+		if x.Case == cc.PostfixExpressionCall {
+			if pe := calleeIdent(x.PostfixExpression); pe != nil {
+				r.callees[pe] = true
+			}
+		}
+	case *cc.PrimaryExpression:
+		if x.Case != cc.PrimaryExpressionIdent || r.callees[x] {
+			return true
+		}
+		name := x.Token.SrcStr()
+		if !r.w.defined[name] || r.names[name] || strings.Contains(name, "$") {
+			return true
+		}
+		if d, ok := x.ResolvedTo().(*cc.Declarator); ok && d != nil && d.Type() != nil && d.Type().Kind() == cc.Function {
+			r.names[name] = true
+		}
+	}
+	return true
 }
 
 // calleeIdent returns the identifier a callee expression names through

@@ -234,6 +234,7 @@ const (
 // other functions of the unit (a fixed point over the unit's call graph).
 func (w *weaver) analyseFrames() map[string]frameNeed {
 	infos := map[string]*frameInfo{}
+	w.refs = newFuncRefs(w)
 	var visitDef func(d *cc.Declarator, body *cc.CompoundStatement, text []byte)
 	visitDef = func(d *cc.Declarator, body *cc.CompoundStatement, text []byte) {
 		fi := &frameInfo{}
@@ -247,12 +248,14 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 			fi.seed, fi.forced = true, true
 		}
 		fi.body = body
-		cold, loop := w.coldCalls(body), loopCalls(body)
-		walk(body, func(n cc.Node) bool {
+		w.walkCalls(body, func(n cc.Node, cold, loop bool) bool {
+			w.refs.visit(n) // for addressTaken: the bodies in this walk
 			switch x := n.(type) {
 			case *cc.BlockItem:
 				if x.Case == cc.BlockItemFuncDef { // GNU nested function: frame both
 					fi.seed, fi.forced = true, true
+					walk(x.DeclarationSpecifiers, w.refs.visit)
+					walk(x.Declarator, w.refs.visit)
 					visitDef(x.Declarator, x.CompoundStatement, nil)
 					nested := infos[x.Declarator.Name()]
 					nested.seed, nested.forced = true, true
@@ -262,7 +265,7 @@ func (w *weaver) analyseFrames() map[string]frameNeed {
 				fi.labels = fi.labels || x.Case == cc.LabeledStatementLabel
 			case *cc.PostfixExpression:
 				if x.Case == cc.PostfixExpressionCall {
-					kind := w.callee(fi, x, cold[x], loop[x])
+					kind := w.callee(fi, x, cold, loop)
 					// A call whose text the weaver cannot bracket
 					// (cc/v4's offsets inside __builtin_va_arg) is
 					// never framed where it is made.

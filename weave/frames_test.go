@@ -166,15 +166,8 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-// TestFramesCold: a function whose only calls that may allocate are on
-// cold paths (a noreturn or cold callee with its arguments, a branch that
-// __builtin_expect marks unlikely), but for at most one outside loops, is
-// framed at its calls, not at entry; more such calls on a hot path, or a
-// pointer's call on a hot path (which would push on every activation),
-// keep the frame at entry.
-func TestFramesCold(t *testing.T) {
-	src := filepath.Join(t.TempDir(), "cold.c")
-	if err := os.WriteFile(src, []byte(`#include <stdlib.h>
+// coldSrc has a function for each way a call is cold.
+const coldSrc = `#include <stdlib.h>
 #include <stdio.h>
 #include <assert.h>
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -212,7 +205,17 @@ int main(int argc, char **argv)
 	       c_or(argc) + c_and(argc) + c_ternary(argc) + c_args(argc) + c_assert(argc) + f_hot(argc) +
 	       f_likely(argc) + f_label(argc) + c_one(argc) + c_one_macro(argc) + c_paths(argc) + f_paths(argc) + f_ptr(c_cold, argc) + f_ptr_cold(c_cold, argc) + c_ptr(ext, argc);
 }
-`), 0o644); err != nil {
+`
+
+// TestFramesCold: a function whose only calls that may allocate are on
+// cold paths (a noreturn or cold callee with its arguments, a branch that
+// __builtin_expect marks unlikely), but for at most one outside loops, is
+// framed at its calls, not at entry; more such calls on a hot path, or a
+// pointer's call on a hot path (which would push on every activation),
+// keep the frame at entry.
+func TestFramesCold(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "cold.c")
+	if err := os.WriteFile(src, []byte(coldSrc), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res := weaveFileFrames(t, src, FramesAuto)

@@ -220,10 +220,11 @@ type weaver struct {
 	// unusedResult: the advised library functions, whether the unit
 	// declares them warn_unused_result (glibc's under _FORTIFY_SOURCE)
 	unusedResult map[string]bool
-	builtins     bool   // Options.Builtins
-	unoptimized  bool   // Options.Unoptimized
-	asmThunks    bool   // Options.AsmThunks
-	codeText     []byte // code(): the text without comments, literals, directives
+	builtins     bool      // Options.Builtins
+	unoptimized  bool      // Options.Unoptimized
+	asmThunks    bool      // Options.AsmThunks
+	codeText     []byte    // code(): the text without comments, literals, directives
+	refs         *funcRefs // the functions named other than as callees (addressTaken)
 }
 
 // Weave weaves u. It returns an error only for an internal failure; a

@@ -1,0 +1,228 @@
+package weave
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"modernc.org/cc/v4"
+
+	"github.com/weave-profiler/weave/parse"
+)
+
+// TestWalkCalls checks walkCalls against walk and the three walks it
+// replaced (coldCallsOracle, loopCallsOracle): for every function body of
+// the cold calls' test program, testdata's programs and sqlite3.c, it
+// visits the same nodes in the same order, and says a call is cold, or
+// in a loop, where they did. And addressTaken, which the frame analysis'
+// walk feeds, finds what its own walk of the unit found
+// (addressTakenOracle).
+func TestWalkCalls(t *testing.T) {
+	dir := t.TempDir()
+	cold := filepath.Join(dir, "cold.c")
+	if err := os.WriteFile(cold, []byte(coldSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../testdata/*.c")
+	files = append([]string{cold}, files...)
+	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "modernc.org/ccorpus2").Output(); err == nil && !testing.Short() {
+		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "assets", "sqlite-amalgamation-3380100", "sqlite3.c"))
+	}
+	for _, src := range files {
+		if _, err := os.Stat(src); err != nil {
+			continue
+		}
+		var stderr bytes.Buffer
+		text, err := parse.Preprocess([]string{"gcc"}, []string{"-I", filepath.Dir(src)}, src, &stderr)
+		if err != nil {
+			t.Fatalf("%v: %s", err, stderr.String())
+		}
+		u, err := parse.Parse(src+".i", text, parse.NewDialect([]string{"gcc"}, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &weaver{u: u, res: &Result{}, defined: map[string]bool{}, names: adviceNames(u.Text)}
+		for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
+			if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
+				w.defined[ed.FunctionDefinition.Declarator.Name()] = true
+			}
+		}
+		if err := w.findAllocators(nil); err != nil {
+			t.Fatal(err)
+		}
+		w.allocatorNames()
+		w.need = w.analyseFrames()
+		if got, want := w.addressTaken(), addressTakenOracle(w); !slices.Equal(got, want) {
+			t.Errorf("%s: addressTaken %v, want %v", src, got, want)
+		} else {
+			t.Logf("%s: %d functions whose address is taken", filepath.Base(src), len(got))
+		}
+		var bodies, calls, colds, loops int
+		walk(u.AST.TranslationUnit, func(n cc.Node) bool {
+			var body *cc.CompoundStatement
+			switch x := n.(type) {
+			case *cc.FunctionDefinition:
+				body = x.CompoundStatement
+			case *cc.BlockItem:
+				if x.Case == cc.BlockItemFuncDef {
+					body = x.CompoundStatement
+				}
+			}
+			if body == nil {
+				return true
+			}
+			bodies++
+			wantCold, wantLoop := coldCallsOracle(w, body), loopCallsOracle(body)
+			var want []cc.Node
+			walk(body, func(m cc.Node) bool { want = append(want, m); return true })
+			i := 0
+			w.walkCalls(body, func(m cc.Node, cold, loop bool) bool {
+				if i >= len(want) || m != want[i] {
+					t.Fatalf("%s: node %d of the body at %v: walkCalls visits %T at %v, walk %T", src, i, body.Position(), m, m.Position(), want[min(i, len(want)-1)])
+				}
+				i++
+				if x, ok := m.(*cc.PostfixExpression); ok && x.Case == cc.PostfixExpressionCall {
+					calls++
+					if cold != wantCold[x] || loop != wantLoop[x] {
+						t.Errorf("%s: the call at %v: cold %v, loop %v; want %v, %v", src, x.Position(), cold, loop, wantCold[x], wantLoop[x])
+					}
+					if cold {
+						colds++
+					}
+					if loop {
+						loops++
+					}
+				}
+				return true
+			})
+			if i != len(want) {
+				t.Fatalf("%s: the body at %v: walkCalls visits %d nodes, walk %d", src, body.Position(), i, len(want))
+			}
+			return true
+		})
+		t.Logf("%s: %d bodies, %d calls, %d cold, %d in loops", filepath.Base(src), bodies, calls, colds, loops)
+		if src == cold && (colds == 0 || loops == 0) {
+			t.Errorf("%s: no cold call or none in a loop", src)
+		}
+	}
+}
+
+// coldCallsOracle returns the calls of body that run on a cold path, as
+// weave found them before walkCalls: in a walk of their own.
+func coldCallsOracle(w *weaver, body cc.Node) map[*cc.PostfixExpression]bool {
+	cold := map[*cc.PostfixExpression]bool{}
+	markAll := func(n cc.Node) { addCallsOracle(cold, n) }
+	walk(body, func(n cc.Node) bool {
+		switch x := n.(type) {
+		case *cc.SelectionStatement:
+			if x.Case != cc.SelectionStatementIf && x.Case != cc.SelectionStatementIfElse {
+				break
+			}
+			switch expectation(x.ExpressionList) {
+			case 0:
+				markAll(x.Statement)
+			case 1:
+				if x.Statement2 != nil {
+					markAll(x.Statement2)
+				}
+			}
+		case *cc.LogicalOrExpression:
+			if x.Case == cc.LogicalOrExpressionLOr && expectation(x.LogicalOrExpression) == 1 {
+				markAll(x.LogicalAndExpression)
+			}
+		case *cc.LogicalAndExpression:
+			if x.Case == cc.LogicalAndExpressionLAnd && expectation(x.LogicalAndExpression) == 0 {
+				markAll(x.InclusiveOrExpression)
+			}
+		case *cc.ConditionalExpression:
+			if x.Case != cc.ConditionalExpressionCond {
+				break
+			}
+			switch expectation(x.LogicalOrExpression) {
+			case 0:
+				markAll(x.ExpressionList)
+			case 1:
+				markAll(x.ConditionalExpression)
+			}
+		case *cc.PostfixExpression:
+			if x.Case == cc.PostfixExpressionCall && w.coldCallee(x.PostfixExpression) {
+				markAll(x)
+				return false
+			}
+		}
+		return true
+	})
+	return cold
+}
+
+// loopCallsOracle returns the calls of body in a loop, as weave found
+// them before walkCalls.
+func loopCallsOracle(body cc.Node) map[*cc.PostfixExpression]bool {
+	in := map[*cc.PostfixExpression]bool{}
+	walk(body, func(n cc.Node) bool {
+		x, ok := n.(*cc.IterationStatement)
+		if !ok || x.Case == cc.IterationStatementDo && isZero(x.ExpressionList) {
+			return true
+		}
+		addCallsOracle(in, x)
+		return false
+	})
+	return in
+}
+
+func addCallsOracle(set map[*cc.PostfixExpression]bool, n cc.Node) {
+	if n == nil {
+		return
+	}
+	walk(n, func(m cc.Node) bool {
+		if x, ok := m.(*cc.PostfixExpression); ok && x.Case == cc.PostfixExpressionCall {
+			set[x] = true
+		}
+		return true
+	})
+}
+
+// addressTakenOracle is addressTaken as it was before walkCalls fed it: a
+// walk of its own over the whole unit.
+func addressTakenOracle(w *weaver) []string {
+	callees := map[*cc.PrimaryExpression]bool{}
+	taken := map[string]bool{}
+	inline := map[string]bool{}
+	for l := w.u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
+		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef && ed.FunctionDefinition.Declarator.IsInline() {
+			inline[ed.FunctionDefinition.Declarator.Name()] = true
+		}
+	}
+	walk(w.u.AST.TranslationUnit, func(n cc.Node) bool {
+		switch x := n.(type) {
+		case *cc.PostfixExpression:
+			if x.Case == cc.PostfixExpressionCall {
+				if pe := calleeIdent(x.PostfixExpression); pe != nil {
+					callees[pe] = true
+				}
+			}
+		case *cc.PrimaryExpression:
+			if x.Case != cc.PrimaryExpressionIdent || callees[x] {
+				return true
+			}
+			name := x.Token.SrcStr()
+			if need, ok := w.need[name]; !ok || need != needNone || !w.defined[name] || inline[name] || strings.Contains(name, "$") {
+				return true
+			}
+			if d, ok := x.ResolvedTo().(*cc.Declarator); ok && d != nil && d.Type() != nil && d.Type().Kind() == cc.Function {
+				taken[name] = true
+			}
+		}
+		return true
+	})
+	var names []string
+	for n := range taken {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
