@@ -46,6 +46,7 @@ func paceGC() {
 		if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 			return
 		}
+		paced.Store(true)
 		repaceGC()
 	})
 }
@@ -91,6 +92,27 @@ type gcCycle struct{ _ *int }
 // repaceGC sets GOGC for the next collection from the heap live after the
 // last one, and arranges to be called again after the next one.
 func repaceGC() {
+	setPace()
+	runtime.SetFinalizer(&gcCycle{}, func(*gcCycle) { repaceGC() })
+}
+
+// paced: the pacer runs (paceGC).
+var paced atomic.Bool
+
+// restoreGC undoes debug.SetGCPercent(-1), which returned old: the pace
+// for the heap live now if the pacer runs (old is the pace of an earlier
+// heap), else old.
+func restoreGC(old int) {
+	if paced.Load() {
+		setPace()
+	} else {
+		debug.SetGCPercent(old)
+	}
+}
+
+// setPace sets GOGC for the next collection from the heap live after the
+// last one.
+func setPace() {
 	s := []metrics.Sample{
 		{Name: "/gc/heap/live:bytes"},
 		{Name: "/gc/scan/globals:bytes"},
@@ -105,5 +127,4 @@ func repaceGC() {
 		pct = int(min(uint64(maxGCPercent), max(uint64(minGCPercent), (heapTarget-live)*100/scan)))
 	}
 	debug.SetGCPercent(pct)
-	runtime.SetFinalizer(&gcCycle{}, func(*gcCycle) { repaceGC() })
 }
