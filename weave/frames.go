@@ -233,57 +233,7 @@ const (
 // frame if it calls something that may allocate, directly or through
 // other functions of the unit (a fixed point over the unit's call graph).
 func (w *weaver) analyseFrames() map[string]frameNeed {
-	infos := map[string]*frameInfo{}
-	w.refs = newFuncRefs(w)
-	var visitDef func(d *cc.Declarator, body *cc.CompoundStatement, text []byte)
-	visitDef = func(d *cc.Declarator, body *cc.CompoundStatement, text []byte) {
-		fi := &frameInfo{}
-		if old := infos[d.Name()]; old != nil { // the same name defined twice (nested functions): merge
-			fi = old
-		}
-		infos[d.Name()] = fi
-		fi.external = fi.external || d.Linkage() == cc.External
-		// A cleanup attribute calls a function implicitly.
-		if bytes.Contains(text, []byte("cleanup")) {
-			fi.seed, fi.forced = true, true
-		}
-		fi.body = body
-		w.walkCalls(body, func(n cc.Node, cold, loop bool) bool {
-			w.refs.visit(n) // for addressTaken: the bodies in this walk
-			switch x := n.(type) {
-			case *cc.BlockItem:
-				if x.Case == cc.BlockItemFuncDef { // GNU nested function: frame both
-					fi.seed, fi.forced = true, true
-					walk(x.DeclarationSpecifiers, w.refs.visit)
-					walk(x.Declarator, w.refs.visit)
-					visitDef(x.Declarator, x.CompoundStatement, nil)
-					nested := infos[x.Declarator.Name()]
-					nested.seed, nested.forced = true, true
-					return false
-				}
-			case *cc.LabeledStatement:
-				fi.labels = fi.labels || x.Case == cc.LabeledStatementLabel
-			case *cc.PostfixExpression:
-				if x.Case == cc.PostfixExpressionCall {
-					kind := w.callee(fi, x, cold, loop)
-					// A call whose text the weaver cannot bracket
-					// (cc/v4's offsets inside __builtin_va_arg) is
-					// never framed where it is made.
-					if kind != calleeNone && kind != calleeAlloc && !w.bracketable(x) {
-						fi.forced = true
-					}
-				}
-			}
-			return true
-		})
-	}
-	for l := w.u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
-		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
-			fd := ed.FunctionDefinition
-			body := fd.CompoundStatement
-			visitDef(fd.Declarator, body, w.u.Text[w.u.Offset(fd):w.u.Offset(body.Token2)])
-		}
-	}
+	infos := w.visitDefs()
 	callers := map[string][]string{}
 	for name, fi := range infos {
 		for _, c := range fi.callees {

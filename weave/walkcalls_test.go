@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -45,16 +46,7 @@ func TestWalkCalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := &weaver{u: u, res: &Result{}, defined: map[string]bool{}, names: adviceNames(u.Text)}
-		for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
-			if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
-				w.defined[ed.FunctionDefinition.Declarator.Name()] = true
-			}
-		}
-		if err := w.findAllocators(nil); err != nil {
-			t.Fatal(err)
-		}
-		w.allocatorNames()
+		w := testWeaver(t, u)
 		w.need = w.analyseFrames()
 		if got, want := w.addressTaken(), addressTakenOracle(w); !slices.Equal(got, want) {
 			t.Errorf("%s: addressTaken %v, want %v", src, got, want)
@@ -225,4 +217,82 @@ func addressTakenOracle(w *weaver) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// TestVisitDefsHalves: weaving a unit with its definitions walked in two
+// halves at once (visitDefs) gives the text and results of one walk of
+// them all, for the cold calls' program, testdata's programs (nested
+// functions, ...) and sqlite3.c. Run with -race too.
+func TestVisitDefsHalves(t *testing.T) {
+	dir := t.TempDir()
+	cold := filepath.Join(dir, "cold.c")
+	if err := os.WriteFile(cold, []byte(coldSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Nested functions of one name in both halves: visitDef merges them.
+	nested := filepath.Join(dir, "nested.c")
+	if err := os.WriteFile(nested, []byte(`#include <stdlib.h>
+extern int ext(int);
+int outer2(int n);
+void *outer1(int n) { void *helper(int k) { outer2(k); return malloc(k); } int h2(int k) { return k; } return helper(h2(n)); }
+int outer2(int n) { int helper(int k) { return k + 1; } for (int i = 0; i < n; i++) ext(i); return helper(n); }
+int outer3(int (*g)(int), int n) { int helper(int k) { again: if (k-- > 0) goto again; return ext(k) + outer2(k); } void *h2(int k) { return g(k) ? malloc(k) : 0; } return helper(n) + outer2(n) + !h2(n); }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../testdata/*.c")
+	files = append([]string{cold, nested}, files...)
+	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "modernc.org/ccorpus2").Output(); err == nil && !testing.Short() {
+		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "assets", "sqlite-amalgamation-3380100", "sqlite3.c"))
+	}
+	defer func(n int) { parallelDefs = n }(parallelDefs)
+	for _, src := range files {
+		var stderr bytes.Buffer
+		text, err := parse.Preprocess([]string{"gcc"}, []string{"-I", filepath.Dir(src)}, src, &stderr)
+		if err != nil {
+			t.Fatalf("%v: %s", err, stderr.String())
+		}
+		u, err := parse.Parse(src+".i", text, parse.NewDialect([]string{"gcc"}, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res [2]*Result
+		var infos [2]map[string]*frameInfo
+		var refs, pending [2]map[string]bool
+		for i, n := range []int{1 << 62, 0} {
+			parallelDefs = n
+			if res[i], err = Weave(u, Options{Prologue: "/* prologue */\n"}); err != nil {
+				t.Fatal(err)
+			}
+			w := testWeaver(t, u)
+			infos[i] = w.visitDefs()
+			refs[i], pending[i] = w.refs.names, w.pending
+		}
+		if !reflect.DeepEqual(infos[0], infos[1]) || !reflect.DeepEqual(refs[0], refs[1]) || !reflect.DeepEqual(pending[0], pending[1]) {
+			t.Errorf("%s: the analysis differs, walked in halves", src)
+		}
+		if !bytes.Equal(res[0].Text, res[1].Text) {
+			t.Errorf("%s: the woven text differs, walked in halves", src)
+		}
+		if !reflect.DeepEqual(res[0].Summary, res[1].Summary) || !reflect.DeepEqual(res[0].Extern, res[1].Extern) ||
+			!reflect.DeepEqual(res[0].Functions, res[1].Functions) {
+			t.Errorf("%s: the results differ, walked in halves", src)
+		}
+	}
+}
+
+// testWeaver is a weaver of u as Weave makes it, up to the frame
+// analysis.
+func testWeaver(t *testing.T, u *parse.Unit) *weaver {
+	w := &weaver{u: u, res: &Result{}, defined: map[string]bool{}, names: adviceNames(u.Text)}
+	for l := u.AST.TranslationUnit; l != nil; l = l.TranslationUnit {
+		if ed := l.ExternalDeclaration; ed != nil && ed.Case == cc.ExternalDeclarationFuncDef {
+			w.defined[ed.FunctionDefinition.Declarator.Name()] = true
+		}
+	}
+	if err := w.findAllocators(nil); err != nil {
+		t.Fatal(err)
+	}
+	w.allocatorNames()
+	return w
 }
