@@ -69,10 +69,12 @@ var (
 	hugeDone atomic.Bool
 )
 
-// useHugeHeap gives the heap huge pages, once per process.
-func useHugeHeap() {
+// useHugeHeap gives the heap huge pages, once per process; ahead: and
+// faults them in ahead of the heap's growth (a speculative parse's:
+// hugepages_linux.go, populateAhead).
+func useHugeHeap(ahead bool) {
 	hugeOnce.Do(func() {
-		adviseHugeHeap()
+		adviseHugeHeap(ahead)
 		hugeDone.Store(true)
 	})
 }
@@ -83,7 +85,7 @@ func hugeHeapFor(text []byte) {
 	if hugeDone.Load() || len(text) < hugeHeapMin || float64(len(text))*(1-systemShare(text)) < hugeHeapMin {
 		return
 	}
-	useHugeHeap()
+	useHugeHeap(false)
 }
 
 // gcCycle is allocated for its finalizer, which runs after a collection.

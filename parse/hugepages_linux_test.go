@@ -7,7 +7,11 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
+	"unsafe"
 )
 
 // TestHugeHeap: the heap the parse allocates from is advised huge pages
@@ -18,7 +22,7 @@ func TestHugeHeap(t *testing.T) {
 		t.Skip("no transparent huge pages in this kernel")
 	}
 	procs := runtime.GOMAXPROCS(0)
-	lo, hi := adviseHugeHeap()
+	lo, hi := adviseHugeHeap(false)
 	if p := runtime.GOMAXPROCS(0); p != procs {
 		t.Errorf("GOMAXPROCS %d after, %d before", p, procs)
 	}
@@ -69,9 +73,10 @@ func TestHugeHeapPace(t *testing.T) {
 	for i := range live {
 		live[i] = 1
 	}
+	runtime.GC()                     // no cycle under way, none due
 	debug.SetGCPercent(minGCPercent) // an earlier heap's pace: a goal of 60 MB
 	before := gcCycles()
-	adviseHugeHeap()
+	adviseHugeHeap(false)
 	got := debug.SetGCPercent(-1)
 	setPace()
 	want := debug.SetGCPercent(-1)
@@ -90,4 +95,74 @@ func gcCycles() uint64 {
 	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
+}
+
+// TestPopulateAhead: populateAhead faults in the pages of its range up to
+// its lead beyond the heap's growth, no further, follows the growth up to
+// the range's end, and returns there, or once the heap stops growing.
+func TestPopulateAhead(t *testing.T) {
+	const size, ahead = 64 << 20, 8 << 20
+	region, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(region)
+	from := uintptr(unsafe.Pointer(&region[0]))
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, from, 4096, 23 /* MADV_POPULATE_WRITE */); e != 0 {
+		t.Skipf("no MADV_POPULATE_WRITE: %v", e)
+	}
+	resident := func() int {
+		vec := make([]byte, size/4096)
+		if _, _, e := syscall.Syscall(syscall.SYS_MINCORE, from, size, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+			t.Fatal(e)
+		}
+		n := 0
+		for _, v := range vec {
+			n += int(v & 1)
+		}
+		return n * 4096
+	}
+	// settle waits until the resident bytes are want (and stay so).
+	settle := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for resident() != want && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(20 * time.Millisecond)
+		if got := resident(); got != want {
+			t.Fatalf("%d bytes resident, want %d", got, want)
+		}
+	}
+	var grown atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		populateAhead(from, from+size, ahead, func() uint64 { return 100<<20 + grown.Load() }, time.Second)
+		close(done)
+	}()
+	settle(ahead)
+	grown.Store(20 << 20)
+	settle(20<<20 + ahead)
+	grown.Store(200 << 20)
+	settle(size)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("populateAhead goes on at the end of its range")
+	}
+	// Idle: it returns once the heap has not grown for its idle time.
+	done = make(chan struct{})
+	start := time.Now()
+	go func() {
+		populateAhead(from, from+size, ahead, func() uint64 { return 0 }, 50*time.Millisecond)
+		close(done)
+	}()
+	select {
+	case <-done:
+		if d := time.Since(start); d < 50*time.Millisecond {
+			t.Errorf("returned after %v, before its idle time", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("populateAhead goes on with the heap idle")
+	}
 }

@@ -2,4 +2,4 @@
 
 package parse
 
-func adviseHugeHeap() (lo, hi uintptr) { return 0, 0 }
+func adviseHugeHeap(bool) (lo, hi uintptr) { return 0, 0 }

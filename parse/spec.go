@@ -127,7 +127,7 @@ func (s *speculation) Write(p []byte) (int, error) {
 	if !s.started && !s.declined && len(s.text) >= specStart {
 		if systemShare(s.text) <= specSystemShare {
 			s.started = true
-			useHugeHeap() // done before the watchdog takes its base (watch)
+			useHugeHeap(true) // done before the watchdog takes its base (watch)
 			go s.run()
 		} else {
 			s.declined = true
