@@ -63,54 +63,41 @@ func (c *callWalk) enter(n cc.Node) bool {
 	if c.cold {
 		return true
 	}
-	cold, loop := c.cold, c.loop
 	switch x := n.(type) {
 	case *cc.SelectionStatement:
-		if x.Case != cc.SelectionStatementIf && x.Case != cc.SelectionStatementIfElse {
-			break
-		}
-		switch expectation(x.ExpressionList) {
-		case 0:
-			c.children(cold, loop, x.ExpressionList)
-			c.children(true, loop, x.Statement)
-			c.children(cold, loop, x.Statement2)
-			return false
-		case 1:
-			if x.Statement2 != nil {
-				c.children(cold, loop, x.ExpressionList, x.Statement)
-				c.children(true, loop, x.Statement2)
-				return false
+		if x.Case == cc.SelectionStatementIf || x.Case == cc.SelectionStatementIfElse {
+			switch e := expectation(x.ExpressionList); {
+			case e == 0:
+				return c.coldChild(1, x.ExpressionList, x.Statement, x.Statement2)
+			case e == 1 && x.Statement2 != nil:
+				return c.coldChild(2, x.ExpressionList, x.Statement, x.Statement2)
 			}
 		}
 	case *cc.LogicalOrExpression: // likely(c) || report()
 		if x.Case == cc.LogicalOrExpressionLOr && expectation(x.LogicalOrExpression) == 1 {
-			c.children(true, loop, x.LogicalAndExpression)
-			c.children(cold, loop, x.LogicalOrExpression)
-			return false
+			return c.coldChild(0, x.LogicalAndExpression, x.LogicalOrExpression)
 		}
 	case *cc.LogicalAndExpression: // unlikely(c) && report()
 		if x.Case == cc.LogicalAndExpressionLAnd && expectation(x.LogicalAndExpression) == 0 {
-			c.children(true, loop, x.InclusiveOrExpression)
-			c.children(cold, loop, x.LogicalAndExpression)
-			return false
+			return c.coldChild(0, x.InclusiveOrExpression, x.LogicalAndExpression)
 		}
-	case *cc.ConditionalExpression:
-		if x.Case != cc.ConditionalExpressionCond {
-			break
-		}
-		switch expectation(x.LogicalOrExpression) {
-		case 0:
-			c.children(cold, loop, x.ConditionalExpression)
-			c.children(true, loop, x.ExpressionList)
-			c.children(cold, loop, x.LogicalOrExpression)
-			return false
-		case 1:
-			c.children(true, loop, x.ConditionalExpression)
-			c.children(cold, loop, x.ExpressionList, x.LogicalOrExpression)
-			return false
+	case *cc.ConditionalExpression: // unlikely(c) ? report() : x
+		if x.Case == cc.ConditionalExpressionCond {
+			if e := expectation(x.LogicalOrExpression); e == 0 || e == 1 {
+				return c.coldChild(1-e, x.ConditionalExpression, x.ExpressionList, x.LogicalOrExpression)
+			}
 		}
 	}
 	return true
+}
+
+// coldChild walks a node's children, nodes, in walk's order, the one at
+// index cold on a cold path, and returns false: enter walked them.
+func (c *callWalk) coldChild(cold int, nodes ...cc.Node) bool {
+	for i, n := range nodes {
+		c.children(c.cold || i == cold, c.loop, n)
+	}
+	return false
 }
 
 // children walks nodes, in order, in the context cold, loop.

@@ -3,7 +3,6 @@ package weave
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -23,29 +22,8 @@ import (
 // walk feeds, finds what its own walk of the unit found
 // (addressTakenOracle).
 func TestWalkCalls(t *testing.T) {
-	dir := t.TempDir()
-	cold := filepath.Join(dir, "cold.c")
-	if err := os.WriteFile(cold, []byte(coldSrc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob("../testdata/*.c")
-	files = append([]string{cold}, files...)
-	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "modernc.org/ccorpus2").Output(); err == nil && !testing.Short() {
-		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "assets", "sqlite-amalgamation-3380100", "sqlite3.c"))
-	}
-	for _, src := range files {
-		if _, err := os.Stat(src); err != nil {
-			continue
-		}
-		var stderr bytes.Buffer
-		text, err := parse.Preprocess([]string{"gcc"}, []string{"-I", filepath.Dir(src)}, src, &stderr)
-		if err != nil {
-			t.Fatalf("%v: %s", err, stderr.String())
-		}
-		u, err := parse.Parse(src+".i", text, parse.NewDialect([]string{"gcc"}, nil))
-		if err != nil {
-			t.Fatal(err)
-		}
+	cold := tempSource(t, "cold.c", coldSrc)
+	eachTestUnit(t, false, []string{cold}, func(src string, u *parse.Unit) {
 		w := testWeaver(t, u)
 		w.need = w.analyseFrames()
 		if got, want := w.addressTaken(), addressTakenOracle(w); !slices.Equal(got, want) {
@@ -100,7 +78,7 @@ func TestWalkCalls(t *testing.T) {
 		if src == cold && (colds == 0 || loops == 0) {
 			t.Errorf("%s: no cold call or none in a loop", src)
 		}
-	}
+	})
 }
 
 // coldCallsOracle returns the calls of body that run on a cold path, as
@@ -224,43 +202,23 @@ func addressTakenOracle(w *weaver) []string {
 // them all, for the cold calls' program, testdata's programs (nested
 // functions, ...) and sqlite3.c. Run with -race too.
 func TestVisitDefsHalves(t *testing.T) {
-	dir := t.TempDir()
-	cold := filepath.Join(dir, "cold.c")
-	if err := os.WriteFile(cold, []byte(coldSrc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cold := tempSource(t, "cold.c", coldSrc)
 	// Nested functions of one name in both halves: visitDef merges them.
-	nested := filepath.Join(dir, "nested.c")
-	if err := os.WriteFile(nested, []byte(`#include <stdlib.h>
+	nested := tempSource(t, "nested.c", `#include <stdlib.h>
 extern int ext(int);
 int outer2(int n);
 void *outer1(int n) { void *helper(int k) { outer2(k); return malloc(k); } int h2(int k) { return k; } return helper(h2(n)); }
 int outer2(int n) { int helper(int k) { return k + 1; } for (int i = 0; i < n; i++) ext(i); return helper(n); }
 int outer3(int (*g)(int), int n) { int helper(int k) { again: if (k-- > 0) goto again; return ext(k) + outer2(k); } void *h2(int k) { return g(k) ? malloc(k) : 0; } return helper(n) + outer2(n) + !h2(n); }
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob("../testdata/*.c")
-	files = append([]string{cold, nested}, files...)
-	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "modernc.org/ccorpus2").Output(); err == nil && !testing.Short() {
-		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "assets", "sqlite-amalgamation-3380100", "sqlite3.c"))
-	}
+`)
 	defer func(n int) { parallelDefs = n }(parallelDefs)
-	for _, src := range files {
-		var stderr bytes.Buffer
-		text, err := parse.Preprocess([]string{"gcc"}, []string{"-I", filepath.Dir(src)}, src, &stderr)
-		if err != nil {
-			t.Fatalf("%v: %s", err, stderr.String())
-		}
-		u, err := parse.Parse(src+".i", text, parse.NewDialect([]string{"gcc"}, nil))
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachTestUnit(t, false, []string{cold, nested}, func(src string, u *parse.Unit) {
 		var res [2]*Result
 		var infos [2]map[string]*frameInfo
 		var refs, pending [2]map[string]bool
 		for i, n := range []int{1 << 62, 0} {
 			parallelDefs = n
+			var err error
 			if res[i], err = Weave(u, Options{Prologue: "/* prologue */\n"}); err != nil {
 				t.Fatal(err)
 			}
@@ -278,7 +236,7 @@ int outer3(int (*g)(int), int n) { int helper(int k) { again: if (k-- > 0) goto 
 			!reflect.DeepEqual(res[0].Functions, res[1].Functions) {
 			t.Errorf("%s: the results differ, walked in halves", src)
 		}
-	}
+	})
 }
 
 // testWeaver is a weaver of u as Weave makes it, up to the frame
@@ -295,4 +253,15 @@ func testWeaver(t *testing.T, u *parse.Unit) *weaver {
 	}
 	w.allocatorNames()
 	return w
+}
+
+// tempSource writes text to a file name in a temporary directory and
+// returns its path.
+func tempSource(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

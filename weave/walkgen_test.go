@@ -194,8 +194,30 @@ func reflectWalk(n cc.Node, visit func(cc.Node) bool) {
 // same nodes in the same order as the reflection-based one, over whole
 // translation units.
 func TestWalkMatchesReflection(t *testing.T) {
+	eachTestUnit(t, true, nil, func(src string, u *parse.Unit) {
+		var want, got []cc.Node
+		reflectWalk(u.AST.TranslationUnit, func(n cc.Node) bool { want = append(want, n); return true })
+		walk(u.AST.TranslationUnit, func(n cc.Node) bool { got = append(got, n); return true })
+		if len(got) != len(want) {
+			t.Fatalf("%s: walk visits %d nodes, reflection %d", src, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%s: node %d: walk visits %T at %v, reflection %T at %v", src, i, got[i], got[i].Position(), want[i], want[i].Position())
+			}
+		}
+		t.Logf("%s: %d nodes", src, len(got))
+	})
+}
+
+// eachTestUnit calls f with each of extra, testdata's programs and
+// sqlite3.c (not under -short unless sqliteInShort), preprocessed and
+// parsed with gcc.
+func eachTestUnit(t *testing.T, sqliteInShort bool, extra []string, f func(src string, u *parse.Unit)) {
+	t.Helper()
 	files, _ := filepath.Glob("../testdata/*.c")
-	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "modernc.org/ccorpus2").Output(); err == nil {
+	files = append(extra, files...)
+	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "modernc.org/ccorpus2").Output(); err == nil && (sqliteInShort || !testing.Short()) {
 		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "assets", "sqlite-amalgamation-3380100", "sqlite3.c"))
 	}
 	for _, src := range files {
@@ -211,17 +233,6 @@ func TestWalkMatchesReflection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want, got []cc.Node
-		reflectWalk(u.AST.TranslationUnit, func(n cc.Node) bool { want = append(want, n); return true })
-		walk(u.AST.TranslationUnit, func(n cc.Node) bool { got = append(got, n); return true })
-		if len(got) != len(want) {
-			t.Fatalf("%s: walk visits %d nodes, reflection %d", src, len(got), len(want))
-		}
-		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("%s: node %d: walk visits %T at %v, reflection %T at %v", src, i, got[i], got[i].Position(), want[i], want[i].Position())
-			}
-		}
-		t.Logf("%s: %d nodes", src, len(got))
+		f(src, u)
 	}
 }
