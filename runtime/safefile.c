@@ -363,3 +363,38 @@ fail:
 	safefile_abort(f);
 	return -1;
 }
+
+/* SIGXFSZ around the runtime's writes: a program that limits the size of
+   the files it writes (RLIMIT_FSIZE) would be killed by the signal a
+   write of the profile or of the summary past the limit sends, whose
+   default action ends the process, before its own stdout was flushed
+   (exit status 153 where it exited 6). The writer's thread blocks it,
+   so that the write fails (EFBIG) and says so, and takes back one the
+   runtime's writes left pending (not one that was pending before).
+   Returns the mask to restore, in *old; -1: nothing blocked. */
+RT_RARE static int xfsz_hold(sigset_t *old)
+{
+	sigset_t s, p;
+	int e = errno, was = -1;
+	sigemptyset(&s);
+	sigaddset(&s, SIGXFSZ);
+	if (pthread_sigmask(SIG_BLOCK, &s, old) == 0)
+		was = sigpending(&p) == 0 && sigismember(&p, SIGXFSZ);
+	errno = e;
+	return was;
+}
+
+RT_RARE static void xfsz_release(const sigset_t *old, int was)
+{
+	sigset_t s, p;
+	struct timespec zero = {0, 0};
+	int e = errno;
+	if (was < 0)
+		return;
+	sigemptyset(&s);
+	sigaddset(&s, SIGXFSZ);
+	if (!was && sigpending(&p) == 0 && sigismember(&p, SIGXFSZ))
+		sigtimedwait(&s, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+	errno = e;
+}

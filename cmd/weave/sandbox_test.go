@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sandboxed builds testdata/hardening/sandbox.c plain and woven and runs
+// the plain build with arg, which must exit code after printing out; it
+// returns the woven build, that run, and where the woven runs' profile
+// goes (none must be there).
+func sandboxed(t *testing.T, arg string, code int, out string) (dir, woven string, want result, prof string) {
+	t.Helper()
+	dir = t.TempDir()
+	plain, w := hbuild(t, dir, "sandbox", nil, nil)
+	want = run(t, dir, nil, plain, arg)
+	if want.code != code || want.stdout != out {
+		t.Fatalf("plain run: %+v", want)
+	}
+	return dir, w, want, filepath.Join(dir, "p.prof")
+}
+
+// TestSandboxFileSize: a program that limits the size of the files it
+// writes (RLIMIT_FSIZE 100 bytes) exits as the plain build does, its
+// buffered stdout flushed: the profile, larger than that, failed with
+// SIGXFSZ, whose default action killed the process (status 153 for 6)
+// before the C library flushed stdout. Now the write fails and one line
+// says the profile could not be written.
+func TestSandboxFileSize(t *testing.T) {
+	dir, woven, want, prof := sandboxed(t, "fsize", 6, "limited to 100 bytes\n")
+	r := runWithin(t, time.Minute, dir, []string{"WEAVE_OUT=" + prof}, woven, "fsize")
+	if r.code != want.code || r.stdout != want.stdout {
+		t.Errorf("woven: exit %d, stdout %q; plain: exit %d, stdout %q", r.code, r.stdout, want.code, want.stdout)
+	}
+	if !strings.Contains(r.stderr, "File too large") {
+		t.Errorf("no line says the profile was not written:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(prof); err == nil {
+		t.Errorf("a profile past RLIMIT_FSIZE")
+	}
+}

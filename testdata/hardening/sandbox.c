@@ -1,0 +1,63 @@
+/* sandbox.c: a program that restricts itself, then exits. "seccomp": a
+   filter allowing read, write and exit_group only (killing the process
+   for anything else), set by the seccomp system call (libseccomp's way),
+   and the program exits 5; "tsync": the same filter set on every thread
+   of the process, then 0.1-0.3 s of CPU, and the program exits 5; "fsize": RLIMIT_FSIZE of 100 bytes, set after
+   it allocated half a megabyte, and the program exits 6, its stdout
+   flushed at exit. The woven program must exit as the plain one. */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void *keep[1000];
+
+static int only_read_write(unsigned flags)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_read, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog)) {
+		perror("seccomp");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rlimit small = {100, 100};
+	char *msg = malloc(32);
+	int i;
+	for (i = 0; i < 1000; i++)
+		keep[i] = malloc((size_t)i + 1);
+	if (argc > 1 && (strcmp(argv[1], "seccomp") == 0 || strcmp(argv[1], "tsync") == 0)) {
+		volatile unsigned long x = 0;
+		int all = strcmp(argv[1], "tsync") == 0;
+		strcpy(msg, "sandboxed\n");
+		if (only_read_write(all ? SECCOMP_FILTER_FLAG_TSYNC : 0))
+			return 2;
+		for (unsigned long k = 0; all && k < 100000000ul; k++)
+			x += k;
+		write(1, msg, strlen(msg));
+		return 5;
+	}
+	if (argc > 1 && strcmp(argv[1], "fsize") == 0) {
+		setrlimit(RLIMIT_FSIZE, &small);
+		printf("limited to %d bytes\n", (int)small.rlim_cur);
+		return 6;
+	}
+	return 1;
+}
