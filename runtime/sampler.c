@@ -445,3 +445,66 @@ RT_RARE static const char *smp_describe(struct sbuf *b)
 	sb_str(b, g_smp.why);
 	return b->s;
 }
+
+/* syscall (interposed, weak): notes a seccomp filter or strict mode the
+   program sets through the system call itself (libseccomp's
+   seccomp_load), not prctl (exit.c's prctl): such a filter may kill the
+   process for the first system call of the exit's (its look at
+   /proc/self/status: a filter allowing only read, write and exit_group
+   ended the woven program by SIGSYS where it exited 5). Noted once the
+   call succeeded: libseccomp's probe passes no filter. A filter set on
+   every thread (SECCOMP_FILTER_FLAG_TSYNC) is the sampler's too, whose
+   next wait it killed the process for (or refused: the sampler then
+   ended, its exit refused too, in a SIGSEGV): the sampler is ended
+   first (smp_stop: no samples after). Any other call is glibc's
+   syscall's instructions, which move no stack pointer (a thread blocked
+   in one at exit is scanned from where glibc's would leave it:
+   TestLeakRedZone); the errors go out of line. x86-64 only, and not
+   under a sanitizer (as the malloc family: interpose.c); elsewhere only
+   prctl is seen. */
+#if RT_INTERPOSE && defined(__x86_64__) && !defined(__ILP32__)
+__attribute__((used, visibility("hidden"))) long __weave_syscall_error(long r);
+__attribute__((used, visibility("hidden"))) long __weave_syscall_error(long r)
+{
+	errno = (int)-r;
+	return -1;
+}
+
+/* syscall(SYS_seccomp, op, flags, prog): the arguments as syscall's. */
+__attribute__((used, visibility("hidden"))) long __weave_syscall_seccomp(long n, long op, long flags, long prog);
+RT_RARE __attribute__((used, visibility("hidden"))) long __weave_syscall_seccomp(long n, long op, long flags, long prog)
+{
+	long r;
+	if (op == 1 && (flags & 1) && prog) /* SECCOMP_SET_MODE_FILTER, FLAG_TSYNC; not a probe */
+		smp_stop();
+	r = rt_sys(n, op, flags, prog, 0);
+	if (r >= 0 && (op == 0 || op == 1)) /* SECCOMP_SET_MODE_STRICT, _FILTER */
+		__atomic_store_n(&g_filter_set, 1, __ATOMIC_RELEASE);
+	return r < 0 && r > -4096 ? __weave_syscall_error(r) : r;
+}
+
+/* The instructions as bytes: the same text assembles under -masm=intel. */
+__asm__(".text\n"
+	".weak syscall\n"
+	".type syscall, @function\n"
+	"syscall:\n"
+	"\t.cfi_startproc\n"
+	"\t.byte 0xf3, 0x0f, 0x1e, 0xfa\n"             /* endbr64 */
+	"\t.byte 0x48, 0x81, 0xff, 0x3d, 0x01, 0, 0\n" /* cmp $317 (SYS_seccomp), %rdi */
+	"\tje __weave_syscall_seccomp\n"
+	"\t.byte 0x48, 0x89, 0xf8\n"             /* mov %rdi, %rax */
+	"\t.byte 0x48, 0x89, 0xf7\n"             /* mov %rsi, %rdi */
+	"\t.byte 0x48, 0x89, 0xd6\n"             /* mov %rdx, %rsi */
+	"\t.byte 0x48, 0x89, 0xca\n"             /* mov %rcx, %rdx */
+	"\t.byte 0x4d, 0x89, 0xc2\n"             /* mov %r8, %r10 */
+	"\t.byte 0x4d, 0x89, 0xc8\n"             /* mov %r9, %r8 */
+	"\t.byte 0x4c, 0x8b, 0x4c, 0x24, 0x08\n" /* mov 8(%rsp), %r9 */
+	"\t.byte 0x0f, 0x05\n"                   /* syscall */
+	"\t.byte 0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff\n" /* cmp $-4095, %rax */
+	"\tjae 1f\n"
+	"\t.byte 0xc3\n"             /* ret */
+	"1:\t.byte 0x48, 0x89, 0xc7\n" /* mov %rax, %rdi */
+	"\tjmp __weave_syscall_error\n"
+	"\t.cfi_endproc\n"
+	".size syscall, .-syscall\n");
+#endif

@@ -42,3 +42,27 @@ func TestSandboxFileSize(t *testing.T) {
 		t.Errorf("a profile past RLIMIT_FSIZE")
 	}
 }
+
+// TestSandboxSeccompSyscall: a program that sets itself a seccomp filter
+// through the seccomp system call (libseccomp's seccomp_load), not prctl,
+// and that kills the process for any call but read, write and exit_group
+// (testdata/hardening/sandbox.c), exits as the plain build does: the
+// runtime, which saw no prctl, read /proc/self/status on the way out and
+// the filter ended the process by SIGSYS. No profile is written there,
+// and nothing is said. Set on every thread (SECCOMP_FILTER_FLAG_TSYNC),
+// the filter was the sampler's too, which the next sample killed the
+// process for (SIGSYS).
+func TestSandboxSeccompSyscall(t *testing.T) {
+	dir, woven, want, prof := sandboxed(t, "seccomp", 5, "sandboxed\n")
+	for _, arg := range []string{"seccomp", "tsync"} {
+		for _, how := range []string{"sampled", "off"} {
+			r := runWithin(t, time.Minute, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_TIME=" + how}, woven, arg)
+			if r != want {
+				t.Errorf("%s, WEAVE_TIME=%s: woven %+v, plain %+v", arg, how, r, want)
+			}
+		}
+	}
+	if _, err := os.Stat(prof); err == nil {
+		t.Errorf("a profile under the program's own filter")
+	}
+}
