@@ -456,7 +456,8 @@ RT_RARE static const char *smp_describe(struct sbuf *b)
    every thread (SECCOMP_FILTER_FLAG_TSYNC) is the sampler's too, whose
    next wait it killed the process for (or refused: the sampler then
    ended, its exit refused too, in a SIGSEGV): the sampler is ended
-   first (smp_stop: no samples after). Any other call is glibc's
+   first (smp_stop: no samples after), and the control channel's thread
+   (ctl_stop: no requests after). Any other call is glibc's
    syscall's instructions, which move no stack pointer (a thread blocked
    in one at exit is scanned from where glibc's would leave it:
    TestLeakRedZone); the errors go out of line. x86-64 only, and not
@@ -475,8 +476,11 @@ __attribute__((used, visibility("hidden"))) long __weave_syscall_seccomp(long n,
 RT_RARE __attribute__((used, visibility("hidden"))) long __weave_syscall_seccomp(long n, long op, long flags, long prog)
 {
 	long r;
-	if (op == 1 && (flags & 1) && prog) /* SECCOMP_SET_MODE_FILTER, FLAG_TSYNC; not a probe */
+	if (op == 1 && (flags & 1) && prog) { /* SECCOMP_SET_MODE_FILTER, FLAG_TSYNC; not a probe */
 		smp_stop();
+		ctl_exit(); /* the control channel's thread wakes each second */
+		ctl_stop();
+	}
 	r = rt_sys(n, op, flags, prog, 0);
 	if (r >= 0 && (op == 0 || op == 1)) /* SECCOMP_SET_MODE_STRICT, _FILTER */
 		__atomic_store_n(&g_filter_set, 1, __ATOMIC_RELEASE);

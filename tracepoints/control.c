@@ -450,10 +450,14 @@ static void ctl_start(void)
    would switch glibc to its multi-thread paths for good (locked stdio:
    getc twice the instructions; malloc's arena locks), a cost the program
    pays whether or not anyone ever sends a request. Once the program has
-   threads of its own, glibc is in those paths anyway. */
+   threads of its own, glibc is in those paths anyway. Not once the
+   program set itself a seccomp filter (g_filter_set), which may kill
+   the process for the channel's socket: a sandboxed worker that then
+   started a thread was ended by SIGSYS (TestSandboxSeccompSyscall). */
 static void ctl_threads(void)
 {
 	if (g_ctl_mode == CTL_AUTO && !__atomic_load_n(&g_ctl_open, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&g_filter_set, __ATOMIC_ACQUIRE) &&
 	    !__atomic_exchange_n(&g_ctl_open, 1, __ATOMIC_ACQ_REL))
 		ctl_open();
 }

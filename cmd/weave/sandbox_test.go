@@ -51,7 +51,9 @@ func TestSandboxFileSize(t *testing.T) {
 // the filter ended the process by SIGSYS. No profile is written there,
 // and nothing is said. Set on every thread (SECCOMP_FILTER_FLAG_TSYNC),
 // the filter was the sampler's too, which the next sample killed the
-// process for (SIGSYS).
+// process for (SIGSYS), and the control channel's. A program that set a
+// filter killing for socket, then started a thread, was killed when
+// WEAVE_CONTROL=auto opened the channel.
 func TestSandboxSeccompSyscall(t *testing.T) {
 	dir, woven, want, prof := sandboxed(t, "seccomp", 5, "sandboxed\n")
 	for _, arg := range []string{"seccomp", "tsync"} {
@@ -60,6 +62,16 @@ func TestSandboxSeccompSyscall(t *testing.T) {
 			if r != want {
 				t.Errorf("%s, WEAVE_TIME=%s: woven %+v, plain %+v", arg, how, r, want)
 			}
+		}
+	}
+	// The control channel's thread, which wakes each second, under the
+	// filter set on every thread; the channel's socket, opened at the
+	// program's second thread, under a filter that kills for socket.
+	ctl := map[string]string{"tsync-long": "1", "thread": "auto"}
+	for _, arg := range []string{"tsync-long", "thread"} {
+		r := runWithin(t, time.Minute, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_CONTROL=" + ctl[arg]}, woven, arg)
+		if r != want {
+			t.Errorf("%s: woven %+v, plain %+v", arg, r, want)
 		}
 	}
 	if _, err := os.Stat(prof); err == nil {

@@ -2,11 +2,15 @@
    filter allowing read, write and exit_group only (killing the process
    for anything else), set by the seccomp system call (libseccomp's way),
    and the program exits 5; "tsync": the same filter set on every thread
-   of the process, then 0.1-0.3 s of CPU, and the program exits 5; "fsize": RLIMIT_FSIZE of 100 bytes, set after
+   of the process, then 0.1-0.3 s of CPU ("tsync-long": 2-8 s, more
+   than the control channel's thread sleeps), and the program exits 5;
+   "thread": a filter (by prctl) that kills the process for socket, then
+   a thread of the program's, and the program exits 5; "fsize": RLIMIT_FSIZE of 100 bytes, set after
    it allocated half a megabyte, and the program exits 6, its stdout
    flushed at exit. The woven program must exit as the plain one. */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +40,29 @@ static int only_read_write(unsigned flags)
 	return 0;
 }
 
+static void *worker(void *arg)
+{
+	free(malloc(10));
+	return arg;
+}
+
+static int no_sockets(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+	pthread_t t;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		perror("seccomp");
+		return -1;
+	}
+	return pthread_create(&t, NULL, worker, NULL) || pthread_join(t, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct rlimit small = {100, 100};
@@ -43,13 +70,20 @@ int main(int argc, char **argv)
 	int i;
 	for (i = 0; i < 1000; i++)
 		keep[i] = malloc((size_t)i + 1);
-	if (argc > 1 && (strcmp(argv[1], "seccomp") == 0 || strcmp(argv[1], "tsync") == 0)) {
+	if (argc > 1 && strcmp(argv[1], "thread") == 0) {
+		if (no_sockets())
+			return 2;
+		printf("sandboxed\n");
+		return 5;
+	}
+	if (argc > 1 && (strcmp(argv[1], "seccomp") == 0 || strncmp(argv[1], "tsync", 5) == 0)) {
 		volatile unsigned long x = 0;
-		int all = strcmp(argv[1], "tsync") == 0;
+		int all = strncmp(argv[1], "tsync", 5) == 0;
+		unsigned long n = strcmp(argv[1], "tsync-long") == 0 ? 4000000000ul : 100000000ul;
 		strcpy(msg, "sandboxed\n");
 		if (only_read_write(all ? SECCOMP_FILTER_FLAG_TSYNC : 0))
 			return 2;
-		for (unsigned long k = 0; all && k < 100000000ul; k++)
+		for (unsigned long k = 0; all && k < n; k++)
 			x += k;
 		write(1, msg, strlen(msg));
 		return 5;
