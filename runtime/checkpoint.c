@@ -15,7 +15,10 @@
 
 #include "internal.h"
 
+#include <linux/futex.h>
+
 static unsigned g_ckpt_secs; /* written once by checkpoint_start */
+static int g_ckpt_quit;      /* atomic: ckpt_stop; the thread's sleep waits on it */
 
 RT_RARE static void *ckpt_main(void *arg)
 {
@@ -28,8 +31,9 @@ RT_RARE static void *ckpt_main(void *arg)
 		for (u64 ms = 0; ms < g_ckpt_secs * 1000ull; ms += (u64)wait_ms) {
 			struct timespec ts = {wait_ms / 1000, wait_ms % 1000 * 1000000};
 			int left;
-			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-				;
+			syscall(SYS_futex, &g_ckpt_quit, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+			if (__atomic_load_n(&g_ckpt_quit, __ATOMIC_ACQUIRE))
+				return NULL;
 			if (!__atomic_load_n(&g_orphaned, __ATOMIC_ACQUIRE) && (left = rt_orphaned()) != RT_ORPHANED)
 				wait_ms = rt_orphan_wait_ms(left);
 			else { /* orphan.c */
@@ -83,4 +87,21 @@ static void checkpoint_start(void)
 	pthread_create(&th, &a, ckpt_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
+}
+
+/* Ends the checkpoint thread, waking its sleep, and waits (up to two
+   seconds: a checkpoint may be under way) until its task is gone:
+   before a seccomp filter set on every thread (sampler.c's syscall),
+   which the thread's next wake-up would have ended the process for. */
+RT_RARE static void ckpt_stop(void)
+{
+	int tid = __atomic_load_n(&g_ckpt_tid, __ATOMIC_ACQUIRE), e = errno;
+	struct timespec ts = {0, 1000000};
+	if (!tid || tid == (int)syscall(SYS_gettid))
+		return;
+	__atomic_store_n(&g_ckpt_quit, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &g_ckpt_quit, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	for (int n = 0; syscall(SYS_tgkill, g_pid, tid, 0) == 0 && n < 2000; n++)
+		nanosleep(&ts, NULL);
+	errno = e;
 }

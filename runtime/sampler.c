@@ -456,8 +456,8 @@ RT_RARE static const char *smp_describe(struct sbuf *b)
    every thread (SECCOMP_FILTER_FLAG_TSYNC) is the sampler's too, whose
    next wait it killed the process for (or refused: the sampler then
    ended, its exit refused too, in a SIGSEGV): the sampler is ended
-   first (smp_stop: no samples after), and the control channel's thread
-   (ctl_stop: no requests after). Any other call is glibc's
+   first (smp_stop: no samples after), the control channel's thread
+   (ctl_stop: no requests after) and the checkpoint writer (ckpt_stop). Any other call is glibc's
    syscall's instructions, which move no stack pointer (a thread blocked
    in one at exit is scanned from where glibc's would leave it:
    TestLeakRedZone); the errors go out of line. x86-64 only, and not
@@ -480,6 +480,7 @@ RT_RARE __attribute__((used, visibility("hidden"))) long __weave_syscall_seccomp
 		smp_stop();
 		ctl_exit(); /* the control channel's thread wakes each second */
 		ctl_stop();
+		ckpt_stop(); /* WEAVE_CHECKPOINT's thread too */
 	}
 	r = rt_sys(n, op, flags, prog, 0);
 	if (r >= 0 && (op == 0 || op == 1)) /* SECCOMP_SET_MODE_STRICT, _FILTER */

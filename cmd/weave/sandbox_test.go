@@ -51,7 +51,8 @@ func TestSandboxFileSize(t *testing.T) {
 // the filter ended the process by SIGSYS. No profile is written there,
 // and nothing is said. Set on every thread (SECCOMP_FILTER_FLAG_TSYNC),
 // the filter was the sampler's too, which the next sample killed the
-// process for (SIGSYS), and the control channel's. A program that set a
+// process for (SIGSYS), and the control channel's and the checkpoint
+// writer's. A program that set a
 // filter killing for socket, then started a thread, was killed when
 // WEAVE_CONTROL=auto opened the channel.
 func TestSandboxSeccompSyscall(t *testing.T) {
@@ -64,14 +65,14 @@ func TestSandboxSeccompSyscall(t *testing.T) {
 			}
 		}
 	}
-	// The control channel's thread, which wakes each second, under the
-	// filter set on every thread; the channel's socket, opened at the
-	// program's second thread, under a filter that kills for socket.
-	ctl := map[string]string{"tsync-long": "1", "thread": "auto"}
-	for _, arg := range []string{"tsync-long", "thread"} {
-		r := runWithin(t, time.Minute, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_CONTROL=" + ctl[arg]}, woven, arg)
+	// The control channel's thread and the checkpoint writer, which wake
+	// each second, under the filter set on every thread; the channel's
+	// socket, opened at the program's second thread, under a filter that
+	// kills for socket.
+	for _, c := range [][2]string{{"tsync-long", "WEAVE_CONTROL=1"}, {"tsync-long", "WEAVE_CHECKPOINT=1"}, {"thread", "WEAVE_CONTROL=auto"}} {
+		r := runWithin(t, time.Minute, dir, []string{"WEAVE_OUT=" + prof, c[1]}, woven, c[0])
 		if r != want {
-			t.Errorf("%s: woven %+v, plain %+v", arg, r, want)
+			t.Errorf("%s, %s: woven %+v, plain %+v", c[0], c[1], r, want)
 		}
 	}
 	if _, err := os.Stat(prof); err == nil {
