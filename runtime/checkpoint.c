@@ -19,6 +19,7 @@
 
 static unsigned g_ckpt_secs; /* written once by checkpoint_start */
 static int g_ckpt_quit;      /* atomic: ckpt_stop; the thread's sleep waits on it */
+static int g_ckpt_started;   /* checkpoint_start made the thread (this process) */
 
 RT_RARE static void *ckpt_main(void *arg)
 {
@@ -84,7 +85,7 @@ static void checkpoint_start(void)
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&a, 256 << 10);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_create(&th, &a, ckpt_main, NULL);
+	g_ckpt_started = pthread_create(&th, &a, ckpt_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
 }
@@ -95,11 +96,16 @@ static void checkpoint_start(void)
    which the thread's next wake-up would have ended the process for. */
 RT_RARE static void ckpt_stop(void)
 {
-	int tid = __atomic_load_n(&g_ckpt_tid, __ATOMIC_ACQUIRE), e = errno;
+	int tid, e = errno;
 	struct timespec ts = {0, 1000000};
+	__atomic_store_n(&g_ckpt_quit, 1, __ATOMIC_RELEASE);
+	/* A thread started that has not yet run (a loaded machine) would
+	   make its first system call under the filter: wait for it. */
+	for (int n = 0; g_ckpt_started && !__atomic_load_n(&g_ckpt_tid, __ATOMIC_ACQUIRE) && n < 2000; n++)
+		nanosleep(&ts, NULL);
+	tid = __atomic_load_n(&g_ckpt_tid, __ATOMIC_ACQUIRE);
 	if (!tid || tid == (int)syscall(SYS_gettid))
 		return;
-	__atomic_store_n(&g_ckpt_quit, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &g_ckpt_quit, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	for (int n = 0; syscall(SYS_tgkill, g_pid, tid, 0) == 0 && n < 2000; n++)
 		nanosleep(&ts, NULL);
