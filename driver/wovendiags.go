@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/weave-profiler/weave/parse"
+	"github.com/weave-profiler/weave/weave"
 )
 
 // Warnings the woven code itself draws, which the plain compile does not.
@@ -165,4 +166,26 @@ func tabstop(argv []string) int {
 		}
 	}
 	return n
+}
+
+// wovenNameRE matches a runtime entry's name where the compiler quotes a
+// function's name (‘__weave_malloc’, 'x' in the C locale), coloured or
+// not.
+var wovenNameRE = regexp.MustCompile("([\u2018'](?:\x1b\\[[0-9;]*[mK])*)__weave_([a-z0-9_]+)")
+
+// renameWovenCalls returns diags with the runtime's entries that took the
+// place of a C library allocator at a call named as the program named
+// them: gcc's -Wunused-result says "ignoring return value of ‘malloc’"
+// for `malloc(10);`, as for the plain build, not of ‘__weave_malloc’.
+func renameWovenCalls(diags []byte) []byte {
+	if !bytes.Contains(diags, []byte("__weave_")) {
+		return diags
+	}
+	return wovenNameRE.ReplaceAllFunc(diags, func(m []byte) []byte {
+		s := wovenNameRE.FindSubmatch(m)
+		if !weave.LibraryAllocator(string(s[2])) {
+			return m
+		}
+		return append(bytes.Clone(s[1]), s[2]...)
+	})
 }

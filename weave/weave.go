@@ -163,6 +163,14 @@ var allocOps = map[string]struct {
 	"weave_pool_alloc": {"__WEAVE_POOL_ALLOC", 2, -1},
 }
 
+// LibraryAllocator reports whether name is a C library allocator whose
+// calls the weave turns into calls of the runtime's __weave_ entry of that
+// name (malloc -> __weave_malloc).
+func LibraryAllocator(name string) bool {
+	_, ok := allocOps[name]
+	return ok
+}
+
 // setjmpNames are the functions after whose return the pseudo-stack must
 // re-synchronise (glibc's setjmp and sigsetjmp macros expand to _setjmp and
 // __sigsetjmp), and the compilers' __builtin_setjmp.

@@ -285,6 +285,41 @@ func TestUnusedResultNames(t *testing.T) {
 	}
 }
 
+// TestUnusedAllocationNames: a dropped result of an allocation call
+// (`malloc(10);`, declared warn_unused_result by glibc) is diagnosed naming
+// the allocator, as in the plain build, in a compile and in a one-step
+// compile and link, in the C locale and coloured: the woven call's
+// runtime entry, __weave_malloc, was named. Only the diagnostics' own
+// lines are compared: gcc underlines the plain call, not the woven one,
+// whose arguments the weave spreads over lines (a known difference).
+func TestUnusedAllocationNames(t *testing.T) {
+	testtool.Need(t, "gcc")
+	dir := t.TempDir()
+	src := "#include <stdlib.h>\n#include <string.h>\nint main(void) { malloc(10); realloc(0, 5); strdup(\"x\"); return 0; }\n"
+	os.WriteFile(filepath.Join(dir, "wa.c"), []byte(src), 0o644)
+	for _, c := range [][]string{{"-c", "-o", "/dev/null"}, {"-o", "wa"}, {"-c", "-o", "/dev/null", "-fdiagnostics-color=always"}} {
+		args := append([]string{"-O2", "-Wall", "wa.c"}, c...)
+		env := []string{"LC_ALL=C"}
+		p := run(t, dir, env, append([]string{"gcc"}, args...)...)
+		w := run(t, dir, append(env, "WEAVE_CC=gcc"), append([]string{weaveBin, "cc"}, args...)...)
+		if !strings.Contains(p.stderr, "malloc") || diagLines(w.stderr) != diagLines(p.stderr) || w.code != p.code {
+			t.Errorf("%v: woven (exit %d):\n%s\nplain (exit %d):\n%s", c, w.code, w.stderr, p.code, p.stderr)
+		}
+	}
+}
+
+// diagLines returns the lines of a compiler's stderr that name a file's
+// line and column: its diagnostics without their source lines and carets.
+func diagLines(stderr string) string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "wa.c:") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // TestAggregateReturnWarnings: under gcc's -Waggregate-return (xz's and
 // libxml2's flags) the woven compile prints the plain compile's stderr,
 // byte for byte: the warnings the runtime's calls draw (frames' entries
