@@ -617,7 +617,7 @@ func (cfg *Config) compile(c *cmdline, j *job, sc *scratch, stdin []byte) {
 					err = cfg.runTo(&ccErr, nil, slices.Concat(ccArgv, off, outArgs))
 				}
 				if err == nil {
-					diags := renameWovenCalls(dropWovenDiagnostics(ccErr.Bytes(), woven, tabstop(ccArgv)))
+					diags := wovenDiagnostics(ccErr.Bytes(), woven, ccArgv)
 					j.res = res
 					j.stderr.Write(ppErr.Bytes())
 					j.stderr.Write(diags)

@@ -695,7 +695,7 @@ func (cfg *Config) oneStepLink(c *cmdline, j *job, objects map[*input]string, sc
 	}
 	if err == nil {
 		cfg.Stderr.Write(j.pp)
-		cfg.Stderr.Write(renameWovenCalls(out.Bytes()))
+		cfg.Stderr.Write(wovenDiagnostics(out.Bytes(), j.wovenText, c.compileFlags()))
 		if !saved {
 			j.save()
 		}

@@ -173,6 +173,15 @@ func tabstop(argv []string) int {
 // not.
 var wovenNameRE = regexp.MustCompile("([\u2018'](?:\x1b\\[[0-9;]*[mK])*)__weave_([a-z0-9_]+)")
 
+// wovenDiagnostics returns the compiler's stderr for the woven text woven
+// as the plain compile would have printed it: without the warnings the
+// runtime's calls drew, and with the allocators' own names. argv is the
+// compile's command line (its -ftabstop). Both the compile of a unit and
+// a one-step compile and link apply it.
+func wovenDiagnostics(diags, woven []byte, argv []string) []byte {
+	return renameWovenCalls(dropWovenDiagnostics(diags, woven, tabstop(argv)))
+}
+
 // renameWovenCalls returns diags with the runtime's entries that took the
 // place of a C library allocator at a call named as the program named
 // them: gcc's -Wunused-result says "ignoring return value of ‘malloc’"

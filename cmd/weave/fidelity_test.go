@@ -325,22 +325,26 @@ func diagLines(stderr string) string {
 // byte for byte: the warnings the runtime's calls draw (frames' entries
 // and a declared allocator's wrapper return a structure; xz 5.4's woven
 // build drew 59, its plain build none) are dropped, the program's own
-// kept, coloured or not.
+// kept, coloured or not; in a compile (-c) and in a one-step compile and
+// link, whose stderr holds the compiler's and the linker's diagnostics.
 func TestAggregateReturnWarnings(t *testing.T) {
 	testtool.Need(t, "gcc")
 	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "diagnostics"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, flags := range [][]string{{"-O0"}, {"-O1"}, {"-O2"}, {"-O2", "-fdiagnostics-color=always"}, {"-O0", "-ftabstop=4"}} {
-		args := append([]string{"-Wall", "-Waggregate-return", "-c", "-o", "/dev/null", "aggregate.c"}, flags...)
-		p := run(t, src, nil, append([]string{"gcc"}, args...)...)
-		w := run(t, src, []string{"WEAVE_CC=gcc"}, append([]string{weaveBin, "cc"}, args...)...)
-		if !strings.Contains(p.stderr, "aggregate-return") && flags[0] == "-O0" {
-			t.Errorf("%v: the plain compile draws no -Waggregate-return: the test tests nothing", flags)
-		}
-		if w.stderr != p.stderr || w.code != p.code {
-			t.Errorf("%v: woven (exit %d):\n%s\nplain (exit %d):\n%s", flags, w.code, w.stderr, p.code, p.stderr)
+	exe := filepath.Join(t.TempDir(), "aggregate")
+	for _, mode := range [][]string{{"-c", "-o", "/dev/null"}, {"-o", exe}} {
+		for _, flags := range [][]string{{"-O0"}, {"-O1"}, {"-O2"}, {"-O2", "-fdiagnostics-color=always"}, {"-O0", "-ftabstop=4"}} {
+			args := slices.Concat([]string{"-Wall", "-Waggregate-return"}, mode, []string{"aggregate.c"}, flags)
+			p := run(t, src, nil, append([]string{"gcc"}, args...)...)
+			w := run(t, src, []string{"WEAVE_CC=gcc"}, append([]string{weaveBin, "cc"}, args...)...)
+			if !strings.Contains(p.stderr, "aggregate-return") && flags[0] == "-O0" {
+				t.Errorf("%v %v: the plain compile draws no -Waggregate-return: the test tests nothing", mode, flags)
+			}
+			if w.stderr != p.stderr || w.code != p.code {
+				t.Errorf("%v %v: woven (exit %d):\n%s\nplain (exit %d):\n%s", mode, flags, w.code, w.stderr, p.code, p.stderr)
+			}
 		}
 	}
 }
