@@ -180,7 +180,9 @@ package profile
 //	                                      runtime's sampler thread took the
 //	                                      samples), "stopped REASON" (no
 //	                                      samples after: "signal", it took
-//	                                      one of the program's; "error")
+//	                                      one of the program's; "error";
+//	                                      "credentials", it could not take
+//	                                      those the program changed to)
 //	                                      or "none REASON" (no samples:
 //	                                      each thread's time is charged
 //	                                      where it ended).

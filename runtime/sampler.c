@@ -69,6 +69,8 @@
 
 #include "internal.h"
 
+#include <grp.h>
+#include <linux/capability.h>
 #include <linux/futex.h>
 #include <sys/prctl.h>
 
@@ -168,6 +170,66 @@ RT_NO_SSP static int smp_one(const siginfo_t *si)
 	return 1;
 }
 
+/* Credentials. The kernel keeps them per thread; glibc's set*id and
+   setgroups give the new ones to every thread it knows (its SIGSETXID
+   round), which the raw sampler is not. A daemon started as root that
+   dropped to nobody kept a thread with root's uids and every capability
+   in an address space the unprivileged program controls. So these calls
+   are interposed (smp_follow, below): when one succeeds, the caller's
+   credentials are copied here and the sampler takes them before the call
+   returns. A sampler that cannot take them ends (M time_sampler stopped
+   credentials): it never holds more than the program. */
+#define SMP_GROUPS 64 /* groups copied in g_cred itself; more in a map */
+static struct {
+	u32 lock;      /* one copy at a time */
+	u32 gen, seen; /* copies made; the last the sampler took: futex */
+	u32 uid[3], gid[3];
+	int ngroups;
+	u32 *groups, *mine; /* ngroups each: the caller's; the sampler's */
+	u32 local[2][SMP_GROUPS];
+	struct __user_cap_data_struct caps[2];
+} g_cred;
+
+/* The sampler takes the credentials copied in g_cred: groups, gids, uids
+   (from the program's former ones, the kernel's transitions clear the
+   same capabilities), then the capabilities themselves where they still
+   differ. 0 if the kernel refused. */
+RT_NO_SSP static int smp_take_cred(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct mine[2];
+	long n = rt_sys(SYS_getgroups, g_cred.ngroups, (long)g_cred.mine, 0, 0);
+	int i, same = n == g_cred.ngroups;
+	for (i = 0; same && i < g_cred.ngroups; i++)
+		same = g_cred.mine[i] == g_cred.groups[i];
+	if (!same && rt_sys(SYS_setgroups, g_cred.ngroups, (long)g_cred.groups, 0, 0) != 0)
+		return 0;
+	if (rt_sys(SYS_setresgid, g_cred.gid[0], g_cred.gid[1], g_cred.gid[2], 0) != 0 ||
+	    rt_sys(SYS_setresuid, g_cred.uid[0], g_cred.uid[1], g_cred.uid[2], 0) != 0 ||
+	    rt_sys(SYS_capget, (long)&h, (long)mine, 0, 0) != 0)
+		return 0;
+	if (memcmp(mine, g_cred.caps, sizeof mine) == 0)
+		return 1;
+	h.pid = 0;
+	return rt_sys(SYS_capset, (long)&h, (long)g_cred.caps, 0, 0) == 0;
+}
+
+/* The sampler's part of a copy (smp_follow): takes it, or ends. 1: go on. */
+RT_NO_SSP static int smp_cred_due(void)
+{
+	u32 gen = __atomic_load_n(&g_cred.gen, __ATOMIC_ACQUIRE);
+	int ok;
+	if (gen == __atomic_load_n(&g_cred.seen, __ATOMIC_RELAXED))
+		return 1;
+	if (!(ok = smp_take_cred())) {
+		g_smp.why = "credentials";
+		__atomic_store_n(&g_smp.state, SMP_STOPPED, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&g_cred.seen, gen, __ATOMIC_RELEASE);
+	rt_sys(SYS_futex, (long)&g_cred.seen, FUTEX_WAKE_PRIVATE, 1, 0);
+	return ok;
+}
+
 RT_NO_SSP static int smp_main(void *arg)
 {
 	u64 set = 1ull << (g_smp.sig - 1);
@@ -179,7 +241,7 @@ RT_NO_SSP static int smp_main(void *arg)
 		struct timespec wait = {wait_ms / 1000, wait_ms % 1000 * 1000000};
 		long r = rt_sys(SYS_rt_sigtimedwait, (long)&set, (long)&si, (long)&wait, 8);
 		int left;
-		if (__atomic_load_n(&g_smp.quit, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&g_smp.quit, __ATOMIC_ACQUIRE) || !smp_cred_due())
 			return 0;
 		if (r == -EINTR || (r == g_smp.sig && smp_one(&si)))
 			continue;
@@ -272,6 +334,9 @@ static void smp_start(int forked)
 	(void)forked;
 	g_smp.state = SMP_NONE;
 	g_smp.quit = g_smp.alive = 0;
+	/* A fork child's copy: a thread of the parent's may have held it. */
+	g_cred.lock = 0;
+	g_cred.seen = g_cred.gen;
 	__atomic_store_n(&g_smp_tid, 0, __ATOMIC_RELEASE);
 	if (g_cfg_out_set && !g_cfg_out[0]) {
 		g_smp.why = "no profile";
@@ -433,8 +498,8 @@ RT_RARE static void smp_exclude(void (*f)(const void *p, u64 n))
 }
 
 /* M time_sampler: "thread" (sampling), "stopped signal" (it took a
-   signal of the program's: no samples after), "stopped error", "none
-   <why>". */
+   signal of the program's: no samples after), "stopped error", "stopped
+   credentials" (smp_cred_due), "none <why>". */
 RT_RARE static const char *smp_describe(struct sbuf *b)
 {
 	int s = __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE);
@@ -445,6 +510,85 @@ RT_RARE static const char *smp_describe(struct sbuf *b)
 	sb_str(b, g_smp.why);
 	return b->s;
 }
+
+#if SMP_RAW && RT_INTERPOSE && !defined(WEAVE_SHARED_OBJECT)
+/* After a set*id or setgroups call succeeded: the caller's credentials
+   copied for the sampler (g_cred), which is woken by its signal from this
+   process (as smp_main_gone wakes it) and waited for. */
+RT_RARE static void smp_follow(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct timespec ts = {0, 1000000};
+	int tid = __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE), e = errno, n, i;
+	u32 gen;
+	/* Not a vfork child's call: the sampler is its parent's. */
+	if (!tid || __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) != SMP_RUNNING || (int)getpid() != g_pid)
+		return;
+	while (__atomic_exchange_n(&g_cred.lock, 1, __ATOMIC_ACQUIRE))
+		nanosleep(&ts, NULL);
+	n = getgroups(0, NULL);
+	if (n > SMP_GROUPS && (!g_cred.groups || n > g_cred.ngroups) && n > 0) {
+		void *p = mmap(NULL, 2 * (wsize)n * sizeof(u32), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			n = -1;
+		else
+			g_cred.groups = p, g_cred.mine = (u32 *)p + n;
+	} else if (n >= 0 && n <= SMP_GROUPS)
+		g_cred.groups = g_cred.local[0], g_cred.mine = g_cred.local[1];
+	/* Read in this order, all by this thread: the set the kernel holds now. */
+	if (n < 0 || (n = getgroups(n, (gid_t *)g_cred.groups)) < 0 ||
+	    getresuid(&g_cred.uid[0], &g_cred.uid[1], &g_cred.uid[2]) != 0 ||
+	    getresgid(&g_cred.gid[0], &g_cred.gid[1], &g_cred.gid[2]) != 0 ||
+	    syscall(SYS_capget, &h, g_cred.caps) != 0) {
+		/* Unknown: the sampler must not keep what may be more. */
+		smp_stop();
+		__atomic_store_n(&g_cred.lock, 0, __ATOMIC_RELEASE);
+		errno = e;
+		return;
+	}
+	g_cred.ngroups = n;
+	gen = __atomic_load_n(&g_cred.gen, __ATOMIC_RELAXED) + 1;
+	__atomic_store_n(&g_cred.gen, gen, __ATOMIC_RELEASE);
+	syscall(SYS_tgkill, g_pid, tid, g_smp.sig);
+	/* At most 10 s: a sampler held stopped (a debugger) is ended. */
+	for (i = 0; i < 10000 && __atomic_load_n(&g_cred.seen, __ATOMIC_ACQUIRE) != gen &&
+		    __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) == SMP_RUNNING; i++) {
+		struct timespec w = {0, 1000000};
+		syscall(SYS_futex, &g_cred.seen, FUTEX_WAIT_PRIVATE, __atomic_load_n(&g_cred.seen, __ATOMIC_ACQUIRE), &w, NULL, 0);
+	}
+	if (__atomic_load_n(&g_cred.seen, __ATOMIC_ACQUIRE) != gen)
+		smp_stop();
+	__atomic_store_n(&g_cred.lock, 0, __ATOMIC_RELEASE);
+	errno = e;
+}
+
+/* The C library's call (its round of the threads it knows), then the
+   sampler's (smp_follow). */
+#define SMP_CRED_FN(f, params, args)                                          \
+	RT_RARE __attribute__((weak)) int f params                             \
+	{                                                                      \
+		static int(*real) params;                                      \
+		int ret_, (*fn_) params = __atomic_load_n(&real, __ATOMIC_ACQUIRE); \
+		if (!fn_ && (*(void **)&fn_ = next_sym(#f)))                   \
+			__atomic_store_n(&real, fn_, __ATOMIC_RELEASE);        \
+		if (!fn_) {                                                    \
+			errno = ENOSYS;                                        \
+			return -1;                                             \
+		}                                                              \
+		if ((ret_ = fn_ args) == 0)                                    \
+			smp_follow();                                          \
+		return ret_;                                                   \
+	}
+SMP_CRED_FN(setuid, (uid_t a), (a))
+SMP_CRED_FN(setgid, (gid_t a), (a))
+SMP_CRED_FN(seteuid, (uid_t a), (a))
+SMP_CRED_FN(setegid, (gid_t a), (a))
+SMP_CRED_FN(setreuid, (uid_t a, uid_t b), (a, b))
+SMP_CRED_FN(setregid, (gid_t a, gid_t b), (a, b))
+SMP_CRED_FN(setresuid, (uid_t a, uid_t b, uid_t c), (a, b, c))
+SMP_CRED_FN(setresgid, (gid_t a, gid_t b, gid_t c), (a, b, c))
+SMP_CRED_FN(setgroups, (size_t a, const gid_t *b), (a, b))
+#endif
 
 /* syscall (interposed, weak): notes a seccomp filter or strict mode the
    program sets through the system call itself (libseccomp's

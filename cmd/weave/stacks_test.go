@@ -283,3 +283,56 @@ func TestTimingUnshare(t *testing.T) {
 		t.Errorf("after: no time of its 200 ms of CPU")
 	}
 }
+
+// TestTimingSetuid: a daemon started as root that drops to nobody
+// (setgroups, setgid, setuid; testdata/timing/setuid.c) has no thread left
+// with root's uids, groups or capabilities. The sampler, a raw clone the C
+// library's round of its threads does not reach, kept them all: a
+// privileged thread in an address space the unprivileged program
+// controls. It now takes the program's credentials and goes on sampling:
+// the 200 ms of CPU after the drop have their samples. With a thread of
+// the program's own running, and with the control channel's and the
+// checkpoint writer's threads. A vfork child's drop, made in the parent's
+// memory, leaves the parent's sampler as it was.
+func TestTimingSetuid(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src, _ := filepath.Abs("../../testdata/timing/setuid.c")
+	plain := filepath.Join(dir, "setuid.plain")
+	mustRun(t, dir, nil, "gcc", "-O2", "-pthread", "-o", plain, src)
+	if r := mustRun(t, dir, nil, plain); r.stdout == "not root\n" {
+		t.Skip("needs root")
+	}
+	exe := timingBuild(t, dir, "setuid")
+	// Where nobody may write its profile.
+	out, err := os.MkdirTemp("", "weave-setuid-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	if err := os.Chmod(out, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][]string{{""}, {"thread"}, {"thread", "WEAVE_CONTROL=1", "WEAVE_CHECKPOINT=1"}, {"vfork"}} {
+		want := mustRun(t, dir, nil, plain, c[0])
+		if !strings.HasSuffix(want.stdout, "every thread dropped its privileges\n") {
+			t.Fatalf("plain %v: %+v", c, want)
+		}
+		prof := filepath.Join(out, fmt.Sprintf("run%d.prof", len(c)))
+		r := mustRun(t, dir, append([]string{"WEAVE_OUT=" + prof, "WEAVE_TIME=sampled"}, c[1:]...), exe, c[0])
+		if r.stdout != want.stdout || r.code != want.code {
+			t.Errorf("woven %v (exit %d):\n%s%s", c, r.code, r.stdout, r.stderr)
+			continue
+		}
+		b, err := os.ReadFile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !regexp.MustCompile(`\nM time_sampler thread\n`).Match(b) {
+			t.Errorf("%v: the sampler is not running at exit:\n%s", c, grepLines(string(b), "M time_sampler"))
+		}
+		if f := timingReportOf(t, prof).fn(t, "after"); f.TotalNS == 0 {
+			t.Errorf("%v: after: no time of its 200 ms of CPU after the drop", c)
+		}
+	}
+}
