@@ -183,6 +183,7 @@ RT_NO_SSP static int smp_one(const siginfo_t *si)
 static struct {
 	u32 lock;      /* one copy at a time */
 	u32 gen, seen; /* copies made; the last the sampler took: futex */
+	int blind;     /* a change made under the program's seccomp filter: not copied */
 	u32 uid[3], gid[3];
 	int ngroups;
 	u32 *groups, *mine; /* ngroups each: the caller's; the sampler's */
@@ -221,7 +222,7 @@ RT_NO_SSP static int smp_cred_due(void)
 	int ok;
 	if (gen == __atomic_load_n(&g_cred.seen, __ATOMIC_RELAXED))
 		return 1;
-	if (!(ok = smp_take_cred())) {
+	if (!(ok = !__atomic_load_n(&g_cred.blind, __ATOMIC_ACQUIRE) && smp_take_cred())) {
 		g_smp.why = "credentials";
 		__atomic_store_n(&g_smp.state, SMP_STOPPED, __ATOMIC_RELEASE);
 	}
@@ -521,6 +522,14 @@ RT_RARE static void smp_follow(void)
 	struct timespec ts = {0, 1000000};
 	int tid = __atomic_load_n(&g_smp_tid, __ATOMIC_ACQUIRE), e = errno, n, i;
 	u32 gen;
+	/* Under a filter the program set, which may kill for any call of
+	   ours, none is made here: the sampler ends at its next wake-up (at
+	   most a second). */
+	if (__atomic_load_n(&g_filter_set, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&g_cred.blind, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&g_cred.gen, 1, __ATOMIC_RELEASE);
+		return;
+	}
 	/* Not a vfork child's call: the sampler is its parent's. */
 	if (!tid || __atomic_load_n(&g_smp.state, __ATOMIC_ACQUIRE) != SMP_RUNNING || (int)getpid() != g_pid)
 		return;

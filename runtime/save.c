@@ -314,6 +314,27 @@ RT_RARE static int open_elsewhere(struct safefile *f, struct sbuf *path)
 	return 0;
 }
 
+/* safefile_commit, with one line when this process's provisional
+   profile (a checkpoint's) could not be replaced: written before the
+   program changed its user (a daemon that dropped root), it is another
+   user's file now. The profile gets a name of its own beside it. */
+RT_RARE static int commit_said(struct safefile *f, struct sbuf *path, int replace)
+{
+	struct sbuf m = {.n = 0};
+	int own = replace && g_prev_path[0];
+	if (own)
+		sb_str(&m, path->s);
+	if (safefile_commit(f, path, replace) != 0)
+		return -1;
+	if (own && strcmp(m.s, path->s) != 0) {
+		sb_str(&m, ": this run's provisional profile, not replaced (its owner is no longer this process's user); the profile goes to ");
+		sb_str(&m, path->s);
+		sb_str(&m, "\n");
+		rt_warn(m.s);
+	}
+	return 0;
+}
+
 /* Writes the profile into the file chosen by WEAVE_OUT (see init.c);
    path gets the final name. Returns 0, or -1 with errno set. */
 RT_RARE static __attribute__((noinline)) int save_profile(struct sbuf *path, struct totals *t, struct tmpmem *tm)
@@ -391,6 +412,6 @@ RT_RARE static __attribute__((noinline)) int save_profile(struct sbuf *path, str
 		errno = o.err;
 		return -1;
 	}
-	return safefile_commit(&f, path, replace);
+	return commit_said(&f, path, replace);
 }
 
