@@ -83,7 +83,7 @@ func compile(args, patterns []string, stderr io.Writer) error {
 // the functions it inlines, then weaves the package's files.
 func weaveCompile(args []string, t *toolArgs, files, patterns []string, cfg []byte, tmp string, stderr io.Writer) ([][]byte, error) {
 	for _, f := range files {
-		if strings.Contains(filepath.Base(f), "cgo") {
+		if cgoFile(filepath.Base(f)) {
 			return nil, fmt.Errorf("cgo packages are not woven")
 		}
 	}
@@ -223,13 +223,21 @@ func pkgDir(files []string) string {
 					}
 				}
 			}
-		case strings.HasPrefix(base, "_cgo_"):
+		case cgoFile(base):
 		default:
 			abs, _ := filepath.Abs(f)
 			return filepath.Dir(abs)
 		}
 	}
 	return ""
+}
+
+// cgoFile reports whether a compile's file is one cgo made (x.cgo1.go,
+// _cgo_gotypes.go, in the build's work directory): the go command ignores
+// a package's files named with a leading _, and a file of the user's may
+// well have cgo in its name (nocgo.go) in a package without cgo.
+func cgoFile(base string) bool {
+	return strings.HasPrefix(base, "_cgo_") || strings.HasSuffix(base, ".cgo1.go")
 }
 
 func modCache() string {

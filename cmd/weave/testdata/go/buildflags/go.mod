@@ -1,0 +1,3 @@
+module example.com/buildflags
+
+go 1.22
