@@ -23,8 +23,10 @@ import (
 // importcfg of each woven compile and of the link. It depends on the
 // standard library only; the standard packages are compiled the same in
 // both builds as long as the flags that change their export data agree, so
-// -race, -msan and -asan are passed on. (orchestrion, which this follows,
-// instead has its runtime required by the user's go.mod.)
+// -race, -msan and -asan are passed on, and -trimpath, -gcflags, -asmflags
+// and -tags from GOFLAGS and the go command's line (stdFlags).
+// (orchestrion, which this follows, instead has its runtime required by
+// the user's go.mod.)
 
 //go:embed rt/*.go rt/*.s
 var rtSource embed.FS
@@ -32,6 +34,7 @@ var rtSource embed.FS
 // runtimeCfg returns the packagefile lines for the runtime and its
 // dependencies, built with goBin and the given build flags.
 func runtimeCfg(goBin string, flags []string) (map[string]string, error) {
+	flags = append(append([]string(nil), flags...), stdFlags()...)
 	h := sha256.New()
 	fmt.Fprintln(h, goBin, flags, os.Getenv("GOOS"), os.Getenv("GOARCH"), os.Getenv("GOEXPERIMENT"), os.Getenv("CGO_ENABLED"))
 	fs.WalkDir(rtSource, "rt", func(p string, d fs.DirEntry, err error) error {

@@ -9,9 +9,14 @@ import (
 	"github.com/weave-profiler/weave/profile"
 )
 
-// TestGoBuildFlags: the package's nocgo.go, a file with cgo in its name and
-// no cgo, is woven: the package was compiled unwoven with "not woven: cgo
-// packages are not woven".
+// TestGoBuildFlags: weave go build with the go command's flags that change
+// how the standard library is compiled (-gcflags=all=-N -l, as delve asks;
+// also in GOFLAGS, and with go build -toolexec directly) links and runs as
+// the plain build with the same flags: the runtime was built without them
+// and the link failed ("fingerprint mismatch: os has ..., import from
+// .../goweave/rt expecting ..."). The package's nocgo.go, a file with cgo
+// in its name and no cgo, is woven: the package was compiled unwoven with
+// "not woven: cgo packages are not woven".
 func TestGoBuildFlags(t *testing.T) {
 	tmp := t.TempDir()
 	for _, f := range []string{"go.mod", "main.go", "nocgo.go"} {
@@ -21,6 +26,7 @@ func TestGoBuildFlags(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(tmp, f), b, 0o644)
 	}
+	toolexec := []string{"go", "build", "-toolexec", weaveBin + " toolexec"}
 	for _, c := range []struct {
 		name  string
 		env   []string
@@ -28,6 +34,9 @@ func TestGoBuildFlags(t *testing.T) {
 		build []string // the woven build's command, before flags
 	}{
 		{"none", nil, nil, nil},
+		{"-gcflags=all=-N -l", nil, []string{"-gcflags=all=-N -l"}, nil},
+		{"GOFLAGS=-gcflags=all=-l", []string{"GOFLAGS=-gcflags=all=-l"}, nil, nil},
+		{"go build -toolexec -gcflags=all=-l", nil, []string{"-gcflags=all=-l"}, toolexec},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mustRun(t, tmp, c.env, append(append([]string{"go", "build"}, c.flags...), "-o", "plain", ".")...)
