@@ -128,11 +128,16 @@ func weaveCompile(args []string, t *toolArgs, files, patterns []string, cfg []by
 }
 
 // escapeAnalysis runs the compile with -m, its outputs thrown away, and
-// returns the compiler's messages.
+// returns the compiler's messages. Without -trimpath: its positions must
+// be the files' own (go build -trimpath made them module paths, and no
+// site escaped, no function inlined).
 func escapeAnalysis(args []string, tmp string) ([]byte, error) {
 	a := []string{"-m"}
 	for i := 1; i < len(args); i++ {
 		switch args[i] {
+		case "-trimpath":
+			i++
+			continue
 		case "-o", "-linkobj", "-asmhdr", "-symabis_out":
 			if i+1 < len(args) {
 				a = append(a, args[i], filepath.Join(tmp, "m-"+strings.TrimPrefix(args[i], "-")))

@@ -10,11 +10,13 @@ import (
 )
 
 // TestGoBuildFlags: weave go build with the go command's flags that change
-// how the standard library is compiled (-gcflags=all=-N -l, as delve asks;
-// also in GOFLAGS, and with go build -toolexec directly) links and runs as
-// the plain build with the same flags: the runtime was built without them
-// and the link failed ("fingerprint mismatch: os has ..., import from
-// .../goweave/rt expecting ..."). The package's nocgo.go, a file with cgo
+// how the standard library is compiled (-gcflags=all=-N -l, as delve asks,
+// -trimpath; also in GOFLAGS, and with go build -toolexec directly) links
+// and runs as the plain build with the same flags: the runtime was built
+// without them and the link failed ("fingerprint mismatch: os has ...,
+// import from .../goweave/rt expecting ..."). Under -trimpath the sites the
+// escape analysis finds escaping are counted: its positions were module
+// paths, so none was woven. The package's nocgo.go, a file with cgo
 // in its name and no cgo, is woven: the package was compiled unwoven with
 // "not woven: cgo packages are not woven".
 func TestGoBuildFlags(t *testing.T) {
@@ -37,6 +39,9 @@ func TestGoBuildFlags(t *testing.T) {
 		{"-gcflags=all=-N -l", nil, []string{"-gcflags=all=-N -l"}, nil},
 		{"GOFLAGS=-gcflags=all=-l", []string{"GOFLAGS=-gcflags=all=-l"}, nil, nil},
 		{"go build -toolexec -gcflags=all=-l", nil, []string{"-gcflags=all=-l"}, toolexec},
+		{"-trimpath", nil, []string{"-trimpath"}, nil},
+		{"GOFLAGS=-trimpath", []string{"GOFLAGS=-trimpath"}, nil, nil},
+		{"go build -toolexec -trimpath", nil, []string{"-trimpath"}, toolexec},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mustRun(t, tmp, c.env, append(append([]string{"go", "build"}, c.flags...), "-o", "plain", ".")...)
