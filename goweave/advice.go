@@ -162,7 +162,7 @@ func (w *weaver) enter(body *dst.BlockStmt, orig *ast.BlockStmt, fn int, isMain,
 		stmts[0].Decorations().Before = first.Decorations().Before
 		first.Decorations().Before = dst.NewLine
 		if w.opt.LineDirectives {
-			first.Decorations().Start.Prepend(w.lineDirective(w.pos(orig.List[0].Pos()), 1))
+			w.directiveBefore(first.Decorations(), w.pos(orig.List[0].Pos()))
 		}
 	}
 	body.List = append(stmts, body.List...)

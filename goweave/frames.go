@@ -296,6 +296,6 @@ func (w *weaver) keepLines(body *dst.BlockStmt, orig *ast.BlockStmt, first int) 
 	for i := first; i < len(orig.List); i++ {
 		d := stmts[i].Decorations()
 		d.Before = dst.NewLine // the directive starts the statement's line
-		d.Start.Prepend(w.lineDirective(w.pos(orig.List[i].Pos()), 1))
+		w.directiveBefore(d, w.pos(orig.List[i].Pos()))
 	}
 }

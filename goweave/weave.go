@@ -259,6 +259,27 @@ func (w *weaver) lineDirective(p token.Position, before int) string {
 	return "/*line " + p.Filename + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(col) + "*/"
 }
 
+// directiveBefore puts a line directive for a statement at p before it
+// and the comments above it, at the line of the first of them: after
+// them it put the comments at the statement's line and the statement, on
+// the line after them, one line or more after its own (in panics, in the
+// runtime's heap profile).
+func (w *weaver) directiveBefore(d *dst.NodeDecs, p token.Position) {
+	lines := 0
+	for _, s := range d.Start {
+		switch {
+		case s == "\n", strings.HasPrefix(s, "//"):
+			lines++
+		default:
+			lines += strings.Count(s, "\n")
+		}
+	}
+	if lines > 0 {
+		p.Line, p.Column = p.Line-lines, 1
+	}
+	d.Start.Prepend(w.lineDirective(p, 1))
+}
+
 // lineDecls puts a //line directive before each top-level declaration, so
 // that lines added above (the import, a function's entry) shift nothing.
 func (w *weaver) lineDecls(df *dst.File) {
