@@ -24,11 +24,17 @@ func New[T any](site *Site, p *T) *T {
 	if unsafe.Sizeof(*p) == 0 {
 		return p // the runtime's zero-size base: nothing allocated
 	}
+	// A copy of the function inlined where the block does not escape has
+	// it on the stack: no allocation (and p must not escape here, or
+	// weaving would move every such copy's block to the heap).
+	if stackKnown && onStack(noescape(unsafe.Pointer(p)), 0) {
+		return p
+	}
 	if site.typ.Load() == nil {
 		site.setType(reflect.TypeFor[T](), false)
 	}
 	n := record(site, uint64(unsafe.Sizeof(*p)))
-	follow(unsafe.Pointer(p), n, uint64(unsafe.Sizeof(*p)))
+	follow(noescape(unsafe.Pointer(p)), n, uint64(unsafe.Sizeof(*p)))
 	return p
 }
 

@@ -10,6 +10,9 @@ func getg() uintptr
 
 func stackBounds() (lo, hi uintptr)
 
+// stackKnown: onStack knows the goroutine's stack bounds.
+const stackKnown = true
+
 // onStack reports whether p is in the calling goroutine's stack: a
 // non-escaping make or append growth the compiler backed with a stack
 // buffer, not an allocation.

@@ -23,6 +23,9 @@ func getg() uintptr {
 	return id + 2 // 0 and 1 (tombstone) are not keys
 }
 
+// stackKnown: onStack only guesses by size.
+const stackKnown = false
+
 // onStack reports whether a non-escaping make or append growth of size
 // bytes at p is in a stack buffer: here, without the stack's bounds, when
 // it fits the compiler's buffer of stackBuf bytes.

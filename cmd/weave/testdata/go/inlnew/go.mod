@@ -1,0 +1,3 @@
+module example.com/inlnew
+
+go 1.22
