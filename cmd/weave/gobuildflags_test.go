@@ -20,14 +20,7 @@ import (
 // in its name and no cgo, is woven: the package was compiled unwoven with
 // "not woven: cgo packages are not woven".
 func TestGoBuildFlags(t *testing.T) {
-	tmp := t.TempDir()
-	for _, f := range []string{"go.mod", "main.go", "nocgo.go"} {
-		b, err := os.ReadFile(filepath.Join("testdata/go/buildflags", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(tmp, f), b, 0o644)
-	}
+	tmp := copyModule(t, "buildflags", "main.go", "nocgo.go")
 	toolexec := []string{"go", "build", "-toolexec", weaveBin + " toolexec"}
 	for _, c := range []struct {
 		name  string
@@ -53,20 +46,40 @@ func TestGoBuildFlags(t *testing.T) {
 			if strings.Contains(b.stderr, "not woven") {
 				t.Errorf("build: %s", b.stderr)
 			}
-			plain := mustRun(t, tmp, nil, "./plain")
-			prof := filepath.Join(tmp, "p.prof")
-			os.Remove(prof)
-			woven := mustRun(t, tmp, []string{"WEAVE_OUT=" + prof}, "./woven")
-			if woven.stdout != plain.stdout {
-				t.Errorf("woven output %q, plain %q", woven.stdout, plain.stdout)
-			}
-			p, err := profile.ReadFile(prof)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := runWoven(t, tmp, mustRun(t, tmp, nil, "./plain").stdout)
 			if allocs, _ := siteAllocs(p); allocs["main.newItem"] != 100 {
 				t.Errorf("nocgo.go's &item{}: %d allocations, want 100 (%v)", allocs["main.newItem"], allocs)
 			}
 		})
 	}
+}
+
+// copyModule copies testdata/go/name's go.mod and files to a temporary
+// directory and returns it.
+func copyModule(t *testing.T, name string, files ...string) string {
+	tmp := t.TempDir()
+	for _, f := range append([]string{"go.mod"}, files...) {
+		b, err := os.ReadFile(filepath.Join("testdata/go", name, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(tmp, f), b, 0o644)
+	}
+	return tmp
+}
+
+// runWoven runs dir's ./woven, its profile at p.prof, checks that it
+// printed the plain build's output and returns the profile.
+func runWoven(t *testing.T, dir, plain string) *profile.Profile {
+	t.Helper()
+	prof := filepath.Join(dir, "p.prof")
+	os.Remove(prof)
+	if woven := mustRun(t, dir, []string{"WEAVE_OUT=" + prof}, "./woven"); woven.stdout != plain {
+		t.Errorf("woven output %q, plain %q", woven.stdout, plain)
+	}
+	p, err := profile.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
