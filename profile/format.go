@@ -59,7 +59,8 @@ package profile
 //	                        nanoseconds stopping and resuming them took,
 //	                        which leak_scan includes); a scan that ran out
 //	                        of memory, leak_scan_failed ("out of memory")
-//	                        instead. With timing
+//	                        instead, or one that could not read the
+//	                        process's maps, "maps unreadable". With timing
 //	                        on (WEAVE_TIME), time_* keys: see the D record.
 //	                        A merged profile (weave merge, merge.go) has
 //	                        merged (the number of runs), source (the first

@@ -1,6 +1,9 @@
 package profile
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // LeakKind is one of valgrind memcheck's kinds of a block still in use at
 // exit, in the order of the K record's fields.
@@ -89,7 +92,11 @@ func (p *Profile) NoScanReason() string {
 			failed, _ := p.MetaUint("leak_scan_failed_runs")
 			v += fmt.Sprintf(" in %d of %d runs", failed, runs)
 		}
-		return "the scan at exit failed, " + v + " (its tables take about 17 bytes a block in use: the address space was full, ulimit -v or RLIMIT_AS), so the blocks in use were not classified"
+		why := " (its tables take about 17 bytes a block in use: the address space was full, ulimit -v or RLIMIT_AS)"
+		if !strings.HasPrefix(v, "out of memory") {
+			why = " (/proc/self/maps: the program's own sandbox, a landlock ruleset, refused it)"
+		}
+		return "the scan at exit failed, " + v + why + ", so the blocks in use were not classified"
 	}
 	return "the program ran with WEAVE_LEAK_SCAN=0 or WEAVE_HIDDEN=0, or under valgrind (read memcheck's leak check), or did not exit normally"
 }

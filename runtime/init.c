@@ -225,6 +225,11 @@ static u64 rt_status_number(const char *key, int base, u64 dflt)
    (side.c's rt_limited; the exit paths: exit.c). */
 static int g_filter_set;
 
+/* atomic: the program restricted itself with a landlock ruleset (the
+   syscall interposer: sampler.c), which may refuse the runtime's opens of
+   /proc/self as a filter would (exit.c's rt_filters tells them apart). */
+static int g_landlock_set;
+
 /* Whether the calling thread is under a seccomp filter (or /proc cannot
    tell): a filter may kill the process for a clone, or for any system
    call, instead of refusing it, so the runtime starts no thread there. */

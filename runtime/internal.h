@@ -676,7 +676,7 @@ static void ls_config(void);
 static void ls_thread_exit(uintptr_t hook, uintptr_t ret);
 static int ls_may_run(void); /* leakreport.c */
 static void ls_leak_scan(uintptr_t self_sp);
-static int ls_ok(void), ls_nomem(void);
+static int ls_ok(void); static const char *ls_failure(void); /* why a scan that ran failed, or NULL */
 
 /* leakreport.c */
 struct writer;

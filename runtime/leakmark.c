@@ -137,7 +137,7 @@ static int g_cfg_leak_exitcode = -1; /* WEAVE_LEAK_EXITCODE, -1 for off */
 static void ls_group_all(void);
 
 static int ls_ok(void) { return g_ls.ok; }
-static int ls_nomem(void) { return g_ls.nomem; }
+static const char *ls_failure(void) { return g_ls.nomem ? "out of memory" : g_ls.done && !g_ls.ok ? "maps unreadable" : NULL; }
 
 /* ------------------------------------------------------------ blocks */
 

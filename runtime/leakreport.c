@@ -333,8 +333,10 @@ RT_RARE static void ls_write_meta(struct out *o)
 {
 	static const char *const stop[] = {[LS_STOP_NONE] = "none", [LS_STOP_PTRACE] = "ptrace", [LS_STOP_SIGNAL] = "signal"};
 	if (!g_ls.ok) {
-		if (g_ls.nomem) {
-			out_str(o, "M leak_scan_failed out of memory\n");
+		if (ls_failure()) {
+			out_str(o, "M leak_scan_failed ");
+			out_str(o, ls_failure());
+			out_ch(o, '\n');
 			o->records++;
 		}
 		return;

@@ -599,7 +599,8 @@ SMP_CRED_FN(setresgid, (gid_t a, gid_t b, gid_t c), (a, b, c))
 SMP_CRED_FN(setgroups, (size_t a, const gid_t *b), (a, b))
 #endif
 
-/* syscall (interposed, weak): notes a seccomp filter or strict mode the
+/* syscall (interposed, weak): notes a landlock ruleset the program
+   restricts itself with (below), and a seccomp filter or strict mode the
    program sets through the system call itself (libseccomp's
    seccomp_load), not prctl (exit.c's prctl): such a filter may kill the
    process for the first system call of the exit's (its look at
@@ -641,6 +642,17 @@ RT_RARE __attribute__((used, visibility("hidden"))) long __weave_syscall_seccomp
 	return r < 0 && r > -4096 ? __weave_syscall_error(r) : r;
 }
 
+/* syscall(SYS_landlock_restrict_self, ruleset, flags): noted once it
+   succeeded (g_landlock_set). */
+__attribute__((used, visibility("hidden"))) long __weave_syscall_landlock(long n, long fd, long flags);
+RT_RARE __attribute__((used, visibility("hidden"))) long __weave_syscall_landlock(long n, long fd, long flags)
+{
+	long r = rt_sys(n, fd, flags, 0, 0);
+	if (r == 0)
+		__atomic_store_n(&g_landlock_set, 1, __ATOMIC_RELEASE);
+	return r < 0 && r > -4096 ? __weave_syscall_error(r) : r;
+}
+
 /* The instructions as bytes: the same text assembles under -masm=intel. */
 __asm__(".text\n"
 	".weak syscall\n"
@@ -650,6 +662,8 @@ __asm__(".text\n"
 	"\t.byte 0xf3, 0x0f, 0x1e, 0xfa\n"             /* endbr64 */
 	"\t.byte 0x48, 0x81, 0xff, 0x3d, 0x01, 0, 0\n" /* cmp $317 (SYS_seccomp), %rdi */
 	"\tje __weave_syscall_seccomp\n"
+	"\t.byte 0x48, 0x81, 0xff, 0xbe, 0x01, 0, 0\n" /* cmp $446 (SYS_landlock_restrict_self), %rdi */
+	"\tje __weave_syscall_landlock\n"
 	"\t.byte 0x48, 0x89, 0xf8\n"             /* mov %rdi, %rax */
 	"\t.byte 0x48, 0x89, 0xf7\n"             /* mov %rsi, %rdi */
 	"\t.byte 0x48, 0x89, 0xd6\n"             /* mov %rdx, %rsi */

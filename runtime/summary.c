@@ -294,9 +294,10 @@ RT_RARE static void summary_write(struct out *o, struct totals *t, const char *p
 	} else if (ls_ok()) {
 		ls_summary(o, P);
 	} else {
-		if (ls_nomem()) {
+		if (ls_failure()) {
 			out_str(o, P);
-			out_str(o, "no leak scan: it ran out of memory (the blocks in use are not classified)\n");
+			out_str(o, strcmp(ls_failure(), "out of memory") == 0 ? "no leak scan: it ran out of memory" : "no leak scan: /proc/self/maps could not be read");
+			out_str(o, " (the blocks in use are not classified)\n");
 		}
 		if (t->nleaks)
 			summary_leaks(o, t, P);

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,31 @@ func TestSandboxFileSize(t *testing.T) {
 	}
 	if _, err := os.Stat(prof); err == nil {
 		t.Errorf("a profile past RLIMIT_FSIZE")
+	}
+}
+
+// TestSandboxLandlock: a program that restricts itself with a landlock
+// ruleset forbidding it to open or make any file (xz 5.6's sandbox)
+// exits as the plain build does, and the exit says what it could not do:
+// the runtime took its refused open of /proc/self/status for a seccomp
+// filter's, and wrote no summary and no profile without a word, even
+// under WEAVE_SUMMARY=1. The syscall interposer now notes the ruleset.
+func TestSandboxLandlock(t *testing.T) {
+	dir, woven, want, prof := sandboxed(t, "landlock", 7, "landlocked: yes\n")
+	if want.code == 0 {
+		t.Skip("the kernel has no landlock")
+	}
+	r := runWithin(t, time.Minute, dir, []string{"WEAVE_OUT=" + prof, "WEAVE_SUMMARY="}, woven, "landlock") // the default
+	if r.code != want.code || r.stdout != want.stdout {
+		t.Errorf("woven: exit %d, stdout %q; plain: exit %d, stdout %q", r.code, r.stdout, want.code, want.stdout)
+	}
+	// The profile, refused where WEAVE_OUT says, is refused in $TMPDIR too.
+	if !strings.Contains(r.stderr, "no leak scan: /proc/self/maps could not be read") ||
+		!regexp.MustCompile(`cannot write profile \S+: Permission denied`).MatchString(r.stderr) {
+		t.Errorf("no line says what the exit could not do:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(prof); err == nil {
+		t.Errorf("a profile where the program forbade itself files")
 	}
 }
 

@@ -7,8 +7,13 @@
    "thread": a filter (by prctl) that kills the process for socket, then
    a thread of the program's, and the program exits 5; "fsize": RLIMIT_FSIZE of 100 bytes, set after
    it allocated half a megabyte, and the program exits 6, its stdout
-   flushed at exit. The woven program must exit as the plain one. */
+   flushed at exit; "landlock": a landlock ruleset that forbids opening
+   any file for reading or writing and making one (xz 5.6's sandbox does
+   this much), then a block lost, and the program exits 7 ("no landlock"
+   and 0 where the kernel has none). The woven program must exit as the
+   plain one. */
 #include <linux/filter.h>
+#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -63,6 +68,22 @@ static int no_sockets(void)
 	return pthread_create(&t, NULL, worker, NULL) || pthread_join(t, NULL);
 }
 
+/* Forbids opening files for reading or writing, and making them. */
+static int landlocked(void)
+{
+	struct landlock_ruleset_attr a = {.handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+							       LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_READ_DIR};
+	int fd = (int)syscall(SYS_landlock_create_ruleset, &a, sizeof a, 0);
+	if (fd < 0)
+		return 1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_landlock_restrict_self, fd, 0) != 0) {
+		perror("landlock");
+		exit(2);
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rlimit small = {100, 100};
@@ -87,6 +108,15 @@ int main(int argc, char **argv)
 			x += k;
 		write(1, msg, strlen(msg));
 		return 5;
+	}
+	if (argc > 1 && strcmp(argv[1], "landlock") == 0) {
+		if (landlocked()) {
+			printf("no landlock\n");
+			return 0;
+		}
+		msg = NULL; /* lost */
+		printf("landlocked: %s\n", fopen("/etc/passwd", "r") ? "no" : "yes");
+		return 7;
 	}
 	if (argc > 1 && strcmp(argv[1], "fsize") == 0) {
 		setrlimit(RLIMIT_FSIZE, &small);
