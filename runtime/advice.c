@@ -389,19 +389,6 @@ static inline __attribute__((always_inline)) void free_done(struct rt_local *l, 
 
 static void free_general(void *p);
 
-/* The end of a fast-path free of a block of another thread's node, out
-   of line: counted (atomically), then handed back to that thread
-   (scrub.c's remote_give), else freed here. */
-static __attribute__((noinline)) void free_other(struct rt_local *l, const struct rt_node *nd, struct bin *b, void *p, u64 n)
-{
-	free_count(l, nd, b, n);
-	if (remote_give(l, nd->thread, p, n))
-		return;
-	vm_free_in(l->vm, n);
-	scrub_freed(p, n);
-	free_done(l, p);
-}
-
 /* __weave_free's rare ends, out of line so that its fast path makes no
    call but the last and keeps no register across one (no saves): neither
    slot the leaf caches gave held block p (a leaf not cached, a node over
@@ -428,10 +415,6 @@ static __attribute__((noinline)) void free_miss(struct rt_local *l, struct bin *
 	if (nd->thread == l->num) {
 		l->leaf[t].tag = ad >> ((t ? GRAN_COARSE : GRAN_FINE) + LEAF_BITS);
 		l->leaf[t].at = sl - (slot_index(t, ad) << slot_shift(t));
-	}
-	if (nd->thread != l->num) {
-		free_other(l, nd, b, p, n);
-		return;
 	}
 	free_count(l, nd, b, n);
 	vm_free_in(l->vm, n);
@@ -471,7 +454,6 @@ static inline __attribute__((always_inline)) void free_fast(struct rt_local *l, 
 	uintptr_t ad = (uintptr_t)p;
 	const u32 *fs = cached_slot(l, 0, ad);
 	const u64 *cs = leaf_slot(l, 1, ad);
-	const struct rt_node *nd;
 	u32 vf, ni;
 	u64 vc, n;
 	__builtin_prefetch((char *)p - sizeof(wsize));
@@ -491,12 +473,7 @@ static inline __attribute__((always_inline)) void free_fast(struct rt_local *l, 
 		free_miss(l, b, p);
 		return;
 	}
-	nd = node_at(ni);
-	if (__builtin_expect(nd->thread != l->num, 0)) {
-		free_other(l, nd, b, p, n);
-		return;
-	}
-	free_count(l, nd, b, n);
+	free_count(l, node_at(ni), b, n);
 	if (__builtin_expect(!vm_free_try(l->vm, n), 0)) {
 		free_down(l, p, n);
 		return;
@@ -693,15 +670,6 @@ static __attribute__((noinline)) void free_general(void *p)
 	rt_exit(l);
 }
 
-/* __weave_free's fast path after the blocks other threads handed back
-   to this one are freed (scrub.c's remote_take): out of line, so that
-   the fast path keeps no register across a call. */
-static __attribute__((noinline)) void free_drained(struct rt_local *l, struct bin *b, void *p)
-{
-	remote_take(l->rem, NULL);
-	free_fast(l, b, p);
-}
-
 void __weave_free(const struct __weave_site *s, void *p)
 {
 	struct rt_local *l = &rt_local;
@@ -712,10 +680,6 @@ void __weave_free(const struct __weave_site *s, void *p)
 		return;
 	}
 	rt_enter(l);
-	if (__builtin_expect(remote_due(l), 0)) {
-		free_drained(l, b, p);
-		return;
-	}
 	free_fast(l, b, p);
 }
 

@@ -771,7 +771,6 @@ RT_RARE static void rt_fork_child(void)
 	g_shared_bins_used = 0;
 	zero_u64((u64 *)&g_inh, sizeof g_inh / sizeof(u64));
 	side_inherit();
-	remote_fork_child();
 	g_threads = NULL;
 	g_threads_tail = &g_threads;
 	g_nthreads = 0;

@@ -168,7 +168,6 @@ struct rt_local {
 	struct bin *bins;      /* thr->bins while the thread is live, else 0 (advice.c's fast paths) */
 	u32 num;               /* thr->num (advice.c's fast paths: whose node a block is) */
 	struct vm_thread *vm;  /* thr->vm while the thread is live, else g_vm_none */
-	struct remote *rem;    /* set with num: its entry of blocks other threads hand back (scrub.c) */
 	struct { uintptr_t tag; char *at; } leaf[2]; /* per tree, the leaf found last and its span's tag (advice.c) */
 };
 
@@ -329,6 +328,7 @@ static int g_multi;
    table's fine tree, so an allocation's slot needs no CAS even with
    threads. Written once by real_resolve, before g_real_state is 2. */
 static int g_spaced;
+
 
 /* Two threads may race for an empty slot of the side table: set when a
    second thread is set up, unless g_spaced; slot inserts use CAS then. */

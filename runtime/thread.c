@@ -114,17 +114,12 @@ static int cc_grow(struct rt_thread *T, struct __weave_thread *t)
    site caches. */
 unsigned char __weave_solo;
 
-/* The blocks other threads hand back to this one (scrub.c). */
-static struct remote *remote_open(u32 num);
-static void remote_close(u32 num);
-
 /* Sets up the calling thread: its root, stack, bins and T record. Called
    with in_rt set, in state ST_NEW. */
 static struct rt_thread *thread_setup(struct rt_local *l)
 {
 	struct __weave_thread *t = &__weave_tls;
 	struct rt_thread *T;
-	struct remote *rem;
 	struct rt_node *root = NULL;
 	struct __weave_slot *map;
 	wsize reserved = 0;
@@ -164,7 +159,6 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 		goto fail;
 	T->root = root->self;
 	T->tid = (int)syscall(SYS_gettid);
-	rem = remote_open(T->num);
 	g_nthreads++;
 	__atomic_store_n(g_threads_tail, T, __ATOMIC_RELEASE); /* vm_leaves_take walks the list */
 	g_threads_tail = &T->next;
@@ -184,7 +178,6 @@ static struct rt_thread *thread_setup(struct rt_local *l)
 	l->thr = T;
 	l->bins = T->bins;
 	l->num = T->num;
-	l->rem = rem;
 	l->vm = T->vm;
 	l->state = ST_LIVE;
 	time_thread_setup(T, t);
@@ -240,7 +233,6 @@ static void rt_thread_exit(void *arg)
 	t->cc = rt_cc_none;
 	fence();
 	pthread_mutex_lock(&g_lock);
-	remote_close(T->num); /* the blocks handed back to it freed, none from here on */
 	b = T->bins;
 	T->bins = NULL;
 	l->bins = NULL;

@@ -328,9 +328,8 @@ func midPages(t *testing.T, stdout string, threads int) uint64 {
 	return uint64(len(pages))
 }
 
-// TestCrossFree: threads free each other's blocks of both trees, 128 at a
-// time, more than the runtime hands back to their thread, and the C
-// library's tcache then gives each thread blocks in the others' arenas
+// TestCrossFree: threads free each other's blocks of both trees, and the
+// C library's tcache then gives each thread blocks in the others' arenas
 // (crossfree.c): a free whose slot the thread's leaf caches do not give
 // walks both trees (free_miss), and caches the leaf only for its own
 // block. Totals equal the program's tally and valgrind's; each thread's
@@ -355,27 +354,4 @@ func TestCrossFree(t *testing.T) {
 		checkConsistent(t, p, got)
 		checkValgrind(t, got, exe, nil, threads, "20000")
 	}
-}
-
-// TestHandBack: a fast-path free of another thread's block hands it back
-// to the thread that allocated it, which frees it at its next free, into
-// its own tcache (handback.c: the freeing thread's next block of that
-// size is not it, the owner's next blocks are); an owner that frees
-// nothing meanwhile keeps at most 64 of them (of 200, the freeing
-// thread's next blocks include some). Totals equal the program's tally
-// and valgrind's.
-func TestHandBack(t *testing.T) {
-	t.Parallel()
-	exe := build(t, "gcc", "handback")
-	r := run(t, exe, nil, "200")
-	if r.code != 0 || !strings.Contains(r.stdout, "back ok") || !strings.Contains(r.stdout, "bounded ok") {
-		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	p := readProfile(t, r.profile())
-	got := weaveSummary(t, r)
-	if w, want := p.wovenTotals(), summaryOf(t, r.stdout, ""); w != want {
-		t.Errorf("woven allocations %+v, the program's tally %+v", w, want)
-	}
-	checkConsistent(t, p, got)
-	checkValgrind(t, got, exe, nil, "200")
 }

@@ -2,13 +2,11 @@
    default 4) make N blocks each (argument 2, default 20000) of 1-400
    bytes (the side table's fine and coarse trees), keep them in a ring of
    64 and free the one a new block replaces; every 4th block goes to the
-   next thread's mailbox instead, BATCH at a time, which frees them. The
-   runtime hands the first of them back to their thread (scrub.c's
-   remote_give), but holds no more than 64 a thread: the C library's
-   tcache hands the freeing thread its next block of the size from the
-   other thread's arena, so each thread allocates and frees in its own
-   arena's side-table leaves and in the others' (advice.c's leaf caches
-   and free_miss). Each thread leaks its last block. The program tallies its
+   next thread's mailbox instead, which frees it. The C library's tcache
+   then hands that thread its next block of the size from the other
+   thread's arena, so each thread allocates and frees in its own arena's
+   side-table leaves and in the others' (advice.c's leaf caches and
+   free_miss). Each thread leaks its last block. The program tallies its
    woven calls and prints them in the runtime's summary format. */
 #include "woven.h"
 #include <pthread.h>
@@ -17,7 +15,6 @@
 
 #define TMAX 64
 #define RING 64
-#define BATCH 128
 
 FN(main);
 FN(worker);
@@ -70,9 +67,9 @@ static void *worker(void *arg)
 	ENTER(worker);
 	int t = (int)(long)arg;
 	struct box *next = &boxes[(t + 1) % nthreads];
-	void *ring[RING] = {0}, *batch = NULL, *last = NULL;
+	void *ring[RING] = {0};
 	unsigned long n = 0;
-	long i, nb = 0;
+	long i;
 	for (i = 0; i < nblocks; i++) {
 		void *p;
 		n = 16 + (unsigned long)(i * 37 + t * 11) % 385;
@@ -82,18 +79,10 @@ static void *worker(void *arg)
 		got(n);
 		*(unsigned long *)p = n;
 		if (i % 4 == 3 && i + 1 < nblocks) {
-			((void **)p)[1] = batch;
-			batch = p;
-			if (!last)
-				last = p;
-			if (++nb == BATCH || i + 5 >= nblocks) { /* the last one handed */
-				pthread_mutex_lock(&next->lock);
-				((void **)last)[1] = next->head;
-				next->head = batch;
-				pthread_mutex_unlock(&next->lock);
-				batch = last = NULL;
-				nb = 0;
-			}
+			pthread_mutex_lock(&next->lock);
+			((void **)p)[1] = next->head;
+			next->head = p;
+			pthread_mutex_unlock(&next->lock);
 			drain(&boxes[t]);
 			continue;
 		}
