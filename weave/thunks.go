@@ -109,7 +109,7 @@ func (w *weaver) diagnosed(id *cc.PrimaryExpression) bool {
 // by the weaver itself (weave.go, swapName).
 var noThunk = map[string]bool{
 	"alloca": true, "__alloca": true, "vfork": true, "__vfork": true, "getcontext": true, "savectx": true, "swapcontext": true,
-	"setjmp": true, "_setjmp": true, "sigsetjmp": true, "__sigsetjmp": true,
+	"setjmp": true, "_setjmp": true, "sigsetjmp": true, "__sigsetjmp": true, "__sigsetjmp_cancel": true,
 }
 
 // thunkAttrs returns the attributes of a thunk for a call of id, or ""

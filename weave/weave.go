@@ -173,9 +173,14 @@ func LibraryAllocator(name string) bool {
 
 // setjmpNames are the functions after whose return the pseudo-stack must
 // re-synchronise (glibc's setjmp and sigsetjmp macros expand to _setjmp and
-// __sigsetjmp), and the compilers' __builtin_setjmp.
+// __sigsetjmp), and the compilers' __builtin_setjmp. __sigsetjmp_cancel is
+// glibc's (2.34 on) __sigsetjmp under another name in pthread_cleanup_push:
+// a cancelled thread's unwinding jumps back there to run the handler, which
+// without re-synchronising was charged under the frames the cancellation
+// had left (in_handler <- handler <- deep2 <- deep1 <- work, for memcheck's
+// in_handler <- handler <- work: testdata/hardening/cancel.c).
 var setjmpNames = map[string]bool{
-	"setjmp": true, "_setjmp": true, "sigsetjmp": true, "__sigsetjmp": true, builtinSetjmp: true,
+	"setjmp": true, "_setjmp": true, "sigsetjmp": true, "__sigsetjmp": true, "__sigsetjmp_cancel": true, builtinSetjmp: true,
 }
 
 // builtinSetjmp is the compilers' own setjmp (__builtin_longjmp's), which
