@@ -171,6 +171,28 @@ static int rt_fstat(int fd, struct stat *st)
 #endif
 }
 
+/* The runtime's rare work on a program's thread (a heap peak's copy of
+   /proc, the control channel opened at the program's second thread, the
+   exit writer, a trace flush) makes system calls that are cancellation
+   points (open, read, close, write, connect): a pthread_cancel pending on
+   the thread was acted on there, before the program's own cancellation
+   point, in a malloc that has none in the plain build, its locks held
+   (the program's mutex around the malloc, g_vm.lock): the program hung
+   (testdata/hardening/cancel.c). rt_nocancel turns cancellation off
+   around such work; rt_cancel_restore turns it back as it was. */
+static int rt_nocancel(void)
+{
+	int old = PTHREAD_CANCEL_DISABLE;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+static void rt_cancel_restore(int old)
+{
+	if (old != PTHREAD_CANCEL_DISABLE)
+		pthread_setcancelstate(old, &old);
+}
+
 static u64 now_ns(void)
 {
 	struct timespec ts;

@@ -468,7 +468,7 @@ static void ctl_open(void)
 	pthread_attr_t at;
 	pthread_t th;
 	sigset_t all, old;
-	int e = errno, ok;
+	int e = errno, ok, c = rt_nocancel(); /* on a thread of the program's */
 	__atomic_store_n(&g_ctl_open, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&g_ctl.fd, ctl_listen(), __ATOMIC_RELEASE);
 	if (g_ctl.fd < 0 || pthread_attr_init(&at) != 0)
@@ -492,6 +492,7 @@ static void ctl_open(void)
 		while (!__atomic_load_n(&g_ctl_tid, __ATOMIC_ACQUIRE) &&
 		       syscall(SYS_futex, &g_ctl_tid, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0) == 0)
 			;
+		rt_cancel_restore(c);
 		errno = e;
 		return;
 	}
@@ -503,6 +504,7 @@ fail:
 	g_ctl.fd = -1;
 	__atomic_store_n(&g_ctl.pid, 0, __ATOMIC_RELEASE);
 	g_ctl.path[0] = 0;
+	rt_cancel_restore(c);
 	errno = e;
 }
 
@@ -573,10 +575,12 @@ RT_RARE static int ctl_exec_before(void)
    (shutdown wakes its accept on the old one, which it then closes). */
 RT_RARE static void ctl_exec_failed(int unlinked)
 {
-	int e = errno, fd, old;
+	int e = errno, fd, old, c;
 	if (!unlinked || __atomic_load_n(&g_ctl.pid, __ATOMIC_ACQUIRE) != (int)getpid())
 		return;
+	c = rt_nocancel();
 	fd = ctl_listen();
+	rt_cancel_restore(c);
 	if (fd >= 0) {
 		old = __atomic_exchange_n(&g_ctl.fd, fd, __ATOMIC_ACQ_REL);
 		shutdown(old, SHUT_RDWR);

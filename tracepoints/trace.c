@@ -210,17 +210,19 @@ RT_RARE static void tp_flush(struct rt_thread *T)
 {
 	struct tp_buf *b = T->tp;
 	wsize len;
-	int fd = __atomic_load_n(&g_tp_fd, __ATOMIC_ACQUIRE);
+	int fd = __atomic_load_n(&g_tp_fd, __ATOMIC_ACQUIRE), c;
 	if (!b || !b->n)
 		return;
 	len = offsetof(struct tp_buf, ev) + (wsize)b->n * sizeof b->ev[0];
 	/* Never into a file of the program's that took the number of a
 	   trace file it closed. */
+	c = rt_nocancel();
 	if (fd < 0 || fd_ident(fd) != g_tp_id || __atomic_add_fetch(&g_tp_bytes, len, __ATOMIC_RELAXED) > g_tp_max ||
 	    write(fd, b, len) != (ssize_t)len)
 		__atomic_fetch_add(&g_tp_dropped, b->n, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_add(&g_tp_events, b->n, __ATOMIC_RELAXED);
+	rt_cancel_restore(c);
 	b->n = 0;
 }
 

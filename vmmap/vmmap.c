@@ -316,13 +316,14 @@ static void vm_statm(long long *vm, long long *rss)
 	const char *s, *end;
 	long long page = (long long)getauxval(AT_PAGESZ);
 	ssize_t k = -1;
-	int fd;
+	int fd, c = rt_nocancel(); /* a malloc's thread, g_vm.lock held */
 	*vm = *rss = -1;
 	vm_path(path, sizeof path, "self/statm");
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		k = read(fd, b, sizeof b);
 		close(fd);
 	}
+	rt_cancel_restore(c);
 	if (k <= 0)
 		return;
 	s = b;
@@ -363,11 +364,14 @@ static u64 vm_peak_blocks(void)
 /* Takes snapshot s of the process: time, heap, statm, maps. */
 static void vm_snap_take(struct vm_snap *s)
 {
+	int c;
 	s->ns = vm_now();
 	s->bytes = vm_bytes();
 	s->blocks = vm_blocks();
 	vm_statm(&s->vm, &s->rss);
+	c = rt_nocancel(); /* a malloc's thread, g_vm.lock held */
 	s->err = vm_read_packed(&s->maps, &s->packed);
+	rt_cancel_restore(c);
 	s->taken = 1;
 	own_note();
 }
