@@ -210,15 +210,18 @@ RT_RARE static int rt_write(int final, int complete, const char *how, int sig, i
 {
 	struct rt_write_args a = {final, complete, sig, mode, snapshot, 0, how, 0};
 	sigset_t old;
-	int xfsz, c;
+	struct rlimit nofile;
+	int xfsz, c, room;
 	if (!rt_is_active() || rt_sandboxed() || other_process())
 		return 0;
 	xfsz = xfsz_hold(&old); /* RLIMIT_FSIZE: the write fails, the process lives */
 	c = rt_nocancel();
+	room = fd_room_hold(&nofile); /* RLIMIT_NOFILE: every descriptor taken */
 	if (!rt_on_stack(rt_write_here, &a, &a.sp)) {
 		a.sp = (uintptr_t)__builtin_frame_address(0);
 		rt_write_here(&a);
 	}
+	fd_room_release(&nofile, room);
 	rt_cancel_restore(c);
 	xfsz_release(&old, xfsz);
 	return a.ret;

@@ -398,3 +398,33 @@ RT_RARE static void xfsz_release(const sigset_t *old, int was)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 	errno = e;
 }
+
+/* Descriptors for the writer where the program left none free under its
+   RLIMIT_NOFILE (libevent 2.1's listener/error_unlock sets the limit to
+   the descriptors it has, to make accept fail): the profile was lost,
+   "cannot write profile ...: Too many open files". The soft limit is
+   raised by 16 for the writer (the hard one too where the process may:
+   CAP_SYS_RESOURCE), then set back. Returns whether it raised it (*old:
+   the limits to set back). */
+RT_RARE static int fd_room_hold(struct rlimit *old)
+{
+	struct rlimit r;
+	int e = errno, fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), raised = 0;
+	if (fd >= 0)
+		close(fd);
+	else if (errno == EMFILE && getrlimit(RLIMIT_NOFILE, old) == 0 && old->rlim_cur < RLIM_INFINITY - 16) {
+		r.rlim_cur = old->rlim_cur + 16;
+		r.rlim_max = old->rlim_max >= r.rlim_cur ? old->rlim_max : r.rlim_cur;
+		raised = setrlimit(RLIMIT_NOFILE, &r) == 0;
+	}
+	errno = e;
+	return raised;
+}
+
+RT_RARE static void fd_room_release(const struct rlimit *old, int raised)
+{
+	int e = errno;
+	if (raised)
+		setrlimit(RLIMIT_NOFILE, old);
+	errno = e;
+}
