@@ -185,8 +185,8 @@ static struct {
 	u32 gen, seen; /* copies made; the last the sampler took: futex */
 	int blind;     /* a change made under the program's seccomp filter: not copied */
 	u32 uid[3], gid[3];
-	int ngroups;
-	u32 *groups, *mine; /* ngroups each: the caller's; the sampler's */
+	int ngroups, room;  /* groups copied; room in groups and mine */
+	u32 *groups, *mine; /* the caller's; the sampler's */
 	u32 local[2][SMP_GROUPS];
 	struct __user_cap_data_struct caps[2];
 } g_cred;
@@ -535,15 +535,15 @@ RT_RARE static void smp_follow(void)
 		return;
 	while (__atomic_exchange_n(&g_cred.lock, 1, __ATOMIC_ACQUIRE))
 		nanosleep(&ts, NULL);
-	n = getgroups(0, NULL);
-	if (n > SMP_GROUPS && (!g_cred.groups || n > g_cred.ngroups) && n > 0) {
+	if (!g_cred.groups)
+		g_cred.groups = g_cred.local[0], g_cred.mine = g_cred.local[1], g_cred.room = SMP_GROUPS;
+	if ((n = getgroups(0, NULL)) > g_cred.room) {
 		void *p = mmap(NULL, 2 * (wsize)n * sizeof(u32), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			n = -1;
 		else
-			g_cred.groups = p, g_cred.mine = (u32 *)p + n;
-	} else if (n >= 0 && n <= SMP_GROUPS)
-		g_cred.groups = g_cred.local[0], g_cred.mine = g_cred.local[1];
+			g_cred.groups = p, g_cred.mine = (u32 *)p + n, g_cred.room = n;
+	}
 	/* Read in this order, all by this thread: the set the kernel holds now. */
 	if (n < 0 || (n = getgroups(n, (gid_t *)g_cred.groups)) < 0 ||
 	    getresuid(&g_cred.uid[0], &g_cred.uid[1], &g_cred.uid[2]) != 0 ||
